@@ -1,0 +1,65 @@
+"""`make demo`: prepare everything, then run every process of the app in the foreground.
+
+Starts (or re-attaches to) the embedded services when no URLs are set, migrates, loads the demo
+data, ensures a staff account, and hands over to honcho, which runs the Procfile's processes with
+prefixed logs and stops them all on Ctrl-C. Running it again reuses the data.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def process_environment(settings) -> tuple[dict[str, str], list[str]]:
+    """Return the children's environment and the Procfile processes to run."""
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="agentsite.settings",
+        OMP_NUM_THREADS="1",
+        PYTHONUNBUFFERED="1",
+        DATABASE_URL=settings.DATABASE_URL,  # the embedded servers' URLs, resolved once here
+        REDIS_URL=settings.REDIS_URL,
+    )
+    env.setdefault("BIND_HOST", "127.0.0.1")
+    env.setdefault("PORT", "8000")
+    env.setdefault("WORKER_CONCURRENCY", "2")
+    env.setdefault("BEAT_SCHEDULE_FILE", str(ROOT / ".data" / "celerybeat-schedule"))
+    env.setdefault("OFFLINE_MODEL_HOST", "127.0.0.1")
+    env.setdefault("OFFLINE_MODEL_PORT", "8100")
+    env.setdefault("OFFLINE_MODEL_PACE_MS", "15")
+    processes = ["web", "worker", "beat"]
+    if not settings.OPENAI_BASE_URL:
+        env["OPENAI_BASE_URL"] = f"http://{env['OFFLINE_MODEL_HOST']}:{env['OFFLINE_MODEL_PORT']}/v1"
+        processes.append("model")
+    return env, processes
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentsite.settings")
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    (ROOT / ".data").mkdir(exist_ok=True)
+    call_command("migrate", interactive=False, verbosity=0)
+    call_command("prepare_demo")
+    env, processes = process_environment(settings)
+    url = f"http://{'localhost' if env['BIND_HOST'] in ('127.0.0.1', '0.0.0.0') else env['BIND_HOST']}:{env['PORT']}/"
+    model = "offline model (deterministic, no network)" if "model" in processes else env["OPENAI_BASE_URL"]
+    lines = [f"Agent site: {url}", f"Staff admin: {url}admin/", f"Health: {url}healthz", f"Model: {model}"]
+    print("\n" + "\n".join(f"  {line}" for line in [*lines, "Ctrl-C stops everything."]) + "\n", flush=True)
+    honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
+    os.chdir(ROOT)
+    os.execvpe(honcho, [honcho, "start", "-f", "Procfile", *processes], env)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""Settings for the agent site: one module, every tunable read from the environment.
+
+With no ``DATABASE_URL`` / ``REDIS_URL`` the embedded PostgreSQL+pgvector and redis-server
+(``agentsite.embedded``) are started or re-attached. ``AGENTSITE_ENV=production`` switches on
+hardening and makes the settings a deployment cannot do without mandatory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+if env.bool("AGENTSITE_READ_DOTENV", default=True):
+    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional; the real environment wins
+
+ENVIRONMENT = env.str("AGENTSITE_ENV", default="development")
+if ENVIRONMENT not in {"development", "production"}:
+    raise ImproperlyConfigured("AGENTSITE_ENV must be 'development' or 'production'")
+PRODUCTION = ENVIRONMENT == "production"
+
+
+def required_in_production(name: str, default: str) -> str:
+    """Return the variable ``name``; in production a missing one is a configuration error."""
+    value = env.str(name, default="")
+    if value:
+        return value
+    if PRODUCTION:
+        raise ImproperlyConfigured(f"{name} must be set when AGENTSITE_ENV=production")
+    return default
+
+
+SECRET_KEY = required_in_production("SECRET_KEY", "dev-only-insecure-key-change-me")
+DEBUG = env.bool("DEBUG", default=not PRODUCTION)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]"])
+if PRODUCTION and not ALLOWED_HOSTS:
+    raise ImproperlyConfigured("ALLOWED_HOSTS must be set when AGENTSITE_ENV=production")
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "agentsite",
+    "memory",
+    "chat",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "agentsite.urls"
+ASGI_APPLICATION = "agentsite.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Services
+# The embedded servers keep their data under EMBEDDED_DATA_DIR (git-ignored); tests point it at a
+# folder of their own so they never share the demo's servers.
+EMBEDDED_DATA_DIR = Path(env.str("EMBEDDED_DATA_DIR", default=str(BASE_DIR / ".data")))
+
+DATABASE_URL = env.str("DATABASE_URL", default="")
+if not DATABASE_URL:
+    if PRODUCTION:
+        raise ImproperlyConfigured("DATABASE_URL must be set when AGENTSITE_ENV=production")
+    from agentsite.embedded import ensure_postgres
+
+    DATABASE_URL = ensure_postgres(EMBEDDED_DATA_DIR / "pg")  # postgresql://postgres:@/postgres?host=<socket dir>
+DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env.str("REDIS_URL", default="")
+if not REDIS_URL:
+    if PRODUCTION:
+        raise ImproperlyConfigured("REDIS_URL must be set when AGENTSITE_ENV=production")
+    from agentsite.embedded import ensure_redis
+
+    REDIS_URL = ensure_redis(EMBEDDED_DATA_DIR / "redis")
+
+
+def redis_db_url(url: str, db: int) -> str:
+    """Return ``url`` with its database number replaced by ``db``."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{db}", parts.query, parts.fragment))
+
+
+# Each user of Redis gets its own database number, so flushing one never touches another.
+REDIS_DB_BROKER = 0
+REDIS_DB_CACHE = 1
+REDIS_DB_CHANNELS = 2
+REDIS_DB_RESULTS = 3
+
+CACHES = {
+    "default": {
+        "BACKEND": "django_redis.cache.RedisCache",
+        "LOCATION": redis_db_url(REDIS_URL, REDIS_DB_CACHE),
+        "OPTIONS": {
+            "SOCKET_CONNECT_TIMEOUT": env.float("REDIS_CONNECT_TIMEOUT", default=2.0),
+            "SOCKET_TIMEOUT": env.float("REDIS_SOCKET_TIMEOUT", default=2.0),
+        },
+    }
+}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            # redis-py 8 defaults socket_timeout to 5 s, which drops idle subscriber connections,
+            # and caps the async pool: both set explicitly (TRAPS.md).
+            "hosts": [
+                {
+                    "address": redis_db_url(REDIS_URL, REDIS_DB_CHANNELS),
+                    "socket_timeout": None,
+                    "max_connections": env.int("CHANNEL_LAYER_MAX_CONNECTIONS", default=1000),
+                }
+            ],
+            "capacity": env.int("CHANNEL_LAYER_CAPACITY", default=200),
+            "expiry": 60,
+        },
+    }
+}
+
+# Celery (read by agentsite/celery.py with the CELERY_ namespace)
+CELERY_BROKER_URL = redis_db_url(REDIS_URL, REDIS_DB_BROKER)
+CELERY_RESULT_BACKEND = redis_db_url(REDIS_URL, REDIS_DB_RESULTS)
+CELERY_RESULT_EXPIRES = 3600
+CELERY_TASK_ACKS_LATE = True  # a task whose worker dies is redelivered, not lost
+CELERY_TASK_REJECT_ON_WORKER_LOST = True  # ... also when only the pool child is killed
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TIMEZONE = "UTC"
+
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env.str("TIME_ZONE", default="UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / ".data" / "static"
+# Served by WhiteNoise from daphne; in development straight from the apps' folders (no collectstatic).
+WHITENOISE_USE_FINDERS = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG
+
+# Time
+# Tests (and only tests) may shift the project's clock by an offset kept in Redis, so that worker
+# and server processes they start see the same moved time (agentsite/clock.py).
+CLOCK_ALLOW_OFFSET = env.bool("CLOCK_ALLOW_OFFSET", default=False)
+if PRODUCTION and CLOCK_ALLOW_OFFSET:
+    raise ImproperlyConfigured("CLOCK_ALLOW_OFFSET must not be set when AGENTSITE_ENV=production")
+
+# Model endpoint
+# With no OPENAI_BASE_URL the demo and the tests start the offline model (agentsite/offline_model).
+OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
+OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="offline")
+LLM_MAIN_MODEL = env.str("LLM_MAIN_MODEL", default="offline-main")
+LLM_CHEAP_MODEL = env.str("LLM_CHEAP_MODEL", default="offline-cheap")
+
+# Production hardening
+if PRODUCTION:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
+}
+
+# Demo
+DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
+DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")

@@ -1,0 +1,19 @@
+"""Diagnostic tasks: proof that a worker process is alive and reaches the broker."""
+
+import os
+
+from agentsite.celery import app
+
+
+@app.task(name="agentsite.echo")
+def echo(value: object) -> dict:
+    """Return ``value`` with the pid of the process that ran the task."""
+    return {"value": value, "pid": os.getpid()}
+
+
+@app.task(name="agentsite.clock_now")
+def clock_now() -> str:
+    """Return the project clock's now as the worker sees it (ISO 8601)."""
+    from agentsite import clock
+
+    return clock.now().isoformat()

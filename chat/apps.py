@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class ChatConfig(AppConfig):
+    """The customer-facing agent: the turn, the websocket, the demo shop and its tools."""
+
+    name = "chat"
+    verbose_name = "Chat"

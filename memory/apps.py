@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class MemoryConfig(AppConfig):
+    """The three memory tiers: working, short-term (Redis + durable copy) and long-term (pgvector)."""
+
+    name = "memory"
+    verbose_name = "Memory"

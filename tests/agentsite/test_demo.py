@@ -1,0 +1,50 @@
+"""`make demo`'s set-up steps: the staff account and the children's environment."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from agentsite.demo import process_environment
+
+
+@pytest.mark.django_db
+def test_ensure_staff_creates_the_account_once_and_prints_the_password_once(settings, capsys):
+    settings.DEMO_ADMIN_USERNAME = "boss"
+    settings.DEMO_ADMIN_PASSWORD = ""
+
+    call_command("ensure_staff")
+    first = capsys.readouterr().out
+    call_command("ensure_staff")
+    second = capsys.readouterr().out
+
+    user = get_user_model().objects.get(username="boss")
+    password = first.split("password: ")[1].split()[0]
+    assert user.is_staff and user.is_superuser
+    assert user.check_password(password)
+    assert "exists" in second and password not in second
+
+
+@pytest.mark.django_db
+def test_ensure_staff_uses_the_configured_password(settings):
+    settings.DEMO_ADMIN_USERNAME = "lead"
+    settings.DEMO_ADMIN_PASSWORD = "a-configured-password"
+
+    call_command("ensure_staff")
+
+    assert get_user_model().objects.get(username="lead").check_password("a-configured-password")
+
+
+def test_demo_starts_the_offline_model_only_without_an_endpoint(settings, monkeypatch):
+    for name in ("OPENAI_BASE_URL", "PORT", "BIND_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    settings.OPENAI_BASE_URL = ""
+    env, processes = process_environment(settings)
+    assert processes == ["web", "worker", "beat", "model"]
+    assert env["OPENAI_BASE_URL"] == "http://127.0.0.1:8100/v1"
+    assert env["DATABASE_URL"] == settings.DATABASE_URL
+
+    settings.OPENAI_BASE_URL = "https://api.example.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.com/v1")
+    env, processes = process_environment(settings)
+    assert processes == ["web", "worker", "beat"]
+    assert env["OPENAI_BASE_URL"] == "https://api.example.com/v1"

@@ -1,0 +1,45 @@
+"""`/healthz` over real HTTP from a daphne process."""
+
+import json
+
+import pytest
+
+from agentsite import embedded
+from tests.procs import ProcessEnv, start_daphne
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_healthz_is_200_when_every_service_is_up(process_env):
+    server = start_daphne(process_env)
+    try:
+        status, body = server.get("/healthz")
+    finally:
+        server.stop()
+
+    report = json.loads(body)
+    assert status == 200
+    assert report["status"] == "ok"
+    assert report["failing"] == []
+    assert report["services"]["database"]["detail"].startswith("pgvector 0.8")
+
+
+def test_healthz_is_503_naming_redis_when_redis_is_stopped(process_env, tmp_path):
+    # A redis-server of this test's own, so stopping it disturbs no other test.
+    redis_dir = tmp_path / "redis"
+    own = ProcessEnv(database_url=process_env.database_url, redis_url=embedded.ensure_redis(redis_dir))
+    server = start_daphne(own)
+    try:
+        assert server.get("/healthz")[0] == 200
+        embedded.stop_redis(redis_dir, kill=True)
+
+        status, body = server.get("/healthz")
+    finally:
+        server.stop()
+        embedded.stop_redis(redis_dir)
+
+    report = json.loads(body)
+    assert status == 503
+    assert report["status"] == "unavailable"
+    assert set(report["failing"]) == {"redis", "broker"}
+    assert report["services"]["database"]["status"] == "up"
