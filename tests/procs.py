@@ -154,6 +154,7 @@ def start_worker(
     name: str = "worker",
     extra_env: dict[str, str] | None = None,
     timeout: float = 60,
+    app: str = "agentsite.celery",
 ) -> CeleryWorker:
     """Start a Celery worker and wait until it is ready to take tasks."""
     argv = [
@@ -161,7 +162,7 @@ def start_worker(
         "-m",
         "celery",
         "-A",
-        "agentsite.celery",
+        app,
         "worker",
         "--pool",
         pool,
