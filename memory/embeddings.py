@@ -110,11 +110,14 @@ class OpenAIEmbedder:
         rows: list[list[float]] = []
         batch = settings.MEMORY_EMBEDDING_BATCH_SIZE
         for start in range(0, len(texts), batch):
-            response = self._client.embeddings.create(model=self.model, input=list(texts[start : start + batch]), **extra)
+            chunk = list(texts[start : start + batch])
+            response = self._client.embeddings.create(model=self.model, input=chunk, **extra)
             rows.extend(item.embedding for item in sorted(response.data, key=lambda item: item.index))
         matrix = np.asarray(rows, dtype=np.float32)
         if matrix.shape[1] != self.dimensions:
-            raise ValueError(f"{self.model} returned {matrix.shape[1]} dimensions, MEMORY_EMBEDDING_DIMENSIONS is {self.dimensions}")
+            raise ValueError(
+                f"{self.model} returned {matrix.shape[1]} dimensions, MEMORY_EMBEDDING_DIMENSIONS is {self.dimensions}"
+            )
         return _normalise(matrix)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
