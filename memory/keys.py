@@ -1,0 +1,217 @@
+"""The registry of memory keys: what a keyed long-term memory is about and how its value is written.
+
+A key names one attribute of a customer (``birthday``, ``notification_preference`` …). The registry
+says whether the attribute holds one value at a time — then a different value is a contradiction —
+or many (order numbers), and normalises values so that "3月15日", "三月十五号" and "March 15th" are
+the same fact ``03-15``. Memories without a key are free-form; they are compared by content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db import models
+
+
+class InvalidValue(ValueError):
+    """A value that cannot be normalised for its key."""
+
+
+class Cardinality(models.TextChoices):
+    ONE = "one", "one value at a time"
+    MANY = "many", "many values"
+
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_ZH_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_DAYS_IN_MONTH = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _zh_number(text: str) -> int:
+    """Parse 1-31 written with Chinese numerals (十五, 二十一, 三十) or digits."""
+    if text.isdigit():
+        return int(text)
+    if "十" in text:
+        tens, _, units = text.partition("十")
+        return (_ZH_DIGITS[tens] if tens else 1) * 10 + (_ZH_DIGITS[units] if units else 0)
+    if len(text) == 1 and text in _ZH_DIGITS:
+        return _ZH_DIGITS[text]
+    raise InvalidValue(f"not a number: {text}")
+
+
+def _month_day(month: int, day: int) -> str:
+    if not (1 <= month <= 12 and 1 <= day <= _DAYS_IN_MONTH[month - 1]):
+        raise InvalidValue(f"no such date: month {month}, day {day}")
+    return f"{month:02d}-{day:02d}"
+
+
+def normalise_birthday(value: str) -> str:
+    """Return ``MM-DD`` for 03-15, 3/15, 15/3, 3月15日, 三月十五号, March 15th, 15 March."""
+    text = value.strip().lower()
+    zh_num = "[0-9一二两三四五六七八九十〇零]+"
+    if match := re.search(rf"({zh_num})\s*月\s*({zh_num})\s*[日号]?", text):
+        return _month_day(_zh_number(match.group(1)), _zh_number(match.group(2)))
+    if match := re.fullmatch(r"(\d{1,2})\s*[-/.]\s*(\d{1,2})", text):
+        first, second = int(match.group(1)), int(match.group(2))
+        if first > 12 >= second:  # 15/3: day first
+            first, second = second, first
+        return _month_day(first, second)
+    words = re.findall(r"[a-z]+|\d+", text)
+    months = [MONTHS[w] for w in words if w in MONTHS]
+    days = [int(w) for w in words if w.isdigit() and 1 <= int(w) <= 31]
+    if len(months) == 1 and len(days) == 1:
+        return _month_day(months[0], days[0])
+    raise InvalidValue(f"not a birthday: {value!r}")
+
+
+def _choice(canonical: dict[str, tuple[str, ...]]) -> Callable[[str], str]:
+    lookup = {alias.lower(): name for name, aliases in canonical.items() for alias in (name, *aliases)}
+
+    def normalise(value: str) -> str:
+        key = value.strip().lower()
+        if key not in lookup:
+            raise InvalidValue(f"{value!r} is not one of {', '.join(canonical)}")
+        return lookup[key]
+
+    return normalise
+
+
+def normalise_order_number(value: str) -> str:
+    """Return ``ORD-YYYY-NNNN`` upper-cased."""
+    text = value.strip().upper()
+    if not re.fullmatch(r"ORD-\d{4}-\d{4}", text):
+        raise InvalidValue(f"not an order number: {value!r}")
+    return text
+
+
+def normalise_phone(value: str) -> str:
+    """Return the digits of a phone number, keeping a leading +."""
+    digits = re.sub(r"\D", "", value)
+    if not 6 <= len(digits) <= 15:
+        raise InvalidValue(f"not a phone number: {value!r}")
+    return ("+" if value.strip().startswith("+") else "") + digits
+
+
+def normalise_email(value: str) -> str:
+    text = value.strip().lower()
+    if not re.fullmatch(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", text):
+        raise InvalidValue(f"not an email address: {value!r}")
+    return text
+
+
+def normalise_text(value: str) -> str:
+    """Collapse whitespace; refuse empty values."""
+    text = " ".join(value.split())
+    if not text:
+        raise InvalidValue("empty value")
+    return text
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One attribute a keyed memory can be about."""
+
+    name: str
+    cardinality: str
+    normalise: Callable[[str], str]
+    description: str
+
+
+REGISTRY: dict[str, KeySpec] = {
+    spec.name: spec
+    for spec in [
+        KeySpec("birthday", Cardinality.ONE, normalise_birthday, "the customer's birthday, value MM-DD"),
+        KeySpec(
+            "notification_preference",
+            Cardinality.ONE,
+            _choice({"mute": ("muted", "off", "静音", "关闭"), "on": ("enabled", "开启", "打开")}),
+            "whether the customer wants notifications: mute or on",
+        ),
+        KeySpec(
+            "contact_channel",
+            Cardinality.ONE,
+            _choice(
+                {
+                    "email": ("e-mail", "邮件", "邮箱"),
+                    "phone": ("电话", "call"),
+                    "sms": ("短信", "text"),
+                    "wechat": ("微信",),
+                }
+            ),
+            "how the customer wants to be contacted: email, phone, sms or wechat",
+        ),
+        KeySpec("shipping_address", Cardinality.ONE, normalise_text, "the customer's current shipping address"),
+        KeySpec(
+            "order_number", Cardinality.MANY, normalise_order_number, "an order the customer asked about, ORD-YYYY-NNNN"
+        ),
+        KeySpec(
+            "preferred_carrier",
+            Cardinality.ONE,
+            _choice(
+                {
+                    "sf_express": ("sf", "sf express", "顺丰"),
+                    "ups": (),
+                    "dhl": (),
+                    "ems": ("中国邮政",),
+                    "jd": ("jd logistics", "京东", "京东物流"),
+                }
+            ),
+            "the delivery company the customer prefers",
+        ),
+        KeySpec("phone_number", Cardinality.ONE, normalise_phone, "the customer's phone number, digits"),
+        KeySpec("email", Cardinality.ONE, normalise_email, "the customer's email address, lower case"),
+        KeySpec("name", Cardinality.ONE, normalise_text, "the customer's name"),
+    ]
+}
+
+
+def normalise(key: str, value: str) -> str:
+    """Return ``value`` normalised for ``key``; raise ``InvalidValue`` for unknown keys or bad values."""
+    if key not in REGISTRY:
+        raise InvalidValue(f"unknown memory key: {key!r}")
+    return REGISTRY[key].normalise(value)
+
+
+def is_single_valued(key: str) -> bool:
+    """Return whether a different value for ``key`` contradicts the current one."""
+    return bool(key) and REGISTRY[key].cardinality == Cardinality.ONE
+
+
+def describe_registry() -> str:
+    """The registry as lines for the extraction prompt."""
+    return "\n".join(f"- {spec.name}: {spec.description}" for spec in REGISTRY.values())

@@ -1,0 +1,63 @@
+"""The key registry normalises every wording of one fact to one value."""
+
+import random
+
+import pytest
+
+from memory.keys import InvalidValue, is_single_valued, normalise
+
+BIRTHDAY_WORDINGS = ["03-15", "3-15", "3/15", "15/3", "3月15日", "3月15号", "三月十五日", "三月十五号", "March 15",
+                     "March 15th", "15 March", "the 15th of March", "mar 15", "Mar. 15"]  # fmt: skip
+
+
+@pytest.mark.parametrize("wording", BIRTHDAY_WORDINGS)
+def test_birthday_wordings_normalise_to_month_day(wording):
+    assert normalise("birthday", wording) == "03-15"
+
+
+def test_generated_birthdays_round_trip_in_both_languages():
+    rng = random.Random(7)
+    months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+              "November", "December"]  # fmt: skip
+    digits = "零一二三四五六七八九"
+
+    def zh(n):
+        return digits[n] if n < 10 else ("" if n < 20 else digits[n // 10]) + "十" + (digits[n % 10] if n % 10 else "")
+
+    for _ in range(200):
+        month, day = rng.randint(1, 12), rng.randint(1, 28)
+        expected = f"{month:02d}-{day:02d}"
+        for wording in (f"{months[month - 1]} {day}", f"{day} {months[month - 1]}", f"{month}月{day}日",
+                        f"{zh(month)}月{zh(day)}号"):  # fmt: skip
+            assert normalise("birthday", wording) == expected, wording
+
+
+@pytest.mark.parametrize("wording", ["02-30", "13/13", "sometime in spring", "", "March"])
+def test_impossible_birthdays_are_refused(wording):
+    with pytest.raises(InvalidValue):
+        normalise("birthday", wording)
+
+
+def test_choices_and_identifiers_normalise():
+    assert normalise("notification_preference", "静音") == "mute"
+    assert normalise("notification_preference", "ON") == "on"
+    assert normalise("contact_channel", "微信") == "wechat"
+    assert normalise("order_number", " ord-2025-0816 ") == "ORD-2025-0816"
+    assert normalise("phone_number", "+86 138-1234-5678") == "+8613812345678"
+    assert normalise("email", " Alice@Example.COM ") == "alice@example.com"
+    assert normalise("preferred_carrier", "顺丰") == "sf_express"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("notification_preference", "sometimes"), ("order_number", "0816"), ("email", "nope"), ("unknown_key", "x")],
+)
+def test_bad_values_and_unknown_keys_are_refused(key, value):
+    with pytest.raises(InvalidValue):
+        normalise(key, value)
+
+
+def test_cardinality():
+    assert is_single_valued("birthday") and is_single_valued("notification_preference")
+    assert not is_single_valued("order_number")
+    assert not is_single_valued("")
