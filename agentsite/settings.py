@@ -244,3 +244,24 @@ LOGGING = {
 # Demo
 DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
 DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")
+
+# Memory
+# Working memory (memory/working.py): the token budget of one reasoning loop, and the size above
+# which a tool result enters as a summary by the cheap model.
+MEMORY_WORKING_BUDGET_TOKENS = env.int("MEMORY_WORKING_BUDGET_TOKENS", default=8000)
+MEMORY_TOOL_RESULT_SUMMARY_TOKENS = env.int("MEMORY_TOOL_RESULT_SUMMARY_TOKENS", default=500)
+# Short-term memory (memory/session.py): the Redis copy of a session and its compression.
+MEMORY_SESSION_TTL_SECONDS = env.int("MEMORY_SESSION_TTL_SECONDS", default=24 * 3600)
+MEMORY_SESSION_MAX_MESSAGES = env.int("MEMORY_SESSION_MAX_MESSAGES", default=200)
+MEMORY_SESSION_MAX_TRANSITIONS = env.int("MEMORY_SESSION_MAX_TRANSITIONS", default=50)
+MEMORY_SESSION_RECENT_MESSAGES = env.int("MEMORY_SESSION_RECENT_MESSAGES", default=50)
+MEMORY_COMPRESS_AFTER = env.int("MEMORY_COMPRESS_AFTER", default=50)
+MEMORY_COMPRESS_KEEP_RECENT = env.int("MEMORY_COMPRESS_KEEP_RECENT", default=30)
+MEMORY_COMPRESS_CHUNK = env.int("MEMORY_COMPRESS_CHUNK", default=10)
+# After a Redis failure, sessions use PostgreSQL alone for this long before Redis is tried again.
+MEMORY_REDIS_RETRY_AFTER_SECONDS = env.int("MEMORY_REDIS_RETRY_AFTER_SECONDS", default=5)
+
+# Agent
+# A conversation bouncing between two states more than this many round trips without progress is
+# escalated to a person and flagged (memory/states.py).
+MEMORY_LOOP_THRESHOLD = env.int("MEMORY_LOOP_THRESHOLD", default=3)

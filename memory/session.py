@@ -1,0 +1,696 @@
+"""Short-term memory: one conversation's session, hot in Redis, durable in PostgreSQL.
+
+The second tier. A session lives in Redis (django-redis's connection, the cache database) under
+four keys that share one TTL, rolled on every write (``MEMORY_SESSION_TTL_SECONDS``, 24 h): the
+hash ``stm:{id}`` (customer, created, updated, state, collected info, version, last sequence
+number), the list ``stm:{id}:msgs`` (the latest ``MEMORY_SESSION_MAX_MESSAGES``), the list
+``stm:{id}:transitions`` (the latest ``MEMORY_SESSION_MAX_TRANSITIONS``) and the hash
+``stm:{id}:summaries``. Its durable copy is the ``memory.models`` rows, kept with the customer's
+account. Every write goes to PostgreSQL first, in one transaction that holds the conversation's
+row lock, then to Redis as one MULTI/EXEC before the lock is released, so Redis sees writes in
+the order PostgreSQL does. Each write carries the conversation's version: a Redis copy that is
+missing or behind is rebuilt from PostgreSQL, on the write that notices or on the next load.
+With Redis down, writes land in PostgreSQL only and reads come from PostgreSQL (with a warning).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import time
+import uuid
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Max
+from redis.exceptions import RedisError
+
+from agentsite import clock
+from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
+from memory.states import (
+    SILENT_STATES,
+    AgentState,
+    Loop,
+    Step,
+    bot_may_reply,
+    check_transition,
+    detect_loop,
+    steps_to_check,
+)
+from memory.tokens import count_tokens
+from memory.working import Entry, Role, ToolCall
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_HEADER = "[earlier conversation summary]"
+# Keys of a message's metadata that the store itself fills.
+RESERVED_METADATA = ("tool_calls", "tool_call_id", "raw", "by_staff")
+_ADVISORY_NAMESPACE = 0x53544D  # "STM": pg_try_advisory_lock(namespace, conversation hash)
+
+
+class BotMayNotReply(Exception):
+    """The bot tried to answer while a person is awaited or in charge."""
+
+
+@dataclass(frozen=True)
+class SessionKeys:
+    """The Redis keys of one session; the braces keep them in one cluster slot."""
+
+    hash: str
+    messages: str
+    transitions: str
+    summaries: str
+
+    @classmethod
+    def of(cls, conversation_id: uuid.UUID | str) -> SessionKeys:
+        base = f"stm:{{{conversation_id}}}"
+        return cls(hash=base, messages=f"{base}:msgs", transitions=f"{base}:transitions", summaries=f"{base}:summaries")
+
+    def all(self) -> tuple[str, str, str, str]:
+        return (self.hash, self.messages, self.transitions, self.summaries)
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A message as short-term memory keeps it."""
+
+    seq: int
+    role: Role
+    content: str
+    tokens: int
+    created_at: datetime
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "role", Role(self.role))
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+
+    @classmethod
+    def from_row(cls, row: ConversationMessage) -> StoredMessage:
+        return cls(row.seq, row.role, row.content, row.token_count, row.created_at, row.metadata)
+
+    @classmethod
+    def from_redis(cls, raw: bytes) -> StoredMessage:
+        data = json.loads(raw)
+        return cls(
+            data["seq"], data["role"], data["content"], data["tokens"], datetime.fromisoformat(data["at"]), data["meta"]
+        )
+
+    def to_redis(self) -> str:
+        # The raw tool result is audit material: PostgreSQL keeps it, the hot copy does not.
+        meta = {k: v for k, v in self.metadata.items() if k != "raw"}
+        return json.dumps(
+            {
+                "seq": self.seq,
+                "role": self.role.value,
+                "content": self.content,
+                "tokens": self.tokens,
+                "at": self.created_at.isoformat(),
+                "meta": meta,
+            },
+            ensure_ascii=False,
+        )
+
+    def to_entry(self) -> Entry:
+        """Return the working-memory entry for this message (its token count is reused, not recounted)."""
+        meta = {k: v for k, v in self.metadata.items() if k not in RESERVED_METADATA}
+        meta["seq"] = self.seq
+        calls = tuple(ToolCall(**call) for call in self.metadata.get("tool_calls", ()))
+        return Entry(
+            role=self.role,
+            content=self.content,
+            timestamp=self.created_at,
+            tokens=self.tokens,
+            metadata=meta,
+            tool_calls=calls,
+            tool_call_id=self.metadata.get("tool_call_id"),
+        )
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The summary of messages ``first_seq``..``last_seq``."""
+
+    first_seq: int
+    last_seq: int
+    content: str
+    tokens_before: int
+    tokens_after: int
+
+    @classmethod
+    def from_row(cls, row: CompressionSummary) -> Summary:
+        return cls(row.first_seq, row.last_seq, row.content, row.tokens_before, row.tokens_after)
+
+    def to_redis(self) -> str:
+        return json.dumps(self.__dict__, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class TransitionRecord:
+    """One recorded change of state."""
+
+    from_state: AgentState
+    to_state: AgentState
+    reason: str
+    progress: bool
+    at: datetime
+
+    @classmethod
+    def from_row(cls, row: StateTransition) -> TransitionRecord:
+        return cls(AgentState(row.from_state), AgentState(row.to_state), row.reason, row.progress, row.created_at)
+
+    @classmethod
+    def from_redis(cls, raw: bytes) -> TransitionRecord:
+        data = json.loads(raw)
+        return cls(
+            AgentState(data["from"]), AgentState(data["to"]), data["reason"], data["progress"],
+            datetime.fromisoformat(data["at"]),
+        )  # fmt: skip
+
+    def to_redis(self) -> str:
+        return json.dumps(
+            {"from": self.from_state.value, "to": self.to_state.value, "reason": self.reason,
+             "progress": self.progress, "at": self.at.isoformat()},
+            ensure_ascii=False,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Session:
+    """A conversation's short-term memory as one read saw it."""
+
+    id: uuid.UUID
+    customer_id: int
+    state: AgentState
+    collected_info: Mapping[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    ended_at: datetime | None
+    last_seq: int
+    version: int
+    loop_flagged: bool
+    messages: tuple[StoredMessage, ...]
+    summaries: tuple[Summary, ...]
+    transitions: tuple[TransitionRecord, ...]
+    source: str  # "redis", "rebuilt" (from PostgreSQL into Redis) or "postgres" (Redis unavailable)
+
+    @property
+    def bot_may_reply(self) -> bool:
+        return bot_may_reply(self.state)
+
+
+@dataclass(frozen=True)
+class TransitionResult:
+    """Where a transition request left the conversation."""
+
+    state: AgentState
+    recorded: tuple[TransitionRecord, ...]
+    loop: Loop | None = None
+
+
+def _iso(value: datetime | None) -> str:
+    return value.isoformat() if value else ""
+
+
+def _parse_iso(value: bytes | None) -> datetime | None:
+    return datetime.fromisoformat(value.decode()) if value else None
+
+
+def format_chunk(messages: Sequence[StoredMessage]) -> str:
+    """Return the transcript text of a chunk of messages, as the summariser reads it."""
+    lines = []
+    for message in messages:
+        if message.role is Role.TOOL_CALL:
+            calls = "; ".join(f"{c['name']}({c['arguments']})" for c in message.metadata.get("tool_calls", ()))
+            text = f"assistant called {calls}" + (f" saying: {message.content}" if message.content else "")
+        elif message.role is Role.TOOL_RESULT:
+            text = f"tool result: {message.content}"
+        else:
+            text = f"{message.role.value}: {message.content}"
+        lines.append(f"#{message.seq} {text}")
+    return "\n".join(lines)
+
+
+class SessionStore:
+    """Reads and writes sessions: Redis for speed, PostgreSQL so nothing accepted is lost."""
+
+    def __init__(self, redis: Any = None, **overrides: int) -> None:
+        if redis is None:
+            from django_redis import get_redis_connection
+
+            redis = get_redis_connection("default")
+        self.redis = redis
+
+        def setting(name: str, attr: str) -> int:
+            return int(overrides.pop(attr, getattr(settings, name)))
+
+        self.ttl_seconds = setting("MEMORY_SESSION_TTL_SECONDS", "ttl_seconds")
+        self.max_messages = setting("MEMORY_SESSION_MAX_MESSAGES", "max_messages")
+        self.max_transitions = setting("MEMORY_SESSION_MAX_TRANSITIONS", "max_transitions")
+        self.recent_messages = setting("MEMORY_SESSION_RECENT_MESSAGES", "recent_messages")
+        self.compress_after = setting("MEMORY_COMPRESS_AFTER", "compress_after")
+        self.keep_recent = setting("MEMORY_COMPRESS_KEEP_RECENT", "keep_recent")
+        self.chunk_size = setting("MEMORY_COMPRESS_CHUNK", "chunk_size")
+        self.loop_threshold = setting("MEMORY_LOOP_THRESHOLD", "loop_threshold")
+        self.redis_retry_after = setting("MEMORY_REDIS_RETRY_AFTER_SECONDS", "redis_retry_after")
+        if overrides:
+            raise TypeError(f"unknown settings: {', '.join(overrides)}")
+        self._redis_down_until = 0.0
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(self, customer_id: int, *, now: datetime | None = None) -> Session:
+        """Open a new conversation for ``customer_id`` in the greeting state."""
+        now = now or clock.now()
+        with transaction.atomic():
+            conversation = Conversation.objects.create(customer_id=customer_id, created_at=now, updated_at=now)
+            return self._rebuild(conversation)
+
+    def end(self, conversation_id: uuid.UUID | str, *, now: datetime | None = None) -> None:
+        """Mark the conversation ended (its session expires with its TTL)."""
+        now = now or clock.now()
+        with transaction.atomic():
+            conversation = Conversation.objects.bump(conversation_id, now=now, new_message=False)
+            conversation.ended_at = now
+            conversation.save(update_fields=["ended_at"])
+            self._write(conversation, {"updated": _iso(now), "ended": _iso(now)})
+
+    # -- writes --------------------------------------------------------------------------
+
+    def append(
+        self,
+        conversation_id: uuid.UUID | str,
+        entry: Entry,
+        *,
+        raw: str | None = None,
+        by_staff: bool = False,
+        now: datetime | None = None,
+    ) -> StoredMessage:
+        """Store one message durably and in the hot copy; return it with its sequence number.
+
+        ``raw`` is a tool result's full text, kept in PostgreSQL for audit when the entry holds
+        its summary. The bot's replies are refused while the conversation is escalated or with
+        a person (``BotMayNotReply``); staff messages pass ``by_staff=True``.
+        """
+        now = now or clock.now()
+        metadata = dict(entry.metadata)
+        if entry.tool_calls:
+            metadata["tool_calls"] = [call.to_dict() for call in entry.tool_calls]
+        if entry.tool_call_id:
+            metadata["tool_call_id"] = entry.tool_call_id
+        if raw is not None and raw != entry.content:
+            metadata["raw"] = raw
+        if by_staff:
+            metadata["by_staff"] = True
+        with transaction.atomic():
+            conversation = Conversation.objects.bump(conversation_id, now=now, new_message=True)
+            bot_reply = entry.role in (Role.ASSISTANT, Role.TOOL_CALL) and not by_staff
+            if bot_reply and not bot_may_reply(conversation.state):
+                raise BotMayNotReply(f"conversation {conversation_id} is {conversation.state}: the bot stays silent")
+            row = ConversationMessage.objects.create(
+                conversation_id=conversation.id,
+                seq=conversation.last_seq,
+                role=entry.role.value,
+                content=entry.content,
+                token_count=entry.tokens,
+                created_at=now,
+                metadata=metadata,
+            )
+            message = StoredMessage.from_row(row)
+
+            def push(pipe: Any, keys: SessionKeys) -> None:
+                pipe.rpush(keys.messages, message.to_redis())
+                pipe.ltrim(keys.messages, -self.max_messages, -1)
+
+            self._write(conversation, {"updated": _iso(now), "last_seq": conversation.last_seq}, push)
+        return message
+
+    def update_info(
+        self, conversation_id: uuid.UUID | str, slots: Mapping[str, Any], *, now: datetime | None = None
+    ) -> frozenset[str]:
+        """Merge ``slots`` into the collected info; return the slots that were new or changed.
+
+        A non-empty result is progress for loop detection.
+        """
+        now = now or clock.now()
+        with transaction.atomic():
+            conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
+            changed = frozenset(k for k, v in slots.items() if k not in conversation.collected_info
+                                or conversation.collected_info[k] != v)  # fmt: skip
+            if not changed:
+                return changed
+            conversation.collected_info = {**conversation.collected_info, **{k: slots[k] for k in changed}}
+            conversation.version += 1
+            conversation.updated_at = now
+            conversation.save(update_fields=["collected_info", "version", "updated_at"])
+            self._write(
+                conversation,
+                {"updated": _iso(now), "info": json.dumps(conversation.collected_info, ensure_ascii=False)},
+            )
+        return changed
+
+    def transition(
+        self,
+        conversation_id: uuid.UUID | str,
+        to_state: AgentState | str,
+        reason: str,
+        *,
+        progress: bool = False,
+        now: datetime | None = None,
+    ) -> TransitionResult:
+        """Move the conversation to ``to_state`` (checked against the table) and record it.
+
+        ``progress`` says whether a new slot was filled or a new tool result arrived since the
+        last transition. When the step completes more than ``MEMORY_LOOP_THRESHOLD`` A<->B round
+        trips without progress, the conversation is escalated and flagged. Asking for the
+        current state records nothing.
+        """
+        to_state = AgentState(to_state)
+        now = now or clock.now()
+        with transaction.atomic():
+            conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
+            current = AgentState(conversation.state)
+            if current == to_state:
+                return TransitionResult(state=current, recorded=())
+            check_transition(current, to_state)
+            recorded = [self._record(conversation, current, to_state, reason, progress, now)]
+            loop = None
+            if to_state not in SILENT_STATES:
+                recent = StateTransition.objects.filter(conversation=conversation).order_by("-id")
+                steps = [
+                    Step(AgentState(t.from_state), AgentState(t.to_state), t.progress)
+                    for t in list(recent[: steps_to_check(self.loop_threshold)])[::-1]
+                ]
+                loop = detect_loop(steps, self.loop_threshold)
+                if loop is not None:
+                    recorded.append(self._record(conversation, to_state, AgentState.ESCALATED, loop.reason, False, now))
+                    conversation.loop_flagged = True
+                    logger.warning("conversation %s escalated: %s", conversation.id, loop.reason)
+            conversation.state = recorded[-1].to_state
+            conversation.version += 1
+            conversation.updated_at = now
+            conversation.save(update_fields=["state", "loop_flagged", "version", "updated_at"])
+
+            def push(pipe: Any, keys: SessionKeys) -> None:
+                pipe.rpush(keys.transitions, *[r.to_redis() for r in recorded])
+                pipe.ltrim(keys.transitions, -self.max_transitions, -1)
+
+            fields = {"updated": _iso(now), "state": conversation.state, "loop_flagged": int(conversation.loop_flagged)}
+            self._write(conversation, fields, push)
+        return TransitionResult(state=AgentState(conversation.state), recorded=tuple(recorded), loop=loop)
+
+    def _record(
+        self, conversation: Conversation, from_state: AgentState, to_state: AgentState, reason: str,
+        progress: bool, now: datetime,
+    ) -> TransitionRecord:  # fmt: skip
+        row = StateTransition.objects.create(
+            conversation=conversation,
+            customer_id=conversation.customer_id,
+            from_state=from_state,
+            to_state=to_state,
+            reason=reason,
+            progress=progress,
+            created_at=now,
+        )
+        return TransitionRecord.from_row(row)
+
+    # -- compression ---------------------------------------------------------------------
+
+    def pending_chunks(self, last_seq: int, covered: int) -> list[tuple[int, int]]:
+        """Return the seq ranges still to summarise, given the latest seq and the last summarised one.
+
+        Past ``compress_after`` messages, everything but the latest ``keep_recent`` is
+        summarised in whole chunks of ``chunk_size`` on a fixed grid (1-10, 11-20, ...), so a
+        chunk is the same range whenever it is computed and is summarised once.
+        """
+        if last_seq <= self.compress_after:
+            return []
+        boundary = last_seq - self.keep_recent
+        chunks = []
+        first = covered + 1
+        while first + self.chunk_size - 1 <= boundary:
+            chunks.append((first, first + self.chunk_size - 1))
+            first += self.chunk_size
+        return chunks
+
+    def compress(
+        self, conversation_id: uuid.UUID | str, summarise: Callable[[str], str], *, now: datetime | None = None
+    ) -> list[Summary]:
+        """Summarise every chunk due and not yet summarised; return the new summaries.
+
+        ``summarise`` (the cheap model) is called once per chunk, outside any transaction. A
+        conversation is compressed by one caller at a time (a PostgreSQL advisory lock); a
+        caller that finds it busy returns at once and the next turn catches up.
+        """
+        with self._compression_lock(conversation_id) as acquired:
+            if not acquired:
+                return []
+            last_seq = Conversation.objects.values_list("last_seq", flat=True).get(pk=conversation_id)
+            covered = self._covered(conversation_id)
+            created = []
+            for first, last in self.pending_chunks(last_seq, covered):
+                rows = ConversationMessage.objects.filter(
+                    conversation_id=conversation_id, seq__gte=first, seq__lte=last
+                ).order_by("seq")
+                messages = [StoredMessage.from_row(row) for row in rows]
+                text = summarise(format_chunk(messages)).strip()
+                summary = Summary(first, last, text, sum(m.tokens for m in messages), count_tokens(text))
+                self._store_summary(conversation_id, summary, now or clock.now())
+                created.append(summary)
+            return created
+
+    def _covered(self, conversation_id: uuid.UUID | str) -> int:
+        covered = CompressionSummary.objects.filter(conversation_id=conversation_id).aggregate(m=Max("last_seq"))["m"]
+        return covered or 0
+
+    def _store_summary(self, conversation_id: uuid.UUID | str, summary: Summary, now: datetime) -> None:
+        with transaction.atomic():
+            conversation = Conversation.objects.bump(conversation_id, now=now, new_message=False)
+            CompressionSummary.objects.create(
+                conversation_id=conversation.id,
+                first_seq=summary.first_seq,
+                last_seq=summary.last_seq,
+                content=summary.content,
+                tokens_before=summary.tokens_before,
+                tokens_after=summary.tokens_after,
+                created_at=now,
+            )
+
+            def push(pipe: Any, keys: SessionKeys) -> None:
+                pipe.hset(keys.summaries, str(summary.first_seq), summary.to_redis())
+
+            self._write(conversation, {"updated": _iso(now)}, push)
+
+    @contextlib.contextmanager
+    def _compression_lock(self, conversation_id: uuid.UUID | str) -> Iterator[bool]:
+        key = zlib.crc32(uuid.UUID(str(conversation_id)).bytes) - 2**31  # int4; a collision only delays
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_ADVISORY_NAMESPACE, key])
+            acquired = cursor.fetchone()[0]
+        try:
+            yield acquired
+        finally:
+            if acquired:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_ADVISORY_NAMESPACE, key])
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def load(self, conversation_id: uuid.UUID | str, *, recent: int | None = None) -> Session:
+        """Return the session with its latest ``recent`` messages (default 50).
+
+        Read from Redis; a session Redis has lost is rebuilt from PostgreSQL first. With Redis
+        unavailable the session is read from PostgreSQL.
+        """
+        recent = recent or self.recent_messages
+        if self._redis_usable():
+            try:
+                session = self._read_redis(conversation_id, recent)
+                if session is not None:
+                    return session
+                with transaction.atomic():
+                    conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
+                    # Another reader may have rebuilt it while we waited for the lock.
+                    session = self._read_redis(conversation_id, recent)
+                    if session is not None and session.version == conversation.version:
+                        return session
+                    logger.info("session %s missing or stale in Redis: rebuilt from PostgreSQL", conversation_id)
+                    return self._rebuild(conversation, recent=recent)
+            except RedisError as error:
+                self._redis_failed(error)
+        logger.warning("Redis unavailable: session %s read from PostgreSQL", conversation_id)
+        conversation = Conversation.objects.get(pk=conversation_id)
+        return self._from_postgres(conversation, recent, source="postgres")
+
+    def history(self, conversation_id: uuid.UUID | str) -> list[Entry]:
+        """Return the compressed history for working memory: one summary entry, then the messages after it."""
+        session = self.load(conversation_id, recent=self.max_messages)
+        entries: list[Entry] = []
+        covered = 0
+        if session.summaries:
+            covered = session.summaries[-1].last_seq
+            text = "\n".join([SUMMARY_HEADER, *(s.content for s in session.summaries)])
+            entries.append(
+                Entry.create(
+                    Role.SYSTEM,
+                    text,
+                    timestamp=session.created_at,
+                    metadata={"kind": "summary", "first_seq": session.summaries[0].first_seq, "last_seq": covered},
+                )
+            )
+        entries.extend(m.to_entry() for m in session.messages if m.seq > covered)
+        return entries
+
+    def rebuild(self, conversation_id: uuid.UUID | str) -> Session:
+        """Replace the Redis copy of the session with one built from PostgreSQL."""
+        with transaction.atomic():
+            conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
+            return self._rebuild(conversation)
+
+    def _read_redis(self, conversation_id: uuid.UUID | str, recent: int) -> Session | None:
+        keys = SessionKeys.of(conversation_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hgetall(keys.hash)
+        pipe.lrange(keys.messages, -recent, -1)
+        pipe.hvals(keys.summaries)
+        pipe.lrange(keys.transitions, 0, -1)
+        head, messages, summaries, transitions = pipe.execute()
+        if b"customer" not in head:  # missing, or only what a write to a lost session put there
+            return None
+        return Session(
+            id=uuid.UUID(str(conversation_id)),
+            customer_id=int(head[b"customer"]),
+            state=AgentState(head[b"state"].decode()),
+            collected_info=MappingProxyType(json.loads(head[b"info"])),
+            created_at=_parse_iso(head[b"created"]),
+            updated_at=_parse_iso(head[b"updated"]),
+            ended_at=_parse_iso(head.get(b"ended")),
+            last_seq=int(head[b"last_seq"]),
+            version=int(head[b"version"]),
+            loop_flagged=head.get(b"loop_flagged") == b"1",
+            messages=tuple(StoredMessage.from_redis(raw) for raw in messages),
+            summaries=tuple(sorted((Summary(**json.loads(raw)) for raw in summaries), key=lambda s: s.first_seq)),
+            transitions=tuple(TransitionRecord.from_redis(raw) for raw in transitions),
+            source="redis",
+        )
+
+    def _from_postgres(self, conversation: Conversation, recent: int, *, source: str) -> Session:
+        rows = list(ConversationMessage.objects.filter(conversation=conversation).order_by("-seq")[:recent])
+        transitions = list(
+            StateTransition.objects.filter(conversation=conversation).order_by("-id")[: self.max_transitions]
+        )
+        summaries = CompressionSummary.objects.filter(conversation=conversation).order_by("first_seq")
+        return Session(
+            id=conversation.id,
+            customer_id=conversation.customer_id,
+            state=AgentState(conversation.state),
+            collected_info=MappingProxyType(dict(conversation.collected_info)),
+            created_at=conversation.created_at,
+            updated_at=conversation.updated_at,
+            ended_at=conversation.ended_at,
+            last_seq=conversation.last_seq,
+            version=conversation.version,
+            loop_flagged=conversation.loop_flagged,
+            messages=tuple(StoredMessage.from_row(row) for row in rows[::-1]),
+            summaries=tuple(Summary.from_row(row) for row in summaries),
+            transitions=tuple(TransitionRecord.from_row(row) for row in transitions[::-1]),
+            source=source,
+        )
+
+    # -- the Redis copy ------------------------------------------------------------------
+
+    def _rebuild(self, conversation: Conversation, *, recent: int | None = None) -> Session:
+        """Write the whole session from PostgreSQL into Redis in one MULTI/EXEC (caller holds the row lock)."""
+        full = self._from_postgres(conversation, self.max_messages, source="rebuilt")
+        if self._redis_usable():
+            keys = SessionKeys.of(conversation.id)
+            try:
+                pipe = self.redis.pipeline(transaction=True)
+                pipe.delete(*keys.all())
+                pipe.hset(keys.hash, mapping=self._head(conversation))
+                if full.messages:
+                    pipe.rpush(keys.messages, *[m.to_redis() for m in full.messages])
+                if full.transitions:
+                    pipe.rpush(keys.transitions, *[t.to_redis() for t in full.transitions])
+                if full.summaries:
+                    pipe.hset(keys.summaries, mapping={str(s.first_seq): s.to_redis() for s in full.summaries})
+                for key in keys.all():
+                    pipe.expire(key, self.ttl_seconds)
+                pipe.execute()
+            except RedisError as error:
+                self._redis_failed(error)
+                full = dataclasses.replace(full, source="postgres")
+        recent = recent or self.recent_messages
+        return dataclasses.replace(full, messages=full.messages[-recent:])
+
+    def _head(self, conversation: Conversation) -> dict[str, str | int]:
+        return {
+            "customer": conversation.customer_id,
+            "created": _iso(conversation.created_at),
+            "updated": _iso(conversation.updated_at),
+            "ended": _iso(conversation.ended_at),
+            "state": conversation.state,
+            "info": json.dumps(conversation.collected_info, ensure_ascii=False),
+            "version": conversation.version,
+            "last_seq": conversation.last_seq,
+            "loop_flagged": int(conversation.loop_flagged),
+        }
+
+    def _write(
+        self,
+        conversation: Conversation,
+        fields: Mapping[str, str | int],
+        ops: Callable[[Any, SessionKeys], None] | None = None,
+    ) -> None:
+        """Apply one write to the Redis copy as a single MULTI/EXEC, rolling every key's TTL.
+
+        The caller holds the row lock and has bumped ``conversation.version``. The transaction
+        first reads the copy's version: if it was not the one before this write (session lost,
+        a write missed while Redis was away, a replayed pipeline), the copy is rebuilt.
+        """
+        if not self._redis_usable():
+            return
+        keys = SessionKeys.of(conversation.id)
+        try:
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hget(keys.hash, "version")
+            pipe.hset(keys.hash, mapping={**fields, "version": conversation.version})
+            if ops is not None:
+                ops(pipe, keys)
+            for key in keys.all():
+                pipe.expire(key, self.ttl_seconds)
+            previous = pipe.execute()[0]
+        except RedisError as error:
+            self._redis_failed(error)
+            return
+        if previous is None or int(previous) != conversation.version - 1:
+            logger.info("session %s in Redis was missing or behind: rebuilding", conversation.id)
+            self._rebuild(conversation)
+
+    def _redis_usable(self) -> bool:
+        return time.monotonic() >= self._redis_down_until
+
+    def _redis_failed(self, error: Exception) -> None:
+        # Skip Redis for a while: each failed call costs redis-py's retries with backoff.
+        self._redis_down_until = time.monotonic() + self.redis_retry_after
+        logger.warning("Redis unavailable (%s): short-term memory uses PostgreSQL only for %s s", error,
+                       self.redis_retry_after)  # fmt: skip
+
+
+_default: SessionStore | None = None
+
+
+def store() -> SessionStore:
+    """Return the process's session store on django-redis's connection."""
+    global _default
+    if _default is None:
+        _default = SessionStore()
+    return _default
