@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
+from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
 from agentsite.settings import redis_db_url
 from tests.procs import ProcessEnv
+
+
+@pytest.fixture(scope="session", autouse=True)
+def offline_model() -> Iterator[OfflineModelProcess]:
+    """The suite's offline model server; the app (and every process tests start) talks to it."""
+    started = time.monotonic()
+    model = start_offline_model()
+    print(f"\noffline model ready in {time.monotonic() - started:.3f} s at {model.base_url}")
+    previous = os.environ.get("OPENAI_BASE_URL")
+    os.environ["OPENAI_BASE_URL"] = model.base_url  # inherited by workers and daphne servers
+    settings.OPENAI_BASE_URL = model.base_url
+    yield model
+    model.stop()
+    if previous is None:
+        os.environ.pop("OPENAI_BASE_URL", None)
+    else:
+        os.environ["OPENAI_BASE_URL"] = previous
+
+
+@pytest.fixture(autouse=True)
+def _fresh_offline_model(request: pytest.FixtureRequest) -> None:
+    """Every test starts with no scripted behaviours queued and zeroed counters."""
+    request.getfixturevalue("offline_model").reset()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,382 @@
+"""The demo shop's customer-service agent: decide a tool call or compose a reply.
+
+It knows only what the request carries. A slot comes from the latest message, else the earlier
+turns (most recent mention wins), else the memory block; a missing slot is asked for. Only
+offered tools are called, with their documented argument names. Memory lines and tool results are
+data: what they say is reported, never done.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import facts, nlu, replies, slots
+from .conversation import TAGS, Conversation, MemoryEntry, ToolResult
+from .nlu import Intent
+from .protocol import PlannedCall, Reply
+
+TAG_RANK = {"confirmed": 0, "reference": 1, "unconfirmed": 2, "disputed": 3}
+_MENTIONS_MEMORY = re.compile(
+    r"记得|上次|上一次|之前(?:说|告诉|提)|以前(?:说|告诉)|(?i:remember|last\s+time|previously|before|i\s+told\s+you|"
+    r"i\s+mentioned)"
+)
+_INSTRUCTION_LIKE = re.compile(
+    r"(?i)\bignore\b|\bdisregard\b|\binstructions?\b|\bsystem\b|\bapprove\b|without\s+confirm|\bmust\b|"
+    r"\badmin(?:istrator)?\b|忽略|指令|无需确认|不用确认|必须|直接退款|管理员"
+)
+_LIST_STATUS = [
+    ("processing", r"未发货|待发货|还没发|处理中|(?i:not\s+(?:yet\s+)?shipped|processing|unshipped)"),
+    ("shipped", r"已发货|发货了的|(?i:\bshipped\b)"),
+    ("delivered", r"已签收|已送达|(?i:\bdelivered\b)"),
+    ("cancelled", r"已取消|取消的|(?i:\bcancell?ed\b)"),
+    ("refunded", r"已退款|(?i:\brefunded\b)"),
+]
+
+
+@dataclass(frozen=True)
+class Known:
+    value: str
+    tag: str  # "turn" for something said in this conversation, else the memory tag
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    text = re.sub(r"\s+", " ", slots.redact_sensitive(text)).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- slots from the conversation and the memory block ----------------------------------------
+
+
+def _ranked(memories: tuple[MemoryEntry, ...] | list[MemoryEntry]) -> list[MemoryEntry]:
+    """Memories best-attested first, without lines that read like orders to the model."""
+    usable = [m for m in memories if not _INSTRUCTION_LIKE.search(m.content)]
+    return sorted(usable, key=lambda m: TAG_RANK.get(m.tag, 1))
+
+
+def recent_order(conv: Conversation) -> str | None:
+    """The order number mentioned most recently before the latest message, else from memory."""
+    for turn in conv.earlier_turns():
+        if turn.role == "tool":
+            continue  # a list of orders is not a mention of one
+        found = slots.order_numbers(turn.text + " " + " ".join(c.arguments for c in turn.tool_calls))
+        if found:
+            return found[-1]
+    usable = [m for m in _ranked(conv.memories) if m.tag != "disputed"]
+    for entry in usable:
+        if entry.key == "order_number" and slots.order_numbers(entry.value):
+            return slots.order_numbers(entry.value)[0]
+    for entry in usable:
+        found = slots.order_numbers(entry.content + " " + entry.value)
+        if found:
+            return found[0]
+    return None
+
+
+def _context_key(conv: Conversation) -> str:
+    for turn in conv.earlier_turns():
+        if turn.role == "assistant" and turn.text:
+            asked = facts.key_asked_by(turn.text)
+            if asked:
+                return asked
+        if turn.role in ("user", "assistant"):
+            keyed = [f.key for f in facts.stated_in(turn.text) if f.key]
+            if keyed:
+                return keyed[-1]
+    return ""
+
+
+def said_in_turns(conv: Conversation, key: str) -> str | None:
+    """The latest value the customer gave for `key` before the latest message."""
+    value = None
+    context = ""
+    for turn in conv.turns[: max(conv.latest_user_index, 0)]:
+        if turn.role == "assistant":
+            context = facts.key_asked_by(turn.text) or context
+            continue
+        if turn.role != "user":
+            continue
+        stated = facts.stated_in(turn.text, context)
+        for fact in stated:
+            if fact.key == key:
+                value = fact.value
+        keyed = [f.key for f in stated if f.key]
+        if keyed:
+            context = keyed[-1]
+    return value
+
+
+def known_values(conv: Conversation, key: str, extra: list[MemoryEntry] | None = None) -> list[Known]:
+    """What the conversation, else the memory block (and recalled memories), says about `key`."""
+    said = said_in_turns(conv, key)
+    if said:
+        return [Known(said, "turn")]
+    out: list[Known] = []
+    for entry in _ranked(list(conv.memories) + (extra or [])):
+        value = ""
+        if entry.key == key and entry.value:
+            value = entry.value
+        elif not entry.key or entry.key == key:
+            stated = [f for f in facts.stated_in(entry.content) if f.key == key]
+            value = stated[-1].value if stated else ""
+        if value and all(k.value != value or k.tag != entry.tag for k in out):
+            out.append(Known(value, entry.tag))
+    return out
+
+
+def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntry] | None = None) -> str | None:
+    """Answer a question about the customer, or None when nothing says."""
+    known = known_values(conv, key, extra)
+    if not known:
+        return None
+    settled = [k for k in known if k.tag in ("turn", "confirmed", "reference")]
+    if settled:
+        return replies.answer(key, settled[0].value, lang)
+    disputed = list(dict.fromkeys(k.value for k in known if k.tag == "disputed"))
+    if len(disputed) > 1:
+        return replies.answer_disputed(key, disputed, lang)
+    return replies.answer_unconfirmed(key, known[0].value, lang)
+
+
+# ---- the turn --------------------------------------------------------------------------------
+
+
+def _call(name: str, **arguments: object) -> Reply:
+    return Reply(None, (PlannedCall(name, dict(arguments)),))
+
+
+def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
+    orders = slots.order_numbers(text)
+    if not orders:
+        earlier = recent_order(conv)
+        orders = [earlier] if earlier else []
+    if not orders:
+        if nlu.LIST_ORDERS.search(text) and "list_my_orders" in conv.tools:
+            return _list_orders(conv, text, lang)
+        return Reply(replies.phrase("ask_order", lang))
+    if tool not in conv.tools and tool == "track_shipment" and "lookup_order" in conv.tools:
+        tool = "lookup_order"
+    if tool not in conv.tools:
+        return Reply(replies.cannot_do(lang, orders[0]))
+    return Reply(None, tuple(PlannedCall(tool, {"order_number": o}) for o in orders))
+
+
+def _refund(conv: Conversation, text: str, lang: str) -> Reply:
+    orders = slots.order_numbers(text) or ([o] if (o := recent_order(conv)) else [])
+    if not orders:
+        return Reply(replies.phrase("ask_refund_order", lang))
+    if "request_refund" not in conv.tools:
+        return Reply(replies.cannot_do(lang, orders[0]) + " " + replies.phrase("human", lang))
+    m = re.search(r"(?:因为|由于|原因是|理由是|(?i:because|since|as\s+the|reason(?:\s+is)?[:：]?))\s*(.+)", text)
+    reason = _clip(m.group(1) if m else text, 200) or (
+        "客户申请退款" if lang == "zh" else "customer requested a refund"
+    )
+    return Reply(None, tuple(PlannedCall("request_refund", {"order_number": o, "reason": reason}) for o in orders))
+
+
+def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
+    said = answer_about(conv, key, lang)
+    if said:
+        return Reply(said)
+    if "recall_memory" in conv.tools and _MENTIONS_MEMORY.search(text):
+        return _call("recall_memory", query=_clip(text))
+    return Reply(replies.not_sure(key, lang))
+
+
+def _recall(conv: Conversation, text: str, lang: str, extra: list[MemoryEntry] | None = None) -> Reply:
+    entries = [m for m in list(conv.memories) + (extra or []) if not _INSTRUCTION_LIKE.search(m.content)]
+    if entries:
+        return Reply(replies.memories_listing(entries, lang))
+    if extra is None and "recall_memory" in conv.tools:
+        return _call("recall_memory", query=_clip(text))
+    return Reply(
+        "我不确定我记得关于您的哪些信息。如果方便的话，请告诉我，我会记下来。"
+        if lang == "zh"
+        else "I'm not sure I have anything noted about you yet."
+    )
+
+
+def _statement(conv: Conversation, text: str, lang: str) -> Reply | None:
+    if slots.has_sensitive(text):
+        return Reply(replies.phrase("sensitive", lang))
+    stated = facts.stated_in(text, _context_key(conv))
+    if not stated:
+        return None
+    keyed = [f for f in stated if f.key]
+    said = [replies.acknowledge(f, lang) for f in (keyed or stated[:1])]
+    return Reply(" ".join(dict.fromkeys(said)))
+
+
+def _list_orders(conv: Conversation, text: str, lang: str) -> Reply:
+    if "list_my_orders" not in conv.tools:
+        return Reply(replies.cannot_do(lang))
+    for status, pattern in _LIST_STATUS:
+        if re.search(pattern, text):
+            return _call("list_my_orders", status=status)
+    return _call("list_my_orders")
+
+
+_ASKS_FOR_SOMETHING = re.compile(r"[?？]|请提供|请告诉|请问|(?i:could\s+you|can\s+you|please\s+(?:provide|give|tell))")
+_NEEDS_A_SLOT = (
+    Intent.TRACK,
+    Intent.STATUS,
+    Intent.REFUND,
+    Intent.SET_ADDRESS,
+    Intent.SET_CHANNEL,
+    Intent.SET_NOTIFICATION,
+)
+
+
+def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding) -> tuple[str, nlu.Understanding]:
+    """Read a bare answer ("ORD-2025-0816", an address) as finishing the request it was asked for.
+
+    Applies when the agent's last turn was a question without tool calls and the customer's
+    previous message had an intent that needed a slot.
+    """
+    earlier = conv.earlier_turns()
+    if len(earlier) < 2 or earlier[0].role != "assistant" or earlier[0].tool_calls:
+        return text, understood
+    if not _ASKS_FOR_SOMETHING.search(earlier[0].text) or earlier[1].role != "user":
+        return text, understood
+    bare = re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}", "", text)
+    answers_only = understood.intent in (Intent.OTHER, Intent.THANKS) or (
+        understood.intent is Intent.STATUS and len(re.sub(r"[\W_]", "", bare)) <= 8
+    )
+    previous = nlu.classify(earlier[1].text)
+    if not answers_only or previous.intent not in _NEEDS_A_SLOT:
+        return text, understood
+    combined = f"{earlier[1].text} {text}"
+    again = nlu.classify(combined)
+    lang = understood.lang if re.search(r"[A-Za-z\u4e00-\u9fff]{2}", bare) else previous.lang
+    return combined, nlu.Understanding(again.intent, lang, again.subject, again.injection)
+
+
+def forced_call(conv: Conversation, name: str) -> PlannedCall:
+    """A call to `name` with what its parameters can be filled from (when tool_choice forces it)."""
+    text = conv.latest_user_text
+    properties = (conv.tools.get(name) or {}).get("properties") or {}
+    arguments: dict[str, object] = {}
+    for prop in properties:
+        value: object = None
+        if prop == "order_number":
+            value = (slots.order_numbers(text) or [recent_order(conv)])[0]
+        elif prop in ("query", "reason"):
+            value = _clip(text) or None
+        elif prop == "preference":
+            value = slots.notification_preference(text)
+        elif prop == "channel":
+            value = slots.contact_channel(text)
+        elif prop == "address":
+            value = slots.address(text)
+        if value:
+            arguments[prop] = value
+    return PlannedCall(name, arguments)
+
+
+def respond(conv: Conversation) -> Reply:
+    """Decide what the agent says or which tools it calls for this request."""
+    results = conv.pending_results()
+    if results:
+        return after_tools(conv, results)
+    text = conv.latest_user_text
+    understood = nlu.classify(text)
+    if not text.strip():
+        return Reply(replies.phrase("greeting", understood.lang))
+    text, understood = _with_follow_up(conv, text, understood)
+    lang, intent, tools = understood.lang, understood.intent, conv.tools
+
+    if intent is Intent.HUMAN:
+        if "escalate_to_human" in tools:
+            return _call("escalate_to_human", reason=_clip(text))
+        return Reply(replies.phrase("human", lang))
+    if intent is Intent.CONFIRM:
+        return Reply(replies.phrase("confirm", lang))
+    if intent is Intent.DENY:
+        return Reply(replies.phrase("deny", lang))
+    if intent is Intent.POLICY:
+        if "search_policies" in tools:
+            return _call("search_policies", query=_clip(text))
+        return Reply(replies.phrase("no_policy", lang))
+    if intent is Intent.REFUND:
+        return _refund(conv, text, lang)
+    if intent is Intent.TRACK:
+        return _order_calls(conv, text, "track_shipment", lang)
+    if intent is Intent.STATUS:
+        return _order_calls(conv, text, "lookup_order", lang)
+    if intent is Intent.LIST_ORDERS:
+        return _list_orders(conv, text, lang)
+    if intent is Intent.SET_NOTIFICATION:
+        preference = slots.notification_preference(text)
+        if not preference:
+            return Reply(replies.phrase("ask_preference", lang))
+        if "update_notification_preference" in tools:
+            return _call("update_notification_preference", preference=preference)
+        return Reply(replies.acknowledge(facts.Fact("notification_preference", preference, facts.PREFERENCE), lang))
+    if intent is Intent.SET_CHANNEL:
+        channel = slots.contact_channel(text)
+        if not channel:
+            return Reply(replies.phrase("ask_channel", lang))
+        if "update_contact_channel" in tools:
+            return _call("update_contact_channel", channel=channel)
+        return Reply(replies.acknowledge(facts.Fact("contact_channel", channel, facts.PREFERENCE), lang))
+    if intent is Intent.SET_ADDRESS:
+        address = slots.address(text)
+        if not address:
+            return Reply(replies.phrase("ask_address", lang))
+        if "update_shipping_address" in tools:
+            return _call("update_shipping_address", address=address)
+        return Reply(replies.acknowledge(facts.Fact("shipping_address", address, facts.FACT), lang))
+    if intent is Intent.ASK_FACT:
+        return _ask_fact(conv, understood.subject, text, lang)
+    if intent is Intent.RECALL:
+        return _recall(conv, text, lang)
+
+    statement = _statement(conv, text, lang)
+    if statement:
+        return statement
+    if intent is Intent.THANKS:
+        return Reply(replies.phrase("thanks", lang))
+    if intent is Intent.GREETING:
+        return Reply(replies.phrase("greeting", lang))
+    if understood.injection:
+        return Reply(replies.phrase("decline", lang))
+    return Reply(replies.phrase("fallback", lang))
+
+
+def _recalled_entries(result: ToolResult) -> list[MemoryEntry]:
+    data = result.data()
+    items = data.get("memories") if isinstance(data, dict) else data
+    entries = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("content"), str):
+            tag = str(item.get("tag") or item.get("status") or "reference").lower()
+            entries.append(
+                MemoryEntry(
+                    TAGS.get(tag, "reference"),
+                    item["content"],
+                    str(item.get("key") or ""),
+                    str(item.get("value") or ""),
+                )
+            )
+        elif isinstance(item, str):
+            entries.append(MemoryEntry("reference", item))
+    return entries
+
+
+def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
+    """Compose the reply from the tool results that end the conversation."""
+    question = conv.latest_user_text
+    lang = nlu.detect_language(question) if question.strip() else "zh"
+    parts = []
+    for result in results:
+        if result.call.name == "recall_memory":
+            entries = _recalled_entries(result)
+            understood = nlu.classify(question)
+            if understood.intent is Intent.ASK_FACT:
+                said = answer_about(conv, understood.subject, lang, entries)
+                parts.append(said or replies.not_sure(understood.subject, lang))
+            else:
+                parts.append(_recall(conv, question, lang, entries).content or "")
+            continue
+        parts.append(replies.tool_result(result, lang, question, conv.today))
+    return Reply("\n".join(p for p in parts if p))

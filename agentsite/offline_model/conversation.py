@@ -1,0 +1,255 @@
+"""What the model sees in one request: the task, the memory block, the turns and the tools.
+
+Conventions the application follows (docs/offline-model.md):
+
+- the first system message starting with ``TASK: extract_memories`` asks for memory extraction,
+  ``TASK: summarise`` for a summary; anything else is a customer-service chat;
+- a chat system prompt may carry a memory block between a line ``<<<MEMORY`` and a line
+  ``MEMORY>>>``, one memory per line: ``- [tag] content {key=…; value=…}``;
+- a line ``Current date: YYYY-MM-DD`` in a system prompt anchors relative dates.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import dates
+
+TASK_CHAT = "chat"
+TASK_EXTRACT = "extract"
+TASK_SUMMARISE = "summarise"
+TASKS = (TASK_CHAT, TASK_EXTRACT, TASK_SUMMARISE)
+
+EXTRACT_MARKER = "TASK: extract_memories"
+SUMMARY_MARKERS = ("TASK: summarise", "TASK: summarize")
+MEMORY_OPEN = "<<<MEMORY"
+MEMORY_CLOSE = "MEMORY>>>"
+
+SYSTEM_ROLES = ("system", "developer")
+
+# Tags the application writes, in either language, and what they mean to the model.
+TAGS = {
+    "confirmed": "confirmed",
+    "已确认": "confirmed",
+    "确认": "confirmed",
+    "reference": "reference",
+    "参考": "reference",
+    "unconfirmed": "unconfirmed",
+    "有待确认": "unconfirmed",
+    "待确认": "unconfirmed",
+    "未确认": "unconfirmed",
+    "disputed": "disputed",
+    "有争议": "disputed",
+    "争议": "disputed",
+}
+
+
+def content_text(content: Any) -> str:
+    """Flatten a message's content (string, parts list or null) to text."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return json.dumps(content, ensure_ascii=False)
+
+
+def task_of(messages: list[dict[str, Any]]) -> str:
+    """Tell chat, extraction and summary requests apart by the first system message."""
+    for message in messages:
+        if message.get("role") in SYSTEM_ROLES:
+            text = content_text(message.get("content")).lstrip()
+            if text.startswith(EXTRACT_MARKER):
+                return TASK_EXTRACT
+            if text.startswith(SUMMARY_MARKERS):
+                return TASK_SUMMARISE
+            return TASK_CHAT
+    return TASK_CHAT
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One line of the memory block. Data, never instructions."""
+
+    tag: str  # confirmed | reference | unconfirmed | disputed
+    content: str
+    key: str = ""
+    value: str = ""
+
+
+_MEMORY_LINE = re.compile(r"^\s*[-*•]\s*(?:\[(?P<tag>[^\]]*)\])?\s*(?P<body>.*?)\s*$")
+_META = re.compile(r"\{\s*key\s*=\s*(?P<key>[^;{}]*?)\s*;\s*value\s*=\s*(?P<value>[^{}]*?)\s*\}\s*$")
+
+
+def parse_memory_line(line: str) -> MemoryEntry | None:
+    m = _MEMORY_LINE.match(line)
+    if not m or not m.group("body"):
+        return None
+    body = m.group("body")
+    key = value = ""
+    meta = _META.search(body)
+    if meta:
+        key, value = meta.group("key").strip(), meta.group("value").strip()
+        body = body[: meta.start()].rstrip()
+    tag = TAGS.get((m.group("tag") or "").strip().lower(), "reference")
+    return MemoryEntry(tag=tag, content=body, key=key, value=value)
+
+
+def split_memory_block(system: str) -> tuple[str, list[MemoryEntry]]:
+    """Return the system text without its memory block, and the block's entries."""
+    lines = system.splitlines()
+    kept: list[str] = []
+    entries: list[MemoryEntry] = []
+    inside = False
+    for line in lines:
+        stripped = line.strip()
+        if stripped == MEMORY_OPEN:
+            inside = True
+        elif stripped == MEMORY_CLOSE:
+            inside = False
+        elif inside:
+            entry = parse_memory_line(line)
+            if entry:
+                entries.append(entry)
+        else:
+            kept.append(line)
+    return "\n".join(kept), entries
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+    def args(self) -> dict[str, Any]:
+        try:
+            value = json.loads(self.arguments or "{}")
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: str  # user | assistant | tool
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call: ToolCall
+    content: str
+
+    def data(self) -> Any:
+        try:
+            return json.loads(self.content)
+        except ValueError:
+            return self.content
+
+
+@dataclass(frozen=True)
+class Conversation:
+    task: str
+    system: str
+    memories: tuple[MemoryEntry, ...]
+    turns: tuple[Turn, ...]
+    tools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    today: dt.date | None = None
+
+    @property
+    def latest_user_text(self) -> str:
+        for turn in reversed(self.turns):
+            if turn.role == "user":
+                return turn.text
+        return ""
+
+    @property
+    def latest_user_index(self) -> int:
+        for i in range(len(self.turns) - 1, -1, -1):
+            if self.turns[i].role == "user":
+                return i
+        return -1
+
+    def earlier_turns(self) -> list[Turn]:
+        """Turns before the latest user message, most recent first."""
+        return list(reversed(self.turns[: max(self.latest_user_index, 0)]))
+
+    def pending_results(self) -> list[ToolResult]:
+        """The tool results that end the conversation, paired with the calls they answer."""
+        results: list[Turn] = []
+        i = len(self.turns) - 1
+        while i >= 0 and self.turns[i].role == "tool":
+            results.append(self.turns[i])
+            i -= 1
+        if not results or i < 0:
+            return []
+        calls = {c.id: c for c in self.turns[i].tool_calls}
+        paired = []
+        for turn in reversed(results):
+            call = calls.get(turn.tool_call_id or "", ToolCall(turn.tool_call_id or "", "unknown", "{}"))
+            paired.append(ToolResult(call, turn.text))
+        return paired
+
+    def all_text(self) -> str:
+        """Everything the model was sent, as text (for scans that may look anywhere)."""
+        parts = [self.system] + [m.content + " " + m.value for m in self.memories]
+        for turn in self.turns:
+            parts.append(turn.text)
+            parts.extend(c.arguments for c in turn.tool_calls)
+        return "\n".join(parts)
+
+
+def _tool_call(raw: dict[str, Any]) -> ToolCall:
+    function = raw.get("function") or {}
+    arguments = function.get("arguments")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments or {}, ensure_ascii=False)
+    return ToolCall(str(raw.get("id", "")), str(function.get("name", "")), arguments)
+
+
+def from_request(body: dict[str, Any]) -> Conversation:
+    """Build the conversation from a validated chat-completions request body."""
+    messages: list[dict[str, Any]] = body["messages"]
+    system_parts: list[str] = []
+    turns: list[Turn] = []
+    for message in messages:
+        role = message.get("role")
+        text = content_text(message.get("content"))
+        if role in SYSTEM_ROLES:
+            system_parts.append(text)
+        elif role == "assistant":
+            calls = tuple(_tool_call(c) for c in message.get("tool_calls") or [] if isinstance(c, dict))
+            turns.append(Turn("assistant", text, calls))
+        elif role in ("tool", "function"):
+            turns.append(Turn("tool", text, tool_call_id=message.get("tool_call_id") or message.get("name")))
+        else:
+            turns.append(Turn("user", text))
+    system = "\n".join(system_parts)
+    plain_system, memories = split_memory_block(system)
+    tools: dict[str, dict[str, Any]] = {}
+    for tool in body.get("tools") or []:
+        function = tool.get("function") or {}
+        if function.get("name"):
+            tools[function["name"]] = function.get("parameters") or {}
+    return Conversation(
+        task=task_of(messages),
+        system=plain_system,
+        memories=tuple(memories),
+        turns=tuple(turns),
+        tools=tools,
+        today=dates.today_from(plain_system),
+    )

@@ -1,0 +1,563 @@
+"""Composing the agent's words in Chinese and English: fixed phrases, facts and tool results.
+
+Tool results are read by their shape (an ``error``, a ``status`` of ``pending_confirmation`` or
+``done``, ``articles``, ``orders``, shipment ``events``, order fields); fields nobody planned for
+are listed generically, so an unexpected result is said rather than crashing the turn. Text found
+in results is quoted as data, never obeyed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from typing import Any
+
+from . import dates, facts, slots
+from .conversation import MemoryEntry, ToolResult
+
+STATUS_NAMES = {
+    "zh": {
+        "pending": "待付款",
+        "paid": "已付款",
+        "processing": "处理中（尚未发货）",
+        "shipped": "已发货",
+        "in_transit": "运输中",
+        "out_for_delivery": "派送中",
+        "delivered": "已签收",
+        "cancelled": "已取消",
+        "canceled": "已取消",
+        "refunded": "已退款",
+        "returned": "已退货",
+        "exception": "配送异常",
+        "picked_up": "已揽收",
+        "label_created": "已创建运单",
+        "failed": "失败",
+        "open": "处理中",
+    },
+    "en": {
+        "pending": "pending payment",
+        "paid": "paid",
+        "processing": "processing (not shipped yet)",
+        "shipped": "shipped",
+        "in_transit": "in transit",
+        "out_for_delivery": "out for delivery",
+        "delivered": "delivered",
+        "cancelled": "cancelled",
+        "canceled": "cancelled",
+        "refunded": "refunded",
+        "returned": "returned",
+        "exception": "delivery exception",
+        "picked_up": "picked up",
+        "label_created": "label created",
+        "failed": "failed",
+        "open": "open",
+    },
+}
+CURRENCY_SIGNS = {"CNY": "¥", "RMB": "¥", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+
+
+def status_name(code: Any, lang: str) -> str:
+    text = str(code)
+    return STATUS_NAMES[lang].get(text.lower(), text.replace("_", " "))
+
+
+def money(total: Any, currency: Any, lang: str) -> str:
+    if total is None:
+        return ""
+    try:
+        amount = f"{float(total):,.2f}"
+    except (TypeError, ValueError):
+        return str(total)
+    code = str(currency or ("CNY" if lang == "zh" else "")).upper()
+    sign = CURRENCY_SIGNS.get(code)
+    return f"{sign}{amount}" if sign else f"{amount} {code}".strip()
+
+
+def when(value: Any) -> str:
+    """Show an ISO timestamp as 2025-03-01 09:12; anything else as given."""
+    text = str(value)
+    m = re.fullmatch(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+\-]\d{2}:?\d{2})?", text)
+    return f"{m.group(1)} {m.group(2)}" if m else text
+
+
+def _join(parts: list[str], lang: str) -> str:
+    return ("；" if lang == "zh" else "; ").join(p for p in parts if p)
+
+
+def _end(text: str, lang: str) -> str:
+    text = text.rstrip()
+    if not text or text[-1] in "。.!！?？":
+        return text
+    return text + ("。" if lang == "zh" else ".")
+
+
+def _quote(value: Any, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- fixed phrases ---------------------------------------------------------------------------
+
+PHRASES = {
+    "greeting": (
+        "您好！我是在线客服助手，可以帮您查询订单和物流、办理退款，或修改通知和联系方式。请问有什么可以帮您？",
+        "Hello! I can help with your orders and deliveries, refunds, and your notification and contact "
+        "settings. How can I help?",
+    ),
+    "thanks": ("不客气！还有其他可以帮您的吗？", "You're welcome! Is there anything else I can help with?"),
+    "confirm": ("好的，已收到您的确认，正在为您处理。", "Thanks, confirmed. I'll take care of it."),
+    "deny": (
+        "好的，这个操作不会执行。还有什么可以帮您？",
+        "Okay, I won't go ahead with that. Anything else I can help with?",
+    ),
+    "decline": (
+        "抱歉，我不能这样做。我可以帮您查询订单和物流、办理退款或修改设置，请问需要什么帮助？",
+        "Sorry, I can't do that. I can help with your orders, deliveries, refunds or settings. What do you need?",
+    ),
+    "fallback": (
+        "抱歉，我没有完全理解您的问题。我可以帮您查询订单状态和物流、办理退款，或修改通知和联系方式。",
+        "Sorry, I didn't quite understand. I can check an order or a delivery, help with a refund, or "
+        "change your notification and contact settings.",
+    ),
+    "ask_order": ("请提供您的订单号，我来帮您查询。", "Could you give me your order number?"),
+    "ask_refund_order": ("请提供您要退款的订单号。", "Could you give me the order number you'd like a refund for?"),
+    "ask_address": (
+        "请提供新的收货地址（例如：省、市、区、街道和门牌号）。",
+        "Could you give me the new shipping address (number, street, city)?",
+    ),
+    "ask_preference": ("请问您希望开启还是关闭（静音）通知？", "Would you like notifications muted or turned on?"),
+    "ask_channel": (
+        "请问您希望我们通过哪种方式联系您：邮件、电话、短信还是微信？",
+        "How would you like us to contact you: email, phone, SMS or WeChat?",
+    ),
+    "human": ("好的，我会为您转接人工客服，请稍候。", "Sure, I'll pass you to a human colleague. Please hold on."),
+    "escalated": (
+        "已为您转接人工客服，请稍候。",
+        "I've passed your request to a human colleague. They'll be with you shortly.",
+    ),
+    "sensitive": (
+        "为了您的账户安全，请不要在对话中发送银行卡号、身份证号或密码，我也不会保存这些信息。",
+        "For your security, please don't share card numbers, ID numbers or passwords here. I won't keep them.",
+    ),
+    "no_policy": (
+        "抱歉，我这里暂时查不到相关政策说明，建议您联系人工客服确认。",
+        "Sorry, I can't look up our policies right now. A human colleague can confirm this for you.",
+    ),
+}
+
+
+def phrase(name: str, lang: str) -> str:
+    zh, en = PHRASES[name]
+    return zh if lang == "zh" else en
+
+
+def cannot_do(lang: str, order: str | None = None) -> str:
+    if lang == "zh":
+        return f"抱歉，我现在无法处理订单{order}的这个请求。" if order else "抱歉，我现在无法处理这个请求。"
+    return (
+        f"Sorry, I can't handle that for order {order} right now." if order else "Sorry, I can't handle that right now."
+    )
+
+
+# ---- facts: acknowledging, answering, not knowing --------------------------------------------
+
+
+def say_value(key: str, value: str, lang: str) -> str:
+    if key == "birthday":
+        return dates.format_mm_dd(value, lang)
+    if key == "notification_preference":
+        if lang == "zh":
+            return "静音（已关闭）" if value == "mute" else "开启"
+        return "muted" if value == "mute" else "turned on"
+    if key == "contact_channel":
+        return slots.CHANNEL_NAMES[lang].get(value, value)
+    if key == "preferred_carrier":
+        return slots.carrier_name(value, lang)
+    return value
+
+
+def acknowledge(fact: facts.Fact, lang: str) -> str:
+    """Acknowledge a statement, echoing the normalised value."""
+    k, v, zh = fact.key, fact.value, lang == "zh"
+    said = say_value(k, v, lang)
+    if k == "birthday":
+        if zh:
+            return (
+                f"好的，已更正：您的生日是{said}（{v}）。"
+                if fact.correction
+                else f"好的，已记下您的生日：{said}（{v}）。"
+            )
+        return (
+            f"Got it, I've corrected that: your birthday is {said} ({v})."
+            if fact.correction
+            else f"Got it: your birthday is {said} ({v})."
+        )
+    if k == "notification_preference":
+        if zh:
+            return f"好的，已记录您的通知偏好：{'静音' if v == 'mute' else '开启'}（{v}）。"
+        return f"Got it, I've noted your notification preference: {v}."
+    if k == "contact_channel":
+        return (
+            f"好的，以后我们将通过{said}（{v}）联系您。"
+            if zh
+            else f"Got it, we'll contact you by {said} ({v}) from now on."
+        )
+    if k == "shipping_address":
+        return f"好的，已记下您的收货地址：{v}。" if zh else f"Got it, your shipping address is {v}."
+    if k == "preferred_carrier":
+        return (
+            f"好的，已记下您偏好的快递：{said}（{v}）。" if zh else f"Got it, your preferred carrier is {said} ({v})."
+        )
+    if k == "phone_number":
+        return f"好的，已记下您的电话号码：{v}。" if zh else f"Got it, your phone number is {v}."
+    if k == "email":
+        return f"好的，已记下您的邮箱：{v}。" if zh else f"Got it, your email is {v}."
+    if k == "name":
+        return f"您好，{v}！很高兴为您服务。" if zh else f"Nice to meet you, {v}!"
+    if k == "order_number":
+        return f"好的，已记下订单号{v}。" if zh else f"Got it, order {v}."
+    if fact.kind == facts.EXPERIENCE:
+        return (
+            "非常抱歉给您带来不好的体验，我已经记录下来。还有什么可以帮您？"
+            if zh
+            else "I'm sorry to hear that. I've noted it. Is there anything else I can help with?"
+        )
+    return "好的，我记下了。还有什么可以帮您？" if zh else "Got it, I've noted that. Anything else I can help with?"
+
+
+_SUBJECT_ZH = {
+    "birthday": "您的生日",
+    "notification_preference": "您的通知设置",
+    "contact_channel": "您希望的联系方式",
+    "shipping_address": "您的收货地址",
+    "name": "您的名字",
+    "phone_number": "您的电话号码",
+    "email": "您的邮箱",
+    "preferred_carrier": "您偏好的快递公司",
+    "order_number": "您上次询问的订单",
+}
+_SUBJECT_EN = {
+    "birthday": "your birthday",
+    "notification_preference": "your notification setting",
+    "contact_channel": "how you'd like to be contacted",
+    "shipping_address": "your shipping address",
+    "name": "your name",
+    "phone_number": "your phone number",
+    "email": "your email address",
+    "preferred_carrier": "your preferred carrier",
+    "order_number": "which order you asked about last time",
+}
+
+
+def answer(key: str, value: str, lang: str) -> str:
+    said = say_value(key, value, lang)
+    if lang == "zh":
+        return {
+            "birthday": f"您的生日是{said}。",
+            "notification_preference": f"您的通知目前设置为{said}。",
+            "contact_channel": f"我们会通过{said}联系您。",
+            "shipping_address": f"您的收货地址是{said}。",
+            "name": f"您姓{said}。" if len(said) == 1 else f"您的名字是{said}。",
+            "phone_number": f"您的电话号码是{said}。",
+            "email": f"您的邮箱是{said}。",
+            "preferred_carrier": f"您偏好的快递是{said}。",
+            "order_number": f"您上次询问的是订单{said}。",
+        }.get(key, f"{_SUBJECT_ZH.get(key, key)}是{said}。")
+    return {
+        "birthday": f"Your birthday is {said}.",
+        "notification_preference": f"Your notifications are {said}.",
+        "contact_channel": f"We'll contact you by {said}.",
+        "shipping_address": f"Your shipping address is {said}.",
+        "name": f"Your name is {said}.",
+        "phone_number": f"Your phone number is {said}.",
+        "email": f"Your email is {said}.",
+        "preferred_carrier": f"Your preferred carrier is {said}.",
+        "order_number": f"Last time you asked about order {said}.",
+    }.get(key, f"{_SUBJECT_EN.get(key, key).capitalize()} is {said}.")
+
+
+def answer_unconfirmed(key: str, value: str, lang: str) -> str:
+    said = say_value(key, value, lang)
+    if lang == "zh":
+        return f"根据之前的记录，{_SUBJECT_ZH.get(key, key)}可能是{said}（有待确认），对吗？"
+    return f"According to my notes, {_SUBJECT_EN.get(key, key)} may be {said} (unconfirmed). Is that right?"
+
+
+def answer_disputed(key: str, values: list[str], lang: str) -> str:
+    said = " / ".join(say_value(key, v, lang) for v in values)
+    if lang == "zh":
+        return f"关于{_SUBJECT_ZH.get(key, key)}，我的记录不一致（{said}），能否帮我确认一下？"
+    return f"My notes about {_SUBJECT_EN.get(key, key)} disagree ({said}). Could you confirm which is right?"
+
+
+def not_sure(key: str, lang: str) -> str:
+    """The reply when the answer is in neither the turns nor the memory block.
+
+    The openings "我不确定" / "I'm not sure" are what the application's deferred recall listens for.
+    """
+    if lang == "zh":
+        if key == "order_number":
+            return "我不确定您上次询问的是哪个订单。请提供订单号，我来帮您查询。"
+        subject = _SUBJECT_ZH.get(key, "这一点")
+        return f"我不确定{subject}。如果方便的话，请告诉我，我会记下来。"
+    return f"I'm not sure about {_SUBJECT_EN.get(key, 'that')}. I don't have that information."
+
+
+def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
+    items = [e.content for e in entries if e.content]
+    if lang == "zh":
+        return "我记得这些信息：" + "；".join(items) + "。"
+    return "Here is what I have noted: " + "; ".join(items) + "."
+
+
+# ---- tool results ----------------------------------------------------------------------------
+
+
+def _items(items: Any, lang: str) -> str:
+    if not isinstance(items, list):
+        return _quote(items, 80)
+    said = []
+    for item in items[:10]:
+        if isinstance(item, dict):
+            label = item.get("name") or item.get("title") or item.get("sku") or _quote(item, 40)
+            qty = item.get("quantity") or item.get("qty")
+            said.append(f"{label} ×{qty}" if qty else str(label))
+        else:
+            said.append(str(item))
+    more = len(items) - len(said)
+    if more > 0:
+        said.append(f"等{more}件" if lang == "zh" else f"and {more} more")
+    return ("、" if lang == "zh" else ", ").join(said)
+
+
+_ORDER_FIELDS = {
+    "order_number",
+    "status",
+    "placed_at",
+    "total",
+    "currency",
+    "items",
+    "id",
+    "shipment",
+    "tracking_number",
+    "carrier",
+}
+
+
+def _extra_fields(data: dict[str, Any], known: set[str], lang: str) -> str:
+    extra = [f"{k}: {_quote(v, 60)}" for k, v in data.items() if k not in known and v not in (None, "", [], {})]
+    if not extra:
+        return ""
+    return ("其他信息：" if lang == "zh" else "Other details: ") + _join(extra[:6], lang)
+
+
+def order_text(data: dict[str, Any], lang: str, order: str | None) -> str:
+    number = data.get("order_number") or data.get("id") or order or ""
+    status = data.get("status")
+    parts: list[str] = []
+    if lang == "zh":
+        head = f"订单{number}" + (f"当前状态：{status_name(status, 'zh')}" if status else "的信息")
+        if data.get("placed_at"):
+            parts.append(f"下单时间：{when(data['placed_at'])}")
+        if data.get("total") is not None:
+            parts.append(f"金额：{money(data.get('total'), data.get('currency'), lang)}")
+        if data.get("items"):
+            parts.append(f"商品：{_items(data['items'], lang)}")
+        if data.get("tracking_number"):
+            parts.append(f"运单号：{data['tracking_number']}")
+    else:
+        head = f"Order {number}" + (f" is {status_name(status, 'en')}" if status else "")
+        if data.get("placed_at"):
+            parts.append(f"placed {when(data['placed_at'])}")
+        if data.get("total") is not None:
+            parts.append(f"total {money(data.get('total'), data.get('currency'), lang)}")
+        if data.get("items"):
+            parts.append(f"items: {_items(data['items'], lang)}")
+        if data.get("tracking_number"):
+            parts.append(f"tracking number {data['tracking_number']}")
+    text = _end(head + ("。" if lang == "zh" else ": " if parts else "") + _join(parts, lang), lang)
+    extra = _extra_fields(data, _ORDER_FIELDS, lang)
+    return text + (" " + _end(extra, lang) if extra else "")
+
+
+def _latest_event(events: list[Any]) -> dict[str, Any] | None:
+    dicts = [e for e in events if isinstance(e, dict)]
+    if not dicts:
+        return None
+    if all(isinstance(e.get("time"), str) for e in dicts):
+        return max(dicts, key=lambda e: e["time"])
+    return dicts[-1]
+
+
+def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
+    number = data.get("order_number") or order or ""
+    carrier = slots.carrier_name(str(data["carrier"]), lang) if data.get("carrier") else ""
+    latest = _latest_event(data.get("events") or []) if isinstance(data.get("events"), list) else None
+    parts: list[str] = []
+    if lang == "zh":
+        head = f"订单{number}的物流信息" if number else "物流信息"
+        if carrier:
+            parts.append(f"承运商：{carrier}")
+        if data.get("tracking_number"):
+            parts.append(f"运单号：{data['tracking_number']}")
+        if data.get("status"):
+            parts.append(f"状态：{status_name(data['status'], 'zh')}")
+        if latest:
+            where = " ".join(str(latest[k]) for k in ("location", "description") if latest.get(k))
+            parts.append(f"最新动态：{when(latest.get('time', ''))} {where}".strip())
+        if data.get("eta"):
+            parts.append(f"预计送达：{when(data['eta'])}")
+        text = head + "：" + _join(parts, lang)
+    else:
+        head = f"Shipment for order {number}" if number else "Shipment"
+        if carrier:
+            parts.append(f"carrier {carrier}")
+        if data.get("tracking_number"):
+            parts.append(f"tracking number {data['tracking_number']}")
+        if data.get("status"):
+            parts.append(f"status: {status_name(data['status'], 'en')}")
+        if latest:
+            where = ": ".join(str(latest[k]) for k in ("location", "description") if latest.get(k))
+            parts.append(f"latest update {when(latest.get('time', ''))}, {where}".strip(", "))
+        if data.get("eta"):
+            parts.append(f"estimated delivery {when(data['eta'])}")
+        text = head + ": " + _join(parts, lang)
+    extra = _extra_fields(data, {"order_number", "carrier", "tracking_number", "status", "events", "eta"}, lang)
+    return _end(text, lang) + (" " + _end(extra, lang) if extra else "")
+
+
+def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day_phrase: str = "") -> str:
+    if not orders:
+        return "您目前没有订单记录。" if lang == "zh" else "I couldn't find any orders on your account."
+    lines = []
+    matching = []
+    for o in orders:
+        if not isinstance(o, dict):
+            lines.append(f"- {_quote(o, 80)}")
+            continue
+        number = o.get("order_number") or o.get("id") or "?"
+        bits = [status_name(o["status"], lang)] if o.get("status") else []
+        if o.get("total") is not None:
+            bits.append(money(o.get("total"), o.get("currency"), lang))
+        if o.get("placed_at"):
+            bits.append(("下单于" if lang == "zh" else "placed ") + when(o["placed_at"]))
+        lines.append(f"- {number}：{'，'.join(bits)}" if lang == "zh" else f"- {number}: {', '.join(bits)}")
+        if on_day and str(o.get("placed_at", "")).startswith(on_day.isoformat()):
+            matching.append(str(number))
+    head = f"您共有{len(orders)}个订单：" if lang == "zh" else f"You have {len(orders)} orders:"
+    if matching:
+        found = "、".join(matching) if lang == "zh" else ", ".join(matching)
+        head = (
+            (f"您{day_phrase}下的订单是{found}。" if lang == "zh" else f"The order you placed {day_phrase} is {found}.")
+            + "\n"
+            + head
+        )
+    return head + "\n" + "\n".join(lines)
+
+
+def _policy_terms(text: str) -> set[str]:
+    han = re.findall(r"[\u4e00-\u9fff]", text)
+    return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} | {a + b for a, b in zip(han, han[1:], strict=False)}
+
+
+def policy_text(articles: list[Any], lang: str, question: str) -> str:
+    valid = [a for a in articles if isinstance(a, dict)]
+    if not valid:
+        return "抱歉，没有找到相关的政策说明。" if lang == "zh" else "Sorry, I couldn't find a policy about that."
+    asked = _policy_terms(question)
+    best = max(valid, key=lambda a: len(asked & _policy_terms(f"{a.get('title', '')} {a.get('snippet', '')}")))
+    source = f"[policy #{best.get('id', '?')} {best.get('title', '')}]".replace(" ]", "]")
+    snippet = _quote(best.get("snippet") or best.get("content") or "", 400)
+    return f"根据{source}：{snippet}" if lang == "zh" else f"According to {source}: {snippet}"
+
+
+def error_text(error: Any, lang: str, order: str | None) -> str:
+    message = _quote(error, 120)
+    not_found = re.search(
+        r"(?i)not\s*found|no\s+such|unknown|does\s+not\s+exist|不存在|找不到|未找到|没有找到", message
+    )
+    if lang == "zh":
+        if not_found and order:
+            return f"抱歉，没有找到订单{order}，请核对订单号是否正确。"
+        return f"抱歉，处理订单{order}时出现问题：{message}" if order else f"抱歉，出现了问题：{message}"
+    if not_found and order:
+        return f"Sorry, I couldn't find order {order}. Could you check the order number?"
+    return (
+        f"Sorry, there was a problem with order {order}: {message}"
+        if order
+        else f"Sorry, something went wrong: {message}"
+    )
+
+
+def _action_text(data: dict[str, Any], lang: str, order: str | None) -> str:
+    status = str(data.get("status"))
+    summary = _quote(data.get("summary") or data.get("message") or "", 200).rstrip("。.")
+    if order and summary and order not in summary:
+        summary = f"{summary}（订单{order}）" if lang == "zh" else f"{summary} (order {order})"
+    if status == "pending_confirmation":
+        if lang == "zh":
+            return f"{summary}。请回复“确认”以继续。" if summary else "请回复“确认”以继续。"
+        return f"{summary}. Reply 'yes' to confirm." if summary else "Reply 'yes' to confirm."
+    if status == "done":
+        if lang == "zh":
+            return f"已完成：{summary}。" if summary else "已为您处理完成。"
+        return f"Done: {summary}." if summary else "Done."
+    fields = _join([f"{k}: {_quote(v, 60)}" for k, v in data.items() if k != "summary"], lang)
+    return _end(
+        (f"处理结果：{fields}" if lang == "zh" else f"Result: {fields}") + (f" {summary}" if summary else ""), lang
+    )
+
+
+def generic_text(data: Any, lang: str) -> str:
+    if isinstance(data, dict):
+        body = _join([f"{k}: {_quote(v, 80)}" for k, v in list(data.items())[:8]], lang)
+    else:
+        body = _quote(data, 300)
+    return _end(("查询结果：" if lang == "zh" else "Here is what I found: ") + body, lang)
+
+
+def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | None = None) -> str:
+    """Say one tool result in the reply language."""
+    data = result.data()
+    args = result.call.args()
+    order = args.get("order_number") if isinstance(args.get("order_number"), str) else None
+    name = result.call.name
+    if isinstance(data, dict) and data.get("error"):
+        return error_text(data["error"], lang, order)
+    if name == "escalate_to_human":
+        ticket = data.get("ticket_id") or data.get("ticket") if isinstance(data, dict) else None
+        text = phrase("escalated", lang)
+        return text + (f"（工单号：{ticket}）" if lang == "zh" else f" (ticket {ticket})") if ticket else text
+    if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "done"):
+        return _action_text(data, lang, order)
+    if isinstance(data, dict) and isinstance(data.get("articles"), list):
+        return policy_text(data["articles"], lang, str(args.get("query") or question))
+    if isinstance(data, list) and name == "list_my_orders":
+        data = {"orders": data}
+    if isinstance(data, dict) and isinstance(data.get("orders"), list):
+        day, phrase_ = _day_asked(question, today)
+        return orders_text(data["orders"], lang, day, phrase_)
+    if isinstance(data, dict) and (isinstance(data.get("events"), list) or name == "track_shipment"):
+        return shipment_text(data, lang, order)
+    if isinstance(data, dict) and (data.get("order_number") or name == "lookup_order"):
+        return order_text(data, lang, order)
+    if isinstance(data, dict) and data.get("status"):
+        return _action_text(data, lang, order)
+    return generic_text(data, lang)
+
+
+def _day_asked(question: str, today: dt.date | None) -> tuple[dt.date | None, str]:
+    for rel in dates.find_relative(question, today):
+        if rel.date:
+            return rel.date, rel.phrase
+    found = dates.find_dates(question)
+    if found and (found[0].year or today):
+        d = found[0]
+        year = d.year or (today.year if today else 0)
+        try:
+            return dt.date(year, d.month, d.day), question[d.start : d.end]
+        except ValueError:
+            return None, ""
+    return None, ""

@@ -1,0 +1,394 @@
+"""Slot patterns: the values a customer's words carry, normalised.
+
+Order numbers (ORD-YYYY-NNNN), phone numbers, emails, addresses (zh and en), notification
+preferences (mute/on), contact channels (email/phone/sms/wechat), carriers and names. Each finder
+takes plain text and returns normalised values; none of them decides what the customer wants.
+
+Boundaries are written with ASCII classes rather than \\b because Chinese characters count as word
+characters: in "订单ORD-2025-0816" there is no \\b before "ORD".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# ---- order numbers ---------------------------------------------------------------------------
+
+_ORDER_RE = re.compile(r"(?<![A-Za-z0-9])ORD[-_ ]?(\d{4})[-_ ]?(\d{4,6})(?![0-9])", re.I)
+
+
+def order_numbers(text: str) -> list[str]:
+    """Return the order numbers in `text`, upper-cased as ORD-YYYY-NNNN, first mention first."""
+    seen: list[str] = []
+    for m in _ORDER_RE.finditer(text):
+        value = f"ORD-{m.group(1)}-{m.group(2)}"
+        if value not in seen:
+            seen.append(value)
+    return seen
+
+
+# ---- things never to keep --------------------------------------------------------------------
+
+_SENSITIVE = [
+    re.compile(
+        r"(?i)(?:\bpassword\b|\bpasscode\b|\bpasswd\b|\bpin(?:\s*code)?\b|密码|口令)\s*(?:is|was|:|：|是|为|=)?\s*[^\s，。,;；]+"
+    ),
+    re.compile(
+        r"(?i)(?:\bcard(?:\s*number)?\b|卡号|银行卡号?|信用卡号?|\bcvv\b|\bcvc\b|\bsecurity\s+code\b)[^0-9]{0,20}"
+        r"[0-9][0-9 \-]{2,25}[0-9]"
+    ),
+    re.compile(
+        r"(?i)(?:身份证(?:号码?)?|\bid\s*(?:card\s*)?number\b|\bnational\s+id\b|\bpassport(?:\s+number)?\b|"
+        r"护照号?|\bssn\b|\bsocial\s+security(?:\s+number)?\b)[^0-9A-Za-z]{0,20}[0-9A-Za-z][0-9A-Za-z \-]{4,24}"
+    ),
+    re.compile(r"(?<![A-Za-z0-9+])(?:[0-9][ \-]?){12,18}[0-9](?![0-9])"),  # card-length digit runs
+    re.compile(r"(?<![0-9])[0-9]{17}[0-9Xx](?![0-9A-Za-z])"),  # resident ID
+    re.compile(r"(?<![0-9])[0-9]{3}-[0-9]{2}-[0-9]{4}(?![0-9])"),  # SSN
+]
+REDACTED = "[redacted]"
+
+
+def redact_sensitive(text: str) -> str:
+    """Blank out card numbers, national ID numbers and passwords before anything reads `text`."""
+    for pattern in _SENSITIVE:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+def has_sensitive(text: str) -> bool:
+    return redact_sensitive(text) != text
+
+
+# ---- phones and emails -----------------------------------------------------------------------
+
+_EMAIL_RE = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+_PHONE_RE = re.compile(r"(?<![A-Za-z0-9+\-/.])(\+?)([0-9(][0-9 ()\-]{5,20}[0-9])(?![A-Za-z0-9\-/])")
+_PHONE_CUE = re.compile(r"(?i)电话|手机|号码|联系方式|phone|mobile|cell|number|tel\b|call|text me|reach me")
+_US_FORMAT = re.compile(r"^\(?\d{3}\)?[ \-]\d{3}[ \-]\d{4}$")
+_DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$|^\d{1,2}-\d{1,2}$")
+
+
+def emails(text: str) -> list[str]:
+    """Return email addresses, lower-cased."""
+    return list(dict.fromkeys(m.group().lower().rstrip(".") for m in _EMAIL_RE.finditer(text)))
+
+
+def phone_spans(text: str) -> list[tuple[str, str]]:
+    """Return (as written, normalised) for each phone number in `text`.
+
+    Unambiguous shapes (+country, Chinese mobiles, (555) 123-4567) count anywhere; other digit
+    runs only when the sentence talks about a phone.
+    """
+    blanked = _ORDER_RE.sub(lambda m: " " * len(m.group()), _EMAIL_RE.sub(lambda m: " " * len(m.group()), text))
+    cue = bool(_PHONE_CUE.search(blanked))
+    found: list[tuple[str, str]] = []
+    for m in _PHONE_RE.finditer(blanked):
+        plus, body = m.group(1), m.group(2).strip()
+        digits = re.sub(r"\D", "", body)
+        if not 7 <= len(digits) <= 15 or _DATE_LIKE.match(body):
+            continue
+        strong = bool(plus) or re.fullmatch(r"1[3-9]\d{9}", digits) or _US_FORMAT.match(body)
+        if strong or cue:
+            found.append((m.group().strip(), plus + digits))
+    return found
+
+
+def phones(text: str) -> list[str]:
+    """Return phone numbers as digits (with a leading + if one was written)."""
+    return list(dict.fromkeys(value for _, value in phone_spans(text)))
+
+
+# ---- addresses -------------------------------------------------------------------------------
+
+_ZH_MARKERS = "省市区县镇乡村路街道巷弄号室栋楼层座"
+_ZH_RUN = re.compile(r"[\u4e00-\u9fff0-9A-Za-z#\-－]+")
+_ZH_TRIGGERS = re.compile(
+    r"(?:地址|收货地址|新地址|住址)?(?:是|为|改成|改为|换成|变成|更新为|更新成|修改为|设为|设置为)"
+    r"|寄到|送到|发到|邮寄到|寄去|搬到|搬去|住在|位于|在|到|："
+)
+_ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|的)+$")
+_ZH_END = re.compile(
+    r"(?:号(?:楼|院)?|室|楼|栋|层|座|单元|区|县|镇|乡|村|路|街|巷|弄|道|大厦|小区|花园|公寓|园|广场|中心)$"
+)
+
+_STREET_WORDS = (
+    "street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|terrace|"
+    "close|crescent|square|sq|highway|hwy|parkway|pkwy|row|alley"
+)
+_EN_ADDRESS_RE = re.compile(
+    rf"(?<![A-Za-z0-9])\d{{1,6}}[A-Za-z]?\s+(?:[A-Za-z][\w'.\-]*\s+){{0,4}}?(?i:{_STREET_WORDS})\b\.?(?:\s+(?:NE|NW|SE|SW|N|S|E|W)\b)?"
+    r"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*[\w\-]+)?"
+    r"(?:,\s*[A-Z][\w.'\-]*(?:\s+[A-Z][\w.'\-]*)*)*"
+    r"(?:,?\s+[A-Z]{2})?(?:,?\s*\d{4,6}(?:-\d{4})?)?"
+)
+
+
+def _zh_address(text: str) -> str | None:
+    best: str | None = None
+    for m in _ZH_RUN.finditer(text):
+        run = m.group()
+        cut = 0
+        for t in _ZH_TRIGGERS.finditer(run):
+            # Only a trigger before the first place marker can be filler ("改成" in 改成北京市…).
+            first_marker = min((run.find(c) for c in "省市区县路街" if c in run), default=len(run))
+            if t.end() <= first_marker:
+                cut = t.end()
+        candidate = _ZH_TAIL.sub("", run[cut:])
+        candidate = re.sub(r"^(?:我的|我家|我|的|新的?|收货|地址|住址|是|为)+", "", candidate)
+        markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
+        looks_like_address = markers >= 2 and _ZH_END.search(candidate) and re.search(r"[\u4e00-\u9fff]", candidate)
+        if looks_like_address and (best is None or len(candidate) > len(best)):
+            best = candidate
+    return best
+
+
+def address(text: str) -> str | None:
+    """Return the postal address in `text`, trimmed, or None."""
+    m = _EN_ADDRESS_RE.search(text)
+    if m:
+        return m.group().strip().rstrip(",.")
+    return _zh_address(text)
+
+
+# ---- notification preference -----------------------------------------------------------------
+
+_NOUN_ZH = r"(?:通知|推送|提醒|消息提醒|消息推送|短信提醒|提示音)"
+_NOUN_EN = (
+    r"(?:notifications?|notifs?|alerts?|push(?:\s+notifications?)?|pings?|reminders?|"
+    r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))"
+)
+_UNMUTE = re.compile(
+    r"取消静音|解除静音|关闭静音|关掉静音|不要静音|别静音|不再静音|恢复通知|重新开启|不要关闭" + _NOUN_ZH + r"|别关"
+    r"|(?i:\bun-?mute\b|turn\s+off\s+(?:the\s+)?mute|(?:don'?t|do\s+not|stop)\s+mut(?:e|ing)"
+    r"|(?:don'?t|do\s+not)\s+(?:turn|switch)\s+off)"
+)
+_OFF = re.compile(
+    rf"(?:关闭|关掉|关了|关上|停掉|停止|取消|屏蔽|禁用|不要|别|不用|不想(?:再)?(?:收到|接收|要)|拒收|拒绝)"
+    rf"(?:(?!开启|打开)[^，。,.!?！？]){{0,6}}?{_NOUN_ZH}"
+    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:关(?!于|心|注|系|联)|停掉|静音)"
+    r"|静音|免打扰|勿扰|(?:别|不要)再?(?:给我)?发(?:消息|通知|短信|推送)"
+    rf"|(?i:\bmute\b|\bsilence\b|do\s+not\s+disturb|\bdnd\b|unsubscribe|opt\s+out"
+    rf"|(?:turn|switch|shut)\s+(?:(?:all|the|my|your|these|those|of)\s+)*{_NOUN_EN}\s+off"
+    rf"|(?:turn|switch|shut)\s+off\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
+    rf"|(?:disable|stop|pause|block|silence|no\s+more|(?:don'?t|do\s+not)\s+(?:want|need|send)|"
+    rf"stop\s+sending|quit\s+sending|without)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
+    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me)"
+)
+_ON = re.compile(
+    rf"(?:开启|打开|开通|开一下|恢复|接收|想要|需要|想收到|要收到)[^，。,.!?！？]{{0,4}}?{_NOUN_ZH}"
+    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:打开|开启|开着|恢复|开起来)"
+    rf"|(?i:(?:turn|switch)\s+on\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
+    rf"|(?:turn|switch)\s+(?:(?:all|the|my|your|these|those)\s+)*{_NOUN_EN}\s+(?:back\s+)?on\b"
+    rf"|(?:enable|resume|re-?enable|restore|activate|start\s+sending)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
+    rf"|(?:want|like|need)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN})"
+)
+NOTIFICATION_NOUN = re.compile(rf"{_NOUN_ZH}|静音|免打扰|(?i:{_NOUN_EN}|\bmuted?\b)")
+
+
+_PRONOUN_OFF = re.compile(
+    r"(?i)(?:turn|switch|shut)\s+(?:them|it|those|these|that)\s+off|(?:disable|stop|mute|silence)\s+(?:them|those|these)\b"
+    r"|把(?:它们?|这些|那些)关"
+)
+_PRONOUN_ON = re.compile(
+    r"(?i)(?:turn|switch)\s+(?:them|it|those|these|that)\s+(?:back\s+)?on|(?:enable|resume)\s+(?:them|those|these)\b"
+    r"|把(?:它们?|这些|那些)(?:重新)?(?:打开|开启)"
+)
+
+
+def notification_preference(text: str) -> str | None:
+    """Return "mute" or "on" when `text` sets notifications one way or the other."""
+    if _UNMUTE.search(text):
+        return "on"
+    if _OFF.search(text):
+        return "mute"
+    if _ON.search(text):
+        return "on"
+    if NOTIFICATION_NOUN.search(text):  # "too many notifications, turn them off"
+        if _PRONOUN_OFF.search(text):
+            return "mute"
+        if _PRONOUN_ON.search(text):
+            return "on"
+    return None
+
+
+# ---- contact channel -------------------------------------------------------------------------
+
+_CHANNELS = [
+    ("wechat", r"微信|(?i:\bwe\s?chat\b|\bweixin\b)"),
+    ("sms", r"短信|短讯|(?i:\bsms\b|\btext(?:\s+messages?)?\b|\btexts\b|\btexting\b)"),
+    ("email", r"电子邮件|邮件|邮箱|(?i:\be-?mail\b|\bmail\b)"),
+    ("phone", r"打电话|电话|致电|来电|(?i:\bphone(?:\s+calls?)?\b|\bcalls?\b|\btelephone\b|\bring\b)"),
+]
+_CONTACT_CUE = re.compile(
+    r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|(?i:contact|reach|get\s+in\s+touch|communicat|"
+    r"prefer|instead|\bvia\b|\bby\b|\bover\b|is\s+fine|works\s+(?:best|better|for\s+me)|text\s+me|call\s+me\s+(?:instead|rather)|updates?\s+(?:by|via|over))"
+)
+_NEGATED_BEFORE = re.compile(
+    r"(?:不要|别|不用|不想|而不是|不是|非|(?i:don'?t|do\s+not|not|never|no|instead\s+of|rather\s+than))"
+    r"[^，。,.!?！？]{0,8}$"
+)
+CHANNEL_NAMES = {
+    "zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
+    "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"},
+}
+
+
+def contact_channel(text: str) -> str | None:
+    """Return the channel the customer wants to be contacted by, if `text` says so."""
+    text = _EMAIL_RE.sub(" ", text)
+    if not _CONTACT_CUE.search(text):
+        return None
+    hits: list[tuple[int, str]] = []
+    for channel, pattern in _CHANNELS:
+        for m in re.finditer(pattern, text):
+            if channel == "phone" and re.match(
+                r"(?i)(?:phone\s+)?(?:number|号码?)", text[m.end() : m.end() + 8].strip()
+            ):
+                continue  # "my phone number is…" names a number, not a channel
+            if not _NEGATED_BEFORE.search(text[max(0, m.start() - 14) : m.start()]):
+                hits.append((m.start(), channel))
+    return min(hits)[1] if hits else None
+
+
+def channel_words(text: str) -> bool:
+    """Whether `text` names any contact channel at all."""
+    return any(re.search(pattern, text) for _, pattern in _CHANNELS)
+
+
+# ---- carriers --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Carrier:
+    id: str
+    en: str
+    zh: str
+    pattern: re.Pattern[str]
+
+
+CARRIERS = [
+    Carrier(
+        "sf_express",
+        "SF Express",
+        "顺丰速运",
+        re.compile(r"顺丰(?:速运|快递)?|(?<![A-Za-z])SF(?![A-Za-z])|(?i:\bsf[\s\-]*express\b)"),
+    ),
+    Carrier(
+        "jd",
+        "JD Logistics",
+        "京东物流",
+        re.compile(r"京东(?:物流|快递)?|(?<![A-Za-z])JD(?![A-Za-z])|(?i:\bjd\s*logistics\b)"),
+    ),
+    Carrier(
+        "ems",
+        "EMS",
+        "EMS",
+        re.compile(r"中国邮政|邮政(?:快递|EMS)?|(?<![A-Za-z])EMS(?![A-Za-z])|(?i:\bchina\s+post\b)"),
+    ),
+    Carrier("ups", "UPS", "UPS", re.compile(r"(?<![A-Za-z])UPS(?![A-Za-z])")),
+    Carrier("dhl", "DHL", "DHL", re.compile(r"(?<![A-Za-z])(?i:dhl)(?![A-Za-z])")),
+    Carrier("fedex", "FedEx", "联邦快递", re.compile(r"联邦快递|(?i:\bfed\s?ex\b)")),
+    Carrier("zto", "ZTO Express", "中通快递", re.compile(r"中通|(?<![A-Za-z])ZTO(?![A-Za-z])")),
+    Carrier("yto", "YTO Express", "圆通速递", re.compile(r"圆通|(?<![A-Za-z])YTO(?![A-Za-z])")),
+    Carrier("sto", "STO Express", "申通快递", re.compile(r"申通|(?<![A-Za-z])STO(?![A-Za-z])")),
+    Carrier("yunda", "Yunda Express", "韵达快递", re.compile(r"韵达|(?i:\byunda\b)")),
+    Carrier("usps", "USPS", "USPS", re.compile(r"(?<![A-Za-z])(?i:usps)(?![A-Za-z])")),
+]
+_CARRIER_CUE = re.compile(
+    r"喜欢|偏好|习惯|希望|最好|尽量|请用|用|走|选|发|(?i:prefer|like|love|\buse\b|ship\s+(?:it\s+)?(?:with|via|by)|"
+    r"send\s+(?:it\s+)?(?:with|via|by)|rather|want|go\s+with)"
+)
+
+
+def carrier(text: str) -> Carrier | None:
+    """Return the first carrier named in `text`."""
+    hits = [(m.start(), c) for c in CARRIERS for m in [c.pattern.search(text)] if m]
+    return min(hits, key=lambda h: h[0])[1] if hits else None
+
+
+def preferred_carrier(text: str) -> Carrier | None:
+    """Return the carrier the customer says they prefer, skipping ones they reject."""
+    if not _CARRIER_CUE.search(text):
+        return None
+    for c in sorted(CARRIERS, key=lambda c: m.start() if (m := c.pattern.search(text)) else 10**6):
+        m = c.pattern.search(text)
+        if m and not _NEGATED_BEFORE.search(text[max(0, m.start() - 10) : m.start()]):
+            return c
+    return None
+
+
+def carrier_name(value: str, lang: str) -> str:
+    """Say a carrier id or name in the reply language; unknown names pass through."""
+    for c in CARRIERS:
+        if value == c.id or c.pattern.search(value):
+            return c.zh if lang == "zh" else c.en
+    return value
+
+
+# ---- names -----------------------------------------------------------------------------------
+
+_NAME_ZH = re.compile(
+    r"(?:我叫|我的名字(?:是|叫)|本人(?:姓名)?(?:是|叫)|我的姓名是|叫我)\s*"
+    r"([\u4e00-\u9fff·]{2,4}?)(?=[，。！？,.!?\s]|$|就好|就行|吧|哦|呀|啊)"
+)
+_SURNAME_ZH = re.compile(r"我姓([\u4e00-\u9fff])")
+_NAME_EN = re.compile(
+    r"(?i:\bmy\s+name\s+is|\bmy\s+name's|\bcall\s+me|\bthis\s+is|\bi\s+am|\bi'm|\bname\s*:)\s+"
+    r"([A-Z][a-zA-Z'\-]+(?:\s+[A-Z][a-zA-Z'\-]+){0,2})"
+)
+_NOT_NAMES = {
+    "Not",
+    "Sorry",
+    "Fine",
+    "Good",
+    "Here",
+    "Just",
+    "Still",
+    "Really",
+    "Very",
+    "So",
+    "The",
+    "A",
+    "An",
+    "Looking",
+    "Trying",
+    "Calling",
+    "Writing",
+    "Asking",
+    "Wondering",
+    "Going",
+    "In",
+    "On",
+    "At",
+    "From",
+    "With",
+    "Back",
+    "Waiting",
+    "Happy",
+    "Sure",
+    "Okay",
+    "OK",
+    "Ok",
+    "Also",
+    "Now",
+    "Allergic",
+}
+
+
+def name(text: str) -> str | None:
+    """Return the name the customer gives for themselves."""
+    m = _NAME_ZH.search(text)
+    if m:
+        return m.group(1)
+    m = _NAME_EN.search(text)
+    if m:
+        words = m.group(1).split()
+        while words and words[-1] in _NOT_NAMES:
+            words.pop()
+        if words and words[0] not in _NOT_NAMES:
+            return " ".join(words)
+    m = _SURNAME_ZH.search(text)
+    if m:
+        return m.group(1)
+    return None

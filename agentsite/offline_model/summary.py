@@ -1,0 +1,342 @@
+"""Extractive summaries that never drop an identifier.
+
+Text is cut to its highest-scoring lines or sentences, in their original order; JSON is reduced to
+its key fields. Whatever the cut, every order number, tracking number, date, amount, phone, email
+and capitalised name in the input appears in the summary: any the chosen lines miss are listed at
+the end.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+from . import dates, nlu, slots, tokens
+from .conversation import Conversation
+
+SHORT_INPUT_TOKENS = 80
+MAX_SUMMARY_TOKENS = 350
+
+_ISO_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+\-]\d{2}:?\d{2})?)?")
+_AMOUNT = re.compile(
+    r"[¥$￥€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:元|块钱|块|美元|USD|CNY|RMB|EUR)(?![A-Za-z])"
+)
+_TRACKING = re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,4}\d{8,}(?![0-9])|(?<![A-Za-z0-9])1Z[0-9A-Z]{10,}")
+_TIME = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?![\d:])")
+_NAME_SEQ = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s+[A-Z][a-z]+){1,3}(?![A-Za-z])")
+_CAP_WORD = re.compile(r"(?<![A-Za-z'])[A-Z][A-Za-z'\-]+(?![A-Za-z])")
+_PERSON_VERB = re.compile(
+    r"\s+(?:said|says|called|asked|wrote|replied|wants|wanted|needs|needed|here|from|is\s+(?:my|the|our)|"
+    r"will\s+(?:call|pick|collect)|approved|confirmed|signed)\b"
+)
+_NOT_NAMES = {
+    "I",
+    "The",
+    "A",
+    "An",
+    "And",
+    "But",
+    "Or",
+    "If",
+    "It",
+    "Its",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "We",
+    "You",
+    "Your",
+    "Our",
+    "He",
+    "She",
+    "They",
+    "My",
+    "Me",
+    "Hi",
+    "Hello",
+    "Dear",
+    "Thanks",
+    "Thank",
+    "Please",
+    "Yes",
+    "No",
+    "Ok",
+    "Okay",
+    "Customer",
+    "Agent",
+    "User",
+    "Assistant",
+    "Order",
+    "Orders",
+    "Status",
+    "When",
+    "Where",
+    "What",
+    "Which",
+    "Who",
+    "Why",
+    "How",
+    "Is",
+    "Are",
+    "Was",
+    "Were",
+    "Do",
+    "Does",
+    "Did",
+    "Can",
+    "Could",
+    "Will",
+    "Would",
+    "Should",
+    "Have",
+    "Has",
+    "Had",
+    "Not",
+    "So",
+    "Then",
+    "Also",
+    "Sure",
+    "Key",
+    "Summary",
+    "In",
+    "On",
+    "At",
+    "For",
+    "To",
+    "From",
+    "With",
+    "By",
+    "Of",
+    "As",
+    "After",
+    "Before",
+    "Today",
+    "Yesterday",
+    "Tomorrow",
+    "Sorry",
+    "Great",
+}
+
+
+def must_keep(text: str) -> list[str]:
+    """The identifiers a summary of `text` must carry, as they are written in it."""
+    found: list[str] = []
+
+    def add(value: str) -> None:
+        value = value.strip()
+        if value and value not in found:
+            found.append(value)
+
+    for m in re.finditer(r"(?<![A-Za-z0-9])ORD[-_ ]?\d{4}[-_ ]?\d{4,6}(?![0-9])", text, re.I):
+        add(m.group())
+    for m in _TRACKING.finditer(text):
+        add(m.group())
+    for m in _ISO_DATETIME.finditer(text):
+        add(m.group())
+    for d in dates.find_dates(text):
+        add(text[d.start : d.end])
+    for m in _AMOUNT.finditer(text):
+        add(m.group())
+    for written, _ in slots.phone_spans(text):
+        add(written)
+    for m in re.finditer(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}", text):
+        add(m.group().rstrip("."))
+    for m in _NAME_SEQ.finditer(text):
+        words = m.group().split()
+        while words and words[0] in _NOT_NAMES:
+            words.pop(0)
+        if len(words) >= 2:
+            add(" ".join(words))
+        elif words and not _sentence_initial(text, m.start()):
+            add(words[0])
+    for m in _CAP_WORD.finditer(text):
+        word = m.group()
+        if word in _NOT_NAMES or any(word in f for f in found):
+            continue
+        # At a sentence start a capital says nothing, unless a person's verb follows ("Alice said").
+        if not _sentence_initial(text, m.start()) or _PERSON_VERB.match(text, m.end()):
+            add(word)
+    # A value inside a longer kept value ("2025-03-01" in "2025-03-01T10:00:00Z") needs no entry.
+    return [v for v in found if not any(v != other and v in other for other in found)]
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \t\"'(“")
+    return (
+        not before
+        or before[-1] in ".!?。！？\n:："
+        or re.search(r"(?i)(?:customer|agent|user|assistant)\s*[:：]\s*$", text[:start]) is not None
+    )
+
+
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?])|(?<=[.;；])\s+")
+LONG_LINE_CHARS = 300
+
+
+def _units(text: str) -> list[str]:
+    """Lines (a transcript keeps its speaker prefixes), each long line split into sentences."""
+    units: list[str] = []
+    for line in text.splitlines():
+        if len(line) > LONG_LINE_CHARS or "\n" not in text:
+            units.extend(u.strip() for u in _SENTENCE_SPLIT.split(line) if u and u.strip())
+        elif line.strip():
+            units.append(line.strip())
+    return units
+
+
+_STOP = frozenset(
+    re.findall(
+        r"\S+",
+        "the a an and or to of in on at for is are was were be been it this that with as by i you we my your "
+        "please thanks hello hi 的 了 是 我 你 您 吗 呢 吧 啊 和 在 有 就 也 都 请 好",
+    )
+)
+
+
+def _terms(text: str) -> list[str]:
+    words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)]
+    han = re.findall(r"[\u4e00-\u9fff]", text)
+    bigrams = ["".join(p) for p in zip(han, han[1:], strict=False)]
+    return [w for w in words + bigrams if w not in _STOP]
+
+
+def _shorten(unit: str, limit: int = 160) -> str:
+    unit = re.sub(r"\s+", " ", unit)
+    return unit if len(unit) <= limit else unit[: limit - 1].rstrip() + "…"
+
+
+def summarise_text(text: str) -> str:
+    """Pick the lines or sentences that carry the most, within a budget, in their order."""
+    total = tokens.count(text)
+    if total <= SHORT_INPUT_TOKENS:
+        return re.sub(r"[ \t]+", " ", text).strip()
+    units = _units(text)
+    keep = must_keep(text)
+    frequency = Counter(_terms(text))
+    scored = []
+    for i, unit in enumerate(units):
+        score = 3.0 * sum(1 for k in keep if k in unit)
+        terms = set(_terms(unit))
+        score += sum(frequency[t] for t in terms) / (1 + len(terms)) / 2
+        if i == 0 or i == len(units) - 1:
+            score += 1
+        scored.append((score, i))
+    budget = min(MAX_SUMMARY_TOKENS, max(40, total // 4))
+    chosen: list[int] = []
+    used = 0
+    for _score, i in sorted(scored, key=lambda s: (-s[0], s[1])):
+        cost = tokens.count(_shorten(units[i]))
+        if used + cost > budget and chosen:
+            continue
+        chosen.append(i)
+        used += cost
+    lines = [_shorten(units[i]) for i in sorted(chosen)]
+    return _with_missing(" ".join(lines) if "\n" not in text else "\n".join(lines), keep, text)
+
+
+def _with_missing(summary: str, keep: list[str], source: str) -> str:
+    missing = [k for k in keep if k not in summary]
+    if not missing:
+        return summary
+    label = "关键信息：" if nlu.detect_language(source) == "zh" else "Key details: "
+    return f"{summary}\n{label}{'; '.join(missing)}"
+
+
+_IMPORTANT_KEY = re.compile(
+    r"(?i)(?:^|_)(?:id|number|no|order|tracking|status|state|date|time|at|eta|total|amount|price|cost|fee|"
+    r"refund|currency|name|title|email|phone|carrier|city|address|quantity|qty|sku|code|error|summary|"
+    r"reason|location|count)(?:$|_)|^(?:placed_at|created_at|updated_at|delivered_at)$"
+)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+_IDENTIFIER_KEY = re.compile(
+    r"(?i)(?:^|_)(?:id|number|no|order|tracking|date|time|at|eta|total|amount|price|cost|fee|refund)(?:$|_)"
+)
+
+
+_SAID_ONCE = {"currency", "country", "carrier", "type", "unit", "object"}
+
+
+def _compact(obj: Any, seen: set[tuple[str, str]], depth: int = 0) -> str:
+    """One line for a JSON value: important scalar fields as k=v, lists counted.
+
+    A unit-like field repeated with the same value (currency=CNY on every order) is said once.
+    """
+    if isinstance(obj, dict):
+        parts = []
+        for key, value in obj.items():
+            if isinstance(value, list):
+                inner = _compact(value, seen, depth + 1)
+                parts.append(f"{key}[{len(value)}]" + (f": {inner}" if inner else ""))
+            elif isinstance(value, dict):
+                inner = _compact(value, seen, depth + 1)
+                if inner:
+                    parts.append(f"{key}: {inner}")
+            elif value is None or value == "":
+                continue
+            elif _IMPORTANT_KEY.search(str(key)) or must_keep(_scalar(value)):
+                text = _scalar(value)
+                if len(text) > 60 and not must_keep(text):
+                    text = text[:57] + "…"
+                if str(key).lower() in _SAID_ONCE:
+                    if (str(key), text) in seen:
+                        continue
+                    seen.add((str(key), text))
+                parts.append(f"{key}={text}")
+        return "(" + ", ".join(parts) + ")" if depth and parts else ", ".join(parts)
+    if isinstance(obj, list):
+        return "; ".join(filter(None, (_compact(item, seen, depth + 1) for item in obj)))
+    text = _scalar(obj)
+    return text if (must_keep(text) or len(text) <= 40) else ""
+
+
+def _json_identifiers(obj: Any) -> list[str]:
+    """Scalar values under identifier/date/amount keys; they must survive like text ones."""
+    found: list[str] = []
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if isinstance(value, (dict, list)):
+                found.extend(_json_identifiers(value))
+            elif value is not None and _IDENTIFIER_KEY.search(str(key)):
+                found.append(_scalar(value))
+    elif isinstance(obj, list):
+        for item in obj:
+            found.extend(_json_identifiers(item))
+    return found
+
+
+def summarise_json(data: Any, source: str) -> str:
+    """Reduce a JSON document to its key fields, keeping every ID, date and amount."""
+    if isinstance(data, list):
+        head = f"{len(data)} items: "
+    elif isinstance(data, dict):
+        head = f"Fields: {', '.join(list(data)[:12])}. "
+    else:
+        return _scalar(data)
+    summary = head + _compact(data, set())
+    keep = list(dict.fromkeys(must_keep(source) + _json_identifiers(data)))
+    return _with_missing(summary, keep, source)
+
+
+def summarise(conv: Conversation) -> str:
+    """Summarise the text of the latest user message."""
+    text = conv.latest_user_text.strip()
+    if text[:1] in "{[":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            return summarise_json(data, text)
+    return summarise_text(text)

@@ -1,0 +1,139 @@
+"""Chat: replies composed from tool results (role `tool`, JSON content)."""
+
+from __future__ import annotations
+
+import re
+
+
+def _order(number: str, status: str = "shipped", **extra):
+    return {
+        "order_number": number,
+        "status": status,
+        "placed_at": "2025-03-01T09:12:00Z",
+        "total": 199.0,
+        "currency": "CNY",
+        "items": [{"name": "蓝牙耳机", "quantity": 1}],
+        **extra,
+    }
+
+
+def test_parallel_lookups_round_trip_to_a_reply_naming_both_orders(say, gen, answer_tools):
+    g = gen(41)
+    for _ in range(8):
+        a, b = g.order(), g.order()
+        lang_zh = g.rng.random() < 0.5
+        request = [{"role": "user", "content": f"帮我查一下{a}和{b}" if lang_zh else f"Check {a} and {b} please"}]
+        said = say(request)
+        assert said.names == ["lookup_order", "lookup_order"]
+        results = [_order(args["order_number"], g.choice(["shipped", "processing"])) for _, args in said.calls]
+        reply = say(answer_tools(said, results, request))
+        assert reply.calls == [] and reply.raw.choices[0].finish_reason == "stop"
+        assert a in reply.content and b in reply.content
+        assert bool(re.search(r"[\u4e00-\u9fff]", reply.content.replace("蓝牙耳机", ""))) == lang_zh
+
+
+def test_status_codes_are_said_in_the_reply_language(say, answer_tools):
+    request = [{"role": "user", "content": "订单ORD-2025-0816怎么样了？"}]
+    said = say(request)
+    reply = say(answer_tools(said, [_order("ORD-2025-0816", "shipped")], request)).content
+    assert "ORD-2025-0816" in reply and "已发货" in reply and "¥199.00" in reply
+    reply = say(answer_tools(said, [_order("ORD-2025-0816", "processing")], request)).content
+    assert "处理中" in reply
+    request = [{"role": "user", "content": "status of ORD-2025-0816?"}]
+    said = say(request)
+    reply = say(answer_tools(said, [_order("ORD-2025-0816", "in_transit")], request)).content
+    assert "ORD-2025-0816" in reply and "in transit" in reply
+
+
+def test_shipments_name_the_carrier_and_the_latest_event(say, answer_tools):
+    request = [{"role": "user", "content": "我的快递ORD-2025-0816到哪了？"}]
+    said = say(request)
+    shipment = {
+        "carrier": "SF Express",
+        "tracking_number": "SF1234567890",
+        "status": "in_transit",
+        "eta": "2025-03-06",
+        "events": [
+            {"time": "2025-03-03T08:00:00Z", "location": "深圳", "description": "已揽收"},
+            {"time": "2025-03-04T20:15:00Z", "location": "杭州", "description": "到达转运中心"},
+            {"time": "2025-03-04T06:00:00Z", "location": "广州", "description": "运输中"},
+        ],
+    }
+    reply = say(answer_tools(said, [shipment], request)).content
+    for expected in ("ORD-2025-0816", "顺丰", "SF1234567890", "运输中", "杭州", "到达转运中心", "2025-03-06"):
+        assert expected in reply
+
+
+def test_errors_are_said_politely(say, answer_tools):
+    request = [{"role": "user", "content": "Where is ORD-2025-4040?"}]
+    said = say(request)
+    reply = say(answer_tools(said, [{"error": "order not found"}], request)).content
+    assert "ORD-2025-4040" in reply and "couldn't find" in reply
+    request = [{"role": "user", "content": "查一下订单ORD-2025-4040"}]
+    said = say(request)
+    reply = say(answer_tools(said, [{"error": "订单不存在"}], request)).content
+    assert "ORD-2025-4040" in reply and "没有找到" in reply
+
+
+def test_pending_confirmation_asks_the_customer_to_confirm_and_done_reports(say, answer_tools):
+    request = [{"role": "user", "content": "我要退款，订单ORD-2025-0816，商品有质量问题"}]
+    said = say(request)
+    assert said.names == ["request_refund"]
+    pending = {"status": "pending_confirmation", "summary": "为订单ORD-2025-0816退款¥199.00"}
+    reply = say(answer_tools(said, [pending], request)).content
+    assert "ORD-2025-0816" in reply and "确认" in reply
+    request = [{"role": "user", "content": "Refund ORD-2025-0816 please, it broke"}]
+    said = say(request)
+    reply = say(answer_tools(said, [{"status": "pending_confirmation", "summary": "Refund $19.99"}], request)).content
+    assert "ORD-2025-0816" in reply and "yes" in reply
+    reply = say(
+        answer_tools(said, [{"status": "done", "summary": "Refunded $19.99 for ORD-2025-0816"}], request)
+    ).content
+    assert reply.startswith("Done") and "ORD-2025-0816" in reply
+
+
+def test_policy_answers_quote_the_best_snippet_and_name_the_source(say, answer_tools):
+    request = [{"role": "user", "content": "What's your refund policy?"}]
+    said = say(request)
+    articles = {
+        "articles": [
+            {"id": 3, "title": "Shipping times", "snippet": "Orders ship within 2 business days."},
+            {"id": 7, "title": "Refund policy", "snippet": "Refunds are issued within 7 days of receiving the return."},
+        ]
+    }
+    reply = say(answer_tools(said, [articles], request)).content
+    assert "[policy #7 Refund policy]" in reply and "within 7 days" in reply
+    reply = say(answer_tools(said, [{"articles": []}], request)).content
+    assert "couldn't find" in reply
+
+
+def test_order_lists_and_the_order_placed_on_a_day(say, answer_tools):
+    request = [
+        {"role": "system", "content": "Current date: 2025-03-05"},
+        {"role": "user", "content": "我昨天下的订单是哪个？我的订单有哪些"},
+    ]
+    said = say(request)
+    assert said.names == ["list_my_orders"]
+    orders = {"orders": [_order("ORD-2025-0001", placed_at="2025-03-04T10:00:00Z"), _order("ORD-2025-0002")]}
+    reply = say(answer_tools(said, [orders], request)).content
+    assert "ORD-2025-0001" in reply and "ORD-2025-0002" in reply and "2个订单" in reply
+    assert reply.startswith("您昨天下的订单是ORD-2025-0001")
+
+
+def test_unknown_result_shapes_are_rendered_generically(say, answer_tools):
+    request = [{"role": "user", "content": "Where is ORD-2025-0001?"}]
+    said = say(request)
+    for odd in [
+        {"weird": [1, 2, {"x": None}], "n": 3},
+        ["a", "b"],
+        "plain text result",
+        42,
+        None,
+        {"status": "mystery"},
+    ]:
+        reply = say(answer_tools(said, [odd], request))
+        assert reply.calls == [] and reply.content, odd
+    reply = say(
+        answer_tools(said, [{"order_number": "ORD-2025-0001", "status": "teleported", "gift_wrap": True}], request)
+    )
+    assert "ORD-2025-0001" in reply.content and "teleported" in reply.content and "gift_wrap" in reply.content
