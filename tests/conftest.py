@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from agentsite import llm
 from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
 from agentsite.settings import redis_db_url
 from tests.procs import ProcessEnv
@@ -24,6 +25,7 @@ def offline_model() -> Iterator[OfflineModelProcess]:
     previous = os.environ.get("OPENAI_BASE_URL")
     os.environ["OPENAI_BASE_URL"] = model.base_url  # inherited by workers and daphne servers
     settings.OPENAI_BASE_URL = model.base_url
+    llm.reset_gateway()
     yield model
     model.stop()
     if previous is None:

@@ -1,0 +1,46 @@
+"""Records kept by the infrastructure: one row per call to a language model."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class ModelCallQuerySet(models.QuerySet):
+    def totals(self) -> dict:
+        """Sum tokens and cost over the calls in this queryset."""
+        return self.aggregate(
+            calls=models.Count("id"),
+            prompt_tokens=models.Sum("prompt_tokens"),
+            completion_tokens=models.Sum("completion_tokens"),
+            cost_usd=models.Sum("cost_usd"),
+        )
+
+
+class ModelCall(models.Model):
+    """One request to the model endpoint: what for, which model, tokens, latency, cost, outcome."""
+
+    class Purpose(models.TextChoices):
+        CHAT = "chat"
+        SUMMARISE = "summarise"
+        EXTRACT = "extract"
+
+    created_at = models.DateTimeField(db_index=True)
+    purpose = models.CharField(max_length=20, choices=Purpose.choices)
+    model = models.CharField(max_length=100)
+    streamed = models.BooleanField(default=False)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    ok = models.BooleanField(default=True)
+    error = models.CharField(max_length=300, blank=True)
+    conversation_id = models.UUIDField(null=True, blank=True, db_index=True)
+
+    objects = ModelCallQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        outcome = "ok" if self.ok else f"failed: {self.error}"
+        return f"{self.purpose} on {self.model} ({self.prompt_tokens}+{self.completion_tokens} tokens, {outcome})"
