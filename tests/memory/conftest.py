@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
-import tests.conftest as root
 from memory.session import SessionStore
 from memory.working import Entry, Role, ToolCall
-
-if not hasattr(root, "offline_model"):  # until the suite-wide server fixture lands in tests/conftest.py
-
-    @pytest.fixture(scope="session")
-    def offline_model():
-        from agentsite.offline_model.runner import start_offline_model
-
-        model = start_offline_model()
-        yield model
-        model.stop()
-
 
 _usernames = itertools.count(1)
 
@@ -65,35 +53,11 @@ def store(redis_conn) -> SessionStore:
 
 
 @pytest.fixture
-def summarise(offline_model, settings) -> Iterator[Callable[[str], str]]:
-    """The real summariser: the cheap model over HTTP to the offline model.
+def summarise(offline_model) -> Callable[[str], str]:
+    """The real summariser: the cheap model through the model boundary, over HTTP to the offline model."""
+    from agentsite import llm
 
-    Through the model boundary (``agentsite.llm.summarise``) where it exists; otherwise the same
-    request made with the openai client.
-    """
-    try:
-        from agentsite import llm
-    except ImportError:
-        llm = None
-    settings.OPENAI_BASE_URL = offline_model.base_url
-    if llm is not None:
-        llm.reset_gateway()
-        yield llm.summarise
-        llm.reset_gateway()
-        return
-    import openai
-
-    client = openai.OpenAI(base_url=offline_model.base_url, api_key="offline", max_retries=0)
-
-    def direct(text: str) -> str:
-        system = "TASK: summarise\nSummarise the conversation; keep every order number, date and amount."
-        reply = client.chat.completions.create(
-            model=settings.LLM_CHEAP_MODEL,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": text}],
-        )
-        return reply.choices[0].message.content
-
-    yield direct
+    return llm.summarise
 
 
 def summary_calls(offline_model) -> int:
