@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import environ
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -255,12 +256,40 @@ MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
 MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
 # One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
 MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
+# Memory: recall
+MEMORY_RECALL_MODE = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool
+MEMORY_RECALL_RANKING = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hybrid | dense
+if MEMORY_RECALL_MODE not in {"active", "deferred", "tool"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
+    raise ImproperlyConfigured("MEMORY_RECALL_MODE must be active|deferred|tool and MEMORY_RECALL_RANKING hybrid|dense")
+MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
+MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # each ranking takes k x this
+MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)
+# A first answer containing one of these phrases triggers deferred recall.
+MEMORY_DEFERRED_PHRASES_ZH = env.list(
+    "MEMORY_DEFERRED_PHRASES_ZH", default=["我不确定", "我不清楚", "不记得", "没有找到相关"]
+)
+MEMORY_DEFERRED_PHRASES_EN = env.list(
+    "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
+)
+
+# Memory: forgetting (daily, Celery beat)
+MEMORY_DECAY_FACTOR = env.float("MEMORY_DECAY_FACTOR", default=0.9)  # confidence x this ...
+MEMORY_DECAY_PERIOD_DAYS = env.int("MEMORY_DECAY_PERIOD_DAYS", default=30)  # ... once per full period without access
+MEMORY_ARCHIVE_AFTER_DAYS = env.int("MEMORY_ARCHIVE_AFTER_DAYS", default=90)
+MEMORY_ARCHIVE_BELOW = env.float("MEMORY_ARCHIVE_BELOW", default=0.5)
+MEMORY_DELETE_AFTER_DAYS = env.int("MEMORY_DELETE_AFTER_DAYS", default=180)
+MEMORY_DELETE_BELOW = env.float("MEMORY_DELETE_BELOW", default=0.3)
+MEMORY_TRANSCRIPT_RETENTION_DAYS = env.int("MEMORY_TRANSCRIPT_RETENTION_DAYS", default=180)
+MEMORY_FORGETTING_HOUR = env.int("MEMORY_FORGETTING_HOUR", default=3)  # UTC
+MEMORY_FORGETTING_BATCH = env.int("MEMORY_FORGETTING_BATCH", default=20000)
+
 # Tests only (needs CLOCK_ALLOW_OFFSET): "redis-key:N:seconds" makes consolidation runs wait for each
 # other before committing (memory/consolidation.py).
 MEMORY_TEST_BARRIER = env.str("MEMORY_TEST_BARRIER", default="")
 
 CELERY_BEAT_SCHEDULE = {
     "consolidation-sweep": {"task": "memory.sweep_consolidation", "schedule": MEMORY_SWEEP_MINUTES * 60.0},
+    "forgetting": {"task": "memory.run_forgetting", "schedule": crontab(minute=0, hour=MEMORY_FORGETTING_HOUR)},
 }
 
 # Demo

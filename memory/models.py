@@ -324,3 +324,15 @@ class MemoryConflict(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key or 'memory'}: {self.incoming_value or self.incoming_content[:40]} ({self.status})"
+
+
+class ForgettingRun(models.Model):
+    """One day's run of the forgetting policy; the unique day makes concurrent beats run it once."""
+
+    day = models.DateField(unique=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+
+    def __str__(self) -> str:
+        return f"forgetting {self.day}"

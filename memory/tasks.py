@@ -48,3 +48,14 @@ def sweep_consolidation() -> int:
     for conversation_id in due:
         consolidate_conversation.delay(conversation_id)
     return len(due)
+
+
+@app.task(name="memory.run_forgetting")
+def run_forgetting() -> dict | None:
+    """The daily forgetting run; ``None`` when another beat already ran it today."""
+    from dataclasses import asdict
+
+    from memory.forgetting import run_daily
+
+    counts = run_daily()
+    return asdict(counts) if counts is not None else None

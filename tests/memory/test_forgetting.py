@@ -1,0 +1,146 @@
+"""The forgetting policy with the clock moved: both sides of every threshold, reruns, two beats."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+
+from agentsite import clock
+from memory import forgetting
+from memory.models import ForgettingRun, LongTermMemory, MemoryEvent
+from tests.memory.test_consolidation import converse
+from tests.memory.test_recall import remember
+
+pytestmark = pytest.mark.django_db
+
+
+def aged(customer, days, confidence=0.9, accessed_days_ago=None, content=None):
+    memory = remember(customer, content or f"fact aged {days} days at {confidence}", confidence=confidence)
+    now = clock.now()
+    LongTermMemory.objects.filter(pk=memory.pk).update(
+        created_at=now - timedelta(days=days),
+        last_accessed_at=None if accessed_days_ago is None else now - timedelta(days=accessed_days_ago),
+    )
+    return memory.pk
+
+
+def confidence(pk):
+    return LongTermMemory.objects.get(pk=pk).confidence
+
+
+def test_decay_is_one_step_per_full_period_counted_from_creation_when_never_accessed(customer):
+    young, one, two = aged(customer, 29), aged(customer, 31), aged(customer, 61)
+
+    counts = forgetting.run()
+
+    assert counts.decayed == 2
+    assert confidence(young) == pytest.approx(0.9)
+    assert confidence(one) == pytest.approx(0.81)
+    assert confidence(two) == pytest.approx(0.729)
+
+
+def test_decay_counts_from_the_last_access(customer):
+    accessed = aged(customer, 400, accessed_days_ago=29)
+    stale = aged(customer, 400, accessed_days_ago=31)
+
+    forgetting.run()
+
+    assert confidence(accessed) == pytest.approx(0.9)
+    assert confidence(stale) == pytest.approx(0.81)
+
+
+def test_a_rerun_the_same_day_decays_nothing_more(customer):
+    pk = aged(customer, 31)
+
+    forgetting.run()
+    second = forgetting.run()
+
+    assert second.decayed == 0
+    assert confidence(pk) == pytest.approx(0.81)
+
+
+def test_decay_steps_accumulate_as_the_clock_moves(customer):
+    pk = aged(customer, 0)
+    for _ in range(3):
+        clock.advance(timedelta(days=30, hours=1))
+        forgetting.run()
+
+    assert confidence(pk) == pytest.approx(0.9**4)
+
+
+def test_archive_threshold_both_sides(customer):
+    before = aged(customer, 89, confidence=0.45)
+    after = aged(customer, 91, confidence=0.45)
+    confident = aged(customer, 91, confidence=0.9)
+
+    forgetting.run()
+
+    archived = set(LongTermMemory.objects.filter(archived_at__isnull=False).values_list("pk", flat=True))
+    assert archived == {after}
+    assert before not in archived and confident not in archived
+
+
+def test_delete_threshold_both_sides_leaves_content_free_events(customer):
+    secret = "the customer's old locker code is 4471"
+    kept = aged(customer, 179, confidence=0.25)
+    gone = aged(customer, 181, confidence=0.25, content=secret)
+
+    counts = forgetting.run()
+
+    assert counts.deleted == 1
+    assert LongTermMemory.objects.filter(pk=kept).exists()
+    assert not LongTermMemory.objects.filter(pk=gone).exists()
+    events = MemoryEvent.objects.filter(memory_id=gone)
+    assert {e.action for e in events} == {"created", "deleted"}
+    assert "4471" not in " ".join(str(e.old) + str(e.new) for e in events)
+
+
+def test_a_memory_stored_at_0_7_is_first_archived_around_day_120_and_deleted_around_day_270(customer):
+    pk = aged(customer, 0, confidence=0.7)
+    archived_on = deleted_on = None
+    for day in range(1, 400):
+        clock.advance(timedelta(days=1))
+        forgetting.run()
+        row = LongTermMemory.objects.filter(pk=pk).first()
+        if row is None:
+            deleted_on = day
+            break
+        if row.archived_at and archived_on is None:
+            archived_on = day
+
+    assert archived_on == 120  # 4th period: 0.7 x 0.9^4 = 0.459 < 0.5, and idle >= 90 days
+    assert deleted_on == 270  # 9th period: 0.7 x 0.9^9 = 0.271 < 0.3 (0.9^8 leaves 0.301), idle >= 180 days
+
+
+def test_two_beats_make_one_effective_run_per_day(customer):
+    pk = aged(customer, 31)
+
+    first = forgetting.run_daily()
+    second = forgetting.run_daily()
+
+    assert first is not None and first.decayed == 1
+    assert second is None
+    assert ForgettingRun.objects.count() == 1
+    assert confidence(pk) == pytest.approx(0.81)
+
+
+def test_dry_run_counts_and_changes_nothing(customer, capsys):
+    pk = aged(customer, 181, confidence=0.32)  # decays twice... to 0.259: deletable
+
+    call_command("forget", "--dry-run")
+
+    assert "1 memories would be decayed, 1 archived, 1 deleted" in capsys.readouterr().out
+    assert confidence(pk) == pytest.approx(0.32)
+
+
+def test_old_transcripts_follow_the_retention_setting(store, customer, settings):
+    old = converse(store, customer, "hello")
+    clock.advance(timedelta(days=settings.MEMORY_TRANSCRIPT_RETENTION_DAYS - 1))
+    recent = converse(store, customer, "hello again")
+    clock.advance(timedelta(days=2))
+
+    counts = forgetting.run()
+
+    assert counts.transcripts_deleted == 1
+    assert not customer.conversations.filter(pk=old).exists()
+    assert customer.conversations.filter(pk=recent).exists()
