@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import time
+import warnings
 from pathlib import Path
 
 REDIS_PORT_FILE = "port"
@@ -28,7 +29,9 @@ class EmbeddedServiceError(RuntimeError):
 
 def ensure_postgres(datadir: Path) -> str:
     """Start (or re-attach to) the embedded PostgreSQL in ``datadir``; return its URL."""
-    import pgserver  # imported lazily: only processes that use the embedded server need it
+    with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on every start
+        warnings.simplefilter("ignore")
+        import pgserver  # imported lazily: only processes that use the embedded server need it
 
     datadir.mkdir(parents=True, exist_ok=True)
     if _clear_stale_postmaster(datadir):

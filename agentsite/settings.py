@@ -272,6 +272,9 @@ MEMORY_DEFERRED_PHRASES_EN = env.list(
     "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
 )
 
+# Agent: the shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
+KNOWLEDGE_RANKING = env.str("KNOWLEDGE_RANKING", default="dense")
+
 # Memory: forgetting (daily, Celery beat)
 MEMORY_DECAY_FACTOR = env.float("MEMORY_DECAY_FACTOR", default=0.9)  # confidence x this ...
 MEMORY_DECAY_PERIOD_DAYS = env.int("MEMORY_DECAY_PERIOD_DAYS", default=30)  # ... once per full period without access
@@ -295,6 +298,8 @@ CELERY_BEAT_SCHEDULE = {
 # Demo
 DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
 DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")
+# The demo customers' shared password (listed on the demo login page; never used in production).
+DEMO_CUSTOMER_PASSWORD = env.str("DEMO_CUSTOMER_PASSWORD", default="demo-shop-2025")
 
 # Memory
 # Working memory (memory/working.py): the token budget of one reasoning loop, and the size above

@@ -128,7 +128,10 @@ class OpenAIEmbedder:
 
 
 class QueryCache:
-    """An LRU cache of recent query embeddings in front of an embedder (repeated questions are common)."""
+    """An LRU cache of recent embeddings in front of an embedder (repeated questions are common).
+
+    Queries and passages are cached apart (e5 embeds them differently).
+    """
 
     def __init__(self, embedder: Embedder, size: int) -> None:
         self.embedder = embedder
@@ -137,17 +140,23 @@ class QueryCache:
         self.size = size
         self.hits = 0
         self.misses = 0
-        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._cached(texts, "query", self.embedder.embed_queries)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._cached(texts, "passage", self.embedder.embed_passages)
+
+    def _cached(self, texts: Sequence[str], kind: str, embed) -> np.ndarray:
         result: list[np.ndarray | None] = []
         missing: list[str] = []
         with self._lock:
             for text in texts:
-                vector = self._cache.get(text)
+                vector = self._cache.get((kind, text))
                 if vector is not None:
-                    self._cache.move_to_end(text)
+                    self._cache.move_to_end((kind, text))
                     self.hits += 1
                 else:
                     self.misses += 1
@@ -155,20 +164,17 @@ class QueryCache:
                 result.append(vector)
         if missing:
             unique = list(dict.fromkeys(missing))
-            fresh = dict(zip(unique, self.embedder.embed_queries(unique), strict=True))
+            fresh = dict(zip(unique, embed(unique), strict=True))
             with self._lock:
                 for text, vector in fresh.items():
-                    self._cache[text] = vector
-                    self._cache.move_to_end(text)
+                    self._cache[(kind, text)] = vector
+                    self._cache.move_to_end((kind, text))
                 while len(self._cache) > self.size:
                     self._cache.popitem(last=False)
             result = [vector if vector is not None else fresh[text] for vector, text in zip(result, texts, strict=True)]
         if not result:
             return np.empty((0, self.dimensions), dtype=np.float32)
         return np.vstack(result)
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embedder.embed_passages(texts)
 
 
 _embedder: Embedder | None = None

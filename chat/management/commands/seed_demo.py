@@ -1,0 +1,79 @@
+"""`manage.py seed_demo`: load the demo shop's customers, orders and policies (idempotent)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from agentsite import clock
+from chat.demo_data import ARTICLES, CUSTOMERS
+from chat.models import CustomerProfile, Order, OrderItem, PolicyArticle, Shipment, TrackingEvent
+
+
+class Command(BaseCommand):
+    help = "Create the demo customers with their orders, shipments and the policy articles; safe to rerun."
+
+    @transaction.atomic
+    def handle(self, *args, **options) -> None:
+        now = clock.now()
+        password = settings.DEMO_CUSTOMER_PASSWORD
+        user_model = get_user_model()
+        for customer in CUSTOMERS:
+            user, created = user_model.objects.get_or_create(username=customer.username)
+            if created:
+                user.set_password(password)
+                user.save()
+            CustomerProfile.objects.get_or_create(
+                user=user,
+                defaults={
+                    "display_name": customer.display_name,
+                    "language": customer.language,
+                    "default_address": customer.address,
+                },
+            )
+            for demo in customer.orders:
+                order, created = Order.objects.get_or_create(
+                    number=demo.number,
+                    defaults={
+                        "customer": user,
+                        "status": demo.status,
+                        "placed_at": now - timedelta(days=demo.days_ago),
+                        "total": sum(Decimal(p) * q for _, q, p in demo.items),
+                        "shipping_address": customer.address,
+                        "currency": "CNY" if customer.language.startswith("zh") else "USD",
+                    },
+                )
+                if not created:
+                    continue
+                for name, quantity, price in demo.items:
+                    OrderItem.objects.create(order=order, name=name, quantity=quantity, unit_price=Decimal(price))
+                if demo.carrier:
+                    shipment = Shipment.objects.create(
+                        order=order,
+                        carrier=demo.carrier,
+                        tracking_number=demo.tracking,
+                        status=demo.status,
+                        eta=(now + timedelta(days=demo.eta_days)).date() if demo.eta_days is not None else None,
+                    )
+                    for days_ago, location, description in demo.events:
+                        TrackingEvent.objects.create(
+                            shipment=shipment,
+                            time=now - timedelta(days=days_ago),
+                            location=location,
+                            description=description,
+                        )
+        for slug, language, title, body in ARTICLES:
+            article = PolicyArticle.objects.filter(slug=slug, language=language).first()
+            if article is None or (article.title, article.body) != (title, body):
+                article = article or PolicyArticle(slug=slug, language=language)
+                article.title, article.body = title, body
+                article.save()
+        self.stdout.write(f"Demo customers (password for all: {password}):")
+        for customer in CUSTOMERS:
+            numbers = ", ".join(o.number for o in customer.orders)
+            self.stdout.write(f"  {customer.username:<6} {customer.display_name} ({customer.language}): {numbers}")

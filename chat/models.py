@@ -1,0 +1,205 @@
+"""The demo shop's data: customer profiles, orders, shipments, refunds, policy articles, pending actions."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from django.conf import settings
+from django.db import models, transaction
+from pgvector.django import VectorField
+
+from agentsite import clock
+
+
+class Language(models.TextChoices):
+    ZH = "zh-hans", "简体中文"
+    EN = "en", "English"
+
+
+class CustomerProfile(models.Model):
+    """What the shop itself records about a customer (its preferences are the source of system records)."""
+
+    class Notifications(models.TextChoices):
+        ON = "on"
+        MUTE = "mute"
+
+    class Channel(models.TextChoices):
+        EMAIL = "email"
+        PHONE = "phone"
+        SMS = "sms"
+        WECHAT = "wechat"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile")
+    display_name = models.CharField(max_length=100)
+    language = models.CharField(max_length=10, choices=Language.choices, default=Language.ZH)
+    notification_preference = models.CharField(max_length=10, choices=Notifications.choices, default="on")
+    contact_channel = models.CharField(max_length=10, choices=Channel.choices, default="email")
+    default_address = models.CharField(max_length=300, blank=True)
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+class Order(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        PAID = "paid"
+        PROCESSING = "processing"
+        SHIPPED = "shipped"
+        IN_TRANSIT = "in_transit", "in transit"
+        DELIVERED = "delivered"
+        CANCELLED = "cancelled"
+        REFUNDED = "refunded"
+
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="orders")
+    number = models.CharField(max_length=20, unique=True)
+    status = models.CharField(max_length=12, choices=Status.choices)
+    placed_at = models.DateTimeField()
+    total = models.DecimalField(max_digits=10, decimal_places=2)
+    currency = models.CharField(max_length=3, default="CNY")
+    shipping_address = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-placed_at"], name="chat_order_customer_idx")]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class OrderItem(models.Model):
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="items")
+    name = models.CharField(max_length=200)
+    quantity = models.PositiveIntegerField(default=1)
+    unit_price = models.DecimalField(max_digits=10, decimal_places=2)
+
+    def __str__(self) -> str:
+        return f"{self.quantity} x {self.name}"
+
+
+class Shipment(models.Model):
+    order = models.OneToOneField(Order, on_delete=models.CASCADE, related_name="shipment")
+    carrier = models.CharField(max_length=40)
+    tracking_number = models.CharField(max_length=40)
+    status = models.CharField(max_length=12, choices=Order.Status.choices)
+    eta = models.DateField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.carrier} {self.tracking_number}"
+
+
+class TrackingEvent(models.Model):
+    shipment = models.ForeignKey(Shipment, on_delete=models.CASCADE, related_name="events")
+    time = models.DateTimeField()
+    location = models.CharField(max_length=100)
+    description = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["time"]
+
+    def __str__(self) -> str:
+        return f"{self.time:%Y-%m-%d %H:%M} {self.location}: {self.description}"
+
+
+class Refund(models.Model):
+    class Status(models.TextChoices):
+        REQUESTED = "requested"
+        APPROVED = "approved"
+        REFUSED = "refused"
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="refunds")
+    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    reason = models.CharField(max_length=300)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
+    requested_at = models.DateTimeField(default=clock.now)
+    conversation_id = models.UUIDField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # At most one open refund per order: a confirmation that arrives twice cannot make two.
+            models.UniqueConstraint(
+                fields=["order"], condition=models.Q(status="requested"), name="chat_one_open_refund"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"refund {self.amount} for {self.order}"
+
+
+class PolicyArticle(models.Model):
+    """One article of the shop's knowledge base, embedded on save and found by hybrid search."""
+
+    slug = models.SlugField(max_length=80)
+    language = models.CharField(max_length=10, choices=Language.choices)
+    title = models.CharField(max_length=200)
+    body = models.TextField()
+    embedding = VectorField(dimensions=settings.MEMORY_EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    updated_at = models.DateTimeField(default=clock.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["slug", "language"], name="chat_article_slug_language")]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.title}"
+
+    def save(self, *args, **kwargs) -> None:
+        """Save and re-embed: the whole article, and each of its chunks."""
+        from memory.embeddings import get_embedder
+
+        chunks = self.chunks()
+        vectors = get_embedder().embed_passages([f"{self.title}\n{self.body}", *chunks])
+        self.embedding = vectors[0]
+        self.updated_at = clock.now()
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            self.chunk_set.all().delete()
+            PolicyChunk.objects.bulk_create(
+                PolicyChunk(article=self, text=text, embedding=vector)
+                for text, vector in zip(chunks, vectors[1:], strict=True)
+            )
+
+    def chunks(self) -> list[str]:
+        """The title, and each sentence of the body under its title: what search compares a question with."""
+        sentences = [part.strip() for part in re.split(r"(?<=[。！？.!?；;])\s*", self.body) if part.strip()]
+        return [self.title, *(f"{self.title}: {sentence}" for sentence in sentences)]
+
+
+class PolicyChunk(models.Model):
+    """One sentence of a policy article (short texts match short questions better than a whole article)."""
+
+    article = models.ForeignKey(PolicyArticle, on_delete=models.CASCADE, related_name="chunk_set")
+    text = models.TextField()
+    embedding = VectorField(dimensions=settings.MEMORY_EMBEDDING_DIMENSIONS)
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
+class PendingAction(models.Model):
+    """A change a tool proposed; it happens only when the customer's next message confirms it."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DONE = "done"
+        CANCELLED = "cancelled"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation_id = models.UUIDField(db_index=True)
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_actions")
+    tool = models.CharField(max_length=40)
+    arguments = models.JSONField()
+    summary = models.CharField(max_length=300)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    result = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(default=clock.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation_id"], condition=models.Q(status="pending"), name="chat_one_pending_action"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} ({self.status})"

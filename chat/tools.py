@@ -1,0 +1,324 @@
+"""The tools the agent may use: a JSON schema for the model and a plain function underneath.
+
+Every tool acts for the customer of the conversation only. Bad arguments and refusals come back
+as ``{"error": ...}`` tool results for the model to explain, never as exceptions to the customer.
+Tools that change something (refund, notification preference, contact channel, address) only
+PROPOSE: they store a ``PendingAction``, move the conversation to ``confirming`` and answer
+``pending_confirmation``. The change happens in ``confirm_pending`` when the customer's next
+message confirms it — whatever the model says, and however often the confirmation arrives.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from uuid import UUID
+
+import jsonschema
+from django.db import IntegrityError, transaction
+
+from agentsite import clock
+from chat import shop
+from chat.knowledge import search_policies
+from chat.models import PendingAction
+from memory.recall import confidence_tag, recall
+from memory.session import SessionStore
+from memory.states import AgentState, IllegalTransition
+
+logger = logging.getLogger(__name__)
+
+ORDER_NUMBER = {"type": "string", "pattern": "^[Oo][Rr][Dd]-[0-9]{4}-[0-9]{4}$", "description": "e.g. ORD-2025-0816"}
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Who the tool acts for, and where."""
+
+    customer_id: int
+    conversation_id: UUID | str
+    language: str = "zh"
+    store: SessionStore | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict
+    run: Callable[..., dict]
+    changes_something: bool = False
+
+    def schema(self) -> dict:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+def _object(properties: dict, required: list[str]) -> dict:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+def _lookup_order(ctx: ToolContext, order_number: str) -> dict:
+    return shop.describe_order(shop.find_order(ctx.customer_id, order_number))
+
+
+def _list_my_orders(ctx: ToolContext, status: str | None = None) -> dict:
+    return {"orders": shop.list_orders(ctx.customer_id, status)}
+
+
+def _track_shipment(ctx: ToolContext, order_number: str) -> dict:
+    return shop.describe_shipment(shop.find_order(ctx.customer_id, order_number))
+
+
+def _search_policies(ctx: ToolContext, query: str) -> dict:
+    found = search_policies(query, language="zh-hans" if ctx.language == "zh" else "en")
+    return {"articles": [{"id": a.id, "title": a.title, "snippet": a.snippet} for a in found]}
+
+
+def _recall_memory(ctx: ToolContext, query: str) -> dict:
+    memories = recall(ctx.customer_id, query)
+    return {
+        "memories": [
+            {"content": m.content, "key": m.key, "value": m.value, "tag": confidence_tag(m, ctx.language)}
+            for m in memories
+        ]
+    }
+
+
+def _escalate(ctx: ToolContext, reason: str) -> dict:
+    if ctx.store is not None:
+        ctx.store.transition(ctx.conversation_id, AgentState.ESCALATED, f"escalate_to_human: {reason[:200]}")
+    return {"status": "escalated", "summary": "a member of staff will take over this conversation"}
+
+
+# Changes: what to check when proposing, how to describe it, and what to do once confirmed.
+def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[dict, str]:
+    order = shop.check_refundable(ctx.customer_id, order_number)
+    args = {"order_number": order.number, "reason": reason}
+    return args, f"request a refund of {order.total} {order.currency} for order {order.number}"
+
+
+def _propose_preference(ctx: ToolContext, preference: str) -> tuple[dict, str]:
+    return {"preference": preference}, f"set notifications to {preference}"
+
+
+def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, str]:
+    return {"channel": channel}, f"contact the customer by {channel} from now on"
+
+
+def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, str]:
+    address = " ".join(address.split())
+    if len(address) < 5:
+        raise shop.ShopError("that address is too short to deliver to")
+    return {"address": address}, f"change the shipping address to {address}"
+
+
+EXECUTE: dict[str, Callable[..., dict]] = {
+    "request_refund": lambda ctx, order_number, reason: shop.request_refund(
+        ctx.customer_id, order_number, reason, ctx.conversation_id
+    ),
+    "update_notification_preference": lambda ctx, preference: shop.set_notification_preference(
+        ctx.customer_id, preference, ctx.conversation_id
+    ),
+    "update_contact_channel": lambda ctx, channel: shop.set_contact_channel(
+        ctx.customer_id, channel, ctx.conversation_id
+    ),
+    "update_shipping_address": lambda ctx, address: shop.set_shipping_address(
+        ctx.customer_id, address, ctx.conversation_id
+    ),
+}
+
+
+def _proposer(tool: str, propose: Callable[..., tuple[dict, str]]) -> Callable[..., dict]:
+    def run(ctx: ToolContext, **arguments) -> dict:
+        checked, summary = propose(ctx, **arguments)
+        return propose_change(ctx, tool, checked, summary)
+
+    return run
+
+
+def propose_change(ctx: ToolContext, tool: str, arguments: dict, summary: str) -> dict:
+    """Store the change as the conversation's one pending action and ask for confirmation."""
+    with transaction.atomic():
+        PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
+            status=PendingAction.Status.CANCELLED, decided_at=clock.now()
+        )
+        PendingAction.objects.create(
+            conversation_id=ctx.conversation_id,
+            customer_id=ctx.customer_id,
+            tool=tool,
+            arguments=arguments,
+            summary=summary,
+            created_at=clock.now(),
+        )
+    if ctx.store is not None:
+        try:
+            ctx.store.transition(ctx.conversation_id, AgentState.CONFIRMING, f"{tool} proposed", progress=True)
+        except IllegalTransition:
+            logger.warning("conversation %s: cannot move to confirming", ctx.conversation_id)
+    return {"status": "pending_confirmation", "summary": summary}
+
+
+TOOLS: dict[str, Tool] = {
+    tool.name: tool
+    for tool in [
+        Tool(
+            "lookup_order",
+            "Look up one of the customer's orders by its number: status, items, total, shipment.",
+            _object({"order_number": ORDER_NUMBER}, ["order_number"]),
+            _lookup_order,
+        ),
+        Tool(
+            "list_my_orders",
+            "List the customer's recent orders, optionally only those in one status.",
+            _object(
+                {"status": {"type": "string", "enum": ["processing", "shipped", "delivered", "cancelled", "refunded"]}},
+                [],
+            ),
+            _list_my_orders,
+        ),
+        Tool(
+            "track_shipment",
+            "Where the parcel of one of the customer's orders is: carrier, tracking events, ETA.",
+            _object({"order_number": ORDER_NUMBER}, ["order_number"]),
+            _track_shipment,
+        ),
+        Tool(
+            "request_refund",
+            "Propose a refund for one of the customer's orders (the customer must confirm).",
+            _object(
+                {"order_number": ORDER_NUMBER, "reason": {"type": "string", "maxLength": 300}},
+                ["order_number", "reason"],
+            ),
+            _proposer("request_refund", _propose_refund),
+            True,
+        ),
+        Tool(
+            "update_notification_preference",
+            "Propose muting or turning on notifications (customer confirms).",
+            _object({"preference": {"type": "string", "enum": ["mute", "on"]}}, ["preference"]),
+            _proposer("update_notification_preference", _propose_preference),
+            True,
+        ),
+        Tool(
+            "update_contact_channel",
+            "Propose how the shop contacts the customer (customer confirms).",
+            _object({"channel": {"type": "string", "enum": ["email", "phone", "sms", "wechat"]}}, ["channel"]),
+            _proposer("update_contact_channel", _propose_channel),
+            True,
+        ),
+        Tool(
+            "update_shipping_address",
+            "Propose a new default shipping address (customer confirms).",
+            _object({"address": {"type": "string", "minLength": 1, "maxLength": 300}}, ["address"]),
+            _proposer("update_shipping_address", _propose_address),
+            True,
+        ),
+        Tool(
+            "search_policies",
+            "Search the shop's policies (refunds, returns, shipping times, notifications).",
+            _object({"query": {"type": "string", "minLength": 1, "maxLength": 500}}, ["query"]),
+            _search_policies,
+        ),
+        Tool(
+            "recall_memory",
+            "Search what we remember about this customer from earlier conversations.",
+            _object({"query": {"type": "string", "minLength": 1, "maxLength": 500}}, ["query"]),
+            _recall_memory,
+        ),
+        Tool(
+            "escalate_to_human",
+            "Hand the conversation to a member of staff.",
+            _object({"reason": {"type": "string", "maxLength": 500}}, ["reason"]),
+            _escalate,
+        ),
+    ]
+}
+
+
+def schemas(names: list[str] | None = None) -> list[dict]:
+    """The tools' schemas for the model (all, or the named ones)."""
+    return [tool.schema() for name, tool in TOOLS.items() if names is None or name in names]
+
+
+def run_tool(ctx: ToolContext, name: str, arguments: dict) -> dict:
+    """Run one tool call for the conversation's customer; any refusal becomes ``{"error": ...}``."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        return {"error": f"there is no tool called {name!r}"}
+    try:
+        jsonschema.validate(arguments, tool.parameters)
+    except jsonschema.ValidationError as exc:
+        return {"error": f"invalid arguments for {name}: {exc.message}"}
+    try:
+        return tool.run(ctx, **arguments)
+    except shop.ShopError as exc:
+        return {"error": str(exc)}
+    except Exception:
+        logger.exception("tool %s failed in conversation %s", name, ctx.conversation_id)
+        return {"error": f"{name} failed; please try again later"}
+
+
+AFFIRM = re.compile(
+    r"^\s*(?:确认|确定|是的?|对|好的?|可以|没问题|yes|yep|yeah|y|confirm(?:ed)?|ok(?:ay)?|sure|go ahead)"
+    r"\s*[.!。！,，]*\s*$",
+    re.IGNORECASE,
+)
+DECLINE = re.compile(r"^\s*(?:取消|不用了?|不要|算了|no|nope|cancel|don'?t)\b", re.IGNORECASE)
+
+
+def is_confirmation(text: str) -> bool:
+    """A bare confirmation ("确认", "yes", "好的") — not a message that merely contains "yes"."""
+    return bool(AFFIRM.match(text))
+
+
+def is_cancellation(text: str) -> bool:
+    return bool(DECLINE.match(text))
+
+
+def pending_action(conversation_id: UUID | str) -> PendingAction | None:
+    return PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING).first()
+
+
+def confirm_pending(ctx: ToolContext) -> dict | None:
+    """Carry out the conversation's pending change, once; ``None`` if nothing is pending."""
+    with transaction.atomic():
+        action = (
+            PendingAction.objects.select_for_update()
+            .filter(
+                conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.PENDING
+            )
+            .first()
+        )
+        if action is None:
+            return None
+        try:
+            with transaction.atomic():
+                result = EXECUTE[action.tool](ctx, **action.arguments)
+        except (shop.ShopError, IntegrityError) as exc:
+            result = {"error": str(exc) if isinstance(exc, shop.ShopError) else "that was already done"}
+        action.status = PendingAction.Status.DONE
+        action.result = result
+        action.decided_at = clock.now()
+        action.save(update_fields=["status", "result", "decided_at"])
+    return {"tool": action.tool, **result}
+
+
+def cancel_pending(ctx: ToolContext) -> PendingAction | None:
+    """Drop the conversation's pending change (the customer said no)."""
+    with transaction.atomic():
+        action = (
+            PendingAction.objects.select_for_update()
+            .filter(
+                conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.PENDING
+            )
+            .first()
+        )
+        if action is not None:
+            action.status = PendingAction.Status.CANCELLED
+            action.decided_at = clock.now()
+            action.save(update_fields=["status", "decided_at"])
+    return action

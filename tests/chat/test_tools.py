@@ -1,0 +1,204 @@
+"""The shop's tools against seeded data: isolation, validation, two-step changes, write-through."""
+
+import pytest
+
+from chat.models import CustomerProfile, Order, PendingAction, Refund
+from chat.tools import cancel_pending, confirm_pending, is_confirmation, run_tool, schemas
+from memory.models import Conversation, LongTermMemory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_tool_has_a_schema_the_model_can_use(seeded):
+    names = {s["function"]["name"] for s in schemas()}
+    assert names == {"lookup_order", "list_my_orders", "track_shipment", "request_refund",
+                     "update_notification_preference", "update_contact_channel", "update_shipping_address",
+                     "search_policies", "recall_memory", "escalate_to_human"}  # fmt: skip
+
+
+def test_lookup_order_returns_the_customers_own_order(context_for):
+    result = run_tool(context_for("wang"), "lookup_order", {"order_number": "ord-2025-0816"})
+
+    assert result["order_number"] == "ORD-2025-0816"
+    assert result["status"] == "processing"
+    assert result["items"] == [{"name": "无线蓝牙耳机", "quantity": 1}]
+
+
+def test_another_customers_order_is_not_found_exactly_like_a_missing_one(context_for):
+    ctx = context_for("alice")
+
+    theirs = run_tool(ctx, "lookup_order", {"order_number": "ORD-2025-0816"})  # wang's
+    missing = run_tool(ctx, "lookup_order", {"order_number": "ORD-2099-0001"})
+    tracked = run_tool(ctx, "track_shipment", {"order_number": "ORD-2025-0817"})
+
+    assert theirs == {"error": "order ORD-2025-0816 not found"}
+    assert missing == {"error": "order ORD-2099-0001 not found"}
+    assert tracked == {"error": "order ORD-2025-0817 not found"}
+    assert "王" not in str(theirs) + str(tracked)
+
+
+def test_track_shipment_names_carrier_and_latest_event(context_for):
+    result = run_tool(context_for("wang"), "track_shipment", {"order_number": "ORD-2025-0817"})
+
+    assert result["carrier"] == "顺丰速运"
+    assert result["events"][-1]["location"] == "上海转运中心"
+
+
+def test_an_unshipped_order_says_so(context_for):
+    result = run_tool(context_for("wang"), "track_shipment", {"order_number": "ORD-2025-0816"})
+
+    assert result["status"] == "processing" and result["events"] == []
+
+
+def test_list_my_orders_lists_only_mine_optionally_by_status(context_for):
+    ctx = context_for("bob")
+
+    everything = run_tool(ctx, "list_my_orders", {})
+    delivered = run_tool(ctx, "list_my_orders", {"status": "delivered"})
+
+    assert {o["order_number"] for o in everything["orders"]} == {"ORD-2025-0931", "ORD-2025-0932", "ORD-2025-0870"}
+    assert [o["order_number"] for o in delivered["orders"]] == ["ORD-2025-0870"]
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("lookup_order", {}),
+        ("lookup_order", {"order_number": "0816"}),
+        ("lookup_order", {"order_number": 816}),
+        ("lookup_order", {"order_number": "ORD-2025-0816", "admin": True}),
+        ("list_my_orders", {"status": "everything"}),
+        ("update_notification_preference", {"preference": "loud"}),
+        ("update_contact_channel", {"channel": "carrier pigeon"}),
+        ("request_refund", {"order_number": "ORD-2025-0816"}),
+        ("no_such_tool", {}),
+    ],
+)
+def test_malformed_arguments_come_back_as_errors(context_for, name, arguments):
+    result = run_tool(context_for("wang"), name, arguments)
+
+    assert set(result) == {"error"}
+
+
+def test_a_refund_without_confirmation_changes_nothing(context_for):
+    ctx = context_for("wang")
+
+    result = run_tool(ctx, "request_refund", {"order_number": "ORD-2025-0790", "reason": "坏了"})
+
+    assert result["status"] == "pending_confirmation"
+    assert not Refund.objects.exists()
+    assert Conversation.objects.get(pk=ctx.conversation_id).state == "confirming"
+
+
+def test_a_confirmed_refund_happens_once_even_if_confirmed_twice(context_for):
+    ctx = context_for("wang")
+    run_tool(ctx, "request_refund", {"order_number": "ORD-2025-0790", "reason": "坏了"})
+
+    first = confirm_pending(ctx)
+    second = confirm_pending(ctx)
+
+    assert first["status"] == "done" and second is None
+    refund = Refund.objects.get()
+    assert (refund.order.number, refund.status, str(refund.amount)) == ("ORD-2025-0790", "requested", "459.00")
+
+
+def test_a_refund_for_a_cancelled_order_is_refused(context_for):
+    result = run_tool(context_for("wang"), "request_refund", {"order_number": "ORD-2025-0702", "reason": "x"})
+
+    assert result == {"error": "order ORD-2025-0702 is cancelled and cannot be refunded"}
+    assert not PendingAction.objects.exists()
+
+
+def test_a_declined_change_never_happens(context_for):
+    ctx = context_for("alice")
+    run_tool(ctx, "update_notification_preference", {"preference": "mute"})
+
+    cancel_pending(ctx)
+
+    assert confirm_pending(ctx) is None
+    assert CustomerProfile.objects.get(user_id=ctx.customer_id).notification_preference == "on"
+
+
+def test_a_confirmed_preference_is_written_through_to_long_term_memory(context_for):
+    ctx = context_for("wang")
+    # What the customer said earlier, consolidated as their statement:
+    run_tool(ctx, "update_notification_preference", {"preference": "mute"})
+    confirm_pending(ctx)
+    run_tool(ctx, "update_notification_preference", {"preference": "on"})
+
+    confirm_pending(ctx)
+
+    profile = CustomerProfile.objects.get(user_id=ctx.customer_id)
+    current = LongTermMemory.objects.valid().get(customer_id=ctx.customer_id, key="notification_preference")
+    older = LongTermMemory.objects.get(customer_id=ctx.customer_id, key="notification_preference", value="mute")
+    assert profile.notification_preference == "on"
+    assert (current.value, current.source, current.confidence) == ("on", "system_record", 1.0)
+    assert older.invalidated_at is not None and older.superseded_by == current
+
+
+def test_contact_channel_and_address_changes_are_two_step_and_written_through(context_for):
+    ctx = context_for("alice")
+    run_tool(ctx, "update_contact_channel", {"channel": "wechat"})
+    assert CustomerProfile.objects.get(user_id=ctx.customer_id).contact_channel == "email"
+    confirm_pending(ctx)
+    run_tool(ctx, "update_shipping_address", {"address": "10 Downing Street, London"})
+    confirm_pending(ctx)
+
+    profile = CustomerProfile.objects.get(user_id=ctx.customer_id)
+    assert (profile.contact_channel, profile.default_address) == ("wechat", "10 Downing Street, London")
+    memories = LongTermMemory.objects.valid().filter(customer_id=ctx.customer_id, source="system_record")
+    assert set(memories.values_list("key", "value")) == {
+        ("contact_channel", "wechat"), ("shipping_address", "10 Downing Street, London"),
+    }  # fmt: skip
+
+
+def test_a_new_proposal_replaces_the_pending_one(context_for):
+    ctx = context_for("bob")
+    run_tool(ctx, "update_notification_preference", {"preference": "mute"})
+    run_tool(ctx, "update_contact_channel", {"channel": "sms"})
+
+    result = confirm_pending(ctx)
+
+    assert result["tool"] == "update_contact_channel"
+    assert CustomerProfile.objects.get(user_id=ctx.customer_id).notification_preference == "on"
+
+
+def test_escalation_moves_the_conversation_to_escalated(context_for):
+    ctx = context_for("chen")
+
+    assert run_tool(ctx, "escalate_to_human", {"reason": "customer asked"})["status"] == "escalated"
+    assert Conversation.objects.get(pk=ctx.conversation_id).state == "escalated"
+
+
+def test_orders_are_never_changed_by_reading_tools(context_for):
+    before = list(Order.objects.values_list("number", "status"))
+    ctx = context_for("li")
+    for name in ("lookup_order", "track_shipment"):
+        run_tool(ctx, name, {"order_number": "ORD-2025-0901"})
+
+    assert list(Order.objects.values_list("number", "status")) == before
+
+
+@pytest.mark.parametrize("text", ["确认", "是的", "好的！", "yes", "Confirm.", "OK", "go ahead"])
+def test_bare_confirmations(text):
+    assert is_confirmation(text)
+
+
+@pytest.mark.parametrize("text", ["yes but first tell me the price", "确认一下订单状态", "no", "不要", "what?"])
+def test_messages_that_merely_contain_yes_are_not_confirmations(text):
+    assert not is_confirmation(text)
+
+
+def test_recall_memory_returns_this_customers_memories_with_tags(context_for, seeded):
+    from tests.memory.test_recall import remember
+
+    ctx = context_for("wang")
+    remember(seeded["wang"], "客户偏好顺丰快递", key="preferred_carrier", value="sf_express", confidence=0.95)
+    other = context_for("alice")
+
+    mine = run_tool(ctx, "recall_memory", {"query": "快递"})
+    theirs = run_tool(other, "recall_memory", {"query": "快递"})
+
+    assert mine["memories"][0] == {"content": "客户偏好顺丰快递", "key": "preferred_carrier", "value": "sf_express",
+                                   "tag": "已确认"}  # fmt: skip
+    assert theirs == {"memories": []}
