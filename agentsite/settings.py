@@ -272,6 +272,12 @@ MEMORY_DEFERRED_PHRASES_EN = env.list(
     "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
 )
 
+# Agent: the turn and the websocket
+AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=4)  # model calls per turn that may ask for tools
+AGENT_TURN_WORKERS = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
+AGENT_MAX_FRAME_CHARS = env.int("AGENT_MAX_FRAME_CHARS", default=8192)  # longer websocket frames are refused
+AGENT_RATE_LIMIT_PER_MINUTE = env.int("AGENT_RATE_LIMIT_PER_MINUTE", default=20)  # messages per customer
+
 # Agent: the shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
 KNOWLEDGE_RANKING = env.str("KNOWLEDGE_RANKING", default="dense")
 

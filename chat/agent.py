@@ -1,0 +1,287 @@
+"""One turn of the agent: the only place where the three memory tiers meet.
+
+``run_turn`` reads top to bottom: load the session (short-term memory) → store the customer's
+message → recall (long-term memory) per the configured mode → build working memory (system
+prompt, memory block, compressed history, recent turns) → model and tool loop, bounded → stream
+the reply → append it to short-term memory and its durable copy → record state transitions →
+queue consolidation. It is blocking code (ORM, embeddings, HTTP to the model) and runs in the
+consumer's bounded thread pool, never on the event loop. ``emit`` receives the frames the
+customer's socket should get (tokens, state changes, the memory inspector's data).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Max
+
+from agentsite import clock, llm
+from chat import prompts
+from chat.models import CustomerProfile
+from chat.tools import (
+    TOOLS,
+    ToolContext,
+    cancel_pending,
+    confirm_pending,
+    is_cancellation,
+    is_confirmation,
+    pending_action,
+    run_tool,
+    schemas,
+)
+from memory import session as short_term
+from memory.consolidation import needs_consolidation
+from memory.models import Conversation, LongTermMemory, StateTransition
+from memory.recall import Recalled, confidence_tag, format_memory_block, recall, signals_missing_memory
+from memory.redaction import redact
+from memory.states import AgentState, bot_may_reply, is_allowed
+from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
+
+logger = logging.getLogger(__name__)
+
+Emit = Callable[[dict], None]
+ORDER_NUMBER = re.compile(r"\bORD-\d{4}-\d{4}\b", re.IGNORECASE)
+TURN_LOCK_NAMESPACE = 7302
+BEFORE_PROCESSING = {AgentState.GREETING, AgentState.COLLECTING_INFO, AgentState.CONFIRMING}
+
+
+class NotYourConversation(Exception):
+    """The conversation belongs to another customer."""
+
+
+@dataclass
+class TurnResult:
+    """What a turn produced (the consumer sends ``reply_done`` from it)."""
+
+    reply: str
+    message_id: int | None
+    state: str
+    recalled: list[Recalled] = field(default_factory=list)
+    escalated: bool = False
+    failed: bool = False
+
+
+@contextlib.contextmanager
+def turn_lock(conversation_id: UUID | str) -> Iterator[None]:
+    """One turn at a time per conversation, across sockets and processes (a PostgreSQL advisory lock)."""
+    key = [TURN_LOCK_NAMESPACE, str(conversation_id)]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", key)
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+
+
+def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
+    """Answer one customer message in one conversation."""
+    store = short_term.store()
+    with turn_lock(conversation_id):
+        # 1. Short-term memory: the session, and the customer's message, stored before anything can fail.
+        session = store.load(conversation_id)
+        if session.customer_id != customer_id:
+            raise NotYourConversation(str(conversation_id))
+        transitions_before = _last_transition(conversation_id)
+        emit = _with_state_frames(emit, conversation_id, transitions_before)
+        profile = CustomerProfile.objects.filter(user_id=customer_id).first()
+        language = prompts.language_of(text, default="en" if profile and profile.language == "en" else "zh")
+        store.append(conversation_id, _entry(Role.USER, redact(text)))
+        progress = bool(store.update_info(conversation_id, _slots(text)))
+        if not bot_may_reply(session.state):
+            emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
+            return TurnResult(reply="", message_id=None, state=session.state)
+        _move(store, conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=progress,
+              only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
+        ctx = ToolContext(customer_id, conversation_id, language, store)
+
+        # 2. A pending change is confirmed or declined by the customer, never by the model.
+        if pending_action(conversation_id) is not None and is_cancellation(text):
+            cancel_pending(ctx)
+            _move(store, conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False,
+                  only_from={AgentState.CONFIRMING})  # fmt: skip
+            return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True)
+        confirmed = confirm_pending(ctx) if is_confirmation(text) else None
+
+        # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred).
+        mode = settings.MEMORY_RECALL_MODE
+        recalled = recall(customer_id, text) if mode == "active" else []
+
+        # 4. Working memory: system prompt, memory block, compressed history, this message.
+        memory = _working_memory(store, conversation_id, text, language, recalled, profile)
+        if confirmed is not None:
+            _record_confirmation(store, memory, conversation_id, confirmed)
+            _move(store, conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
+                  only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
+
+        # 5. The model, with tools, bounded; the reply streams to the customer as it is generated.
+        tools = schemas([name for name in TOOLS if mode == "tool" or name != "recall_memory"])
+        try:
+            if mode == "deferred":
+                reply, recalled = _deferred(store, memory, ctx, tools, customer_id, text, language, emit)
+            else:
+                reply = _model_loop(store, memory, ctx, tools, emit)
+        except (llm.LLMError, PinnedOverflow) as exc:
+            logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
+            result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True)
+            result.failed = True
+            return result
+
+        # 6. A person was asked for: the bot falls silent.
+        state = Conversation.objects.values_list("state", flat=True).get(pk=conversation_id)
+        if state == AgentState.ESCALATED:
+            emit({"type": "escalated", "text": prompts.ESCALATED[language]})
+            return TurnResult(reply="", message_id=None, state=state, recalled=recalled, escalated=True)
+
+        # 7. Short-term memory again: the reply, and the state it leaves the conversation in.
+        if memory.used_tools:
+            _move(store, conversation_id, AgentState.RESOLVED, "answered", progress=False,
+                  only_from={AgentState.PROCESSING})  # fmt: skip
+        return _finish(store, ctx, reply, recalled, memory, emit, stream=False)
+
+
+class _Memory:
+    """Working memory plus what this turn did to it."""
+
+    def __init__(self, buffer: WorkingMemory) -> None:
+        self.buffer = buffer
+        self.used_tools = False
+
+
+def _entry(role: Role, content: str) -> Entry:
+    return Entry.create(role, content, timestamp=clock.now())
+
+
+def _slots(text: str) -> dict:
+    numbers = sorted({n.upper() for n in ORDER_NUMBER.findall(text)})
+    return {"order_numbers": numbers} if numbers else {}
+
+
+def _move(store, conversation_id, to: AgentState, reason: str, *, only_from: set, progress: bool) -> None:
+    """Move to ``to`` if the conversation is in one of ``only_from`` (and the table allows it)."""
+    state = Conversation.objects.values_list("state", flat=True).get(pk=conversation_id)
+    if state != to and state in only_from and is_allowed(state, to):
+        store.transition(conversation_id, to, reason, progress=progress)
+
+
+def _with_state_frames(emit: Emit, conversation_id, after: int) -> Emit:
+    """Wrap ``emit`` so that state frames go out just before the turn's closing frames."""
+    sent = {"done": False}
+
+    def wrapped(frame: dict) -> None:
+        if frame["type"] in {"memory", "escalated", "notice"} and not sent["done"]:
+            sent["done"] = True
+            _emit_transitions(conversation_id, after, emit)
+        emit(frame)
+
+    return wrapped
+
+
+def _last_transition(conversation_id) -> int:
+    return StateTransition.objects.filter(conversation_id=conversation_id).aggregate(last=Max("id"))["last"] or 0
+
+
+def _emit_transitions(conversation_id, after: int, emit: Emit) -> None:
+    """Send a ``state`` frame for every transition this turn recorded (tools and loop detection included)."""
+    steps = StateTransition.objects.filter(conversation_id=conversation_id, id__gt=after).order_by("id")
+    for step in steps.values("from_state", "to_state"):
+        emit({"type": "state", "from": step["from_state"], "to": step["to_state"]})
+
+
+def _working_memory(store, conversation_id, text, language, recalled, profile) -> _Memory:
+    buffer = WorkingMemory.from_settings()
+    buffer.set_system(prompts.system_prompt(language, clock.now(), profile.display_name if profile else ""))
+    if recalled:
+        buffer.set_memory(format_memory_block(recalled, language))
+    history = store.history(conversation_id)
+    buffer.extend(history[:-1])  # all but the message just stored ...
+    buffer.append_user(text)  # ... which goes in unredacted for this one turn, pinned
+    return _Memory(buffer)
+
+
+def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dict) -> None:
+    """Show the model what the confirmed change did, as the tool call it was and its result."""
+    name = confirmed.pop("tool")
+    call = ToolCall(id=f"confirmed-{clock.now().timestamp():.0f}", name=name, arguments="{}")
+    store.append(conversation_id, memory.buffer.append_tool_call([call]))
+    raw = json.dumps(confirmed, ensure_ascii=False)
+    store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, llm.summarise), raw=raw)
+    memory.used_tools = True
+
+
+def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emit: Emit | None) -> str:
+    """Call the model until it answers in words, running the tools it asks for (bounded)."""
+    on_token = (lambda piece: emit({"type": "token", "text": piece})) if emit is not None else None
+    for _ in range(settings.AGENT_MAX_TOOL_STEPS):
+        completion = llm.chat(
+            memory.buffer.to_messages(), tools, stream=on_token is not None, on_token=on_token,
+            conversation_id=str(ctx.conversation_id),
+        )  # fmt: skip
+        if not completion.tool_calls:
+            return completion.content
+        calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
+        store.append(ctx.conversation_id, memory.buffer.append_tool_call(calls, completion.content or ""))
+        for call in completion.tool_calls:
+            if call.name != "escalate_to_human" and not TOOLS.get(call.name, TOOLS["lookup_order"]).changes_something:
+                _move(store, ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
+                      only_from=BEFORE_PROCESSING)  # fmt: skip
+            raw = json.dumps(run_tool(ctx, call.name, call.arguments), ensure_ascii=False, default=str)
+            entry = memory.buffer.append_tool_result(call.id, raw, llm.summarise)
+            store.append(ctx.conversation_id, entry, raw=raw)
+        memory.used_tools = True
+    raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
+
+
+def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> tuple[str, list[Recalled]]:
+    """Answer from working and short-term memory first (not streamed); recall only if that answer lacks something."""
+    first = _model_loop(store, memory, ctx, tools, emit=None)
+    if not signals_missing_memory(first):
+        for piece in re.findall(r"\S+\s*|\s+", first):
+            emit({"type": "token", "text": piece})
+        return first, []
+    recalled = recall(customer_id, text)
+    memory.buffer.set_memory(format_memory_block(recalled, language))
+    return _model_loop(store, memory, ctx, tools, emit), recalled
+
+
+def _finish(
+    store, ctx: ToolContext, reply: str, recalled: list[Recalled], memory: _Memory | None, emit: Emit, *, stream: bool
+) -> TurnResult:
+    """Store the reply, tell the socket what memory did, queue consolidation when due."""
+    if stream:
+        for piece in re.findall(r"\S+\s*|\s+", reply):
+            emit({"type": "token", "text": piece})
+    message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
+    conversation = Conversation.objects.get(pk=ctx.conversation_id)
+    emit(memory_frame(conversation, recalled, ctx.language, memory.buffer.usage().used if memory else 0))
+    if needs_consolidation(conversation):
+        from memory.tasks import consolidate_conversation
+
+        consolidate_conversation.delay(str(conversation.pk))
+    return TurnResult(reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled)
+
+
+def memory_frame(conversation: Conversation, recalled: list[Recalled], language: str, used_tokens: int = 0) -> dict:
+    """The memory inspector's data: what was recalled, the working-memory budget, what was learned."""
+    learned = (
+        LongTermMemory.objects.valid()
+        .filter(customer_id=conversation.customer_id, source_conversation=conversation)
+        .values_list("content", flat=True)
+    )
+    return {
+        "type": "memory",
+        "recalled": [
+            {"content": m.content, "tag": confidence_tag(m, language), "key": m.key, "value": m.value} for m in recalled
+        ],
+        "working": {"used": used_tokens, "max": settings.MEMORY_WORKING_BUDGET_TOKENS},
+        "learned": list(learned[:20]),
+        "state": conversation.state,
+    }

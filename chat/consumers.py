@@ -1,0 +1,213 @@
+"""The customer's websocket: validate frames, hand each message to the agent turn, send JSON frames.
+
+The consumer holds no ORM, cache or model calls of its own: blocking work runs in a bounded thread
+pool (``AGENT_TURN_WORKERS`` threads per process) rather than Channels' single shared sync thread,
+and frames produced by a turn come back to the event loop through a queue, in order. Messages of
+one socket are handled one after another; turns of one conversation are serialised across sockets
+by the turn itself. The protocol is documented in docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.db import close_old_connections
+
+from chat import conversations
+from chat.agent import NotYourConversation, run_turn
+
+logger = logging.getLogger(__name__)
+
+_pool: ThreadPoolExecutor | None = None
+
+
+def pool() -> ThreadPoolExecutor:
+    """The process's bounded pool for blocking turn work."""
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=settings.AGENT_TURN_WORKERS, thread_name_prefix="turn")
+    return _pool
+
+
+def _with_fresh_connections(fn, *args, **kwargs):
+    close_old_connections()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        close_old_connections()
+
+
+async def run_blocking(fn, *args, **kwargs):
+    """Run ``fn`` in the turn pool and await its result."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(pool(), partial(_with_fresh_connections, fn, *args, **kwargs))
+
+
+class ChatConsumer(AsyncWebsocketConsumer):
+    """One customer's chat socket on one conversation at a time."""
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=4401)
+            return
+        self.customer_id = user.pk
+        self.session_key = getattr(self.scope.get("session"), "session_key", None)
+        wanted = self._query_param("conversation")
+        self.conversation_id = await run_blocking(conversations.open_for, self.customer_id, wanted)
+        self.inbox: asyncio.Queue[str] = asyncio.Queue()
+        self.worker = asyncio.create_task(self._work())
+        await self.accept()
+        await self._join()
+        await self._send_history()
+
+    async def disconnect(self, code: int) -> None:
+        worker = getattr(self, "worker", None)
+        if worker is not None:
+            worker.cancel()
+        await self._leave()
+
+    # -- frames from the customer -------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if text_data is None:
+            await self._error("bad_frame", "send JSON text frames")
+            return
+        if len(text_data) > settings.AGENT_MAX_FRAME_CHARS:
+            await self._error("too_large", f"frames are limited to {settings.AGENT_MAX_FRAME_CHARS} characters")
+            return
+        try:
+            frame = json.loads(text_data)
+        except ValueError:
+            await self._error("bad_json", "the frame is not valid JSON")
+            return
+        if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
+            await self._error("bad_frame", 'a frame is a JSON object with a "type"')
+            return
+        handler = {"message": self._on_message, "new_conversation": self._on_new, "history": self._on_history}.get(
+            frame["type"]
+        )
+        if handler is None:
+            await self._error("unknown_type", f"unknown frame type {frame['type'][:40]!r}")
+            return
+        await handler(frame)
+
+    async def _on_message(self, frame: dict) -> None:
+        text = frame.get("text")
+        if not isinstance(text, str) or not text.strip():
+            await self._error("bad_message", "a message needs non-empty text")
+            return
+        if not await run_blocking(conversations.within_rate_limit, self.customer_id):
+            await self._error("rate_limited", "too many messages; please wait a minute")
+            return
+        await self.inbox.put(text.strip())
+
+    async def _on_new(self, frame: dict) -> None:
+        await self._leave()
+        self.conversation_id = await run_blocking(conversations.start_new, self.customer_id, self.conversation_id)
+        await self._join()
+        await self._send_history()
+
+    async def _on_history(self, frame: dict) -> None:
+        await self._send_history()
+
+    # -- turns, one at a time ---------------------------------------------------------------
+
+    async def _work(self) -> None:
+        while True:
+            text = await self.inbox.get()
+            try:
+                await self._turn(text)
+            except Exception:
+                logger.exception("turn failed in conversation %s", self.conversation_id)
+                await self._error("turn_failed", "something went wrong; your message was kept")
+
+    async def _turn(self, text: str) -> None:
+        if not await run_blocking(conversations.session_alive, self.session_key, self.customer_id):
+            await self._error("logged_out", "you have been logged out")
+            await self.close(code=4401)
+            return
+        loop = asyncio.get_running_loop()
+        outgoing: asyncio.Queue[dict | None] = asyncio.Queue()
+
+        def emit(frame: dict) -> None:  # called from the pool thread
+            loop.call_soon_threadsafe(outgoing.put_nowait, frame)
+
+        async def forward() -> None:
+            while (frame := await outgoing.get()) is not None:
+                await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+
+        sender = asyncio.create_task(forward())
+        try:
+            result = await run_blocking(run_turn, self.customer_id, self.conversation_id, text, emit)
+        except NotYourConversation:
+            result = None
+        finally:
+            loop.call_soon_threadsafe(outgoing.put_nowait, None)
+            await sender
+        if result is None:
+            await self._error("not_found", "no such conversation")
+            return
+        if result.message_id is not None:
+            await self._send({"type": "reply_done", "message_id": result.message_id, "state": result.state})
+        await self._broadcast({"type": "conversation.changed", "origin": self.channel_name})
+
+    # -- the conversation's group: staff replies and other tabs ------------------------------------
+
+    @property
+    def group(self) -> str:
+        return f"conversation.{self.conversation_id}"
+
+    async def _join(self) -> None:
+        try:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        except Exception:  # without the channel layer chat still works; live staff replies do not
+            logger.warning("channel layer unavailable; conversation %s joins no group", self.conversation_id)
+
+    async def _leave(self) -> None:
+        if getattr(self, "conversation_id", None) is None:
+            return
+        try:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+        except Exception:
+            logger.warning("channel layer unavailable while leaving %s", self.group)
+
+    async def _broadcast(self, event: dict) -> None:
+        try:
+            await self.channel_layer.group_send(self.group, event)
+        except Exception:
+            logger.warning("channel layer unavailable; other tabs of %s not told", self.conversation_id)
+
+    async def conversation_changed(self, event: dict) -> None:
+        """Another socket on this conversation finished a turn: refresh this one's history."""
+        if event.get("origin") != self.channel_name:
+            await self._send_history()
+
+    async def staff_message(self, event: dict) -> None:
+        await self._send({"type": "staff_message", "text": event["text"], "staff_name": event["staff_name"]})
+
+    async def state_changed(self, event: dict) -> None:
+        await self._send({"type": "state", "from": event["from"], "to": event["to"]})
+
+    # -- sending ---------------------------------------------------------------------------------
+
+    async def _send_history(self) -> None:
+        await self._send(await run_blocking(conversations.history_frame, self.customer_id, self.conversation_id))
+
+    async def _send(self, frame: dict) -> None:
+        await self.send(text_data=json.dumps(frame, ensure_ascii=False))
+
+    async def _error(self, code: str, message: str) -> None:
+        await self._send({"type": "error", "code": code, "message": message})
+
+    def _query_param(self, name: str) -> str | None:
+        from urllib.parse import parse_qs
+
+        values = parse_qs(self.scope.get("query_string", b"").decode()).get(name)
+        return values[0] if values else None

@@ -1,0 +1,95 @@
+"""A test client for the chat websocket: the real ASGI application, the real Redis channel layer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from agentsite.asgi import application
+
+END_OF_TURN = {"reply_done", "escalated", "error", "notice"}
+
+
+def session_cookie(user) -> bytes:
+    """Log ``user`` in and return the session cookie (run in a throwaway thread: close its connection)."""
+    from django.db import connection
+
+    try:
+        client = Client()
+        client.force_login(user)
+        return f"sessionid={client.cookies['sessionid'].value}".encode()
+    finally:
+        connection.close()
+
+
+class ChatSocket:
+    """One customer's socket; ``say`` sends a message and returns the frames of the turn."""
+
+    def __init__(self, user, *, conversation: str | None = None, origin: bytes = b"http://localhost") -> None:
+        path = "/ws/chat/" + (f"?conversation={conversation}" if conversation else "")
+        headers = [(b"origin", origin)]
+        if user is not None:
+            # Logging in touches the database: do it off the event loop the test may be running.
+            with ThreadPoolExecutor(1) as thread:
+                headers.append((b"cookie", thread.submit(session_cookie, user).result()))
+        self.communicator = WebsocketCommunicator(application, path, headers=headers)
+        self.history: dict | None = None
+
+    async def connect(self) -> bool:
+        connected, _ = await self.communicator.connect(timeout=10)
+        if connected:
+            self.history = await self.receive()
+        return connected
+
+    async def receive(self, timeout: float = 30) -> dict:
+        return json.loads(await self.communicator.receive_from(timeout=timeout))
+
+    async def send(self, frame: dict | str) -> None:
+        await self.communicator.send_to(text_data=frame if isinstance(frame, str) else json.dumps(frame))
+
+    async def frames_until(self, types: set[str], timeout: float = 60) -> list[dict]:
+        frames = []
+        while True:
+            frame = await self.receive(timeout)
+            frame["_at"] = time.monotonic()
+            frames.append(frame)
+            if frame["type"] in types:
+                return frames
+
+    async def say(self, text: str) -> Turn:
+        await self.send({"type": "message", "text": text})
+        return Turn(await self.frames_until(END_OF_TURN))
+
+    async def new_conversation(self) -> dict:
+        await self.send({"type": "new_conversation"})
+        self.history = await self.receive()
+        return self.history
+
+    async def close(self) -> None:
+        await self.communicator.disconnect()
+
+
+class Turn:
+    def __init__(self, frames: list[dict]) -> None:
+        self.frames = frames
+
+    @property
+    def reply(self) -> str:
+        return "".join(f["text"] for f in self.frames if f["type"] == "token")
+
+    def of(self, kind: str) -> list[dict]:
+        return [f for f in self.frames if f["type"] == kind]
+
+    @property
+    def memory(self) -> dict:
+        found = self.of("memory")
+        return found[-1] if found else {}
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
