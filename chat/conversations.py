@@ -11,6 +11,7 @@ from uuid import UUID
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.models import Session
+from django.utils import timezone
 
 from agentsite import clock
 from memory import session as short_term
@@ -88,7 +89,8 @@ def session_alive(session_key: str | None, customer_id: int) -> bool:
     """Whether the login behind the socket still holds: not logged out, expired or password-changed."""
     if not session_key:
         return False
-    row = Session.objects.filter(session_key=session_key, expire_date__gt=clock.now()).first()
+    # Django dates sessions by the real time, not the project's (movable) policy clock.
+    row = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now()).first()
     if row is None:
         return False
     data = row.get_decoded()
