@@ -31,7 +31,15 @@ REFUNDABLE = {
 
 
 class ShopError(Exception):
-    """A request the shop refuses; the message is safe to show the customer (and the model)."""
+    """A request the shop refuses; the message is safe to show the customer (and the model).
+
+    ``experience`` is a sentence worth remembering next time (a refund refused, say): the tool
+    result carries it, and the conversation's final consolidation stores it as an experience.
+    """
+
+    def __init__(self, message: str, experience: str = "") -> None:
+        super().__init__(message)
+        self.experience = experience
 
 
 def find_order(customer_id: int, order_number: str) -> Order:
@@ -175,7 +183,10 @@ def set_shipping_address(customer_id: int, address: str, conversation_id=None) -
 def check_refundable(customer_id: int, order_number: str) -> Order:
     order = find_order(customer_id, order_number)
     if order.status not in REFUNDABLE:
-        raise ShopError(f"order {order.number} is {order.status} and cannot be refunded")
+        raise ShopError(
+            f"order {order.number} is {order.status} and cannot be refunded",
+            experience=f"A refund for order {order.number} was refused on {clock.now():%Y-%m-%d} ({order.status}).",
+        )
     if order.refunds.filter(status=Refund.Status.REQUESTED).exists():
         raise ShopError(f"a refund for order {order.number} is already being processed")
     return order
@@ -195,4 +206,6 @@ def request_refund(customer_id: int, order_number: str, reason: str, conversatio
         "status": "done",
         "summary": f"refund of {refund.amount} {order.currency} requested for order {order.number}",
         "refund_id": refund.pk,
+        "experience": f"A refund of {refund.amount} {order.currency} for order {order.number} was requested "
+        f"on {refund.requested_at:%Y-%m-%d} ({refund.reason}).",
     }

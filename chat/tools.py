@@ -256,7 +256,7 @@ def run_tool(ctx: ToolContext, name: str, arguments: dict) -> dict:
     try:
         return tool.run(ctx, **arguments)
     except shop.ShopError as exc:
-        return {"error": str(exc)}
+        return {"error": str(exc), **({"experience": exc.experience} if exc.experience else {})}
     except Exception:
         logger.exception("tool %s failed in conversation %s", name, ctx.conversation_id)
         return {"error": f"{name} failed; please try again later"}
@@ -298,8 +298,10 @@ def confirm_pending(ctx: ToolContext) -> dict | None:
         try:
             with transaction.atomic():
                 result = EXECUTE[action.tool](ctx, **action.arguments)
-        except (shop.ShopError, IntegrityError) as exc:
-            result = {"error": str(exc) if isinstance(exc, shop.ShopError) else "that was already done"}
+        except shop.ShopError as exc:
+            result = {"error": str(exc), **({"experience": exc.experience} if exc.experience else {})}
+        except IntegrityError:
+            result = {"error": "that was already done"}
         action.status = PendingAction.Status.DONE
         action.result = result
         action.decided_at = clock.now()

@@ -10,6 +10,7 @@ exactly what is left. Runs in Celery workers (``memory.tasks``); never on the ev
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -167,9 +168,11 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         candidates, report.rejected = validate(raw, conversation.pk)
         for reason in report.rejected:
             logger.warning("conversation %s: extracted memory rejected: %s", conversation.pk, reason)
-    summary = _conversation_summary(conversation) if final else None
-    if summary is not None:
-        candidates.append(summary)
+    if final:
+        candidates.extend(_experiences(conversation))
+        summary = _conversation_summary(conversation)
+        if summary is not None:
+            candidates.append(summary)
     vectors = get_embedder().embed_passages([c.content for c in candidates]) if candidates else []
     with transaction.atomic():
         customer_lock(conversation.customer_id)
@@ -186,6 +189,27 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         Conversation.objects.filter(pk=conversation.pk).update(consolidated_seq=end)
         _wait_at_test_barrier()
     return report
+
+
+def _experiences(conversation: Conversation) -> list[Candidate]:
+    """Experiences the conversation's tools reported (a refund requested or refused …).
+
+    Tools put a sentence worth remembering in an ``experience`` field of their JSON result; that is
+    the whole contract between the shop and long-term memory here.
+    """
+    found = []
+    for row in ConversationMessage.objects.filter(conversation=conversation, role="tool_result").order_by("seq"):
+        try:
+            result = json.loads(row.metadata.get("raw") or row.content)
+        except (TypeError, ValueError):
+            continue
+        sentence = result.get("experience") if isinstance(result, dict) else None
+        if isinstance(sentence, str) and sentence.strip():
+            found.append(
+                Candidate(type=MemoryType.EXPERIENCE, content=redact(sentence.strip())[:500], confidence=0.95,
+                          source=Source.SYSTEM_RECORD, conversation_id=conversation.pk)
+            )  # fmt: skip
+    return found
 
 
 def _has_summary(conversation: Conversation) -> bool:

@@ -1,7 +1,10 @@
 """The shop's tools against seeded data: isolation, validation, two-step changes, write-through."""
 
+import json
+
 import pytest
 
+from agentsite import clock
 from chat.models import CustomerProfile, Order, PendingAction, Refund
 from chat.tools import cancel_pending, confirm_pending, is_confirmation, run_tool, schemas
 from memory.models import Conversation, LongTermMemory
@@ -105,7 +108,8 @@ def test_a_confirmed_refund_happens_once_even_if_confirmed_twice(context_for):
 def test_a_refund_for_a_cancelled_order_is_refused(context_for):
     result = run_tool(context_for("wang"), "request_refund", {"order_number": "ORD-2025-0702", "reason": "x"})
 
-    assert result == {"error": "order ORD-2025-0702 is cancelled and cannot be refunded"}
+    assert result["error"] == "order ORD-2025-0702 is cancelled and cannot be refunded"
+    assert "ORD-2025-0702 was refused" in result["experience"]
     assert not PendingAction.objects.exists()
 
 
@@ -202,3 +206,37 @@ def test_recall_memory_returns_this_customers_memories_with_tags(context_for, se
     assert mine["memories"][0] == {"content": "客户偏好顺丰快递", "key": "preferred_carrier", "value": "sf_express",
                                    "tag": "已确认"}  # fmt: skip
     assert theirs == {"memories": []}
+
+
+def test_a_refused_and_a_requested_refund_become_experiences_at_conversation_end(context_for, session_store):
+    from memory.consolidation import consolidate
+    from memory.working import Entry, Role, ToolCall
+
+    ctx = context_for("wang")
+    for name, arguments in (("request_refund", {"order_number": "ORD-2025-0702", "reason": "不想要了"}),
+                            ("request_refund", {"order_number": "ORD-2025-0790", "reason": "键盘坏了"})):  # fmt: skip
+        call = ToolCall(id=f"call-{arguments['order_number']}", name=name, arguments=json.dumps(arguments))
+        session_store.append(
+            ctx.conversation_id, Entry.create(Role.TOOL_CALL, "", timestamp=clock.now(), tool_calls=[call])
+        )
+        raw = json.dumps(run_tool(ctx, name, arguments), ensure_ascii=False)
+        session_store.append(
+            ctx.conversation_id, Entry.create(Role.TOOL_RESULT, raw, timestamp=clock.now(), tool_call_id=call.id)
+        )
+    confirm_pending(ctx)
+    confirmation = ToolCall(id="confirmed", name="request_refund", arguments="{}")
+    session_store.append(
+        ctx.conversation_id, Entry.create(Role.TOOL_CALL, "", timestamp=clock.now(), tool_calls=[confirmation])
+    )
+    done = json.dumps(PendingAction.objects.get(status="done").result, ensure_ascii=False)
+    session_store.append(
+        ctx.conversation_id, Entry.create(Role.TOOL_RESULT, done, timestamp=clock.now(), tool_call_id="confirmed")
+    )
+
+    consolidate(ctx.conversation_id, final=True)
+
+    experiences = set(
+        LongTermMemory.objects.filter(customer_id=ctx.customer_id, type="experience").values_list("content", flat=True)
+    )
+    assert any("ORD-2025-0702 was refused" in e for e in experiences)
+    assert any("ORD-2025-0790 was requested" in e for e in experiences)
