@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test install lint bench clean-data
+.PHONY: demo test install lint bench clean-data system-deps
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,20 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(PY) -m agentsite.demo
 
-test: $(STAMP)
+test: system-deps $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# System packages the browser tests (tests/web) need: Debian's Chromium (Playwright cannot download
+# a browser offline), a CJK font so Chinese does not render as boxes, and gettext for
+# `manage.py compilemessages`. Skipped when present; otherwise apt-get as root (sudo if not root).
+SYSTEM_DEPS := chromium fonts-wqy-microhei gettext
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+system-deps:
+	@if [ -x /usr/bin/chromium ] && [ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] && command -v msgfmt >/dev/null; then \
+		:; \
+	else \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(SYSTEM_DEPS); \
+	fi
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -327,3 +327,10 @@ MEMORY_REDIS_RETRY_AFTER_SECONDS = env.int("MEMORY_REDIS_RETRY_AFTER_SECONDS", d
 # A conversation bouncing between two states more than this many round trips without progress is
 # escalated to a person and flagged (memory/states.py).
 MEMORY_LOOP_THRESHOLD = env.int("MEMORY_LOOP_THRESHOLD", default=3)
+
+# Web
+# The customer's pages (chat/views.py). DEMO_MODE lists the demo customers on the login page.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "chat"
+LOGOUT_REDIRECT_URL = "login"
+DEMO_MODE = env.bool("DEMO_MODE", default=DEBUG)

@@ -1,9 +1,14 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from agentsite.health import healthz
+from chat.views import CustomerLoginView, CustomerLogoutView
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("accounts/login/", CustomerLoginView.as_view(), name="login"),
+    path("accounts/logout/", CustomerLogoutView.as_view(), name="logout"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("chat.urls")),
 ]

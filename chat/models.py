@@ -203,3 +203,20 @@ class PendingAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} ({self.status})"
+
+
+class ConversationRating(models.Model):
+    """The customer's satisfaction with one conversation: 1-5 and an optional comment (one per conversation)."""
+
+    conversation = models.OneToOneField("memory.Conversation", on_delete=models.CASCADE, related_name="rating")
+    score = models.PositiveSmallIntegerField()
+    comment = models.TextField(blank=True, max_length=2000)
+    created_at = models.DateTimeField(default=clock.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=models.Q(score__gte=1) & models.Q(score__lte=5), name="chat_rating_1_5")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.score}/5 for {self.conversation_id}"

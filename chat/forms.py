@@ -1,0 +1,99 @@
+"""The customer's forms: correcting one of their long-term memories, rating a conversation."""
+
+from __future__ import annotations
+
+from django import forms
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+
+from agentsite import clock
+from memory import keys, longterm
+from memory.embeddings import get_embedder
+from memory.models import LongTermMemory, MemoryConflict, Source
+
+# What a keyed memory is about, in the customer's language (memory.keys.REGISTRY names).
+KEY_LABELS = {
+    "birthday": _("Birthday"),
+    "notification_preference": _("Notifications"),
+    "contact_channel": _("How to contact you"),
+    "shipping_address": _("Shipping address"),
+    "order_number": _("An order you asked about"),
+    "preferred_carrier": _("Preferred carrier"),
+    "phone_number": _("Phone number"),
+    "email": _("Email address"),
+    "name": _("Name"),
+}
+
+SOURCE_LABELS = {
+    Source.SYSTEM_RECORD: _("from the shop's records"),
+    Source.CUSTOMER_STATED: _("you told us"),
+    Source.AGENT_INFERRED: _("the assistant inferred it"),
+}
+
+
+class CorrectMemoryForm(forms.Form):
+    """The customer's new text for one of their memories; ``save`` supersedes the memory at once."""
+
+    text = forms.CharField(label=_("Correct it"), max_length=300, strip=True)
+
+    def __init__(self, *args, memory: LongTermMemory, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.memory = memory
+
+    def clean_text(self) -> str:
+        text = self.cleaned_data["text"]
+        if self.memory.key:
+            try:
+                self.cleaned_data["value"] = keys.normalise(self.memory.key, text)
+            except keys.InvalidValue:
+                raise forms.ValidationError(_("We could not understand that value."), code="invalid") from None
+            same = LongTermMemory.objects.valid().filter(
+                customer_id=self.memory.customer_id, key=self.memory.key, value=self.cleaned_data["value"]
+            )
+            if same.exists():
+                raise forms.ValidationError(_("That is what we already remember."), code="unchanged")
+        elif text == self.memory.content:
+            raise forms.ValidationError(_("That is what we already remember."), code="unchanged")
+        return text
+
+    def candidate(self) -> longterm.Candidate:
+        memory, text = self.memory, self.cleaned_data["text"]
+        if memory.key:
+            label = KEY_LABELS.get(memory.key, memory.key)
+            content = f"{label}: {text}"
+        else:
+            content = text
+        return longterm.Candidate(
+            type=memory.type,
+            content=content,
+            confidence=1.0,
+            source=Source.CUSTOMER_STATED,
+            key=memory.key,
+            value=self.cleaned_data.get("value", ""),
+            metadata={"corrected_from": memory.pk},
+        )
+
+    def save(self) -> LongTermMemory:
+        """Replace the memory by the customer's correction, keeping the old one invalidated."""
+        candidate = self.candidate()
+        embedding = get_embedder().embed_passages([candidate.content])[0]
+        with transaction.atomic():
+            longterm.customer_lock(self.memory.customer_id)
+            current = LongTermMemory.objects.select_for_update().valid().get(pk=self.memory.pk)
+            new, _conflict = longterm.supersede(
+                current,
+                candidate,
+                embedding,
+                actor="customer",
+                now=clock.now(),
+                conflict_status=MemoryConflict.Status.AUTO_RESOLVED,
+            )
+        return new
+
+
+class RatingForm(forms.Form):
+    """A satisfaction rating of one of the customer's conversations."""
+
+    conversation_id = forms.UUIDField()
+    score = forms.IntegerField(min_value=1, max_value=5)
+    comment = forms.CharField(max_length=2000, required=False, strip=True)

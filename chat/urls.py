@@ -1,0 +1,13 @@
+"""The customer's pages: the chat, what we remember, the rating endpoint."""
+
+from django.urls import path
+
+from chat import views
+
+urlpatterns = [
+    path("", views.chat_page, name="chat"),
+    path("memory/", views.memories_page, name="memories"),
+    path("memory/<int:pk>/correct/", views.correct_memory, name="memory-correct"),
+    path("memory/<int:pk>/delete/", views.delete_memory, name="memory-delete"),
+    path("rating/", views.rate_conversation, name="rating"),
+]

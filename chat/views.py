@@ -1,0 +1,164 @@
+"""The customer's pages: log in, the chat page, what we remember about you, rating a conversation.
+
+Each view checks who is asking and calls one function or form; the chat itself runs over the
+websocket (docs/protocol.md) from chat/static/chat/chat.js.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from agentsite import clock
+from chat import demo_data
+from chat.forms import KEY_LABELS, SOURCE_LABELS, CorrectMemoryForm, RatingForm
+from chat.models import ConversationRating
+from memory import longterm
+from memory.models import Conversation, LongTermMemory
+
+
+def uses_offline_model() -> bool:
+    """Whether the agent talks to the project's own offline demo model rather than a real one."""
+    return not settings.OPENAI_BASE_URL or settings.LLM_MAIN_MODEL.startswith("offline")
+
+
+class CustomerLoginView(auth_views.LoginView):
+    template_name = "registration/login.html"
+    redirect_authenticated_user = True
+
+    def get_context_data(self, **kwargs) -> dict:
+        context = super().get_context_data(**kwargs)
+        context["demo_mode"] = settings.DEMO_MODE
+        if settings.DEMO_MODE:
+            context["demo_customers"] = [(c.username, c.display_name, c.language) for c in demo_data.CUSTOMERS]
+            context["demo_password"] = settings.DEMO_CUSTOMER_PASSWORD
+        context["offline_model"] = uses_offline_model()
+        context["model_name"] = settings.LLM_MAIN_MODEL
+        return context
+
+
+class CustomerLogoutView(auth_views.LogoutView):
+    pass
+
+
+def _js_strings() -> dict[str, str]:
+    """The chat page's strings for chat.js, in the request's language."""
+    return {
+        "you": _("You"),
+        "agent": _("Assistant"),
+        "staff": _("Staff"),
+        "staff_named": _("%(name)s (a person from our team)"),
+        "connecting": _("Connecting…"),
+        "connected": _("Connected"),
+        "reconnecting": _("Reconnecting…"),
+        "logged_out": _("You have been logged out."),
+        "escalated": _("Handed over to a person"),
+        "notice": _("Note"),
+        "error": _("Error"),
+        "no_recalled": _("Nothing recalled for the last reply."),
+        "no_learned": _("Nothing learned in this conversation yet."),
+        "no_transitions": _("No transitions yet."),
+        "tokens": _("%(used)s of %(max)s tokens"),
+        "rate_title": _("How did we do?"),
+        "rate_thanks": _("Thank you for your rating."),
+        "rate_failed": _("Your rating could not be saved."),
+        "star": _("%(n)s of 5"),
+        "empty": _("Ask us anything about your orders, deliveries or refunds."),
+        "state.greeting": _("greeting"),
+        "state.collecting_info": _("collecting information"),
+        "state.processing": _("processing"),
+        "state.confirming": _("waiting for your confirmation"),
+        "state.resolved": _("resolved"),
+        "state.escalated": _("escalated"),
+        "state.human": _("with a person"),
+    }
+
+
+@login_required
+@require_GET
+def chat_page(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "chat/chat.html",
+        {"js_strings": _js_strings(), "offline_model": uses_offline_model(), "model_name": settings.LLM_MAIN_MODEL},
+    )
+
+
+def _mine(request: HttpRequest, pk: int) -> LongTermMemory:
+    return get_object_or_404(LongTermMemory.objects.valid(), pk=pk, customer=request.user)
+
+
+def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | None = None) -> list[dict]:
+    memories = LongTermMemory.objects.valid().filter(customer=request.user).order_by("key", "-created_at")
+    rows = []
+    for memory in memories:
+        form = failed[1] if failed and failed[0] == memory.pk else CorrectMemoryForm(memory=memory)
+        rows.append(
+            {
+                "memory": memory,
+                "about": KEY_LABELS.get(memory.key, ""),
+                "source": SOURCE_LABELS.get(memory.source, memory.source),
+                "form": form,
+            }
+        )
+    return rows
+
+
+@login_required
+@require_GET
+def memories_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "chat/memories.html", {"rows": _memory_rows(request)})
+
+
+@login_required
+@require_POST
+def correct_memory(request: HttpRequest, pk: int) -> HttpResponse:
+    memory = _mine(request, pk)
+    form = CorrectMemoryForm(request.POST, memory=memory)
+    if not form.is_valid():
+        return render(request, "chat/memories.html", {"rows": _memory_rows(request, (pk, form))}, status=400)
+    form.save()
+    messages.success(request, _("Corrected. We will use the new version from now on."))
+    return redirect("memories")
+
+
+@login_required
+@require_POST
+def delete_memory(request: HttpRequest, pk: int) -> HttpResponse:
+    memory = _mine(request, pk)
+    longterm.delete_memory(memory, actor="customer", reason="customer deleted it")
+    messages.success(request, _("Deleted. We no longer remember it."))
+    return redirect("memories")
+
+
+@login_required
+@require_POST
+def rate_conversation(request: HttpRequest) -> JsonResponse:
+    """Store the customer's 1-5 rating of one of their own conversations (JSON body; CSRF header)."""
+    try:
+        payload = json.loads(request.body or b"{}")
+    except ValueError:
+        return JsonResponse({"error": "bad_json"}, status=400)
+    form = RatingForm(payload if isinstance(payload, dict) else {})
+    if not form.is_valid():
+        return JsonResponse({"error": "invalid", "fields": list(form.errors)}, status=400)
+    conversation = Conversation.objects.filter(pk=form.cleaned_data["conversation_id"], customer=request.user).first()
+    if conversation is None:
+        return JsonResponse({"error": "not_found"}, status=404)
+    rating, _created = ConversationRating.objects.update_or_create(
+        conversation=conversation,
+        defaults={
+            "score": form.cleaned_data["score"],
+            "comment": form.cleaned_data["comment"],
+            "created_at": clock.now(),
+        },
+    )
+    return JsonResponse({"score": rating.score})

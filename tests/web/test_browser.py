@@ -1,0 +1,209 @@
+"""The customer's page in a real browser: Debian's Chromium driven by Playwright, against a real daphne.
+
+Each test seeds the demo shop in the tests' database, starts daphne on it (talking to an offline
+model that paces its tokens, so streaming is observable) and drives the page like a customer.
+ORM work happens before the browser starts: Playwright's sync API runs an event loop on this thread.
+Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
+from tests.procs import ARTIFACTS, DaphneServer, start_daphne
+from tests.web.conftest import remember
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SHOTS = ARTIFACTS / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def paced_model() -> Iterator[OfflineModelProcess]:
+    """An offline model that waits 30 ms between tokens, so a reply visibly grows."""
+    model = start_offline_model(pace_ms=30)
+    yield model
+    model.stop()
+
+
+@pytest.fixture
+def site(process_env, paced_model) -> Iterator[DaphneServer]:
+    """The seeded demo shop served by a real daphne process."""
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    server = start_daphne(process_env, extra_env={"OPENAI_BASE_URL": paced_model.base_url, "DEBUG": "1"})
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def shot(page, name: str) -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    path = SHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def log_in(browser, site: DaphneServer, username: str, locale: str, viewport=None):
+    context = browser.new_context(locale=locale, viewport=viewport or {"width": 1200, "height": 860})
+    page = context.new_page()
+    page.goto(site.url + "/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", settings.DEMO_CUSTOMER_PASSWORD)
+    page.click("button[type=submit].primary")
+    page.wait_for_url(site.url + "/")
+    page.wait_for_selector('#connection[data-state="open"]')
+    return page
+
+
+def send_and_watch(page, text: str, timeout: float = 60) -> list[str]:
+    """Send ``text`` and sample the growing reply until it is complete; return the distinct texts seen."""
+    agents_before = page.locator("#log .msg.agent").count()
+    page.fill("#message", text)
+    page.press("#message", "Enter")
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = page.evaluate(
+            """n => {
+                const replies = document.querySelectorAll('#log .msg.agent');
+                if (replies.length <= n) return null;
+                const last = replies[replies.length - 1];
+                return {text: last.querySelector('.body').textContent, streaming: last.classList.contains('streaming')};
+            }""",
+            agents_before,
+        )
+        if state is not None:
+            if not seen or seen[-1] != state["text"]:
+                seen.append(state["text"])
+            if not state["streaming"]:
+                return seen
+        time.sleep(0.01)
+    raise AssertionError(f"no complete reply to {text!r} within {timeout} s; saw {seen[-1:]!r}")
+
+
+def test_reply_streams_in_the_inspector_shows_memory_and_history_survives_a_reload(site, browser):
+    page = log_in(browser, site, "wang", "zh-CN")
+    assert page.locator("html").get_attribute("lang") == "zh-hans"
+
+    seen = send_and_watch(page, "我的订单 ORD-2025-0817 到哪了？")
+    reply = seen[-1]
+    assert len(seen) >= 4, f"the reply appeared in {len(seen)} steps: {seen}"
+    assert all(later.startswith(earlier) for earlier, later in zip(seen, seen[1:], strict=False))
+    assert "SF1234567890" in reply or "顺丰" in reply or "运输" in reply, reply
+
+    page.click("#toggle-inspector")
+    assert page.locator("#inspector").is_visible()
+    assert page.get_attribute("#toggle-inspector", "aria-expanded") == "true"
+    page.wait_for_function("Number(document.getElementById('working-bar').getAttribute('aria-valuenow')) > 0")
+    bar = page.locator("#working-bar")
+    assert int(bar.get_attribute("aria-valuemax")) == settings.MEMORY_WORKING_BUDGET_TOKENS
+    assert page.locator("#transitions li:not(.none)").count() >= 1
+    assert page.locator("#inspector-state").inner_text().strip() not in {"", "–"}
+    shot(page, "chat-inspector-zh")
+
+    # The conversation is resolved: a one-click rating is offered and accepted.
+    assert page.locator("#rating").is_visible()
+    page.click(".star[data-score='4']")
+    page.fill("#rating-comment", "很快")
+    page.click("#rating-send")
+    page.wait_for_function("document.getElementById('rating-status').textContent.length > 0")
+    assert page.locator("#rating-status").inner_text() == "感谢您的评价。"
+
+    page.reload()
+    page.wait_for_selector('#connection[data-state="open"]')
+    page.wait_for_function("document.querySelectorAll('#log .msg.agent').length >= 1")
+    assert page.locator("#log .msg.customer .body").first.inner_text() == "我的订单 ORD-2025-0817 到哪了？"
+    assert page.locator("#log .msg.agent .body").last.inner_text() == reply
+    shot(page, "chat-history-zh")
+
+
+def test_chinese_renders_with_the_cjk_font_and_switching_to_english_changes_the_strings(site, browser):
+    page = log_in(browser, site, "li", "zh-CN", viewport={"width": 390, "height": 800})  # phone width
+    button = page.locator("#new-conversation")
+    assert button.inner_text() == "新对话"
+
+    # Which font Chromium actually drew the Chinese label with (not boxes from a font without CJK glyphs).
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "#new-conversation"})["nodeId"]
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    assert any("WenQuanYi" in font["familyName"] and font["glyphCount"] >= 3 for font in fonts), fonts
+    # No horizontal scrolling at phone width.
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    shot(page, "chat-zh-phone")
+
+    page.select_option("#language-select", "en")
+    page.click("header form.lang button[type=submit]")
+    page.wait_for_selector('#connection[data-state="open"]')
+    assert page.locator("html").get_attribute("lang") == "en"
+    assert page.locator("#new-conversation").inner_text() == "New conversation"
+    assert page.locator("#toggle-inspector").inner_text() == "Memory inspector"
+    assert "新对话" not in page.content()
+    shot(page, "chat-en-phone")
+
+
+@pytest.fixture
+def wang_born_march_15(site):
+    """Wang's long-term memory says his birthday is March 15 (stored before the browser starts)."""
+    wang = get_user_model().objects.get(username="wang")
+    return remember(wang, "客户的生日是3月15日", key="birthday", value="03-15")
+
+
+def test_a_correction_on_what_we_remember_is_used_by_the_next_conversation(site, wang_born_march_15, browser):
+    page = log_in(browser, site, "wang", "zh-CN")
+    before = send_and_watch(page, "我的生日是哪天？")[-1]
+    assert "3月15日" in before, before
+
+    page.click("header nav a[href='/memory/']")
+    item = page.locator(f"#memory-{wang_born_march_15.pk}")
+    assert "3月15日" in item.inner_text() and "您告诉我们的" in item.inner_text()
+    item.locator("input[name=text]").fill("5月13日")
+    item.locator("form.correct button").click()
+    page.wait_for_selector(".messages")
+    assert "已更正" in page.locator(".messages").inner_text()
+    listed = page.locator(".memories").inner_text()
+    assert "5月13日" in listed and "3月15日" not in listed
+    shot(page, "what-we-remember-zh")
+
+    page.click("header nav a[href='/']")
+    page.wait_for_selector('#connection[data-state="open"]')
+    page.click("#new-conversation")
+    page.wait_for_function("document.querySelectorAll('#log .msg').length === 0")
+    assert page.locator("#rating").is_visible()  # leaving a conversation offers a rating
+    page.click("#rating-skip")
+    after = send_and_watch(page, "我的生日是哪天？")[-1]
+    assert "5月13日" in after and "3月15日" not in after, after
+
+    page.click("#toggle-inspector")
+    page.wait_for_selector("#recalled li:not(.none)")
+    recalled = page.locator("#recalled li").first
+    assert "5月13日" in recalled.inner_text() and recalled.locator(".tag").inner_text().strip()
+    shot(page, "chat-recalled-correction-zh")

@@ -1,0 +1,191 @@
+"""The customer's pages without a browser: login, the chat page, what we remember, ratings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client, override_settings
+
+from chat.models import ConversationRating
+from memory.models import LongTermMemory, MemoryConflict, MemoryEvent
+from memory.session import SessionStore
+from tests.web.conftest import remember
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(user) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
+
+
+def csrf(client: Client, path: str = "/memory/") -> str:
+    client.get(path)
+    return client.cookies["csrftoken"].value
+
+
+@override_settings(DEMO_MODE=True, OPENAI_BASE_URL="http://127.0.0.1:9/v1", LLM_MAIN_MODEL="offline-main")
+def test_demo_login_page_lists_the_demo_customers_and_labels_the_offline_model(settings):
+    page = Client().get("/accounts/login/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    for username in ("wang", "li", "chen", "alice", "bob"):
+        assert f"<code>{username}</code>" in page
+    assert settings.DEMO_CUSTOMER_PASSWORD in page
+    assert "offline demo model" in page
+
+
+@override_settings(DEMO_MODE=False, OPENAI_BASE_URL="https://api.example.com/v1", LLM_MAIN_MODEL="gpt-4o")
+def test_login_page_outside_demo_mode_lists_no_customers_and_names_the_model(settings):
+    page = Client().get("/accounts/login/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<code>wang</code>" not in page and settings.DEMO_CUSTOMER_PASSWORD not in page
+    assert "gpt-4o" in page and "offline demo model" not in page
+
+
+def test_chat_page_needs_a_login_and_then_serves_the_page(make_customer):
+    assert Client().get("/").status_code == 302
+    page = logged_in(make_customer()).get("/", HTTP_ACCEPT_LANGUAGE="en")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert '<meta charset="utf-8">' in html and 'aria-live="polite"' in html and "chat/chat.js" in html
+
+
+def test_the_page_follows_the_browsers_language(make_customer):
+    client = logged_in(make_customer())
+    assert "新对话" in client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN,zh;q=0.9").content.decode()
+    assert "New conversation" in client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+def test_login_and_logout(make_customer):
+    user = make_customer()
+    client = Client()
+    response = client.post("/accounts/login/", {"username": user.username, "password": "pw"})
+    assert response.status_code == 302 and response.url == "/"
+    assert client.get("/").status_code == 200
+    assert client.post("/accounts/logout/").status_code == 302
+    assert client.get("/").status_code == 302
+
+
+def test_memories_page_lists_only_valid_memories_of_this_customer(make_customer):
+    me, other = make_customer(), make_customer()
+    mine = remember(me, "The customer prefers deliveries after 6pm")
+    gone = remember(me, "The customer lives in Shanghai")
+    LongTermMemory.objects.filter(pk=gone.pk).update(archived_at=mine.created_at)
+    remember(other, "The customer has a cat called Mimi")
+    page = logged_in(me).get("/memory/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "deliveries after 6pm" in page and "you told us" in page
+    assert "Shanghai" not in page and "Mimi" not in page
+
+
+def test_correcting_a_keyed_memory_supersedes_it_at_once(make_customer):
+    me = make_customer()
+    old = remember(me, "The customer's birthday is March 15", key="birthday", value="03-15")
+    client = logged_in(me)
+    response = client.post(
+        f"/memory/{old.pk}/correct/",
+        {"text": "5月13日", "csrfmiddlewaretoken": csrf(client)},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 302
+    old.refresh_from_db()
+    new = LongTermMemory.objects.valid().get(customer=me, key="birthday")
+    assert old.invalidated_at is not None and old.superseded_by_id == new.pk
+    assert (new.value, new.confidence, new.source) == ("05-13", 1.0, "customer_stated")
+    assert "5月13日" in new.content
+    conflict = MemoryConflict.objects.get(existing=old)
+    assert conflict.status == MemoryConflict.Status.AUTO_RESOLVED and conflict.resolved_by == "customer"
+
+
+def test_a_value_that_does_not_normalise_is_a_form_error(make_customer):
+    me = make_customer()
+    old = remember(me, "The customer's birthday is March 15", key="birthday", value="03-15")
+    client = logged_in(me)
+    response = client.post(
+        f"/memory/{old.pk}/correct/",
+        {"text": "sometime", "csrfmiddlewaretoken": csrf(client)},
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert response.status_code == 400 and "could not understand" in response.content.decode()
+    old.refresh_from_db()
+    assert old.invalidated_at is None
+
+
+def test_correcting_a_free_form_memory_replaces_its_text(make_customer):
+    me = make_customer()
+    old = remember(me, "The customer prefers deliveries after 6pm")
+    client = logged_in(me)
+    client.post(
+        f"/memory/{old.pk}/correct/",
+        {"text": "The customer prefers deliveries before 9am", "csrfmiddlewaretoken": csrf(client)},
+    )
+    assert list(LongTermMemory.objects.valid().filter(customer=me).values_list("content", flat=True)) == [
+        "The customer prefers deliveries before 9am"
+    ]
+
+
+def test_deleting_a_memory_removes_it_and_records_an_event(make_customer):
+    me = make_customer()
+    memory = remember(me, "The customer prefers deliveries after 6pm")
+    client = logged_in(me)
+    assert client.post(f"/memory/{memory.pk}/delete/", {"csrfmiddlewaretoken": csrf(client)}).status_code == 302
+    assert not LongTermMemory.objects.filter(pk=memory.pk).exists()
+    event = MemoryEvent.objects.get(memory_id=memory.pk, action=MemoryEvent.Action.DELETED)
+    assert event.actor == "customer"
+
+
+def test_a_customer_cannot_touch_another_customers_memory(make_customer):
+    me, other = make_customer(), make_customer()
+    theirs = remember(other, "The customer has a cat called Mimi")
+    client = logged_in(me)
+    token = csrf(client)
+    assert client.post(f"/memory/{theirs.pk}/delete/", {"csrfmiddlewaretoken": token}).status_code == 404
+    assert client.post(f"/memory/{theirs.pk}/correct/", {"text": "x", "csrfmiddlewaretoken": token}).status_code == 404
+    assert LongTermMemory.objects.valid().filter(pk=theirs.pk).exists()
+
+
+def test_memory_forms_need_the_csrf_token(make_customer):
+    me = make_customer()
+    memory = remember(me, "The customer prefers deliveries after 6pm")
+    assert logged_in(me).post(f"/memory/{memory.pk}/delete/").status_code == 403
+    assert LongTermMemory.objects.filter(pk=memory.pk).exists()
+
+
+def test_rating_is_stored_with_the_customers_own_conversation_only(make_customer):
+    me, other = make_customer(), make_customer()
+    mine, theirs = SessionStore().start(me.pk), SessionStore().start(other.pk)
+    client = logged_in(me)
+    token = csrf(client, "/")
+
+    def rate(conversation_id, score, comment=""):
+        body = json.dumps({"conversation_id": str(conversation_id), "score": score, "comment": comment})
+        return client.post("/rating/", body, content_type="application/json", HTTP_X_CSRFTOKEN=token)
+
+    assert rate(mine.id, 4, "quick and kind").status_code == 200
+    assert rate(mine.id, 5).status_code == 200  # a second click changes the rating, never adds one
+    rating = ConversationRating.objects.get(conversation_id=mine.id)
+    assert (rating.score, rating.comment) == (5, "")
+    assert rate(theirs.id, 1).status_code == 404
+    assert rate(mine.id, 6).status_code == 400 and rate(mine.id, 0).status_code == 400
+    assert not ConversationRating.objects.filter(conversation_id=theirs.id).exists()
+    no_token = client.post("/rating/", "{}", content_type="application/json")
+    assert no_token.status_code == 403
+
+
+def test_every_chinese_string_is_translated_and_compiled():
+    """Every msgid of the committed .po has a translation, and the committed .mo serves it."""
+    import re
+    from pathlib import Path
+
+    from django.utils import translation
+
+    po = (Path(__file__).resolve().parents[2] / "locale/zh_Hans/LC_MESSAGES/django.po").read_text(encoding="utf-8")
+    entries = re.findall(r'^msgid ((?:".*"\n)+)msgstr ((?:".*"\n?)+)', po, re.M)
+
+    def text(quoted: str) -> str:
+        return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', quoted)).replace('\\"', '"').replace("\\n", "\n")
+
+    pairs = [(text(msgid), text(msgstr)) for msgid, msgstr in entries if text(msgid)]
+    assert len(pairs) > 50
+    assert [msgid for msgid, msgstr in pairs if not msgstr] == []
+    with translation.override("zh-hans"):
+        assert [msgid for msgid, msgstr in pairs if translation.gettext(msgid) != msgstr] == []
