@@ -12,7 +12,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -125,7 +125,10 @@ def correct_memory(request: HttpRequest, pk: int) -> HttpResponse:
     form = CorrectMemoryForm(request.POST, memory=memory)
     if not form.is_valid():
         return render(request, "chat/memories.html", {"rows": _memory_rows(request, (pk, form))}, status=400)
-    form.save()
+    try:
+        form.save()
+    except LongTermMemory.DoesNotExist:  # changed or deleted since the page was loaded
+        raise Http404 from None
     messages.success(request, _("Corrected. We will use the new version from now on."))
     return redirect("memories")
 

@@ -8,6 +8,8 @@ Screenshots go to test-artifacts/.
 
 from __future__ import annotations
 
+import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,8 +71,16 @@ def shot(page, name: str) -> Path:
     return path
 
 
-def log_in(browser, site: DaphneServer, username: str, locale: str, viewport=None):
+def log_in(browser, site: DaphneServer, username: str, locale: str, viewport=None, sockets: list | None = None):
+    """Log in through the form and wait for the chat socket; ``sockets`` collects routed chat sockets."""
     context = browser.new_context(locale=locale, viewport=viewport or {"width": 1200, "height": 860})
+    if sockets is not None:
+
+        def route(ws):
+            ws.connect_to_server()  # frames pass through both ways; the test can close or inject
+            sockets.append(ws)
+
+        context.route_web_socket(re.compile(r"/ws/chat/"), route)
     page = context.new_page()
     page.goto(site.url + "/")
     page.fill("#id_username", username)
@@ -207,3 +217,43 @@ def test_a_correction_on_what_we_remember_is_used_by_the_next_conversation(site,
     recalled = page.locator("#recalled li").first
     assert "5月13日" in recalled.inner_text() and recalled.locator(".tag").inner_text().strip()
     shot(page, "chat-recalled-correction-zh")
+
+
+def test_a_dropped_socket_shows_reconnecting_and_resumes_the_same_conversation(site, browser):
+    sockets: list = []
+    page = log_in(browser, site, "alice", "en", sockets=sockets)
+    first = send_and_watch(page, "Where is my order?")[-1]
+    assert first
+
+    sockets[-1].close(code=1011, reason="test drops the socket")
+    page.wait_for_selector('#connection[data-state="reconnecting"]')
+    assert page.locator("#connection").inner_text() == "Reconnecting…"
+    assert page.locator("#send").is_disabled()
+    page.wait_for_selector('#connection[data-state="open"]', timeout=20_000)
+    assert len(sockets) == 2 and "?conversation=" in sockets[-1].url
+    page.wait_for_function("document.querySelectorAll('#log .msg.agent').length >= 1")
+    assert page.locator("#log .msg.agent .body").last.inner_text() == first
+    assert send_and_watch(page, "Thanks!")[-1]
+
+
+def test_staff_and_system_frames_are_shown_and_never_parsed_as_html(site, browser):
+    sockets: list = []
+    page = log_in(browser, site, "bob", "en", sockets=sockets)
+    hostile = '<img src=x onerror="window.pwned=1"><b>bold</b>'
+    for frame in (
+        {"type": "escalated", "text": "A person will take over."},
+        {"type": "staff_message", "text": hostile, "staff_name": "Mei <i>from support</i>"},
+        {"type": "notice", "text": "Stored for staff."},
+        {"type": "error", "code": "rate_limited", "message": "too many messages; please wait a minute"},
+    ):
+        sockets[-1].send(json.dumps(frame))
+    page.wait_for_selector("#log .msg.error")
+    staff = page.locator("#log .msg.staff")
+    assert staff.locator(".body").inner_text() == hostile
+    assert staff.locator(".who").inner_text() == "Mei <i>from support</i> (a person from our team)"
+    assert page.locator("#log img, #log b, #log i").count() == 0
+    assert page.evaluate("window.pwned === undefined")
+    assert page.locator("#log .msg.escalated .who").inner_text() == "Handed over to a person"
+    assert "Stored for staff." in page.locator("#log .msg.notice").inner_text()
+    assert "please wait a minute" in page.locator("#log .msg.error").inner_text()
+    shot(page, "chat-staff-en")
