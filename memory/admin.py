@@ -7,15 +7,21 @@ transitions by conversation: follow the link from a conversation, or pass
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin
-from django.urls import reverse
+from django.db.models import Case, IntegerField, When
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from memory.longterm import CannotResolve, ConflictAction, resolve_conflict
 from memory.models import (
     CompressionSummary,
     Conversation,
     ConversationMessage,
     LongTermMemory,
+    MemoryConflict,
     MemoryEvent,
     StateTransition,
 )
@@ -58,9 +64,18 @@ class ConversationAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ("=id", "customer__username", "customer__email")
     ordering = ("-loop_flagged", "-updated_at")
     readonly_fields = (
-        "id", "customer", "state", "collected_info", "created_at", "updated_at", "ended_at",
-        "last_seq", "version", "consolidated_seq", "loop_flagged",
-    )  # fmt: skip
+        "id",
+        "customer",
+        "state",
+        "collected_info",
+        "created_at",
+        "updated_at",
+        "ended_at",
+        "last_seq",
+        "version",
+        "consolidated_seq",
+        "loop_flagged",
+    )
     inlines = (SummaryInline, MessageInline)
 
     @admin.display(description="transitions")
@@ -124,18 +139,42 @@ class Validity(admin.SimpleListFilter):
 class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("content", "customer", "type", "key", "value", "source", "confidence", "is_valid", "created_at")
     list_filter = (
-        ("customer", admin.RelatedOnlyFieldListFilter), "type", "key", "source", Validity, ConfidenceBand,
-    )  # fmt: skip
+        ("customer", admin.RelatedOnlyFieldListFilter),
+        "type",
+        "key",
+        "source",
+        Validity,
+        ConfidenceBand,
+    )
     list_select_related = ("customer",)
     search_fields = ("content", "value", "customer__username")
     ordering = ("-created_at",)
     exclude = ("embedding",)
     readonly_fields = (
-        "customer", "type", "key", "value", "content", "embedding_model", "source", "source_conversation",
-        "confidence", "created_at", "updated_at", "access_count", "last_accessed_at", "decay_steps", "expires_at",
-        "archived_at", "metadata", "version", "content_hash", "valid_from", "invalidated_at", "superseded_by",
+        "customer",
+        "type",
+        "key",
+        "value",
+        "content",
+        "embedding_model",
+        "source",
+        "source_conversation",
+        "confidence",
+        "created_at",
+        "updated_at",
+        "access_count",
+        "last_accessed_at",
+        "decay_steps",
+        "expires_at",
+        "archived_at",
+        "metadata",
+        "version",
+        "content_hash",
+        "valid_from",
+        "invalidated_at",
+        "superseded_by",
         "history",
-    )  # fmt: skip
+    )
 
     @admin.display(boolean=True, description="valid")
     def is_valid(self, obj: LongTermMemory) -> bool:
@@ -145,11 +184,14 @@ class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     def history(self, obj: LongTermMemory) -> str:
         events = MemoryEvent.objects.filter(customer_id=obj.customer_id, memory_id=obj.pk).order_by("created_at")
         rows = format_html_join(
-            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>v{}</td><td>{}</td><td>{}</td></tr>",
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>v{}</td><td>{}</td><td>{}</td></tr>",
             ((e.created_at, e.action, e.actor, e.version, e.old, e.new) for e in events),
-        )  # fmt: skip
-        return format_html("<table><tr><th>when</th><th>what</th><th>who</th><th>version</th>"
-                           "<th>old</th><th>new</th></tr>{}</table>", rows)  # fmt: skip
+        )
+        return format_html(
+            "<table><tr><th>when</th><th>what</th><th>who</th><th>version</th><th>old</th><th>new</th></tr>{}</table>",
+            rows,
+        )
 
 
 @admin.register(MemoryEvent)
@@ -159,3 +201,138 @@ class MemoryEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_select_related = ("customer",)
     search_fields = ("=memory_id", "actor", "customer__username")
     ordering = ("-created_at",)
+
+
+def _conversation_link(conversation_id) -> str:
+    if not conversation_id:
+        return "—"
+    url = reverse("admin:memory_conversation_change", args=[conversation_id])
+    return format_html('<a href="{}">transcript</a>', url)
+
+
+def _side(content: str, source: str, confidence: float, when, conversation_id) -> str:
+    return format_html(
+        "{}<br><small>{} · {} · {} · {}</small>",
+        content,
+        source,
+        f"{confidence:.2f}",
+        when,
+        _conversation_link(conversation_id),
+    )
+
+
+def _resolve_each(modeladmin, request, queryset, action: str) -> None:
+    done = 0
+    for conflict in queryset:
+        try:
+            resolve_conflict(conflict.pk, action, actor=f"staff:{request.user.get_username()}")
+            done += 1
+        except CannotResolve as exc:
+            modeladmin.message_user(request, f"conflict {conflict.pk}: {exc}", level="warning")
+    if done:
+        modeladmin.message_user(request, f"{done} conflict(s): {action.replace('_', ' ')}")
+
+
+@admin.register(MemoryConflict)
+class MemoryConflictAdmin(admin.ModelAdmin):
+    """The review queue: open conflicts first, both versions side by side, actions that resolve them."""
+
+    list_display = ("created_at", "customer", "key", "current_version", "incoming_version", "status", "resolution")
+    list_filter = ("status", "reason", ("customer", admin.RelatedOnlyFieldListFilter))
+    list_select_related = ("customer", "existing", "incoming")
+    search_fields = ("customer__username", "key", "incoming_content")
+    actions = ("keep_current", "accept_incoming", "restore_replaced", "dismiss")
+    readonly_fields = [f.name for f in MemoryConflict._meta.fields]
+
+    def get_queryset(self, request):
+        open_first = Case(When(status=MemoryConflict.Status.OPEN, then=0), default=1, output_field=IntegerField())
+        return super().get_queryset(request).annotate(open_first=open_first).order_by("open_first", "-created_at")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="current / replaced")
+    def current_version(self, obj: MemoryConflict) -> str:
+        memory = obj.existing
+        if memory is None:
+            return "(deleted)"
+        return _side(
+            memory.content,
+            memory.get_source_display(),
+            memory.confidence,
+            memory.created_at,
+            memory.source_conversation_id,
+        )
+
+    @admin.display(description="incoming")
+    def incoming_version(self, obj: MemoryConflict) -> str:
+        return _side(
+            obj.incoming_content,
+            obj.get_incoming_source_display(),
+            obj.incoming_confidence,
+            obj.created_at,
+            obj.incoming_conversation_id,
+        )
+
+    @admin.action(description="Keep the current value")
+    def keep_current(self, request, queryset):
+        _resolve_each(self, request, queryset, ConflictAction.KEEP_CURRENT)
+
+    @admin.action(description="Accept the incoming value")
+    def accept_incoming(self, request, queryset):
+        _resolve_each(self, request, queryset, ConflictAction.ACCEPT_INCOMING)
+
+    @admin.action(description="Restore the replaced value (revert)")
+    def restore_replaced(self, request, queryset):
+        _resolve_each(self, request, queryset, ConflictAction.RESTORE)
+
+    @admin.action(description="Dismiss without change")
+    def dismiss(self, request, queryset):
+        _resolve_each(self, request, queryset, ConflictAction.DISMISS)
+
+    def get_urls(self):
+        urls = super().get_urls()
+        edit = path(
+            "<int:conflict_id>/edit-merge/",
+            self.admin_site.admin_view(self.edit_and_merge_view),
+            name="memory_memoryconflict_edit_merge",
+        )
+        return [edit, *urls]
+
+    def edit_and_merge_view(self, request, conflict_id: int):
+        """Staff write the value themselves; it supersedes the current memory as a system record."""
+        conflict = MemoryConflict.objects.get(pk=conflict_id)
+        if request.method == "POST":
+            form = EditMergeForm(request.POST)
+            if form.is_valid():
+                try:
+                    resolve_conflict(
+                        conflict_id,
+                        ConflictAction.EDIT_AND_MERGE,
+                        actor=f"staff:{request.user.get_username()}",
+                        content=form.cleaned_data["content"],
+                        value=form.cleaned_data["value"],
+                    )
+                except CannotResolve as exc:
+                    form.add_error(None, str(exc))
+                else:
+                    self.message_user(request, f"conflict {conflict_id}: edited and merged")
+                    return redirect("admin:memory_memoryconflict_changelist")
+        else:
+            form = EditMergeForm(initial={"content": conflict.incoming_content, "value": conflict.incoming_value})
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "conflict": conflict,
+            "title": f"Edit and merge conflict {conflict_id}",
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/memory/edit_merge.html", context)
+
+
+class EditMergeForm(forms.Form):
+    content = forms.CharField(widget=forms.Textarea, max_length=500)
+    value = forms.CharField(max_length=300, required=False, help_text="the normalised value, for keyed memories")

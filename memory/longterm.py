@@ -431,3 +431,118 @@ def redact_history(customer_id: int, memory_ids: list[int]) -> None:
     MemoryConflict.objects.filter(customer_id=customer_id, incoming_id__in=memory_ids).update(
         incoming_value="", incoming_content="[redacted]"
     )
+
+
+class ConflictAction:
+    """What staff can do with a conflict (the admin's actions call ``resolve_conflict``)."""
+
+    KEEP_CURRENT = "keep_current"
+    ACCEPT_INCOMING = "accept_incoming"
+    EDIT_AND_MERGE = "edit_and_merge"
+    RESTORE = "restore"
+    DISMISS = "dismiss"
+
+
+class CannotResolve(Exception):
+    """The action does not apply to this conflict as it stands now."""
+
+
+def _current_of(conflict: MemoryConflict) -> LongTermMemory | None:
+    """The memory that holds the conflict's key for the customer now."""
+    if conflict.incoming is not None and conflict.incoming.invalidated_at is None:
+        return conflict.incoming
+    if conflict.existing is not None and conflict.existing.invalidated_at is None:
+        return conflict.existing
+    return None
+
+
+@transaction.atomic
+def resolve_conflict(
+    conflict_id: int, action: str, *, actor: str, content: str = "", value: str = ""
+) -> MemoryConflict:
+    """Carry out a staff decision on a conflict, through the same writes consolidation uses.
+
+    - keep current: the value valid now stays (an auto-resolution is confirmed; an open conflict's
+      incoming value is discarded);
+    - accept incoming: an open conflict's incoming value supersedes the current memory;
+    - edit and merge: staff's own text (and value) supersedes the current memory, as a system record;
+    - restore: the value the conflict replaced becomes valid again (reverts an auto-resolution);
+    - dismiss: the conflict is closed without any change.
+    """
+    conflict = (
+        MemoryConflict.objects.select_for_update(of=("self",))
+        .select_related("existing", "incoming")
+        .get(pk=conflict_id)
+    )
+    customer_lock(conflict.customer_id)
+    now = clock.now()
+    current = _current_of(conflict)
+    if action == ConflictAction.ACCEPT_INCOMING:
+        if conflict.status != MemoryConflict.Status.OPEN or conflict.existing is None or current is None:
+            raise CannotResolve("only an open conflict has an incoming value waiting")
+        candidate = Candidate(
+            type=conflict.existing.type,
+            content=conflict.incoming_content,
+            confidence=conflict.incoming_confidence,
+            source=conflict.incoming_source,
+            key=conflict.key,
+            value=conflict.incoming_value,
+            conversation_id=conflict.incoming_conversation_id,
+        )
+        new = _supersede_quietly(current, candidate, actor=actor, now=now)
+        conflict.incoming = new
+    elif action == ConflictAction.EDIT_AND_MERGE:
+        if current is None or not content.strip():
+            raise CannotResolve("edit and merge needs the current memory and new text")
+        candidate = Candidate(
+            type=current.type,
+            content=" ".join(content.split()),
+            confidence=1.0,
+            source=Source.SYSTEM_RECORD,
+            key=current.key,
+            value=value.strip() or current.value,
+        )
+        conflict.incoming = _supersede_quietly(current, candidate, actor=actor, now=now)
+    elif action == ConflictAction.RESTORE:
+        if conflict.existing is None or conflict.existing.invalidated_at is None:
+            raise CannotResolve("the replaced value is still valid, or was deleted")
+        restore(conflict.existing, actor=actor, now=now)
+    elif action not in (ConflictAction.KEEP_CURRENT, ConflictAction.DISMISS):
+        raise CannotResolve(f"unknown action {action!r}")
+    conflict.status = (
+        MemoryConflict.Status.DISMISSED if action == ConflictAction.DISMISS else MemoryConflict.Status.RESOLVED
+    )
+    conflict.resolution = action
+    conflict.resolved_by = actor
+    conflict.resolved_at = now
+    conflict.save()
+    subject = conflict.existing or conflict.incoming
+    record_event(
+        subject.pk if subject else 0,
+        conflict.customer_id,
+        MemoryEvent.Action.CONFLICT_RESOLVED,
+        actor,
+        new={"conflict_id": conflict.pk, "action": action},
+        version=subject.version if subject else 0,
+    )
+    return conflict
+
+
+def _supersede_quietly(current: LongTermMemory, candidate: Candidate, *, actor: str, now: datetime) -> LongTermMemory:
+    """Supersede ``current`` without opening another conflict (staff decided this one)."""
+    embedding = get_embedder().embed_passages([candidate.content])[0]
+    new = insert(current.customer_id, candidate, embedding, actor=actor, now=now)
+    current.invalidated_at = now
+    current.superseded_by = new
+    current.version += 1
+    current.save(update_fields=["invalidated_at", "superseded_by", "version"])
+    record_event(
+        current,
+        current.customer_id,
+        MemoryEvent.Action.SUPERSEDED,
+        actor,
+        old=_snapshot(current),
+        new={**_snapshot(new), "memory_id": new.pk},
+        version=current.version,
+    )
+    return new
