@@ -36,7 +36,11 @@ def test_keep_current_discards_the_incoming_value(customer, open_conflict):
     resolve_conflict(open_conflict.pk, ConflictAction.KEEP_CURRENT, actor="staff:lead")
 
     open_conflict.refresh_from_db()
-    assert (open_conflict.status, open_conflict.resolution, open_conflict.resolved_by) == ("resolved", "keep_current", "staff:lead")
+    assert (open_conflict.status, open_conflict.resolution, open_conflict.resolved_by) == (
+        "resolved",
+        "keep_current",
+        "staff:lead",
+    )
     assert valid_value(customer) == "mute"
     assert MemoryEvent.objects.filter(action="conflict_resolved", actor="staff:lead").exists()
 
