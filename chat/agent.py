@@ -24,7 +24,7 @@ from django.db import connection
 from django.db.models import Max
 
 from agentsite import clock, llm
-from chat import prompts
+from chat import handoff, prompts
 from chat.models import CustomerProfile
 from chat.tools import (
     TOOLS,
@@ -138,6 +138,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 6. A person was asked for: the bot falls silent.
         state = Conversation.objects.values_list("state", flat=True).get(pk=conversation_id)
         if state == AgentState.ESCALATED:
+            handoff.open_handoff(conversation_id)
             emit({"type": "escalated", "text": prompts.ESCALATED[language]})
             return TurnResult(reply="", message_id=None, state=state, recalled=recalled, escalated=True)
 

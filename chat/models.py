@@ -220,3 +220,22 @@ class ConversationRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.score}/5 for {self.conversation_id}"
+
+
+class Handoff(models.Model):
+    """An escalated conversation waiting for, or taken by, a member of staff, with its handoff packet."""
+
+    conversation = models.OneToOneField("memory.Conversation", on_delete=models.CASCADE, related_name="handoff")
+    packet = models.JSONField()
+    created_at = models.DateTimeField(default=clock.now)
+    taken_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="handoffs_taken"
+    )
+    taken_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["closed_at", "created_at"], name="chat_handoff_queue_idx")]
+
+    def __str__(self) -> str:
+        return f"handoff {self.conversation_id}"

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from chat import views
+from chat import staff_views, views
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
@@ -10,4 +10,7 @@ urlpatterns = [
     path("memory/<int:pk>/correct/", views.correct_memory, name="memory-correct"),
     path("memory/<int:pk>/delete/", views.delete_memory, name="memory-delete"),
     path("rating/", views.rate_conversation, name="rating"),
+    path("staff/", staff_views.console, name="staff-console"),
+    path("staff/<uuid:conversation_id>/", staff_views.conversation, name="staff-conversation"),
+    path("staff/<uuid:conversation_id>/<slug:action>/", staff_views.act, name="staff-act"),
 ]

@@ -1,0 +1,108 @@
+"""Human takeover: escalation builds a packet, staff take over and reply live, the bot stays silent, hand back."""
+
+import pytest
+from channels.db import database_sync_to_async
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+
+from chat import handoff
+from chat.models import Handoff
+from memory.models import Conversation
+from tests.chat.wsclient import ChatSocket, run
+from tests.memory.test_recall import remember
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def shop(db):
+    from django.contrib.auth import get_user_model
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    users = {u.username: u for u in get_user_model().objects.all()}
+    users["lead"] = get_user_model().objects.create_user("lead", password="pw", is_staff=True, first_name="Lin")
+    users["other_lead"] = get_user_model().objects.create_user("lead2", password="pw", is_staff=True)
+    return users
+
+
+def test_escalation_takeover_live_reply_silence_and_hand_back(shop):
+    customer, lead = shop["wang"], shop["lead"]
+    remember(customer, "客户偏好顺丰快递", key="preferred_carrier", value="sf_express", confidence=0.95)
+
+    async def scenario():
+        socket = ChatSocket(customer)
+        await socket.connect()
+        await socket.say("我要退款，订单 ORD-2025-0790，键盘坏了")
+        await socket.say("确认")
+        escalated = await socket.say("我要找人工客服")
+        conversation = socket.history["conversation_id"]
+        item = await database_sync_to_async(Handoff.objects.get)(conversation_id=conversation)
+
+        await database_sync_to_async(handoff.take)(conversation, lead)
+        taken_state = await socket.receive()
+        await database_sync_to_async(handoff.reply)(conversation, lead, "您好，我是客服小林，退款已经在处理了。")
+        live = await socket.receive()
+        silent = await socket.say("好的，谢谢")
+        await database_sync_to_async(handoff.hand_back)(conversation, lead)
+        back_state = await socket.receive()
+        after = await socket.say("我的订单 ORD-2025-0817 到哪了？")
+        await socket.close()
+        return escalated, item, taken_state, live, silent, back_state, after
+
+    escalated, item, taken_state, live, silent, back_state, after = run(scenario())
+
+    assert escalated.of("escalated")
+    packet = item.packet
+    assert "客户偏好顺丰快递" in [f["content"] for f in packet["facts"]]
+    assert any(p["kind"] == "refund requested" and "ORD-2025-0790" in p["summary"] for p in packet["open_promises"])
+    assert any(t["tool"] == "escalate_to_human" for t in packet["tried"])
+    assert packet["states"][-1]["to"] == "escalated"
+    assert (taken_state["type"], taken_state["to"]) == ("state", "human")
+    assert live == {"type": "staff_message", "text": "您好，我是客服小林，退款已经在处理了。", "staff_name": "Lin"}
+    assert silent.of("notice") and not silent.of("token")  # the bot says nothing while a person has it
+    assert (back_state["to"]) == "collecting_info"
+    assert "ORD-2025-0817" in after.reply  # the bot answers again
+
+
+def test_two_staff_members_cannot_take_the_same_conversation(shop):
+    async def scenario():
+        socket = ChatSocket(shop["alice"])
+        await socket.connect()
+        await socket.say("I want to talk to a human, please")
+        await socket.close()
+        return socket.history["conversation_id"]
+
+    conversation = run(scenario())
+
+    handoff.take(conversation, shop["lead"])
+    with pytest.raises(handoff.HandoffError, match="already taken"):
+        handoff.take(conversation, shop["other_lead"])
+    with pytest.raises(handoff.HandoffError):
+        handoff.reply(conversation, shop["other_lead"], "hi")
+    assert Conversation.objects.get(pk=conversation).state == "human"
+
+
+def test_the_console_is_staff_only_and_csrf_protected(shop):
+    async def scenario():
+        socket = ChatSocket(shop["bob"])
+        await socket.connect()
+        await socket.say("Can I speak to a person?")
+        await socket.close()
+        return socket.history["conversation_id"]
+
+    conversation = run(scenario())
+    customer = Client()
+    customer.force_login(shop["bob"])
+    assert customer.get(reverse("staff-console")).status_code == 302
+    assert customer.post(reverse("staff-act", args=[conversation, "take"])).status_code == 302
+
+    staff = Client(enforce_csrf_checks=True)
+    staff.force_login(shop["lead"])
+    page = staff.get(reverse("staff-console")).content.decode()
+    assert str(shop["bob"]) in page
+    assert staff.post(reverse("staff-act", args=[conversation, "take"])).status_code == 403
+    assert Handoff.objects.get(conversation_id=conversation).taken_by is None
+
+    detail = staff.get(reverse("staff-conversation", args=[conversation]))
+    assert detail.status_code == 200 and "Take over" in detail.content.decode()
