@@ -257,3 +257,33 @@ def test_staff_and_system_frames_are_shown_and_never_parsed_as_html(site, browse
     assert "Stored for staff." in page.locator("#log .msg.notice").inner_text()
     assert "please wait a minute" in page.locator("#log .msg.error").inner_text()
     shot(page, "chat-staff-en")
+
+
+@pytest.fixture
+def staff_member(db):
+    return get_user_model().objects.create_user("lead", password="staff-pw-1", is_staff=True, first_name="Lin")
+
+
+def test_a_staff_reply_appears_live_in_the_customers_chat(site, staff_member, browser):
+    customer = log_in(browser, site, "wang", "zh-CN")
+    customer.fill("#message", "我要找人工客服")
+    customer.press("#message", "Enter")
+    customer.wait_for_selector("#log .msg.escalated", timeout=30000)
+
+    staff = browser.new_context(locale="zh-CN", viewport={"width": 1200, "height": 900}).new_page()
+    staff.goto(site.url + "/staff/")
+    staff.fill("#id_username", "lead")
+    staff.fill("#id_password", "staff-pw-1")
+    staff.click("input[type=submit]")
+    staff.wait_for_url(site.url + "/staff/")
+    staff.click("text=wang")
+    staff.click("button:has-text('Take over')")
+    shot(staff, "staff-console")
+    staff.fill("textarea[name=text]", "您好，我是客服小林，马上为您处理。")
+    staff.click("button:has-text('Send to the customer')")
+
+    customer.wait_for_selector("#log .msg.staff", timeout=30000)
+    staff_message = customer.locator("#log .msg.staff").last
+    assert "马上为您处理" in staff_message.inner_text()
+    assert "Lin" in staff_message.inner_text()
+    shot(customer, "chat-staff-reply-zh")
