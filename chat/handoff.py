@@ -20,6 +20,8 @@ from django.db import transaction
 from agentsite import clock, llm
 from chat.models import Handoff, PendingAction, Refund
 from memory import session as short_term
+from memory.embeddings import get_embedder
+from memory.longterm import Candidate, customer_lock, store
 from memory.models import Conversation, LongTermMemory, StateTransition
 from memory.states import AgentState
 from memory.working import Entry, Role
@@ -118,9 +120,31 @@ def reply(conversation_id: UUID | str, staff, text: str) -> None:
     _push(conversation_id, {"type": "staff.message", "text": text, "staff_name": name})
 
 
-def close(conversation_id: UUID | str, staff) -> None:
-    """The person solved it: the conversation is resolved."""
+def close(conversation_id: UUID | str, staff, resolution: str = "") -> None:
+    """The person solved it: the conversation is resolved; their resolution can become a memory.
+
+    A non-empty ``resolution`` is stored as an ``experience`` memory of the customer, recorded by
+    the system (confidence 1.0), so the agent knows next time how this was settled.
+    """
     _finish(conversation_id, staff, AgentState.RESOLVED, "closed by staff")
+    resolution = " ".join(resolution.split())
+    if resolution:
+        customer_id = Conversation.objects.values_list("customer_id", flat=True).get(pk=conversation_id)
+        candidate = Candidate(
+            type="experience",
+            content=resolution[:500],
+            confidence=1.0,
+            source="system_record",
+            conversation_id=conversation_id,
+        )
+        with transaction.atomic():
+            customer_lock(customer_id)
+            store(
+                customer_id,
+                candidate,
+                get_embedder().embed_passages([candidate.content])[0],
+                actor=f"staff:{staff.get_username()}",
+            )
 
 
 def hand_back(conversation_id: UUID | str, staff) -> None:

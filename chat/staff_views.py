@@ -44,7 +44,7 @@ def act(request: HttpRequest, conversation_id, action: str) -> HttpResponse:
     actions = {
         "take": lambda: handoff.take(conversation_id, request.user),
         "reply": lambda: handoff.reply(conversation_id, request.user, request.POST.get("text", "")),
-        "close": lambda: handoff.close(conversation_id, request.user),
+        "close": lambda: handoff.close(conversation_id, request.user, request.POST.get("resolution", "")),
         "hand-back": lambda: handoff.hand_back(conversation_id, request.user),
     }
     if action not in actions:

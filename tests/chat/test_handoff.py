@@ -106,3 +106,28 @@ def test_the_console_is_staff_only_and_csrf_protected(shop):
 
     detail = staff.get(reverse("staff-conversation", args=[conversation]))
     assert detail.status_code == 200 and "Take over" in detail.content.decode()
+
+
+def test_closing_with_a_resolution_saves_it_as_a_system_record(shop):
+    async def scenario():
+        socket = ChatSocket(shop["chen"])
+        await socket.connect()
+        await socket.say("我要找人工客服")
+        await socket.close()
+        return socket.history["conversation_id"]
+
+    conversation = run(scenario())
+    handoff.take(conversation, shop["lead"])
+
+    handoff.close(conversation, shop["lead"], resolution="已为客户补发空气净化器滤网，无需退货。")
+
+    from memory.models import LongTermMemory
+
+    memory = LongTermMemory.objects.valid().get(customer=shop["chen"], type="experience")
+    assert (memory.content, memory.source, memory.confidence) == (
+        "已为客户补发空气净化器滤网，无需退货。",
+        "system_record",
+        1.0,
+    )
+    assert Conversation.objects.get(pk=conversation).state == "resolved"
+    assert Handoff.objects.get(conversation_id=conversation).closed_at is not None
