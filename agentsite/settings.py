@@ -262,8 +262,10 @@ MEMORY_RECALL_RANKING = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hy
 if MEMORY_RECALL_MODE not in {"active", "deferred", "tool"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
     raise ImproperlyConfigured("MEMORY_RECALL_MODE must be active|deferred|tool and MEMORY_RECALL_RANKING hybrid|dense")
 MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
-MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # each ranking takes k x this
-MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)
+MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # dense ranking takes k x this
+# Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).
+MEMORY_RECALL_KEYWORD_CANDIDATES = env.int("MEMORY_RECALL_KEYWORD_CANDIDATES", default=10)
+MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)  # queries in Chinese/Japanese/Korean
 # A first answer containing one of these phrases triggers deferred recall.
 MEMORY_DEFERRED_PHRASES_ZH = env.list(
     "MEMORY_DEFERRED_PHRASES_ZH", default=["我不确定", "我不清楚", "不记得", "没有找到相关"]

