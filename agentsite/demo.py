@@ -25,6 +25,9 @@ def process_environment(settings) -> tuple[dict[str, str], list[str]]:
         DATABASE_URL=settings.DATABASE_URL,  # the embedded servers' URLs, resolved once here
         REDIS_URL=settings.REDIS_URL,
     )
+    # The Procfile names daphne, celery and python: run this interpreter's (the venv's), not whatever
+    # the shell's PATH finds first.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.setdefault("BIND_HOST", "127.0.0.1")
     env.setdefault("PORT", "8000")
     env.setdefault("WORKER_CONCURRENCY", "2")

@@ -1,5 +1,7 @@
 """`make demo`'s set-up steps: the staff account and the children's environment."""
 
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -42,6 +44,8 @@ def test_demo_starts_the_offline_model_only_without_an_endpoint(settings, monkey
     assert processes == ["web", "worker", "beat", "model"]
     assert env["OPENAI_BASE_URL"] == "http://127.0.0.1:8100/v1"
     assert env["DATABASE_URL"] == settings.DATABASE_URL
+    first = env["PATH"].split(os.pathsep)[0]
+    assert all(os.access(os.path.join(first, tool), os.X_OK) for tool in ("daphne", "celery", "python"))
 
     settings.OPENAI_BASE_URL = "https://api.example.com/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", "https://api.example.com/v1")
