@@ -12,6 +12,7 @@ customer's socket should get (tokens, state changes, the memory inspector's data
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import re
@@ -23,7 +24,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import Max
 
-from agentsite import clock, llm
+from agentsite import clock, llm, timings
 from chat import handoff, prompts
 from chat.models import CustomerProfile
 from chat.tools import (
@@ -67,6 +68,7 @@ class TurnResult:
     recalled: list[Recalled] = field(default_factory=list)
     escalated: bool = False
     failed: bool = False
+    timings: dict[str, float] = field(default_factory=dict)  # milliseconds per phase, see _timed_turn
 
 
 @contextlib.contextmanager
@@ -82,9 +84,33 @@ def turn_lock(conversation_id: UUID | str) -> Iterator[None]:
             cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
 
 
+def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
+    """Fill ``TurnResult.timings``: exclusive milliseconds per phase of the turn (``agentsite.timings``).
+
+    Phases: ``short_term`` (session store calls: Redis, and PostgreSQL for the durable copy),
+    ``embedding`` (the query's), ``recall`` (its SQL), ``working_memory`` (building the prompt),
+    ``model`` and ``tools`` (not the memory layer), and ``bookkeeping``: everything else (the turn
+    lock, state transitions, access statistics, the inspector's frame, queueing consolidation).
+    """
+
+    @functools.wraps(turn)
+    def timed(*args, **kwargs) -> TurnResult:
+        with timings.collect("bookkeeping") as spent:
+            result = turn(*args, **kwargs)
+        result.timings = spent.milliseconds()
+        return result
+
+    return timed
+
+
+_recall = timings.timed("recall")(recall)
+_summarise = timings.timed("model")(llm.summarise)
+
+
+@_timed_turn
 def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
     """Answer one customer message in one conversation."""
-    store = short_term.store()
+    store = timings.Timed(short_term.store(), "short_term")
     with turn_lock(conversation_id):
         # 1. Short-term memory: the session, and the customer's message, stored before anything can fail.
         session = store.load(conversation_id)
@@ -113,7 +139,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred).
         mode = settings.MEMORY_RECALL_MODE
-        recalled = recall(customer_id, text) if mode == "active" else []
+        recalled = _recall(customer_id, text) if mode == "active" else []
 
         # 4. Working memory: system prompt, memory block, compressed history, this message.
         memory = _working_memory(store, conversation_id, text, language, recalled, profile)
@@ -197,6 +223,7 @@ def _emit_transitions(conversation_id, after: int, emit: Emit) -> None:
         emit({"type": "state", "from": step["from_state"], "to": step["to_state"]})
 
 
+@timings.timed("working_memory")
 def _working_memory(store, conversation_id, text, language, recalled, profile) -> _Memory:
     buffer = WorkingMemory.from_settings()
     buffer.set_system(prompts.system_prompt(language, clock.now(), profile.display_name if profile else ""))
@@ -214,7 +241,7 @@ def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dic
     call = ToolCall(id=f"confirmed-{clock.now().timestamp():.0f}", name=name, arguments="{}")
     store.append(conversation_id, memory.buffer.append_tool_call([call]))
     raw = json.dumps(confirmed, ensure_ascii=False)
-    store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, llm.summarise), raw=raw)
+    store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
     memory.used_tools = True
 
 
@@ -222,10 +249,12 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
     """Call the model until it answers in words, running the tools it asks for (bounded)."""
     on_token = (lambda piece: emit({"type": "token", "text": piece})) if emit is not None else None
     for _ in range(settings.AGENT_MAX_TOOL_STEPS):
-        completion = llm.chat(
-            memory.buffer.to_messages(), tools, stream=on_token is not None, on_token=on_token,
-            conversation_id=str(ctx.conversation_id),
-        )  # fmt: skip
+        messages = memory.buffer.to_messages()
+        with timings.phase("model"):
+            completion = llm.chat(
+                messages, tools, stream=on_token is not None, on_token=on_token,
+                conversation_id=str(ctx.conversation_id),
+            )  # fmt: skip
         if not completion.tool_calls:
             return completion.content
         calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
@@ -234,8 +263,10 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
             if call.name != "escalate_to_human" and not TOOLS.get(call.name, TOOLS["lookup_order"]).changes_something:
                 _move(store, ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
                       only_from=BEFORE_PROCESSING)  # fmt: skip
-            raw = json.dumps(run_tool(ctx, call.name, call.arguments), ensure_ascii=False, default=str)
-            entry = memory.buffer.append_tool_result(call.id, raw, llm.summarise)
+            with timings.phase("tools"):
+                result = run_tool(ctx, call.name, call.arguments)
+            raw = json.dumps(result, ensure_ascii=False, default=str)
+            entry = memory.buffer.append_tool_result(call.id, raw, _summarise)
             store.append(ctx.conversation_id, entry, raw=raw)
         memory.used_tools = True
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
@@ -248,7 +279,7 @@ def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> t
         for piece in re.findall(r"\S+\s*|\s+", first):
             emit({"type": "token", "text": piece})
         return first, []
-    recalled = recall(customer_id, text)
+    recalled = _recall(customer_id, text)
     memory.buffer.set_memory(format_memory_block(recalled, language))
     return _model_loop(store, memory, ctx, tools, emit), recalled
 

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 
-from agentsite import clock, llm
+from agentsite import clock, llm, timings
 from memory import keys
 from memory.embeddings import get_embedder
 from memory.longterm import Candidate, customer_lock, store
@@ -156,12 +156,13 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
     candidates: list[Candidate] = []
     if any(speaker == "customer" for speaker, _ in transcript):
         try:
-            raw = llm.extract(
-                transcript,
-                EXTRACTION_SCHEMA,
-                instructions="Keys:\n" + keys.describe_registry(),
-                conversation_id=str(conversation.pk),
-            )
+            with timings.phase("model"):
+                raw = llm.extract(
+                    transcript,
+                    EXTRACTION_SCHEMA,
+                    instructions="Keys:\n" + keys.describe_registry(),
+                    conversation_id=str(conversation.pk),
+                )
         except llm.LLMError as exc:
             logger.warning("consolidation of %s deferred: %s", conversation.pk, exc)
             raise ConsolidationDeferred(str(exc)) from exc
@@ -173,7 +174,8 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         summary = _conversation_summary(conversation)
         if summary is not None:
             candidates.append(summary)
-    vectors = get_embedder().embed_passages([c.content for c in candidates]) if candidates else []
+    with timings.phase("embedding"):
+        vectors = get_embedder().embed_passages([c.content for c in candidates]) if candidates else []
     with transaction.atomic():
         customer_lock(conversation.customer_id)
         locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
@@ -226,7 +228,8 @@ def _conversation_summary(conversation: Conversation) -> Candidate | None:
         return None
     text = "\n".join(f"{speaker}: {line}" for speaker, line in transcript)
     try:
-        content = llm.summarise(text, conversation_id=str(conversation.pk))
+        with timings.phase("model"):
+            content = llm.summarise(text, conversation_id=str(conversation.pk))
     except llm.LLMError as exc:
         raise ConsolidationDeferred(str(exc)) from exc
     ended = conversation.state

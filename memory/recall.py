@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models import F
 
-from agentsite import clock
+from agentsite import clock, timings
 from memory.embeddings import get_embedder
 from memory.models import LongTermMemory, MemoryConflict
 
@@ -157,7 +157,8 @@ def recall(
     now = now or clock.now()
     if not query.strip():
         return []
-    vector = get_embedder().embed_queries([query])[0]
+    with timings.phase("embedding"):
+        vector = get_embedder().embed_queries([query])[0]
     params = {
         "customer": customer_id,
         "now": now,
@@ -203,9 +204,10 @@ def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: da
     if touch:
         # One statement for exactly the returned rows of this customer. The columns are unindexed and
         # the table has free space (fillfactor 70): a HOT update. Access restarts the decay clock.
-        LongTermMemory.objects.filter(customer_id=customer_id, pk__in=ids).update(
-            access_count=F("access_count") + 1, last_accessed_at=now, decay_steps=0
-        )
+        with timings.phase("bookkeeping"):
+            LongTermMemory.objects.filter(customer_id=customer_id, pk__in=ids).update(
+                access_count=F("access_count") + 1, last_accessed_at=now, decay_steps=0
+            )
     return [
         Recalled(
             id=m.pk,

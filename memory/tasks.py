@@ -6,6 +6,7 @@ import os
 
 from django.db import InterfaceError, OperationalError
 
+from agentsite import timings
 from agentsite.celery import app
 from memory.consolidation import ConsolidationDeferred
 
@@ -30,12 +31,15 @@ def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
     """Consolidate one conversation into long-term memory (safe to run twice or concurrently)."""
     from memory.consolidation import consolidate
 
-    report = consolidate(conversation_id, final=final)
+    # The run's milliseconds by phase: the model (extraction, summary), embedding, the rest (reads, decisions).
+    with timings.collect("decisions") as spent:
+        report = consolidate(conversation_id, final=final)
     return {
         "messages": report.messages,
         "outcomes": report.outcomes,
         "rejected": len(report.rejected),
         "skipped": report.skipped_reason,
+        "timings": spent.milliseconds(),
     }
 
 

@@ -1,0 +1,108 @@
+"""Where the time of one unit of work went, by phase: cheap, optional, per thread.
+
+``collect(root)`` opens a collector for the current context (a turn, a consolidation run);
+``phase(name)`` anywhere below it charges the time spent inside to ``name``. Phases nest and the
+figures are exclusive: a phase's time does not include the phases opened inside it, and the
+collector's own ``root`` gets whatever no phase claimed. With no collector open, ``phase`` does
+nothing. The state is a ``ContextVar``, so threads of a pool and asyncio tasks never mix figures.
+The benchmarks read the figures; the product only fills them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from functools import wraps
+from typing import Any
+
+
+class Timings:
+    """Exclusive seconds per phase for one unit of work."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.seconds: dict[str, float] = {}
+        self._stack: list[list] = []  # [name, started, seconds spent in nested phases]
+
+    def _enter(self, name: str) -> None:
+        self._stack.append([name, time.perf_counter(), 0.0])
+
+    def _exit(self) -> None:
+        name, started, nested = self._stack.pop()
+        spent = time.perf_counter() - started
+        self.seconds[name] = self.seconds.get(name, 0.0) + spent - nested
+        if self._stack:
+            self._stack[-1][2] += spent
+
+    def milliseconds(self) -> dict[str, float]:
+        """The figures so far, in milliseconds."""
+        return {name: seconds * 1000 for name, seconds in self.seconds.items()}
+
+
+_current: ContextVar[Timings | None] = ContextVar("timings", default=None)
+
+
+@contextlib.contextmanager
+def collect(root: str) -> Iterator[Timings]:
+    """Collect phase timings inside the block; time no phase claims is charged to ``root``."""
+    timings = Timings(root)
+    token = _current.set(timings)
+    timings._enter(root)
+    try:
+        yield timings
+    finally:
+        timings._exit()
+        _current.reset(token)
+
+
+@contextlib.contextmanager
+def _phase(timings: Timings, name: str) -> Iterator[None]:
+    timings._enter(name)
+    try:
+        yield
+    finally:
+        timings._exit()
+
+
+def phase(name: str) -> contextlib.AbstractContextManager[None]:
+    """Charge the time inside the block to ``name`` (nothing happens with no collector open)."""
+    timings = _current.get()
+    if timings is None:
+        return contextlib.nullcontext()
+    return _phase(timings, name)
+
+
+class Timed:
+    """A proxy that charges every method call of ``target`` to one phase."""
+
+    def __init__(self, target: Any, name: str) -> None:
+        self._target = target
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        value = getattr(self._target, attribute)
+        if not callable(value):
+            return value
+
+        @wraps(value)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            with phase(self._name):
+                return value(*args, **kwargs)
+
+        return timed
+
+
+def timed(name: str) -> Callable[[Callable], Callable]:
+    """Decorate a function so that its calls are charged to ``name``."""
+
+    def decorate(function: Callable) -> Callable:
+        @wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with phase(name):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
