@@ -125,6 +125,22 @@ REDIS_DB_CACHE = 1
 REDIS_DB_CHANNELS = 2
 REDIS_DB_RESULTS = 3
 
+# What a Redis call does when Redis is away: fail after REDIS_RETRIES quick retries (backoff capped at
+# REDIS_RETRY_BACKOFF_MAX seconds). redis-py 8's own default for a client built from a host, 10 retries
+# with backoff up to 1 s, makes one failed call take ~3.5 s; every caller here falls back instead
+# (short-term memory to PostgreSQL, the rate limit to "allowed"), so failing fast is what we want.
+REDIS_RETRIES = env.int("REDIS_RETRIES", default=1)
+REDIS_RETRY_BACKOFF_MAX = env.float("REDIS_RETRY_BACKOFF_MAX", default=0.05)
+
+
+def redis_retry():
+    """A fresh ``redis.retry.Retry`` with the policy above (redis-py copies it per connection)."""
+    from redis.backoff import ExponentialBackoff
+    from redis.retry import Retry
+
+    return Retry(ExponentialBackoff(cap=REDIS_RETRY_BACKOFF_MAX, base=0.01), REDIS_RETRIES)
+
+
 CACHES = {
     "default": {
         "BACKEND": "django_redis.cache.RedisCache",
@@ -132,13 +148,15 @@ CACHES = {
         "OPTIONS": {
             "SOCKET_CONNECT_TIMEOUT": env.float("REDIS_CONNECT_TIMEOUT", default=2.0),
             "SOCKET_TIMEOUT": env.float("REDIS_SOCKET_TIMEOUT", default=2.0),
+            # The session store (memory/session.py) and the clock use this same client.
+            "CONNECTION_POOL_KWARGS": {"retry": redis_retry()},
         },
     }
 }
 
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": "agentsite.channel_layer.ResilientRedisChannelLayer",
         "CONFIG": {
             # redis-py 8 defaults socket_timeout to 5 s, which drops idle subscriber connections,
             # and caps the async pool: both set explicitly (TRAPS.md).
@@ -146,11 +164,15 @@ CHANNEL_LAYERS = {
                 {
                     "address": redis_db_url(REDIS_URL, REDIS_DB_CHANNELS),
                     "socket_timeout": None,
+                    "socket_connect_timeout": env.float("REDIS_CONNECT_TIMEOUT", default=2.0),
+                    "retry": redis_retry(),
                     "max_connections": env.int("CHANNEL_LAYER_MAX_CONNECTIONS", default=1000),
                 }
             ],
             "capacity": env.int("CHANNEL_LAYER_CAPACITY", default=200),
             "expiry": 60,
+            # Sockets outlive a Redis outage: the layer's receive loop retries this often (agentsite/channel_layer.py).
+            "retry_seconds": env.float("CHANNEL_LAYER_RETRY_SECONDS", default=1.0),
         },
     }
 }
@@ -165,6 +187,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# With Redis down, queueing a task (a turn queueing consolidation) must fail fast, not hang: Celery's defaults
+# retried the result backend's subscription for 19 s here, then declared "the Celery application must be
+# restarted". Queueing is best effort everywhere in the app: the beat sweep picks up what was not queued.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": REDIS_RETRIES, "interval_start": 0, "interval_step": 0.05,
+                                    "interval_max": REDIS_RETRY_BACKOFF_MAX}  # fmt: skip
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": {"max_retries": REDIS_RETRIES, "interval_start": 0,
+                                                            "interval_step": 0.05,
+                                                            "interval_max": REDIS_RETRY_BACKOFF_MAX}}  # fmt: skip
 CELERY_TIMEZONE = "UTC"
 
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
@@ -233,14 +263,30 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = True
     X_FRAME_OPTIONS = "DENY"
 
+# Logs: plain lines or JSON lines (agentsite/logs.py); every line of a turn names its conversation, and
+# card numbers, ID numbers and passwords are redacted before any handler writes a line.
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain")  # plain | json
+if LOG_FORMAT not in {"plain", "json"}:
+    raise ImproperlyConfigured("LOG_FORMAT must be 'plain' or 'json'")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "context": {"()": "agentsite.logs.ContextFilter"},
+        "redact": {"()": "memory.redaction.RedactingFilter"},
+    },
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [conversation %(conversation_id)s] %(message)s"},
+        "json": {"()": "agentsite.logs.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context", "redact"]}
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
 }
+# /metrics (agentsite/metrics.py) answers staff sessions, and "Authorization: Bearer <token>" when this is set.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 
 # Memory: long-term
 MEMORY_MIN_CONFIDENCE = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)  # extracted memories below it are dropped
@@ -257,10 +303,13 @@ MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # 
 # One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
 MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
 # Memory: recall
-MEMORY_RECALL_MODE = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool
+# off: no long-term memory in the turn (no recall, no consolidation queued); the conversation so far is still kept.
+MEMORY_RECALL_MODE = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool | off
 MEMORY_RECALL_RANKING = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hybrid | dense
-if MEMORY_RECALL_MODE not in {"active", "deferred", "tool"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
-    raise ImproperlyConfigured("MEMORY_RECALL_MODE must be active|deferred|tool and MEMORY_RECALL_RANKING hybrid|dense")
+if MEMORY_RECALL_MODE not in {"active", "deferred", "tool", "off"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
+    raise ImproperlyConfigured(
+        "MEMORY_RECALL_MODE must be active|deferred|tool|off and MEMORY_RECALL_RANKING hybrid|dense"
+    )
 MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
 MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # dense ranking takes k x this
 # Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).

@@ -137,7 +137,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True)
         confirmed = confirm_pending(ctx) if is_confirmation(text) else None
 
-        # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred).
+        # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
+        #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
         mode = settings.MEMORY_RECALL_MODE
         recalled = _recall(customer_id, text) if mode == "active" else []
 
@@ -294,10 +295,13 @@ def _finish(
     message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
     conversation = Conversation.objects.get(pk=ctx.conversation_id)
     emit(memory_frame(conversation, recalled, ctx.language, memory.buffer.usage().used if memory else 0))
-    if needs_consolidation(conversation):
+    if settings.MEMORY_RECALL_MODE != "off" and needs_consolidation(conversation):
         from memory.tasks import consolidate_conversation
 
-        consolidate_conversation.delay(str(conversation.pk))
+        try:
+            consolidate_conversation.delay(str(conversation.pk))
+        except Exception:  # broker down (Redis outage): the reply stands, the beat sweep consolidates later
+            logger.warning("could not queue consolidation of %s; the sweep will", conversation.pk)
     return TurnResult(reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled)
 
 
