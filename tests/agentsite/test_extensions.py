@@ -30,3 +30,10 @@ def test_migrate_without_pgvector_names_what_is_missing_and_the_fix():
     )
     assert "unset DATABASE_URL" in message
     assert len(message.splitlines()) == 1
+
+
+def test_vector_math_on_the_tests_database_does_not_crash_the_server(db):
+    """The embedded pgvector computes an embedding-sized distance (0.1.6 crashed with SIGILL on AVX2)."""
+    from agentsite.extensions import vector_math_error
+
+    assert vector_math_error() is None

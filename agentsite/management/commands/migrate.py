@@ -1,9 +1,13 @@
-"""`migrate`, refusing with one clear sentence when the database lacks pgvector or pg_trgm."""
+"""`migrate`, refusing with one clear sentence when the database lacks pgvector or pg_trgm.
+
+Afterwards it computes one vector distance, so a pgvector build that crashes on this CPU is
+reported at start-up rather than in the middle of a chat.
+"""
 
 from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as MigrateCommand
 
-from agentsite.extensions import missing_extensions, missing_extensions_message
+from agentsite.extensions import missing_extensions, missing_extensions_message, vector_math_error
 
 
 class Command(MigrateCommand):
@@ -12,4 +16,8 @@ class Command(MigrateCommand):
         missing = missing_extensions(alias)
         if missing:
             raise CommandError(missing_extensions_message(missing, alias))
-        return super().handle(*args, **options)
+        result = super().handle(*args, **options)
+        problem = vector_math_error(alias)
+        if problem:
+            raise CommandError(problem)
+        return result
