@@ -18,6 +18,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from agentsite.embedded import redis_server_binary
 from chat.models import CustomerProfile
+from memory.session import SessionStore
 from tests.procs import free_port
 
 END_OF_TURN = {"reply_done", "escalated", "error", "notice"}
@@ -77,6 +78,21 @@ def own_redis(tmp_path) -> Iterator[OwnRedis]:
     server.start()
     yield server
     server.kill()
+
+
+@pytest.fixture
+def make_customer(django_user_model) -> Callable:
+    counter = iter(range(1, 1000))
+
+    def make():
+        return django_user_model.objects.create_user(username=f"faulty{next(counter)}")
+
+    return make
+
+
+@pytest.fixture
+def store() -> SessionStore:
+    return SessionStore()
 
 
 @dataclass
