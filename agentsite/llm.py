@@ -124,6 +124,19 @@ class CircuitBreaker:
         with self._lock:
             return self._state()
 
+    @property
+    def failures(self) -> int:
+        """Consecutive failed calls so far."""
+        return self._failures
+
+    def publish(self) -> None:
+        """Publish this breaker's state for the metrics endpoint (shared by every process)."""
+        from agentsite import metrics
+
+        with self._lock:
+            failures, opened_at = self._failures, self._opened_at
+        metrics.publish_breaker(failures, opened_at, self.cooldown)
+
     def _state(self) -> str:
         if self._opened_at is None:
             return "closed"
@@ -175,7 +188,11 @@ def cost_of(model: str, prompt_tokens: int, completion_tokens: int) -> Decimal:
 
 
 def record_call(meter: _CallMeter, prompt_tokens: int, completion_tokens: int, error: str = "") -> None:
-    """Store the ``ModelCall`` row for one call; a failure to record never fails the call."""
+    """Store the ``ModelCall`` row for one call and count it in the metrics; neither ever fails the call."""
+    from agentsite import metrics
+
+    cost = cost_of(meter.model, prompt_tokens, completion_tokens)
+    metrics.record_model_call(meter.purpose, meter.model, not error, prompt_tokens, completion_tokens, cost)
     if not settings.LLM_RECORD_CALLS:
         return
     from agentsite.models import ModelCall
@@ -189,7 +206,7 @@ def record_call(meter: _CallMeter, prompt_tokens: int, completion_tokens: int, e
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             latency_ms=int((time.perf_counter() - meter.started) * 1000),
-            cost_usd=cost_of(meter.model, prompt_tokens, completion_tokens),
+            cost_usd=cost,
             ok=not error,
             error=error[:300],
             conversation_id=meter.conversation_id,
@@ -310,9 +327,13 @@ class ModelGateway:
             raise LLMError(f"the model endpoint rejected the request: {exc}") from exc
         except (openai.APIConnectionError, openai.APIStatusError) as exc:  # includes timeouts, 429, 5xx
             self.breaker.record_failure()
+            self.breaker.publish()
             record_call(meter, 0, 0, error=f"{type(exc).__name__}: {exc}")
             raise ModelUnavailable(f"the model endpoint failed: {type(exc).__name__}") from exc
+        recovered = self.breaker.failures > 0
         self.breaker.record_success()
+        if recovered:  # only a change is published: a healthy endpoint costs no Redis write per call
+            self.breaker.publish()
         prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
         completion_tokens = getattr(usage, "completion_tokens", 0) or 0
         try:

@@ -2,10 +2,12 @@ from django.contrib import admin
 from django.urls import include, path
 
 from agentsite.health import healthz
+from agentsite.metrics import metrics_view
 from chat.views import CustomerLoginView, CustomerLogoutView
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics_view, name="metrics"),
     path("admin/", admin.site.urls),
     path("accounts/login/", CustomerLoginView.as_view(), name="login"),
     path("accounts/logout/", CustomerLogoutView.as_view(), name="logout"),

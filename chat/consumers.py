@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -19,8 +20,10 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
+from agentsite import metrics
+from agentsite.logs import log_context, run_in_context
 from chat import conversations
-from chat.agent import NotYourConversation, run_turn
+from chat.agent import NotYourConversation, TurnResult, run_turn
 
 logger = logging.getLogger(__name__)
 
@@ -44,9 +47,26 @@ def _with_fresh_connections(fn, *args, **kwargs):
 
 
 async def run_blocking(fn, *args, **kwargs):
-    """Run ``fn`` in the turn pool and await its result."""
+    """Run ``fn`` in the turn pool, in the caller's context (its log fields), and await its result."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(pool(), partial(_with_fresh_connections, fn, *args, **kwargs))
+    return await loop.run_in_executor(pool(), run_in_context(partial(_with_fresh_connections, fn, *args, **kwargs)))
+
+
+def observed_turn(*args, **kwargs) -> TurnResult:
+    """Run one turn (in the pool) and count it, with its latency, in the shared metrics."""
+    started = time.perf_counter()
+    outcome = "error"
+    try:
+        result = run_turn(*args, **kwargs)
+        outcome = (
+            "failed" if result.failed else "escalated" if result.escalated else "silent" if result.message_id is None
+            else "ok"
+        )  # fmt: skip
+        return result
+    finally:
+        seconds = time.perf_counter() - started
+        metrics.record_turn(seconds, outcome)
+        logger.info("turn %s in %.0f ms", outcome, seconds * 1000)
 
 
 class ChatConsumer(AsyncWebsocketConsumer):
@@ -84,7 +104,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         try:
             frame = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting ~1,000 deep fits in one frame
             await self._error("bad_json", "the frame is not valid JSON")
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
@@ -122,11 +142,12 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def _work(self) -> None:
         while True:
             text = await self.inbox.get()
-            try:
-                await self._turn(text)
-            except Exception:
-                logger.exception("turn failed in conversation %s", self.conversation_id)
-                await self._error("turn_failed", "something went wrong; your message was kept")
+            with log_context(conversation_id=self.conversation_id, customer_id=self.customer_id):
+                try:
+                    await self._turn(text)
+                except Exception:
+                    logger.exception("turn failed in conversation %s", self.conversation_id)
+                    await self._error("turn_failed", "something went wrong; your message was kept")
 
     async def _turn(self, text: str) -> None:
         if not await run_blocking(conversations.session_alive, self.session_key, self.customer_id):
@@ -145,7 +166,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
         sender = asyncio.create_task(forward())
         try:
-            result = await run_blocking(run_turn, self.customer_id, self.conversation_id, text, emit)
+            result = await run_blocking(observed_turn, self.customer_id, self.conversation_id, text, emit)
         except NotYourConversation:
             result = None
         finally:

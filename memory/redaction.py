@@ -7,13 +7,17 @@ numbers their checksum, so order numbers, phone numbers and amounts are left alo
 
 from __future__ import annotations
 
+import json
+import logging
 import re
+from typing import Any
 
 CARD_MARK = "[card number removed]"
 ID_MARK = "[ID number removed]"
 PASSWORD_MARK = "[password removed]"
 
-_CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+# Not after or before a letter either: tracking numbers such as SF1234567890123 are not cards.
+_CARD = re.compile(r"(?<![\dA-Za-z-])(?:\d[ -]?){12,18}\d(?![\dA-Za-z-])")
 _CN_ID = re.compile(r"(?<![\dA-Za-z])\d{17}[\dXx](?![\dA-Za-z])")
 _US_SSN = re.compile(r"(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)")
 _PASSWORD = re.compile(
@@ -64,6 +68,45 @@ def redact(text: str) -> str:
     return _PASSWORD.sub(_password, text)
 
 
+def redact_json(text: str) -> str:
+    """Redact the strings and numbers inside a JSON document, keeping it valid JSON (not JSON: ``redact``)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return redact(text)
+    if not contains_secret(text):
+        return text
+
+    def walk(item: Any) -> Any:
+        if isinstance(item, str):
+            return redact(item)
+        if isinstance(item, bool) or not isinstance(item, int | float):
+            if isinstance(item, dict):
+                return {key: walk(inner) for key, inner in item.items()}
+            return [walk(inner) for inner in item] if isinstance(item, list) else item
+        return redacted if (redacted := redact(str(item))) != str(item) else item
+
+    return json.dumps(walk(value), ensure_ascii=False)
+
+
 def contains_secret(text: str) -> bool:
     """Return whether ``redact`` would change ``text``."""
     return redact(text) != text
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts each record's message and exception text before any handler writes it.
+
+    Put it on handlers (a logger's own filters do not see records propagated from its children).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = redact(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+        return True

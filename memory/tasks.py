@@ -29,10 +29,11 @@ def embed_probe(text: str) -> dict:
 )
 def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
     """Consolidate one conversation into long-term memory (safe to run twice or concurrently)."""
+    from agentsite.logs import log_context
     from memory.consolidation import consolidate
 
     # The run's milliseconds by phase: the model (extraction, summary), embedding, the rest (reads, decisions).
-    with timings.collect("decisions") as spent:
+    with timings.collect("decisions") as spent, log_context(conversation_id=conversation_id, task="consolidate"):
         report = consolidate(conversation_id, final=final)
     return {
         "messages": report.messages,

@@ -1,0 +1,235 @@
+"""Prometheus metrics shared by every process: counters in Redis, gauges read at scrape time.
+
+Several daphne processes serve turns and several Celery workers call the model, so nothing is
+counted in process memory alone. Counters and the turn-latency histogram are Redis hashes
+(``metrics:*`` in the cache database), incremented where things happen; each process publishes
+its circuit breaker under ``metrics:breaker:<host>:<pid>``. Gauges (consolidation lag, open
+conflicts, escalations waiting) are queried from PostgreSQL when ``/metrics`` is scraped.
+Counting never fails the work being counted. What each metric means: docs/operations.md.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import os
+import socket
+import time
+from collections.abc import Iterator
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "metrics:"
+TURNS = "metrics:turns"  # hash: outcome -> count
+TURN_LATENCY = "metrics:turn_latency"  # hash: bucket upper bound ("+Inf" too), "count", "sum"
+MODEL_CALLS = "metrics:model_calls"  # hash: {"purpose","model","outcome"} JSON -> count
+MODEL_TOKENS = "metrics:model_tokens"  # hash: {"model","direction"} JSON -> count
+MODEL_COST = "metrics:model_cost_usd"  # hash: model -> float
+VECTOR_QUERIES = "metrics:vector_queries"  # plain counter, bumped by memory.recall (recall and policy search)
+BREAKER = "metrics:breaker:"  # one key per process: JSON {"failures", "opened_at", "cooldown"}
+BREAKER_TTL_SECONDS = 7 * 24 * 3600
+
+TURN_BUCKETS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0)
+BREAKER_STATES = ("closed", "half_open", "open")
+
+
+def _redis():
+    from django_redis import get_redis_connection
+
+    return get_redis_connection("default")
+
+
+def _label_key(**labels: str) -> str:
+    return json.dumps(labels, sort_keys=True)
+
+
+def record_turn(seconds: float, outcome: str) -> None:
+    """Count one turn (``ok``, ``failed``, ``escalated``, ``silent`` or ``error``) and its latency."""
+    try:
+        pipe = _redis().pipeline(transaction=False)
+        pipe.hincrby(TURNS, outcome, 1)
+        for bound in TURN_BUCKETS:
+            if seconds <= bound:
+                pipe.hincrby(TURN_LATENCY, repr(bound), 1)
+        pipe.hincrby(TURN_LATENCY, "+Inf", 1)
+        pipe.hincrby(TURN_LATENCY, "count", 1)
+        pipe.hincrbyfloat(TURN_LATENCY, "sum", seconds)
+        pipe.execute()
+    except Exception:  # metrics must never fail a turn
+        logger.debug("could not record a turn in the metrics", exc_info=True)
+
+
+def record_model_call(purpose: str, model: str, ok: bool, prompt_tokens: int, completion_tokens: int, cost) -> None:
+    """Count one call to the model endpoint with its tokens and cost."""
+    try:
+        pipe = _redis().pipeline(transaction=False)
+        pipe.hincrby(MODEL_CALLS, _label_key(purpose=purpose, model=model, outcome="ok" if ok else "error"), 1)
+        if prompt_tokens:
+            pipe.hincrby(MODEL_TOKENS, _label_key(model=model, direction="prompt"), prompt_tokens)
+        if completion_tokens:
+            pipe.hincrby(MODEL_TOKENS, _label_key(model=model, direction="completion"), completion_tokens)
+        if cost:
+            pipe.hincrbyfloat(MODEL_COST, model, float(cost))
+        pipe.execute()
+    except Exception:
+        logger.debug("could not record a model call in the metrics", exc_info=True)
+
+
+def process_name() -> str:
+    """This process as the metrics name it: host and pid."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def publish_breaker(failures: int, opened_at_monotonic: float | None, cooldown: float) -> None:
+    """Publish this process's circuit breaker (its open time converted to wall-clock seconds)."""
+    opened_at = None if opened_at_monotonic is None else time.time() - (time.monotonic() - opened_at_monotonic)
+    value = json.dumps({"failures": failures, "opened_at": opened_at, "cooldown": cooldown})
+    try:
+        _redis().set(BREAKER + process_name(), value, ex=BREAKER_TTL_SECONDS)
+    except Exception:
+        logger.debug("could not publish the circuit breaker's state", exc_info=True)
+
+
+def breaker_state(published: dict, now: float) -> str:
+    """Return ``closed``, ``half_open`` or ``open`` for a published breaker at wall-clock ``now``."""
+    opened_at = published.get("opened_at")
+    if opened_at is None:
+        return "closed"
+    return "open" if now - opened_at < published.get("cooldown", 0) else "half_open"
+
+
+class AgentCollector:
+    """Reads every metric from Redis and PostgreSQL when collected (one scrape, one read)."""
+
+    def collect(self) -> Iterator[Metric]:
+        redis = _redis()
+        yield from self._turns(redis)
+        yield from self._model(redis)
+        queries = CounterMetricFamily("agent_vector_queries", "Vector searches run (memory recall and policy search).")
+        queries.add_metric([], float(redis.get(VECTOR_QUERIES) or 0))
+        yield queries
+        yield from self._breakers(redis)
+        yield from self._database()
+
+    def _turns(self, redis) -> Iterator[Metric]:
+        turns = CounterMetricFamily("agent_turns", "Agent turns answered, by outcome.", labels=["outcome"])
+        for outcome, count in sorted(redis.hgetall(TURNS).items()):
+            turns.add_metric([outcome.decode()], float(count))
+        yield turns
+        raw = {k.decode(): float(v) for k, v in redis.hgetall(TURN_LATENCY).items()}
+        buckets = [(repr(bound), raw.get(repr(bound), 0.0)) for bound in TURN_BUCKETS]
+        buckets.append(("+Inf", raw.get("+Inf", 0.0)))
+        latency = HistogramMetricFamily("agent_turn_latency_seconds", "Time to answer one customer message.")
+        latency.add_metric([], buckets, sum_value=raw.get("sum", 0.0))
+        yield latency
+
+    def _model(self, redis) -> Iterator[Metric]:
+        calls = CounterMetricFamily(
+            "agent_model_calls", "Requests to the model endpoint.", labels=["purpose", "model", "outcome"]
+        )
+        for key, count in sorted(redis.hgetall(MODEL_CALLS).items()):
+            labels = json.loads(key)
+            calls.add_metric([labels["purpose"], labels["model"], labels["outcome"]], float(count))
+        yield calls
+        tokens = CounterMetricFamily("agent_model_tokens", "Tokens sent to and received from the model.",
+                                     labels=["model", "direction"])  # fmt: skip
+        for key, count in sorted(redis.hgetall(MODEL_TOKENS).items()):
+            labels = json.loads(key)
+            tokens.add_metric([labels["model"], labels["direction"]], float(count))
+        yield tokens
+        cost = CounterMetricFamily("agent_model_cost_usd", "Model cost in USD (LLM_PRICES).", labels=["model"])
+        for model, value in sorted(redis.hgetall(MODEL_COST).items()):
+            cost.add_metric([model.decode()], float(value))
+        yield cost
+
+    def _breakers(self, redis) -> Iterator[Metric]:
+        now = time.time()
+        state = GaugeMetricFamily(
+            "agent_model_circuit_breaker_state",
+            "1 for the state each process's circuit breaker is in (closed, half_open, open).",
+            labels=["process", "state"],
+        )
+        opened = GaugeMetricFamily("agent_model_circuit_breakers_open", "Processes whose circuit breaker is open.")
+        open_count = 0
+        for key in sorted(redis.scan_iter(match=BREAKER + "*", count=500)):
+            raw = redis.get(key)
+            if raw is None:
+                continue
+            current = breaker_state(json.loads(raw), now)
+            open_count += current == "open"
+            process = key.decode()[len(BREAKER) :]
+            for name in BREAKER_STATES:
+                state.add_metric([process, name], 1.0 if name == current else 0.0)
+        opened.add_metric([], float(open_count))
+        yield state
+        yield opened
+
+    def _database(self) -> Iterator[Metric]:
+        from agentsite import clock
+
+        lag_seconds, pending = consolidation_lag(clock.now())
+        lag = GaugeMetricFamily(
+            "agent_consolidation_lag_seconds", "Age of the oldest message not yet consolidated into long-term memory."
+        )
+        lag.add_metric([], lag_seconds)
+        yield lag
+        waiting = GaugeMetricFamily("agent_conversations_unconsolidated", "Conversations with unconsolidated messages.")
+        waiting.add_metric([], float(pending))
+        yield waiting
+        from chat.models import Handoff
+        from memory.models import MemoryConflict
+
+        conflicts = GaugeMetricFamily("agent_memory_conflicts_open", "Memory conflicts waiting for staff.")
+        conflicts.add_metric([], float(MemoryConflict.objects.filter(status=MemoryConflict.Status.OPEN).count()))
+        yield conflicts
+        handoffs = Handoff.objects.filter(closed_at__isnull=True)
+        escalations = GaugeMetricFamily(
+            "agent_escalations", "Escalated conversations not closed, by whether staff took them.", labels=["status"]
+        )
+        escalations.add_metric(["waiting"], float(handoffs.filter(taken_by__isnull=True).count()))
+        escalations.add_metric(["taken"], float(handoffs.filter(taken_by__isnull=False).count()))
+        yield escalations
+
+
+def consolidation_lag(now) -> tuple[float, int]:
+    """Seconds since the oldest unconsolidated message was written, and how many conversations have one."""
+    from django.db import connection
+
+    from memory.models import Conversation, ConversationMessage
+
+    conversations, messages = Conversation._meta.db_table, ConversationMessage._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT min(m.created_at), count(*) FROM {conversations} c JOIN {messages} m "  # noqa: S608
+            "ON m.conversation_id = c.id AND m.seq = c.consolidated_seq + 1 WHERE c.last_seq > c.consolidated_seq"
+        )
+        oldest, count = cursor.fetchone()
+    return (max((now - oldest).total_seconds(), 0.0) if oldest else 0.0), count
+
+
+def authorised(request: HttpRequest) -> bool:
+    """A logged-in staff member, or ``Authorization: Bearer <METRICS_TOKEN>`` when that setting is set."""
+    if getattr(request, "user", None) is not None and request.user.is_authenticated and request.user.is_staff:
+        return True
+    token = settings.METRICS_TOKEN
+    header = request.headers.get("Authorization", "")
+    return bool(token) and header.startswith("Bearer ") and hmac.compare_digest(header[7:].encode(), token.encode())
+
+
+@require_GET
+def metrics_view(request: HttpRequest) -> HttpResponse:
+    """Serve every metric in the Prometheus text format (staff or bearer token only)."""
+    if not authorised(request):
+        response = HttpResponse("staff login or a bearer token needed\n", status=401, content_type="text/plain")
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(AgentCollector())
+    return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
