@@ -146,7 +146,10 @@ def _wait_at_test_barrier() -> None:
 def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
     """Consolidate the conversation's messages after its watermark; with ``final``, also summarise it."""
     report = Report(conversation_id=str(conversation_id))
-    conversation = Conversation.objects.get(pk=conversation_id)
+    conversation = Conversation.objects.filter(pk=conversation_id).first()
+    if conversation is None:  # erased (customer_erase) while its run waited in the queue
+        report.skipped_reason = "the conversation no longer exists"
+        return report
     start, end = conversation.consolidated_seq, conversation.last_seq
     messages = list(
         ConversationMessage.objects.filter(conversation=conversation, seq__gt=start, seq__lte=end).order_by("seq")
@@ -178,7 +181,10 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         vectors = get_embedder().embed_passages([c.content for c in candidates]) if candidates else []
     with transaction.atomic():
         customer_lock(conversation.customer_id)
-        locked = Conversation.objects.select_for_update().get(pk=conversation.pk)
+        locked = Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
+        if locked is None:  # erased while this run was extracting: store nothing
+            report.skipped_reason = "the conversation no longer exists"
+            return report
         if locked.consolidated_seq != start:
             report.skipped_reason = "another run consolidated these messages first"
             return report

@@ -29,6 +29,7 @@ from django.db.models import F
 from agentsite import clock, timings
 from memory.embeddings import get_embedder
 from memory.models import LongTermMemory, MemoryConflict
+from memory.redaction import redact
 
 logger = logging.getLogger(__name__)
 
@@ -155,6 +156,7 @@ def recall(
     k = k or settings.MEMORY_RECALL_TOP_K
     ranking = ranking or settings.MEMORY_RECALL_RANKING
     now = now or clock.now()
+    query = redact(query)  # a card number helps no search; it would stay in the query cache and SQL logs
     if not query.strip():
         return []
     with timings.phase("embedding"):

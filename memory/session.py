@@ -35,6 +35,7 @@ from redis.exceptions import RedisError
 
 from agentsite import clock
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
+from memory.redaction import redact, redact_json
 from memory.states import (
     SILENT_STATES,
     AgentState,
@@ -216,6 +217,20 @@ class TransitionResult:
     loop: Loop | None = None
 
 
+def _redacted(entry: Entry) -> Entry:
+    """The entry without card numbers, ID numbers or passwords: nothing kept beyond the turn holds them.
+
+    Whoever typed or echoed them (the customer, the model's reply or its tool arguments), the working
+    memory of the current turn is the only place they live.
+    """
+    content = redact(entry.content)
+    calls = tuple(dataclasses.replace(c, arguments=redact_json(c.arguments)) for c in entry.tool_calls)
+    if content == entry.content and calls == tuple(entry.tool_calls):
+        return entry
+    tokens = count_tokens(content) + sum(count_tokens(c.name) + count_tokens(c.arguments) for c in calls)
+    return dataclasses.replace(entry, content=content, tool_calls=calls, tokens=tokens)
+
+
 def _iso(value: datetime | None) -> str:
     return value.isoformat() if value else ""
 
@@ -301,13 +316,14 @@ class SessionStore:
         a person (``BotMayNotReply``); staff messages pass ``by_staff=True``.
         """
         now = now or clock.now()
+        entry = _redacted(entry)
         metadata = dict(entry.metadata)
         if entry.tool_calls:
             metadata["tool_calls"] = [call.to_dict() for call in entry.tool_calls]
         if entry.tool_call_id:
             metadata["tool_call_id"] = entry.tool_call_id
         if raw is not None and raw != entry.content:
-            metadata["raw"] = raw
+            metadata["raw"] = redact_json(raw)
         if by_staff:
             metadata["by_staff"] = True
         with transaction.atomic():

@@ -62,6 +62,11 @@ def stats(url: str) -> dict[str, Any]:
     return _call(url, "GET", "/_offline/stats")
 
 
+def received(url: str) -> list[dict[str, Any]]:
+    """The latest chat-completion requests the server at ``url`` received: task, model, messages."""
+    return _call(url, "GET", "/_offline/requests")["requests"]
+
+
 def reset(url: str) -> dict[str, Any]:
     """Clear queued behaviours and counters."""
     return _call(url, "POST", "/_offline/reset", {})
@@ -85,6 +90,9 @@ class OfflineModelProcess:
 
     def stats(self) -> dict[str, Any]:
         return stats(self.root_url)
+
+    def received(self) -> list[dict[str, Any]]:
+        return received(self.root_url)
 
     def reset(self) -> dict[str, Any]:
         return reset(self.root_url)

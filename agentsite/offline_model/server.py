@@ -6,6 +6,7 @@ the script queue and the counters, each behind its own lock.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import socket
@@ -24,6 +25,7 @@ from .protocol import Reply
 PACE_HEADER = "X-Offline-Pace-Ms"
 SCRIPT_HEADER = "X-Offline-Script"
 MAX_BODY_BYTES = 32 * 1024 * 1024
+RECEIVED_KEPT = 500
 
 
 class Stats:
@@ -81,6 +83,8 @@ class OfflineModelServer(ThreadingHTTPServer):
         self.verbose = verbose
         self.scripts = scripts.ScriptQueue()
         self.stats = Stats()
+        # The latest chat-completion request bodies, for tests that check what reached the model.
+        self.received: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECEIVED_KEPT)
 
 
 def compose(conv: Conversation) -> Reply:
@@ -192,6 +196,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path.startswith("/v1/models/"):
             name = path.rsplit("/", 1)[1]
             self._send_json(200, {"id": name, "object": "model", "created": 1735689600, "owned_by": "offline"})
+        elif path == "/_offline/requests":
+            self._send_json(200, {"requests": list(self.server.received)})
         elif path == "/_offline/stats":
             self._send_json(200, dict(self.server.stats.snapshot(), queued=self.server.scripts.pending()))
         elif path in ("/health", "/_offline/health"):
@@ -219,6 +225,7 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/_offline/reset":
             self.server.scripts.clear()
             self.server.stats.reset()
+            self.server.received.clear()
             self._send_json(200, {"status": "reset"})
         else:
             self._not_found()
@@ -277,6 +284,7 @@ class Handler(BaseHTTPRequestHandler):
         streamed = bool(body.get("stream"))
         model = body["model"]
         self.server.stats.record(conv.task, model, streamed)
+        self.server.received.append({"task": conv.task, "model": model, "messages": body.get("messages", [])})
         behaviour = behaviour or self.server.scripts.take(conv.task)
         if behaviour:
             self.server.stats.record_behaviour(behaviour.name)
