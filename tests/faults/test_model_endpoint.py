@@ -1,0 +1,149 @@
+"""The model endpoint down, slow, rate-limited or returning malformed output, under whole agent turns.
+
+The offline model is scripted to misbehave (docs/offline-model.md). Every failure must end the turn
+with the polite apology, keep the customer's message, store nothing from the bad output, and the
+circuit breaker must open after ``LLM_BREAKER_THRESHOLD`` failures and close after a good trial call.
+"""
+
+import pytest
+
+from agentsite import clock, llm
+from agentsite.models import ModelCall
+from chat import prompts
+from chat.agent import run_turn
+from chat.models import CustomerProfile, Order, PendingAction, Refund
+from memory.consolidation import ConsolidationDeferred, consolidate
+from memory.models import Conversation, ConversationMessage, LongTermMemory
+from tests.memory.test_consolidation import converse
+from tests.procs import free_port
+
+pytestmark = pytest.mark.django_db
+
+REFUND = "I want a refund for order ORD-2025-0777 because it arrived broken"
+
+
+class FakeMonotonic:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def gateway(settings):
+    """A fresh gateway per test, built from the settings the test chose (no retries unless it says so)."""
+    settings.LLM_MAX_RETRIES = 0
+    settings.LLM_BREAKER_THRESHOLD = 2
+    settings.LLM_BREAKER_COOLDOWN_SECONDS = 30
+    llm.reset_gateway()
+    yield llm.get_gateway
+    llm.reset_gateway()
+
+
+@pytest.fixture
+def conversation(django_user_model, store):
+    user = django_user_model.objects.create_user(username="shopper")
+    CustomerProfile.objects.create(user=user, display_name="Shopper", language="en")
+    Order.objects.create(
+        customer=user, number="ORD-2025-0777", status="delivered", total="19.90", placed_at=clock.now()
+    )
+    return user, store.start(user.pk).id
+
+
+def turn(conversation, text: str = REFUND):
+    user, conversation_id = conversation
+    frames: list[dict] = []
+    result = run_turn(user.pk, conversation_id, text, frames.append)
+    return result, frames
+
+
+def stored(conversation_id) -> list[tuple[str, str]]:
+    return list(ConversationMessage.objects.filter(conversation_id=conversation_id).order_by("seq")
+                .values_list("role", "content"))  # fmt: skip
+
+
+def assert_polite_failure(result, frames, conversation_id, text: str = REFUND) -> None:
+    assert result.failed
+    assert result.reply == prompts.APOLOGY["en"]
+    assert "".join(f["text"] for f in frames if f["type"] == "token") == prompts.APOLOGY["en"]
+    # The turn is kept: the customer's message, then the apology. Nothing else (no tool call, no tool result).
+    assert stored(conversation_id) == [("user", text), ("assistant", prompts.APOLOGY["en"])]
+    assert not Refund.objects.exists() and not PendingAction.objects.exists()
+
+
+def test_endpoint_down_gets_an_apology_and_the_message_is_kept(settings, gateway, conversation):
+    settings.OPENAI_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"  # nothing listens there
+    result, frames = turn(conversation)
+    assert_polite_failure(result, frames, conversation[1])
+
+
+def test_a_slow_endpoint_times_out_into_an_apology(settings, gateway, conversation, offline_model):
+    settings.LLM_TIMEOUT_SECONDS = 0.5
+    offline_model.script([{"name": "stall", "seconds": 5}], task="chat")
+    result, frames = turn(conversation)
+    assert_polite_failure(result, frames, conversation[1])
+
+
+def test_rate_limited_beyond_the_retries_gets_an_apology(settings, gateway, conversation, offline_model):
+    settings.LLM_MAX_RETRIES = 2
+    offline_model.script(["rate_limit"] * 3, task="chat")
+    result, frames = turn(conversation)
+    assert_polite_failure(result, frames, conversation[1])
+    assert offline_model.stats()["behaviours"]["rate_limit"] == 3
+
+
+def test_one_429_is_retried_and_the_turn_succeeds(settings, gateway, conversation, offline_model):
+    settings.LLM_MAX_RETRIES = 2
+    offline_model.script(["rate_limit"], task="chat")
+    result, _ = turn(conversation, "What's the status of order ORD-2025-0777?")
+    assert not result.failed and "ORD-2025-0777" in result.reply
+
+
+@pytest.mark.parametrize("behaviour", ["bad_tool_args", "unknown_tool"])
+def test_malformed_tool_calls_run_nothing_and_store_nothing(gateway, conversation, offline_model, behaviour):
+    offline_model.script([behaviour], task="chat")
+    result, frames = turn(conversation)
+    assert_polite_failure(result, frames, conversation[1])
+    assert ModelCall.objects.filter(purpose="chat", ok=False).count() == 1
+
+
+def test_malformed_extraction_json_stores_no_memory_and_the_next_run_does(
+    gateway, offline_model, django_user_model, store
+):
+    customer = django_user_model.objects.create_user(username="rememberer")
+    conversation_id = converse(store, customer, "我的生日是3月15日")
+    offline_model.script(["bad_extraction_json"], task="extract")
+    with pytest.raises(ConsolidationDeferred):
+        consolidate(conversation_id)
+    assert not LongTermMemory.objects.filter(customer=customer).exists()
+    assert Conversation.objects.get(pk=conversation_id).consolidated_seq == 0  # the watermark did not move
+
+    consolidate(conversation_id)  # the retry (or the sweep) with a healthy model
+    assert list(LongTermMemory.objects.filter(customer=customer).values_list("key", "value")) == [("birthday", "03-15")]
+
+
+def test_the_breaker_opens_at_the_threshold_and_closes_after_a_good_trial(gateway, conversation, offline_model):
+    fake = FakeMonotonic()
+    breaker = gateway().breaker
+    breaker._monotonic = fake
+    question = "What's the status of order ORD-2025-0777?"
+    offline_model.script(["server_error", "server_error"], task="chat")
+
+    for _ in range(2):  # LLM_BREAKER_THRESHOLD = 2 failed calls
+        assert turn(conversation, question)[0].failed
+    assert breaker.state == "open"
+    calls = offline_model.stats()["by_task"]["chat"]
+    result, _ = turn(conversation, question)
+    assert result.failed and result.reply == prompts.APOLOGY["en"]  # polite, and ...
+    assert offline_model.stats()["by_task"]["chat"] == calls  # ... the endpoint was not even called
+
+    fake.now += 29  # still inside the 30 s cooldown
+    assert turn(conversation, question)[0].failed
+    fake.now += 1
+    assert breaker.state == "half_open"
+    result, _ = turn(conversation, question)  # the trial call succeeds
+    assert not result.failed and "ORD-2025-0777" in result.reply
+    assert breaker.state == "closed"
+    user_lines = [c for r, c in stored(conversation[1]) if r == "user"]
+    assert user_lines == [question] * 5  # every customer message kept, answered or not
