@@ -1,0 +1,96 @@
+"""Two beat processes at once: exactly one effective forgetting run per day.
+
+Two real processes run the beat-scheduled task (``memory.run_forgetting``) at the same moment — they
+meet at a Redis counter before calling it — on two days of the shared, moved clock.
+"""
+
+import json
+import subprocess
+import sys
+import uuid
+from datetime import timedelta
+
+import pytest
+
+from agentsite import clock
+from memory.models import ForgettingRun, LongTermMemory
+from tests.memory.test_recall import remember
+from tests.procs import ROOT
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+BEAT = """
+import json, sys, time
+import django
+django.setup()
+from django_redis import get_redis_connection
+from memory.tasks import run_forgetting
+redis = get_redis_connection("default")
+for day in range(int(sys.argv[2])):
+    deadline = time.monotonic() + 120
+    while not redis.exists(f"{sys.argv[1]}:go{day}") and time.monotonic() < deadline:
+        time.sleep(0.002)  # both processes are released by one key: they call the task at the same moment
+    print("RESULT " + json.dumps(run_forgetting()), flush=True)
+"""
+
+
+class TwoBeats:
+    """Two processes that each run the forgetting task once per day they are released for."""
+
+    def __init__(self, process_env, days: int) -> None:
+        self.name = f"beats:{uuid.uuid4().hex}"
+        self.day = 0
+        self.procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", BEAT, self.name, str(days)],
+                cwd=ROOT,
+                env=process_env.as_environ(),
+                stdout=subprocess.PIPE,
+                text=True,
+            )  # fmt: skip
+            for _ in range(2)
+        ]
+
+    def run_day(self) -> list[dict | None]:
+        from django_redis import get_redis_connection
+
+        get_redis_connection("default").set(f"{self.name}:go{self.day}", 1)
+        self.day += 1
+        results = []
+        for proc in self.procs:
+            line = proc.stdout.readline()
+            assert line.startswith("RESULT "), (line, proc.poll())
+            results.append(json.loads(line.removeprefix("RESULT ")))
+        return results
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_two_beats_at_once_make_one_effective_run_per_day(process_env, make_customer):
+    customer = make_customer()
+    memory = remember(customer, "The customer likes green tea", confidence=0.9)
+    LongTermMemory.objects.filter(pk=memory.pk).update(created_at=clock.now() - timedelta(days=31))
+
+    beats = TwoBeats(process_env, days=2)
+    try:
+        day_one = beats.run_day()
+        after_day_one = LongTermMemory.objects.get(pk=memory.pk).confidence
+        clock.advance(timedelta(days=30))  # the next day that has something to do
+        day_two = beats.run_day()
+    finally:
+        beats.close()
+    assert sorted(day_one, key=lambda r: r is None) == [
+        {"decayed": 1, "archived": 0, "deleted": 0, "transcripts_deleted": 0},
+        None,  # the other beat found the day claimed
+    ]
+    assert after_day_one == pytest.approx(0.81)  # decayed once, not twice
+    assert sum(r is not None for r in day_two) == 1
+    assert [r for r in day_two if r] == [{"decayed": 1, "archived": 0, "deleted": 0, "transcripts_deleted": 0}]
+    assert LongTermMemory.objects.get(pk=memory.pk).confidence == pytest.approx(0.729)
+
+    runs = list(ForgettingRun.objects.order_by("day").values_list("day", "counts"))
+    assert [day for day, _ in runs] == [(clock.now() - timedelta(days=30)).date(), clock.now().date()]
+    assert all(counts["decayed"] == 1 for _, counts in runs)
