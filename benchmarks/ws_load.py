@@ -6,19 +6,28 @@ Runs on servers of its own (``benchmarks/services.py``), starts the offline mode
 process, logs every customer in, then lets them all chat at once (bounded: each sends
 ``--messages`` messages and the run stops). Prints turns per second, p50/p95/p99 turn latency,
 errors, and the resident memory of daphne and the model server.
+
+To say where it saturates it also reads, over the run, the CPU time of every process involved
+(daphne, the offline model, PostgreSQL's postmaster and backends, redis-server, this load client)
+as cores used, their resident memory, and the lag of daphne's event loop: one more logged-in socket
+sends a websocket ping every 0.2 s, which daphne's reactor answers without any Django code.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import os
+import statistics
 import sys
 import time
 from decimal import Decimal
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from benchmarks import services  # noqa: E402
 
 
@@ -28,16 +37,94 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=2)
     parser.add_argument("--workers", type=int, default=8, help="AGENT_TURN_WORKERS of the daphne process")
     parser.add_argument("--datadir", type=Path, default=Path("/tmp/bench-ws"))
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--conn-max-age", type=int, default=None, help="DATABASE_CONN_MAX_AGE of the daphne process")
     args = parser.parse_args()
     server_url = services.start(args.datadir, "bench_ws")
     try:
-        run(args)
+        figures = run(args)
     finally:
         services.stop(args.datadir, server_url, "bench_ws")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(figures, indent=2))
+        print(f"wrote {args.json}")
 
 
-def run(args) -> None:
+def processes(datadir: Path, daphne: int, model: int) -> dict[str, list]:
+    """The processes of the run by role (PostgreSQL: the postmaster and its children, read at call time)."""
     import psutil
+
+    from agentsite.embedded import redis_pid
+
+    roles: dict[str, list] = {"daphne": [psutil.Process(daphne)], "offline model": [psutil.Process(model)],
+                              "load client": [psutil.Process()]}  # fmt: skip
+    postmaster = psutil.Process(int((datadir / "pg" / "postmaster.pid").read_text().split()[0]))
+    roles["PostgreSQL"] = [postmaster, *postmaster.children()]
+    pid = redis_pid(datadir / "redis")
+    roles["Redis"] = [psutil.Process(pid)] if pid else []
+    return roles
+
+
+def cpu_by_role(roles: dict[str, list]) -> dict[str, float]:
+    """CPU seconds so far by role, including children that already exited.
+
+    PostgreSQL forks a backend per connection, and with ``CONN_MAX_AGE=0`` every blocking call of the
+    consumer opens and closes one: their time survives in the postmaster's reaped-children counters.
+    """
+    import psutil
+
+    seconds: dict[str, float] = {}
+    for role, procs in roles.items():
+        seconds[role] = 0.0
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                times = proc.cpu_times()
+                seconds[role] += times.user + times.system
+                if proc.name() in {"postgres", "redis-server"}:
+                    seconds[role] += times.children_user + times.children_system
+    return seconds
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine has spent not idle (every process, ours and everyone else's)."""
+    import psutil
+
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+
+
+def rss_by_role(roles: dict[str, list]) -> dict[str, float]:
+    import psutil
+
+    result = {}
+    for role, procs in roles.items():
+        total = 0
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += proc.memory_info().rss
+        result[role] = total / 2**20
+    return result
+
+
+async def ping_lag(url: str, cookie: str, stop: asyncio.Event) -> list[float]:
+    """Round trips of websocket pings (answered by daphne's reactor) until ``stop`` is set, in ms."""
+    import websockets
+
+    lags = []
+    async with websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://localhost"},
+                                  open_timeout=120, ping_interval=None) as socket:  # fmt: skip
+        while not stop.is_set():
+            started = time.perf_counter()
+            waiter = await socket.ping()
+            await asyncio.wait_for(waiter, 60)
+            lags.append((time.perf_counter() - started) * 1000)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.2)
+    return lags
+
+
+def run(args) -> dict:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -50,7 +137,7 @@ def run(args) -> None:
 
     settings.ALLOWED_HOSTS = ["*"]
     customers = []
-    for index in range(args.customers):
+    for index in range(args.customers + 1):  # the last one only pings
         user = get_user_model().objects.create_user(username=f"load{index}")  # no password: nothing to hash
         CustomerProfile.objects.create(user=user, display_name=user.username, language="en")
         number = f"ORD-2025-{1000 + index:04d}"
@@ -63,28 +150,73 @@ def run(args) -> None:
     model = start_offline_model()
     env = ProcessEnv(database_url=os.environ["DATABASE_URL"], redis_url=os.environ["REDIS_URL"])
     server = start_daphne(env, extra_env={"AGENT_TURN_WORKERS": str(args.workers), "OPENAI_BASE_URL": model.base_url,
-                                          "CLOCK_ALLOW_OFFSET": "0", "LOG_LEVEL": "WARNING"})  # fmt: skip
+                                          "CLOCK_ALLOW_OFFSET": "0", "LOG_LEVEL": "WARNING",
+                                          **({"DATABASE_CONN_MAX_AGE": str(args.conn_max_age)}
+                                             if args.conn_max_age is not None else {})})  # fmt: skip
     try:
         url = f"ws://127.0.0.1:{server.port}/ws/chat/"
         messages = ["What's the status of order {n}?", "Thanks!"][: args.messages]
+        prober, customers = customers[-1], customers[:-1]
+
+        async def load() -> tuple[list, list[float]]:
+            stop = asyncio.Event()
+            probe = asyncio.create_task(ping_lag(url, prober[0], stop))
+            runs = await crowd(url, customers, lambda r: [m.format(n=r.order_number) for m in messages])
+            stop.set()
+            return runs, await probe
+
+        cpu_before, busy_before = cpu_by_role(processes(args.datadir, server.pid, model.pid)), machine_busy()
         started = time.perf_counter()
-        runs = asyncio.run(crowd(url, customers, lambda r: [m.format(n=r.order_number) for m in messages]))
+        runs, lags = asyncio.run(load())
         elapsed = time.perf_counter() - started
-        rss = {name: psutil.Process(pid).memory_info().rss / 2**20 for name, pid in (("daphne", server.pid),
-                                                                                     ("model", model.pid))}  # fmt: skip
+        roles = processes(args.datadir, server.pid, model.pid)  # PostgreSQL backends opened during the run too
+        cpu_after, busy = cpu_by_role(roles), machine_busy() - busy_before
+        cores = {role: (cpu_after[role] - cpu_before[role]) / elapsed for role in roles}
+        cores["everything else on the machine"] = busy / elapsed - sum(cores.values())
+        rss = rss_by_role(roles)
+        backends = len(roles["PostgreSQL"]) - 1
     finally:
         server.stop()
         model.stop()
+    conn_max_age = args.conn_max_age if args.conn_max_age is not None else settings.DATABASES["default"]["CONN_MAX_AGE"]
     latencies = [x for r in runs for x in r.latencies]
     errors = [e for r in runs for e in r.errors]
     wrong = sum(1 for r in runs if r.replies and r.order_number not in r.replies[0])
     print(services.machine())
-    print(f"customers {args.customers}, messages each {args.messages}, AGENT_TURN_WORKERS {args.workers}")
+    print(services.load_average())
+    print(f"customers {args.customers}, messages each {args.messages}, AGENT_TURN_WORKERS {args.workers}, "
+          f"DATABASE_CONN_MAX_AGE {conn_max_age}")  # fmt: skip
     print(f"turns {len(latencies)} in {elapsed:.1f} s: {len(latencies) / elapsed:.1f} turns/s")
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
     print(f"turn latency p50 {p50:.0f} ms, p95 {p95:.0f} ms, p99 {p99:.0f} ms")
     print(f"errors {len(errors)} {sorted(set(errors))[:5]}; replies naming the wrong order {wrong}")
-    print(f"resident memory: daphne {rss['daphne']:.0f} MiB, offline model {rss['model']:.0f} MiB")
+    print("CPU over the run, in cores (of nproc): " + ", ".join(f"{k} {v:.2f}" for k, v in cores.items())
+          + f"; machine total {sum(cores.values()):.2f}")  # fmt: skip
+    lag = {"p50": statistics.median(lags), "p95": percentile(lags, 0.95), "max": max(lags), "n": len(lags)}
+    print(f"daphne event loop (websocket ping round trip) p50 {lag['p50']:.1f} ms, p95 {lag['p95']:.1f} ms, "
+          f"max {lag['max']:.1f} ms, n={lag['n']}")  # fmt: skip
+    print("resident memory, MiB: " + ", ".join(f"{k} {v:.0f}" for k, v in rss.items())
+          + f" (PostgreSQL: postmaster + {backends} children, shared buffers counted in each)")  # fmt: skip
+    return {
+        "machine": services.machine(),
+        "load": services.load_average(),
+        "customers": args.customers,
+        "messages": args.messages,
+        "workers": args.workers,
+        "conn max age": conn_max_age,
+        "turns": len(latencies),
+        "seconds": elapsed,
+        "turns per second": len(latencies) / elapsed,
+        "latency ms": {"p50": p50, "p95": p95, "p99": p99},
+        "errors": len(errors),
+        "error kinds": sorted(set(errors))[:5],
+        "wrong order": wrong,
+        "cores": cores,
+        "event loop lag ms": lag,
+        "resident MiB": rss,
+        "PostgreSQL backends": backends,
+        "rows": {"customers": args.customers + 1, "orders": args.customers + 1},
+    }
 
 
 if __name__ == "__main__":
