@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
 
-.PHONY: demo test install lint bench clean-data system-deps
+.PHONY: demo test install lint bench eval clean-data system-deps
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ system-deps:
 	else \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(SYSTEM_DEPS); \
 	fi
+
+# The evaluation (docs/eval.md): scenario files with memory off and on on its own embedded servers
+# under .data/eval (never the demo's or the tests'); writes reports/eval.md, eval.json and charts.
+eval: $(STAMP)
+	EMBEDDED_DATA_DIR=$(CURDIR)/.data/eval CLOCK_ALLOW_OFFSET=1 OMP_NUM_THREADS=1 $(PY) manage.py eval $(EVAL_ARGS)
 
 # The quick benchmarks (docs in benchmarks/report.py), each on embedded servers of its own; writes
 # reports/bench.md. Takes ~15 minutes on 2 cores. Recall at 1M and forgetting are run separately.

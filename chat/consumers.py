@@ -18,7 +18,7 @@ from functools import partial
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from agentsite import metrics
 from agentsite.logs import log_context, run_in_context
@@ -145,6 +145,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
             with log_context(conversation_id=self.conversation_id, customer_id=self.customer_id):
                 try:
                     await self._turn(text)
+                except (OperationalError, InterfaceError) as error:  # PostgreSQL down or restarting
+                    logger.warning("turn refused in conversation %s: database unavailable (%s)", self.conversation_id,
+                                   str(error).strip()[:200])  # fmt: skip
+                    await self._error("unavailable", "we could not take your message just now; please send it again "
+                                      "in a moment")  # fmt: skip
                 except Exception:
                     logger.exception("turn failed in conversation %s", self.conversation_id)
                     await self._error("turn_failed", "something went wrong; your message was kept")

@@ -1,0 +1,293 @@
+"""Turn runs into the figures of reports/eval.md and eval.json, each beside the article's, and charts.
+
+Every figure is computed from the records of ``runner`` (definitions in docs/eval.md); nothing is
+estimated. ``simulations`` (another module, optional) adds the store-size and compression figures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chat.evaluation.runner import Run, TurnRecord
+
+ARTICLE = {
+    "first_question": ("67%", "89%"),
+    "fifth_turn": ("41%", "83%"),
+    "repeat": ("34%", "8%"),
+    "deferred_vectors": "−60% vector queries vs active",
+    "memories_per_fact": "47 before its fix (goal 1.00)",
+    "tool_reduction": "−85% (3,000 → 200-400 tokens)",
+    "long_session": "4,000 → ~1,200 tokens",
+    "growth": "< 20% a month",
+}
+
+
+def _share(values: list[bool]) -> float | None:
+    return round(sum(values) / len(values), 4) if values else None
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value * 100:.0f}%"
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+def _questions(run: Run, position: int | None) -> list[TurnRecord]:
+    return [
+        t
+        for t in run.turns
+        if t.question and t.session >= 1 and t.passed is not None and (position is None or t.turn == position)
+    ]
+
+
+def figures(run: Run) -> dict:
+    """The figures of one mode's run."""
+    later = [t for t in run.turns if t.session >= 1]
+    first, fifth, every = _questions(run, 0), _questions(run, 4), _questions(run, None)
+    memory_questions = [t for t in every if t.needs_memory]
+    no_tools = [t.wall_ms - t.model_ms for t in run.turns if t.tool_results == 0]
+    all_turns = [t.wall_ms - t.model_ms for t in run.turns]
+    stored = sum(c.stored for c in run.customers)
+    raw = sum(c.tool_raw_tokens for c in run.customers)
+    kept = sum(c.tool_kept_tokens for c in run.customers)
+    long = [s for s in run.sessions if s.messages >= 250]
+    after = [c.passed for s in run.sessions for c in s.after]
+    turn_checks = [c.passed for t in run.turns for c in t.checks]
+    return {
+        "mode": run.mode,
+        "turns": len(run.turns),
+        "customers": len(run.customers),
+        "sessions": len(run.sessions),
+        "seconds": run.seconds,
+        "first_question_accuracy": _share([t.passed for t in first]),
+        "first_question_n": len(first),
+        "fifth_turn_accuracy": _share([t.passed for t in fifth]),
+        "fifth_turn_n": len(fifth),
+        "question_accuracy": _share([t.passed for t in every]),
+        "memory_question_accuracy": _share([t.passed for t in memory_questions]),
+        "questions_n": len(every),
+        "repeat_share": _share([bool(t.repeated) for t in later]),
+        "repeat_n": sum(bool(t.repeated) for t in later),
+        "later_turns": len(later),
+        "vector_queries_per_turn": round(sum(t.vector_queries for t in run.turns) / max(1, len(run.turns)), 3),
+        "vector_queries": sum(t.vector_queries for t in run.turns),
+        "planted_facts": sum(c.facts for c in run.customers),
+        "planted_facts_stored": stored,
+        "memories_per_planted_fact": round(sum(c.memories for c in run.customers) / stored, 3) if stored else None,
+        "conflicts_recorded": sum(c.conflicts for c in run.customers),
+        "tool_results": sum(c.tool_results for c in run.customers),
+        "tool_results_summarised": sum(c.tool_summarised for c in run.customers),
+        "tool_raw_tokens": raw,
+        "tool_kept_tokens": kept,
+        "tool_token_reduction": round(1 - kept / raw, 4) if raw else None,
+        "long_session": (
+            {
+                "messages": long[0].messages,
+                "history_tokens": long[0].history_tokens,
+                "working_tokens": long[0].working_tokens_last,
+            }  # fmt: skip
+            if long
+            else None
+        ),
+        "memory_ms_p50_no_tools": _percentile(no_tools, 0.5),
+        "memory_ms_p95_no_tools": _percentile(no_tools, 0.95),
+        "memory_ms_p50_all": _percentile(all_turns, 0.5),
+        "memory_ms_p95_all": _percentile(all_turns, 0.95),
+        "turn_ms_p50": _percentile([t.wall_ms for t in run.turns], 0.5),
+        "model_ms_p50": _percentile([t.model_ms for t in run.turns], 0.5),
+        "turn_checks_passed": _share(turn_checks),
+        "session_checks_passed": _share(after),
+        "session_checks_n": len(after),
+        "model_calls": run.model_calls,
+        "prompt_tokens": run.prompt_tokens,
+        "completion_tokens": run.completion_tokens,
+        "cost_usd": run.cost_usd,
+    }
+
+
+def failures(run: Run, limit: int = 15) -> list[str]:
+    """A few failed checks, to read."""
+    lines = []
+    for t in run.turns:
+        for c in t.checks:
+            if not c.passed and len(lines) < limit:
+                lines.append(f"{t.customer} s{t.session + 1} t{t.turn + 1} «{t.say}» → «{t.reply[:100]}» ({c.detail})")
+    for s in run.sessions:
+        for c in s.after:
+            if not c.passed and len(lines) < limit * 2:
+                lines.append(f"{s.customer} after s{s.session + 1}: {c.kind}: {c.detail}")
+    return lines
+
+
+def markdown(results: dict, simulations_md: str = "") -> str:
+    """reports/eval.md."""
+    by = {f["mode"]: f for f in results["modes"]}
+    off, on = by.get("off", {}), by.get("active", {})
+    meta = results["meta"]
+    lines = [
+        "# Evaluation: the article's table on the real stack",
+        "",
+        f"Written by `make eval` (`manage.py eval`) on {meta['machine']}, {meta['started']}, "
+        f"in {meta['seconds']:.0f} s. "
+        f"Scenarios: {', '.join(meta['files'])} — {meta['customers']} customers, {meta['scenario_turns']} customer "
+        f"turns. Model: {meta['model']}. Stack: PostgreSQL + pgvector and Redis (embedded), a Celery worker "
+        "process consolidating every ended session, the shared clock moved between sessions. "
+        "How to read every figure: docs/eval.md.",
+        "",
+        "## Memory off and on (active recall)",
+        "",
+        "| figure | article (off → on) | here, memory off | here, memory on | n |",
+        "|---|---|---|---|---|",
+        f"| planted-fact question, first turn of a later session | {ARTICLE['first_question'][0]} → "
+        f"{ARTICLE['first_question'][1]} | {_pct(off.get('first_question_accuracy'))} | "
+        f"{_pct(on.get('first_question_accuracy'))} | {on.get('first_question_n', 0)} |",
+        f"| question at the 5th turn of a later session | {ARTICLE['fifth_turn'][0]} → {ARTICLE['fifth_turn'][1]} | "
+        f"{_pct(off.get('fifth_turn_accuracy'))} | {_pct(on.get('fifth_turn_accuracy'))} | "
+        f"{on.get('fifth_turn_n', 0)} |",
+        f"| turns where the customer had to repeat a value given in an earlier session | {ARTICLE['repeat'][0]} → "
+        f"{ARTICLE['repeat'][1]} | {_pct(off.get('repeat_share'))} ({off.get('repeat_n', 0)}) | "
+        f"{_pct(on.get('repeat_share'))} ({on.get('repeat_n', 0)}) | {on.get('later_turns', 0)} |",
+        f"| all scored questions of later sessions | — | {_pct(off.get('question_accuracy'))} | "
+        f"{_pct(on.get('question_accuracy'))} | {on.get('questions_n', 0)} |",
+        f"| only the questions that need an earlier session | — | {_pct(off.get('memory_question_accuracy'))} | "
+        f"{_pct(on.get('memory_question_accuracy'))} | |",
+        "",
+        "## Recall modes",
+        "",
+        "| mode | vector queries per turn | question accuracy | first turn | 5th turn | repeat share | turns |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in results["modes"]:
+        lines.append(
+            f"| {f['mode']} | {f['vector_queries_per_turn']:.2f} | {_pct(f['question_accuracy'])} | "
+            f"{_pct(f['first_question_accuracy'])} | {_pct(f['fifth_turn_accuracy'])} | {_pct(f['repeat_share'])} | "
+            f"{f['turns']} |"
+        )
+    if "active" in by and "deferred" in by and by["active"]["vector_queries_per_turn"]:
+        change = by["deferred"]["vector_queries_per_turn"] / by["active"]["vector_queries_per_turn"] - 1
+        lines += ["", f"Deferred recall against active: {change * 100:+.0f}% vector queries (article: −60%)."]
+    lines += [
+        "",
+        "## Memory store, tool results, compression, time",
+        "",
+        "| figure | article | here (memory on, active) |",
+        "|---|---|---|",
+        f"| memories per planted fact | {ARTICLE['memories_per_fact']} | {on.get('memories_per_planted_fact')} "
+        f"({on.get('planted_facts_stored')} of {on.get('planted_facts')} planted facts stored) |",
+        f"| conflicts recorded | — | {on.get('conflicts_recorded')} |",
+        f"| tool-result token reduction | {ARTICLE['tool_reduction']} | "
+        f"{_pct(on.get('tool_token_reduction'))} ({on.get('tool_raw_tokens')} → {on.get('tool_kept_tokens')} "
+        "tokens over "
+        f"{on.get('tool_results_summarised')} summarised results of {on.get('tool_results')}) |",
+    ]
+    long = on.get("long_session")
+    if long:
+        lines.append(
+            f"| the 300-message session | {ARTICLE['long_session']} | {long['history_tokens']:,} tokens stored "
+            f"({long['messages']} messages) → {long['working_tokens']:,} tokens sent at its last turn |"
+        )
+    lines += [
+        "| memory-layer time per turn, model excluded, turns without tools | — | "
+        f"p50 {on.get('memory_ms_p50_no_tools')} ms, "
+        f"p95 {on.get('memory_ms_p95_no_tools')} ms |",
+        "| the same, all turns (includes the shop's tools and policy search) | — | "
+        f"p50 {on.get('memory_ms_p50_all')} ms, "
+        f"p95 {on.get('memory_ms_p95_all')} ms |",
+        f"| whole turn / model time, p50 | — | {on.get('turn_ms_p50')} ms / {on.get('model_ms_p50')} ms |",
+        "",
+    ]
+    if simulations_md:
+        lines += [simulations_md.strip(), ""]
+    else:
+        lines += [
+            f"Simulations (store size over 365 days, compression): {results.get('simulations_note', 'not run')}.",
+            "",
+        ]
+    lines += [
+        "## Checks of the scenario files",
+        "",
+        "| mode | turn checks passed | session checks passed | model calls | tokens in / out | cost (USD) | run time |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in results["modes"]:
+        lines.append(
+            f"| {f['mode']} | {_pct(f['turn_checks_passed'])} | {_pct(f['session_checks_passed'])} "
+            f"({f['session_checks_n']}) | {f['model_calls']} | {f['prompt_tokens']:,} / {f['completion_tokens']:,} | "
+            f"{f['cost_usd']:.4f} | {f['seconds']:.0f} s |"
+        )
+    for mode, lines_failed in results.get("failures", {}).items():
+        if lines_failed:
+            lines += ["", f"Some failed checks ({mode}):", ""] + [f"- {line}" for line in lines_failed]
+    lines += ["", "## Summary", "", _summary_table(results), ""]
+    return "\n".join(lines)
+
+
+def _summary_table(results: dict) -> str:
+    rows = ["| mode | accuracy | first turn | 5th turn | repeats | vector q/turn | memories/fact | memory ms p50 |",
+            "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    for f in results["modes"]:
+        rows.append(
+            f"| {f['mode']} | {_pct(f['question_accuracy'])} | {_pct(f['first_question_accuracy'])} | "
+            f"{_pct(f['fifth_turn_accuracy'])} | {_pct(f['repeat_share'])} | {f['vector_queries_per_turn']:.2f} | "
+            f"{f['memories_per_planted_fact']} | {f['memory_ms_p50_no_tools']} |"
+        )
+    return "\n".join(rows)
+
+
+def summary_text(results: dict) -> str:
+    """The summary table for the terminal."""
+    return _summary_table(results)
+
+
+def charts(results: dict, outdir: Path) -> list[Path]:
+    """PNG charts beside the article's figures."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    outdir.mkdir(parents=True, exist_ok=True)
+    by = {f["mode"]: f for f in results["modes"]}
+    written = []
+    if "off" in by and "active" in by:
+        fig, ax = plt.subplots(figsize=(7, 3.6))
+        labels = ["first turn", "5th turn", "repeat share"]
+        article_off, article_on = [0.67, 0.41, 0.34], [0.89, 0.83, 0.08]
+        keys = ["first_question_accuracy", "fifth_turn_accuracy", "repeat_share"]
+        here_off = [by["off"][k] or 0 for k in keys]
+        here_on = [by["active"][k] or 0 for k in keys]
+        width = 0.2
+        for i, (values, label) in enumerate(
+            [(article_off, "article, off"), (article_on, "article, on"), (here_off, "here, off"), (here_on, "here, on")]
+        ):
+            ax.bar([x + (i - 1.5) * width for x in range(3)], values, width, label=label)
+        ax.set_xticks(range(3), labels)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("share")
+        ax.legend(fontsize=8)
+        ax.set_title("Memory off and on: accuracy and repeated information")
+        fig.tight_layout()
+        path = outdir / "eval-accuracy.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    fig, ax1 = plt.subplots(figsize=(7, 3.6))
+    modes = [f["mode"] for f in results["modes"]]
+    ax1.bar(modes, [f["vector_queries_per_turn"] for f in results["modes"]], color="tab:blue")
+    ax1.set_ylabel("vector queries per turn", color="tab:blue")
+    ax2 = ax1.twinx()
+    ax2.plot(modes, [f["question_accuracy"] or 0 for f in results["modes"]], "o-", color="tab:red")
+    ax2.set_ylim(0, 1)
+    ax2.set_ylabel("question accuracy", color="tab:red")
+    ax1.set_title("Recall modes: vector queries and accuracy (article: deferred −60%)")
+    fig.tight_layout()
+    path = outdir / "eval-recall-modes.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    written.append(path)
+    return written

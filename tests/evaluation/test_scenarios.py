@@ -1,0 +1,131 @@
+"""The scenario format: the committed corpus is valid and complete; bad files fail with clear errors."""
+
+import json
+
+import pytest
+
+from chat.evaluation import generator, scenarios
+from chat.evaluation.runner import asked_for
+
+CORPUS = generator.HERE
+MINIMAL = {"format": 1, "customers": [{"id": "c1", "language": "en", "sessions": [{"turns": ["hi"]}]}]}
+
+
+def write(tmp_path, data, name="s.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data, encoding="utf-8")
+    return path
+
+
+def broken(tmp_path, change):
+    data = json.loads(json.dumps(MINIMAL))
+    change(data)
+    return write(tmp_path, data)
+
+
+def test_the_committed_corpus_is_valid_and_has_what_the_issue_asks_for():
+    files = {f.name: f for f in scenarios.load(CORPUS)}
+    customers = [c for f in files.values() for c in f.customers]
+    five = [c for c in customers if len(c.sessions) >= 5]
+    assert len(five) >= 40
+    assert {c.language for c in five} == {"zh", "en"}
+    assert "handwritten" in files and "generated" in files
+    turns = [t for c in customers for s in c.sessions for t in s.turns]
+    planted = {k for t in turns for k in t.plants}
+    assert {"order_number", "birthday", "preferred_carrier", "contact_channel", "shipping_address"} <= planted
+    assert any(t.question and not t.needs_memory for t in turns)  # questions that need no memory
+    checks = {c.kind for c in customers for s in c.sessions for c in s.after}
+    assert {"memory", "memory_count", "conflict"} <= checks
+    assert max(len(s.turns) for c in customers for s in c.sessions) * 2 >= 300  # the 300-message session
+
+
+def test_the_generator_is_deterministic_and_matches_the_committed_files():
+    corpus, long = generator.generate()
+    assert json.loads((CORPUS / "generated.json").read_text()) == corpus
+    assert json.loads((CORPUS / "long_session.json").read_text()) == long
+    assert generator.generate(seed=1)[0] != corpus
+
+
+def test_a_minimal_file_loads(tmp_path):
+    [loaded] = scenarios.load(write(tmp_path, MINIMAL))
+    assert loaded.customers[0].sessions[0].turns[0].say == "hi"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(format=2), "format: this harness reads format 1"),
+        (lambda d: d.pop("customers"), "(top): missing 'customers'"),
+        (lambda d: d["customers"][0].update(language="fr"), "customers[0].language: expected 'zh' or 'en'"),
+        (lambda d: d["customers"][0].update(colour="red"), "customers[0]: unknown field 'colour'"),
+        (
+            lambda d: d["customers"][0]["sessions"][0].update(turns=[]),
+            "customers[0].sessions[0].turns: needs at least 1",
+        ),
+        (
+            lambda d: d["customers"][0]["sessions"][0]["turns"].append({"say": "x", "checks": [{"reply_has": "y"}]}),
+            "customers[0].sessions[0].turns[1].checks[0]: unknown check 'reply_has'",
+        ),
+        (
+            lambda d: d["customers"][0]["sessions"][0].update(after=[{"memory": {"key": "shoe_size", "value": "9"}}]),
+            "customers[0].sessions[0].after[0].memory.key: unknown key 'shoe_size'",
+        ),
+        (
+            lambda d: d["customers"][0]["sessions"][0]["turns"].append({"say": "x", "question": "birthday"}),
+            "a question needs at least one check",
+        ),
+        (
+            lambda d: d["customers"][0].update(orders=[{"number": "12345", "status": "shipped"}]),
+            "customers[0].orders[0].number: '12345' is not an order number",
+        ),
+        (
+            lambda d: d["customers"][0]["sessions"][0].update(days_after=-1),
+            "customers[0].sessions[0].days_after: expected a number >= 0",
+        ),
+        (
+            lambda d: d["customers"].append(json.loads(json.dumps(d["customers"][0]))),
+            "customers[1].id: 'c1' must be unique",
+        ),
+    ],
+)
+def test_a_bad_file_fails_with_the_place_and_the_problem(tmp_path, change, message):
+    path = broken(tmp_path, change)
+    with pytest.raises(scenarios.ScenarioError) as error:
+        scenarios.load(path)
+    assert str(error.value).startswith(str(path))
+    assert message in str(error.value)
+
+
+def test_invalid_json_and_missing_paths_say_so(tmp_path):
+    with pytest.raises(scenarios.ScenarioError, match="not valid JSON: line 1"):
+        scenarios.load(write(tmp_path, "{nope"))
+    with pytest.raises(scenarios.ScenarioError, match="no such file or folder"):
+        scenarios.load(tmp_path / "missing.json")
+    with pytest.raises(scenarios.ScenarioError, match="no \\*.json scenario files"):
+        scenarios.load(tmp_path / "empty" if (tmp_path / "empty").mkdir() is None else tmp_path)
+
+
+def test_an_order_number_in_two_files_is_refused(tmp_path):
+    order = {"number": "ORD-2030-0001", "status": "shipped"}
+    for name in ("a.json", "b.json"):
+        data = json.loads(json.dumps(MINIMAL))
+        data["customers"][0]["orders"] = [order]
+        write(tmp_path, data, name)
+    with pytest.raises(scenarios.ScenarioError, match="ORD-2030-0001 is also in"):
+        scenarios.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("reply", "keys"),
+    [
+        ("请提供您的订单号，我来帮您查询。", ["order_number"]),
+        ("Could you give me your order number?", ["order_number"]),
+        ("I'm not sure about your birthday. I don't have that information.", ["birthday"]),
+        ("我不确定您的生日。如果方便的话，请告诉我，我会记下来。", ["birthday"]),
+        # a policy that mentions order numbers is not a request for one
+        ("根据[policy #1 退款政策]：……申请退款时请提供订单号和原因。", []),
+        ("Your birthday is March 15.", []),
+    ],
+)
+def test_asking_for_a_value_is_read_from_the_reply(reply, keys):
+    assert asked_for(reply) == keys
