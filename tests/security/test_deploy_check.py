@@ -1,0 +1,55 @@
+"""`manage.py check --deploy` with production settings from the environment, run as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.procs import ROOT
+
+PRODUCTION = {
+    "AGENTSITE_ENV": "production",
+    "SECRET_KEY": "k3V9-qT7mZ2x_Lp8Rw4Yb6Nc1Hd5Fg0Js-Ua7Ve3Wi9Xo2Zq8Ct4Ey6Gr1Kn5Mh0Pl",
+    "ALLOWED_HOSTS": "support.example.com",
+    "DATABASE_URL": "postgresql://app:secret@db.internal:5432/agent",
+    "REDIS_URL": "redis://cache.internal:6379",
+    "OPENAI_BASE_URL": "https://llm.internal/v1",
+}
+# Variables of the developer's shell or the test run that would change what production loads.
+NOT_INHERITED = {"CLOCK_ALLOW_OFFSET", "DEBUG", "SECURE_HSTS_PRELOAD", "SECURE_HSTS_SECONDS", "SECURE_SSL_REDIRECT"}
+
+
+def check_deploy(**overrides: str) -> subprocess.CompletedProcess:
+    environ = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k not in NOT_INHERITED}
+    environ.update(PRODUCTION, AGENTSITE_READ_DOTENV="0", DJANGO_SETTINGS_MODULE="agentsite.settings", **overrides)
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_passes_with_production_settings_from_the_environment():
+    run = check_deploy()
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "System check identified no issues (1 silenced)." in run.stdout  # security.W021, reason in settings
+
+
+def test_check_deploy_passes_with_preload_opted_in_and_nothing_silenced():
+    run = check_deploy(SECURE_HSTS_PRELOAD="1")
+
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "System check identified no issues (0 silenced)." in run.stdout
+
+
+def test_check_deploy_fails_when_production_settings_are_weakened():
+    run = check_deploy(SECRET_KEY="short-and-guessable", DEBUG="1", SECURE_SSL_REDIRECT="0", SECURE_HSTS_SECONDS="0")
+
+    assert run.returncode != 0
+    for warning in ("security.W009", "security.W018", "security.W008", "security.W004"):
+        assert warning in run.stdout + run.stderr
