@@ -69,6 +69,7 @@ class TurnResult:
     escalated: bool = False
     failed: bool = False
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds per phase, see _timed_turn
+    cpu_timings: dict[str, float] = field(default_factory=dict)  # this thread's CPU milliseconds per phase
 
 
 @contextlib.contextmanager
@@ -85,7 +86,7 @@ def turn_lock(conversation_id: UUID | str) -> Iterator[None]:
 
 
 def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
-    """Fill ``TurnResult.timings``: exclusive milliseconds per phase of the turn (``agentsite.timings``).
+    """Fill ``TurnResult.timings`` (and ``cpu_timings``): exclusive milliseconds per phase (``agentsite.timings``).
 
     Phases: ``short_term`` (session store calls: Redis, and PostgreSQL for the durable copy),
     ``embedding`` (the query's), ``recall`` (its SQL), ``working_memory`` (building the prompt),
@@ -97,7 +98,7 @@ def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
     def timed(*args, **kwargs) -> TurnResult:
         with timings.collect("bookkeeping") as spent:
             result = turn(*args, **kwargs)
-        result.timings = spent.milliseconds()
+        result.timings, result.cpu_timings = spent.milliseconds(), spent.cpu_milliseconds()
         return result
 
     return timed

@@ -16,19 +16,23 @@ class Ticks:
 
 
 def test_nested_phases_are_exclusive_and_the_rest_goes_to_the_root(monkeypatch):
-    ticks = Ticks()
+    ticks, cpu = Ticks(), Ticks()
     monkeypatch.setattr(timings.time, "perf_counter", ticks)
+    monkeypatch.setattr(timings.time, "thread_time", cpu)
     with timings.collect("rest") as spent:
         ticks.now += 1.0  # rest
         with timings.phase("recall"):
             ticks.now += 2.0  # recall
             with timings.phase("embedding"):
                 ticks.now += 15.0
-            ticks.now += 3.0  # recall again
+                cpu.now += 14.0  # busy: the CPU time of the embedding
+            ticks.now += 3.0  # recall again (waiting: no CPU)
         with timings.phase("embedding"):
             ticks.now += 5.0
     assert spent.seconds == {"rest": 1.0, "recall": 5.0, "embedding": 20.0}
+    assert spent.cpu_seconds == {"rest": 0.0, "recall": 0.0, "embedding": 14.0}
     assert spent.milliseconds()["recall"] == 5000.0
+    assert spent.cpu_milliseconds()["embedding"] == 14000.0
 
 
 def test_a_phase_with_no_collector_does_nothing():
