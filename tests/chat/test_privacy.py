@@ -159,6 +159,7 @@ def test_erase_asks_for_the_user_name_unless_yes(django_user_model, monkeypatch)
     assert Conversation.objects.filter(customer=wang).count() == 0
 
 
+@pytest.mark.slow
 def test_a_bad_user_name_is_a_clear_error_and_exit_code(db, process_env):
     with pytest.raises(CommandError, match="no customer with the user name 'nobody'"):
         call_command("customer_export", "nobody")
