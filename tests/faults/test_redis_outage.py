@@ -15,6 +15,7 @@ from channels_redis.core import RedisChannelLayer
 from django.conf import settings
 
 from agentsite.settings import redis_db_url
+from chat import conversations, handoff
 from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys
 from tests.faults.conftest import ChatClient, reply_of, wait_until
@@ -112,3 +113,27 @@ def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, ow
         tab.close()
     finally:
         server.stop()
+
+
+@pytest.mark.django_db(transaction=False)
+def test_a_staff_reply_during_the_outage_is_stored_and_in_the_history_a_reconnect_gets(
+    own_redis, settings, make_chat_customer, django_user_model, store
+):
+    layer = settings.CHANNEL_LAYERS["default"]
+    host = {**layer["CONFIG"]["hosts"][0], "address": redis_db_url(own_redis.url, settings.REDIS_DB_CHANNELS)}
+    settings.CHANNEL_LAYERS = {"default": {**layer, "CONFIG": {**layer["CONFIG"], "hosts": [host]}}}
+    customer = make_chat_customer("waiting")
+    conversation = store.start(customer.user.pk).id
+    store.transition(conversation, "escalated", "the customer asked for a person")
+    staff = django_user_model.objects.create_user(username="ops", first_name="Olga", is_staff=True)
+    handoff.open_handoff(conversation)
+    handoff.take(conversation, staff)
+
+    own_redis.kill()  # the channel layer's Redis: no live push possible
+    handoff.reply(conversation, staff, "Hello, a person here")  # does not raise
+
+    history = conversations.history_frame(customer.user.pk, conversation)
+    assert history["state"] == "human"
+    assert history["messages"][-1]["role"] == "staff"
+    assert history["messages"][-1]["text"] == "Hello, a person here"
+    assert history["messages"][-1]["staff_name"] == "Olga"
