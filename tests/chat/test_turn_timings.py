@@ -29,6 +29,7 @@ def test_an_active_turn_times_every_tier_and_the_model_apart():
     assert turn.reply
     assert MEMORY_LAYER | {"model"} <= set(turn.timings)
     assert all(ms >= 0 for ms in turn.timings.values())
+    assert set(turn.cpu_timings) == set(turn.timings)
     # A second turn with the same text finds its query embedding in the cache: still a phase, far cheaper
     # than the model it never calls — but timings are not asserted (no timed assertions), only their shape.
     again = run_turn(user.pk, conversation, "My birthday is March 15th")
