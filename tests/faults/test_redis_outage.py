@@ -19,7 +19,7 @@ from chat import conversations, handoff
 from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys
 from tests.faults.conftest import ChatClient, reply_of, wait_until
-from tests.procs import ProcessEnv, start_daphne
+from tests.procs import ProcessEnv, start_daphne, start_worker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -47,7 +47,9 @@ def push_staff_message(redis_url: str, conversation_id: str, text: str) -> None:
 
 def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, own_redis, make_chat_customer):
     customer = make_chat_customer("outage")
-    server = start_daphne(ProcessEnv(process_env.database_url, own_redis.url), extra_env=DAPHNE_ENV)
+    env = ProcessEnv(process_env.database_url, own_redis.url)
+    server = start_daphne(env, extra_env=DAPHNE_ENV)
+    worker = start_worker(env, name="outage-worker", extra_env=DAPHNE_ENV)
     try:
         tab = ChatClient(server.port, customer)
         conversation_id = tab.conversation_id
@@ -86,6 +88,13 @@ def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, ow
         wait_until(lambda: healthz(server)[0] == 200, "/healthz is 200 again")
         after = tab.say("Thank you")
         assert after[-1]["type"] == "reply_done", after
+        # That turn queued consolidation (one message in three); the same worker, reconnected by itself, ran it.
+        wait_until(
+            lambda: Conversation.objects.filter(pk=conversation_id, consolidated_seq__gt=0).exists(),
+            "the worker that lived through the outage consolidates the conversation",
+            timeout=120,
+        )
+        assert worker.alive()
 
         # The session was rebuilt in Redis from PostgreSQL, whole and current.
         conversation = Conversation.objects.get(pk=conversation_id)
@@ -112,6 +121,7 @@ def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, ow
         assert frame["text"] == "A person here"
         tab.close()
     finally:
+        worker.kill()
         server.stop()
 
 

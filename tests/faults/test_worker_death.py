@@ -86,10 +86,13 @@ def test_a_killed_worker_then_the_sweep_ends_with_the_memories_of_an_uninterrupt
             "the swept consolidation committed",
             timeout=90,
         )
-        if kill == "pool_child":  # the requeued run and the sweep's: whichever came second changed nothing
-            wait_until(lambda: _arrived(barrier) >= 2, "the requeued run ran again", timeout=90)
+        if kill == "pool_child":
+            # Runs that reached the barrier: the killed one, the requeued one (task_reject_on_worker_lost; without
+            # it the task is acknowledged and lost) and the sweep's if it found work. The later changed nothing.
+            wait_until(lambda: _arrived(barrier) >= 2 + swept, "the requeued run ran again", timeout=90)
     finally:
         worker.kill()
+    assert _arrived(barrier) == (1 if kill == "whole_worker" else 2 + swept)
 
     assert _memories(victim) == _memories(reference)
     assert consolidate(conversation).messages == 0
