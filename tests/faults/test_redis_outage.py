@@ -18,7 +18,7 @@ from agentsite.settings import redis_db_url
 from chat import conversations, handoff
 from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys
-from tests.faults.conftest import ChatClient, reply_of, wait_until
+from tests.faults.conftest import END_OF_TURN, ChatClient, reply_of, wait_until
 from tests.procs import ProcessEnv, start_daphne, start_worker
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -45,7 +45,9 @@ def push_staff_message(redis_url: str, conversation_id: str, text: str) -> None:
     asyncio.run(layer.group_send(f"conversation.{conversation_id}", event))
 
 
-def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, own_redis, make_chat_customer):
+def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(
+    process_env, own_redis, make_chat_customer, offline_model
+):
     customer = make_chat_customer("outage")
     env = ProcessEnv(process_env.database_url, own_redis.url)
     server = start_daphne(env, extra_env=DAPHNE_ENV)
@@ -57,8 +59,16 @@ def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, ow
         assert first[-1]["type"] == "reply_done", first
         assert healthz(server)[0] == 200
 
-        # Redis dies mid-conversation.
+        # Redis dies mid-turn: the message is accepted (stored) and the model is still thinking.
+        offline_model.script([{"name": "stall", "seconds": 2}], task="chat")
+        tab.send({"type": "message", "text": "Can you hear me?"})
+        wait_until(
+            lambda: ConversationMessage.objects.filter(conversation_id=conversation_id, content="Can you hear me?"),
+            "the message is accepted",
+        )
         own_redis.kill()
+        mid = tab.until(END_OF_TURN)
+        assert mid[-1]["type"] == "reply_done", (mid, server.log.read_text()[-3000:])
         status, body = healthz(server)
         assert status == 503 and "redis" in body["failing"], body
         assert body["services"]["database"]["status"] == "up"
@@ -80,8 +90,12 @@ def test_redis_killed_mid_conversation_chat_goes_on_and_recovers(process_env, ow
             ConversationMessage.objects.filter(conversation_id=conversation_id).values_list("role", "content")
         )
         customer_lines = [content for role, content in stored if role == "user"]
-        assert customer_lines == ["Hello, I need some help with an order", "Where is my order ORD-2025-0001?"]
-        assert sum(role == "assistant" for role, _ in stored) == 2
+        assert customer_lines == [
+            "Hello, I need some help with an order",
+            "Can you hear me?",
+            "Where is my order ORD-2025-0001?",
+        ]
+        assert sum(role == "assistant" for role, _ in stored) == 3
 
         # Redis comes back empty. No process is restarted.
         own_redis.start()
