@@ -14,7 +14,10 @@ import uuid
 from datetime import datetime
 
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
+from django.db.models.expressions import RawSQL
 from pgvector.django import VectorField
 
 from agentsite import clock
@@ -212,6 +215,13 @@ class LongTermMemory(models.Model):
     valid_from = models.DateTimeField(default=clock.now)
     invalidated_at = models.DateTimeField(null=True, blank=True)
     superseded_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The English lexemes of ``content``, kept by PostgreSQL itself, so that keyword recall finds its
+    # rows through a GIN index instead of parsing every memory of the customer at every query.
+    search_terms = models.GeneratedField(
+        expression=RawSQL("tsvector_to_array(to_tsvector('english'::regconfig, content))", []),
+        output_field=ArrayField(models.TextField()),
+        db_persist=True,
+    )
 
     objects = LongTermMemoryQuerySet.as_manager()
 
@@ -224,6 +234,9 @@ class LongTermMemory(models.Model):
             ),
             models.Index(fields=["customer", "content_hash", "created_at"], name="ltm_customer_hash_idx"),
             models.Index(fields=["customer", "-created_at"], name="ltm_customer_created_idx"),
+            GinIndex(fields=["search_terms"], name="ltm_search_terms_idx"),
+            # Exact identifiers (ILIKE) and Chinese trigram similarity (<%) of keyword recall.
+            GinIndex(fields=["content"], opclasses=["gin_trgm_ops"], name="ltm_content_trgm_idx"),
         ]
         constraints = [
             # Two workers can never store the same keyed fact twice for one customer.

@@ -95,25 +95,33 @@ _DENSE_SQL = f"""
 # scripts without spaces; ties (many memories share one word) go to the semantically closer. Only the
 # top few keyword hits are fused (MEMORY_RECALL_KEYWORD_CANDIDATES): the tail of this ranking is
 # noise that pushed good dense candidates out (docs/recall.md, LoCoMo).
+# Only rows that match at all are read: stored lexemes (``search_terms``, GIN), ILIKE and ``<%``
+# (word similarity at least MEMORY_RECALL_MIN_TRIGRAM; trigram GIN) can all use an index, so the
+# cost follows the matches rather than the size of the customer's memory.
 _KEYWORD_SQL = f"""
-    WITH docs AS (
-        SELECT id, content, tsvector_to_array(to_tsvector('english', content)) AS terms,
-               embedding <=> %(vector)s::vector AS distance
-        FROM memory_longtermmemory WHERE {_VALID}
+    WITH query_terms AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS term),
+    docs AS MATERIALIZED (
+        SELECT id, content, search_terms, embedding <=> %(vector)s::vector AS distance
+        FROM memory_longtermmemory
+        WHERE {_VALID} AND (
+            search_terms && (SELECT coalesce(array_agg(term), '{{}}'::text[]) FROM query_terms)
+            OR content ILIKE ANY (%(patterns)s::text[])
+            OR (%(trigrams)s AND %(query)s <%% content)
+        )
     ),
-    query_terms AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS term),
     hits AS (
-        SELECT d.id, t.term FROM docs d CROSS JOIN LATERAL unnest(d.terms) AS t(term)
+        SELECT d.id, t.term FROM docs d CROSS JOIN LATERAL unnest(d.search_terms) AS t(term)
         JOIN query_terms q ON q.term = t.term
     ),
+    total AS (SELECT count(*) AS n FROM memory_longtermmemory WHERE {_VALID}),
     weights AS (
-        SELECT term, ln(1 + ((SELECT count(*) FROM docs) - count(*) + 0.5) / (count(*) + 0.5)) AS weight
+        SELECT term, ln(1 + ((SELECT n FROM total) - count(*) + 0.5) / (count(*) + 0.5)) AS weight
         FROM hits GROUP BY term
     ),
     lexical AS (SELECT h.id, sum(w.weight) AS score FROM hits h JOIN weights w USING (term) GROUP BY h.id),
     scored AS (
         SELECT d.id, d.distance,
-               (SELECT count(*) FROM unnest(%(tokens)s::text[]) AS t WHERE d.content ILIKE '%%' || t || '%%') AS exact,
+               (SELECT count(*) FROM unnest(%(patterns)s::text[]) AS p WHERE d.content ILIKE p) AS exact,
                coalesce(l.score, 0) AS lexical,
                CASE WHEN %(trigrams)s THEN word_similarity(%(query)s, d.content) ELSE 0 END AS trigram
         FROM docs d LEFT JOIN lexical l USING (id)
@@ -130,6 +138,12 @@ def exact_tokens(query: str) -> list[str]:
     return [token.strip() for token in _EXACT_TOKEN.findall(query)]
 
 
+def like_patterns(tokens: list[str]) -> list[str]:
+    """ILIKE patterns finding each token anywhere, its own ``%``, ``_`` and ``\\`` taken literally."""
+    escaped = (t.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for t in tokens)
+    return [f"%{token}%" for token in escaped]
+
+
 def fuse(rankings: list[list[int]]) -> dict[int, float]:
     """Reciprocal rank fusion of several rankings of ids."""
     scores: dict[int, float] = {}
@@ -137,6 +151,21 @@ def fuse(rankings: list[list[int]]) -> dict[int, float]:
         for rank, memory_id in enumerate(ranking, start=1):
             scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (RRF_K + rank)
     return scores
+
+
+def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime) -> dict:
+    """The parameters of recall's dense and keyword SQL for one query (benchmarks reuse them)."""
+    return {
+        "customer": customer_id,
+        "now": now,
+        "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
+        "limit": k * settings.MEMORY_RECALL_CANDIDATES_FACTOR,
+        "query": query,
+        "patterns": like_patterns(exact_tokens(query)),
+        "trigrams": bool(_CJK.search(query)),
+        "min_trigram": settings.MEMORY_RECALL_MIN_TRIGRAM,
+        "keyword_limit": settings.MEMORY_RECALL_KEYWORD_CANDIDATES,
+    }
 
 
 def recall(
@@ -161,17 +190,7 @@ def recall(
         return []
     with timings.phase("embedding"):
         vector = get_embedder().embed_queries([query])[0]
-    params = {
-        "customer": customer_id,
-        "now": now,
-        "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
-        "limit": k * settings.MEMORY_RECALL_CANDIDATES_FACTOR,
-        "query": query,
-        "tokens": exact_tokens(query),
-        "trigrams": bool(_CJK.search(query)),
-        "min_trigram": settings.MEMORY_RECALL_MIN_TRIGRAM,
-        "keyword_limit": settings.MEMORY_RECALL_KEYWORD_CANDIDATES,
-    }
+    params = query_params(customer_id, query, vector, k=k, now=now)
     with connection.cursor() as cursor:
         cursor.execute(_DENSE_SQL, params)
         dense = [row[0] for row in cursor.fetchall()]
@@ -179,6 +198,10 @@ def recall(
         rankings = [dense]
         exact: set[int] = set()
         if ranking == "hybrid":
+            if params["trigrams"]:  # the threshold of ``<%``, which the trigram index answers
+                cursor.execute(
+                    "SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)", [str(params["min_trigram"])]
+                )
             cursor.execute(_KEYWORD_SQL, params)
             keyword = cursor.fetchall()
             rankings.append([row[0] for row in keyword])
@@ -197,7 +220,10 @@ def recall(
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:
     if not ids:
         return []
-    rows = {m.pk: m for m in LongTermMemory.objects.filter(customer_id=customer_id, pk__in=ids).defer("embedding")}
+    rows = {
+        m.pk: m
+        for m in LongTermMemory.objects.filter(customer_id=customer_id, pk__in=ids).defer("embedding", "search_terms")
+    }
     disputed = set(
         MemoryConflict.objects.filter(
             customer_id=customer_id, existing_id__in=ids, status=MemoryConflict.Status.OPEN
