@@ -1,6 +1,8 @@
 """The forgetting policy with the clock moved: both sides of every threshold, reruns, two beats."""
 
+import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -95,21 +97,33 @@ def test_delete_threshold_both_sides_leaves_content_free_events(customer):
     assert "4471" not in " ".join(str(e.old) + str(e.new) for e in events)
 
 
-def test_a_memory_stored_at_0_7_is_first_archived_around_day_120_and_deleted_around_day_270(customer):
-    pk = aged(customer, 0, confidence=0.7)
-    archived_on = deleted_on = None
-    for day in range(1, 400):
+def readme_forgetting_table() -> dict[float, tuple[int, int]]:
+    """The README's "when is a memory archived and deleted" rows: stored confidence -> (day, day)."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = re.findall(r"^\| (\d\.\d\d) \| (\d+) \| [^|]+ \| (\d+) \| [^|]+ \|$", text, re.MULTILINE)
+    return {float(c): (int(archived), int(deleted)) for c, archived, deleted in rows}
+
+
+def test_the_readme_table_of_archive_and_delete_days_is_what_the_policy_does(customer):
+    table = readme_forgetting_table()
+    assert len(table) == 7 and table[0.7] == (120, 270)  # 0.7 x 0.9^4 = 0.459 < 0.5; 0.7 x 0.9^9 = 0.271 < 0.3
+    stored = {aged(customer, 0, confidence=c, content=f"stored at {c}"): c for c in table}
+    archived_on: dict[float, int] = {}
+    deleted_on: dict[float, int] = {}
+    for day in range(1, 366):
         clock.advance(timedelta(days=1))
         forgetting.run()
-        row = LongTermMemory.objects.filter(pk=pk).first()
-        if row is None:
-            deleted_on = day
+        rows = {m.pk: m for m in LongTermMemory.objects.filter(pk__in=stored)}
+        for pk, c in stored.items():
+            row = rows.get(pk)
+            if row is None:
+                deleted_on.setdefault(c, day)
+            elif row.archived_at:
+                archived_on.setdefault(c, day)
+        if len(deleted_on) == len(stored):
             break
-        if row.archived_at and archived_on is None:
-            archived_on = day
 
-    assert archived_on == 120  # 4th period: 0.7 x 0.9^4 = 0.459 < 0.5, and idle >= 90 days
-    assert deleted_on == 270  # 9th period: 0.7 x 0.9^9 = 0.271 < 0.3 (0.9^8 leaves 0.301), idle >= 180 days
+    assert {c: (archived_on.get(c), deleted_on.get(c)) for c in table} == table
 
 
 def test_two_beats_make_one_effective_run_per_day(customer):
