@@ -21,6 +21,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import random
 import sys
 import time
@@ -200,6 +203,21 @@ def owners_of(table: str) -> dict[int, list[int]]:
         return dict(cursor.fetchall())
 
 
+class Tee(io.TextIOBase):
+    """Print as usual and keep a copy (the figures are lines of text; --json keeps them)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datadir", type=Path, default=services.DEFAULT_DATADIR)
@@ -209,11 +227,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2000, help="per-recall updates timed on each table")
     parser.add_argument("--maintenance-work-mem", default="2GB")
     parser.add_argument("--keep", action="store_true", help="keep the database (the servers stop anyway)")
+    parser.add_argument("--json", type=Path, help="also write the printed figures here (reports/forgetting-bench.json)")
     args = parser.parse_args()
 
     server_url = services.start(args.datadir, DATABASE)
     try:
-        run(args)
+        with contextlib.redirect_stdout(Tee(sys.stdout)) as tee:
+            run(args)
+        if args.json:
+            lines = [line for line in "".join(tee.parts).splitlines() if line.strip()]
+            summary = {"script": "benchmarks/forgetting_bench.py", "args": {k: str(v) for k, v in vars(args).items()},
+                       "output": lines}  # fmt: skip
+            args.json.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
     finally:
         services.stop(args.datadir, server_url, DATABASE, keep=args.keep)
 
