@@ -79,11 +79,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         self.customer_id = user.pk
         self.session_key = getattr(self.scope.get("session"), "session_key", None)
+        # Accept before anything waits for the turn pool: under load the pool's queue is full of turns,
+        # and daphne drops a handshake not accepted within its connect timeout (5 s; benchmarks/ws_load.py).
+        # Channels dispatches this socket's frames only after connect() returns, so none arrives early.
+        await self.accept()
         wanted = self._query_param("conversation")
         self.conversation_id = await run_blocking(conversations.open_for, self.customer_id, wanted)
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self.worker = asyncio.create_task(self._work())
-        await self.accept()
         await self._join()
         await self._send_history()
 
