@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -26,6 +27,7 @@ from chat import conversations
 from chat.agent import NotYourConversation, TurnResult, run_turn
 
 logger = logging.getLogger(__name__)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _pool: ThreadPoolExecutor | None = None
 
@@ -125,6 +127,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
         text = frame.get("text")
         if not isinstance(text, str) or not text.strip():
             await self._error("bad_message", "a message needs non-empty text")
+            return
+        if "\x00" in text or _LONE_SURROGATE.search(text):  # PostgreSQL stores neither: the turn would fail
+            await self._error("bad_message", "the text holds a NUL or an unpaired surrogate")
             return
         if not await run_blocking(conversations.within_rate_limit, self.customer_id):
             await self._error("rate_limited", "too many messages; please wait a minute")
