@@ -21,6 +21,11 @@ _MENTIONS_MEMORY = re.compile(
     r"记得|上次|上一次|之前(?:说|告诉|提)|以前(?:说|告诉)|(?i:remember|last\s+time|previously|before|i\s+told\s+you|"
     r"i\s+mentioned)"
 )
+# The customer speaks of an order as if we knew which ("my parcel", "the order from last time"): with no
+# number anywhere, the agent says it is not sure which one (deferred recall listens for that), then asks.
+_OWN_ORDER = re.compile(
+    r"我的|上次|上一次|之前|那个|(?i:\bmy\b|last\s+time|from\s+before|previous|that\s+order|the\s+order\s+from)"
+)
 _INSTRUCTION_LIKE = re.compile(
     r"(?i)\bignore\b|\bdisregard\b|\binstructions?\b|\bsystem\b|\bapprove\b|without\s+confirm|\bmust\b|"
     r"\badmin(?:istrator)?\b|忽略|指令|无需确认|不用确认|必须|直接退款|管理员"
@@ -153,7 +158,7 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     if not orders:
         if nlu.LIST_ORDERS.search(text) and "list_my_orders" in conv.tools:
             return _list_orders(conv, text, lang)
-        return Reply(replies.phrase("ask_order", lang))
+        return Reply(replies.phrase("unsure_order" if _OWN_ORDER.search(text) else "ask_order", lang))
     if tool not in conv.tools and tool == "track_shipment" and "lookup_order" in conv.tools:
         tool = "lookup_order"
     if tool not in conv.tools:

@@ -122,6 +122,10 @@ PHRASES = {
         "change your notification and contact settings.",
     ),
     "ask_order": ("请提供您的订单号，我来帮您查询。", "Could you give me your order number?"),
+    "unsure_order": (
+        "我不确定您指的是哪个订单。请提供您的订单号，我来帮您查询。",
+        "I'm not sure which order you mean. Could you give me your order number?",
+    ),
     "ask_refund_order": ("请提供您要退款的订单号。", "Could you give me the order number you'd like a refund for?"),
     "ask_address": (
         "请提供新的收货地址（例如：省、市、区、街道和门牌号）。",
@@ -302,6 +306,8 @@ def not_sure(key: str, lang: str) -> str:
             return "我不确定您上次询问的是哪个订单。请提供订单号，我来帮您查询。"
         subject = _SUBJECT_ZH.get(key, "这一点")
         return f"我不确定{subject}。如果方便的话，请告诉我，我会记下来。"
+    if key == "order_number":
+        return "I'm not sure which order you asked about last time. Could you give me your order number?"
     return f"I'm not sure about {_SUBJECT_EN.get(key, 'that')}. I don't have that information."
 
 

@@ -113,6 +113,25 @@ def test_not_sure_when_neither_turns_nor_memory_say(say, tools, question, openin
         assert "告诉我" in said.content or "请提供" in said.content  # zh suggests providing it
 
 
+@pytest.mark.parametrize(
+    ("text", "opening"),
+    [
+        ("我的快递到哪了？", "我不确定"),
+        ("上次那个订单物流怎么样了？", "我不确定"),
+        ("Where is my parcel?", "I'm not sure"),
+        ("How is the order from last time doing?", "I'm not sure"),
+        ("查一下订单状态", "请提供"),  # no "my" / "last time": a plain request for the number
+        ("Can you track an order?", "Could you"),
+    ],
+)
+def test_an_order_spoken_of_as_known_but_found_nowhere_is_not_sure_then_asked_for(say, tools, text, opening):
+    """Deferred recall listens for the "not sure" opening; the number is still asked for."""
+    no_recall = [t for t in tools if t["function"]["name"] != "recall_memory"]
+    said = say(text, memory=[], tools_offered=no_recall)
+    assert said.calls == [] and said.content.startswith(opening)
+    assert "订单号" in said.content or "order number" in said.content
+
+
 def test_memory_off_means_not_sure_even_if_an_earlier_session_knew(say):
     said = say("When is my birthday?")  # no system prompt at all
     assert said.content.startswith("I'm not sure")
