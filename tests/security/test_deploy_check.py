@@ -53,3 +53,24 @@ def test_check_deploy_fails_when_production_settings_are_weakened():
     assert run.returncode != 0
     for warning in ("security.W009", "security.W018", "security.W008", "security.W004"):
         assert warning in run.stdout + run.stderr
+
+
+def test_production_redirects_plain_http_to_https_except_the_health_check():
+    """A load balancer probing /healthz over HTTP must get the health answer, not a 301."""
+    probe = (
+        "import django; django.setup()\n"
+        "from django.http import HttpResponse\n"
+        "from django.middleware.security import SecurityMiddleware\n"
+        "from django.test import RequestFactory\n"
+        "middleware = SecurityMiddleware(lambda request: HttpResponse('ok'))\n"
+        "factory = RequestFactory(HTTP_HOST='support.example.com')\n"
+        "print(*(middleware(factory.get(path)).status_code for path in ('/healthz', '/', '/staff/')))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k not in NOT_INHERITED}
+    environ.update(PRODUCTION, AGENTSITE_READ_DOTENV="0", DJANGO_SETTINGS_MODULE="agentsite.settings")
+    run = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=environ, capture_output=True, text=True, timeout=120
+    )
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["200", "301", "301"]
