@@ -402,9 +402,8 @@ def _store_counts(now: datetime) -> dict:
         archived=Count("pk", filter=Q(archived_at__isnull=False)),
         superseded=Count("pk", filter=Q(invalidated_at__isnull=False, archived_at__isnull=True)),
     )
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_total_relation_size(%s::regclass)", [LongTermMemory._meta.db_table])
-        counts["bytes"] = cursor.fetchone()[0]
+    # No table sizes in bytes: inside one long transaction nothing is vacuumed, so every decayed or touched
+    # row leaves a dead copy behind and the bytes would measure the simulation, not the store.
     return counts
 
 
@@ -505,6 +504,7 @@ def store_size(p: StoreSizeParams | None = None, report: Progress | None = None)
         "final_total": {"on": last_on["total"], "off": last_off["total"]},
         "final_valid": {"on": last_on["valid"], "off": last_off["valid"]},
         "final_growth_total": {"on": last_on["growth_total"], "off": last_off["growth_total"]},
+        "final_growth_valid": {"on": last_on["growth_valid"], "off": last_off["growth_valid"]},
         "max_growth_second_half": {
             "on": max(second_half, default=None),
             "off": max(
@@ -958,14 +958,20 @@ def markdown(results: dict) -> str:
         "## Simulations: store size, tool results, long sessions",
         "",
         "Run through the project's own code on PostgreSQL + pgvector and Redis, for scratch customers "
-        "(`chat/evaluation/simulations.py`; everything created is rolled back).",
+        f"(`chat/evaluation/simulations.py`; everything created is rolled back), in {results['seconds']:,.0f} s.",
         "",
         "| figure | article | measured |",
         "|---|---|---|",
-        f"| store growth per month, last month, forgetting on / off | {ARTICLE['store_growth_per_month']} | "
+        f"| growth of valid memories over the last month, forgetting on / off | "
+        f"{ARTICLE['store_growth_per_month']} | "
+        f"{_pct(size['final_growth_valid']['on'])} / {_pct(size['final_growth_valid']['off'])} |",
+        f"| growth of all rows (archived included) over the last month, on / off | "
+        f"{ARTICLE['store_growth_per_month']} | "
         f"{_pct(size['final_growth_total']['on'])} / {_pct(size['final_growth_total']['off'])} |",
-        f"| stored rows after {on['months'][-1]['day']} days, forgetting on / off | – | "
-        f"{size['final_total']['on']:,} / {size['final_total']['off']:,} |",
+        f"| valid memories / all rows after {on['months'][-1]['day']} days, on | – | "
+        f"{size['final_valid']['on']:,} / {size['final_total']['on']:,} |",
+        f"| valid memories / all rows after {off['months'][-1]['day']} days, off | – | "
+        f"{size['final_valid']['off']:,} / {size['final_total']['off']:,} |",
         f"| tool-result tokens after summarising (median of {tools['long_results']} long results) | "
         f"{_pct(ARTICLE['tool_result_reduction'])} | {_pct(tools['median_reduction'])} |",
         f"| tokens of a {session['messages']}-message session, before → after compression | "
@@ -994,8 +1000,12 @@ def markdown(results: dict) -> str:
     lines += [
         "",
         "With a steady inflow the table grows linearly without forgetting, so its monthly growth falls "
-        "below 20% by itself after a few months; what forgetting changes is that the rows stop growing "
-        "once memories idle long enough are archived and then deleted.",
+        "below 20% by itself after about six months. What the policy changes: memories idle long enough are "
+        "archived (no longer recalled, still stored) from about day 120, so the valid store stops growing, and "
+        "deleted from about day 270 (confidence 0.7 stored, never touched), so the table itself grows more "
+        "slowly at the end of the year.",
+        "",
+        "![Store size month by month, forgetting on and off](eval-store-size.png)",
         "",
         "### Tool-result tokens",
         "",
@@ -1017,6 +1027,8 @@ def markdown(results: dict) -> str:
         "data; policy texts are generated payloads with whole articles (the real `search_policies` returns "
         "240-character snippets, below the threshold).",
         "",
+        "![Tool-result tokens before and after summarising](eval-tool-results.png)",
+        "",
         "### A long session",
         "",
         f"{session['messages']} messages ({session['tokens_before']:,} tokens) stored through `SessionStore`, "
@@ -1026,6 +1038,8 @@ def markdown(results: dict) -> str:
         f"verbatim: {session['tokens_after']:,} tokens. Working memory as the agent builds it (system prompt "
         f"included): {session['working_memory_before']:,} tokens uncompressed, {session['working_memory_after']:,} "
         "compressed.",
+        "",
+        "![A long session before and after compression](eval-session-compression.png)",
         "",
     ]
     return "\n".join(lines)
@@ -1059,18 +1073,22 @@ def charts(results: dict, outdir: Path) -> list[Path]:
     days = [m["day"] for m in size["on"]["months"]]
     rows_axis.plot(days, [m["total"] for m in size["off"]["months"]], "o-", label="rows, forgetting off")
     rows_axis.plot(days, [m["total"] for m in size["on"]["months"]], "o-", label="rows, forgetting on")
+    rows_axis.plot(days, [m["valid"] for m in size["off"]["months"]], "--", label="valid, forgetting off")
     rows_axis.plot(days, [m["valid"] for m in size["on"]["months"]], "--", label="valid, forgetting on")
     rows_axis.set(xlabel="simulated day", ylabel="memories", title="Long-term memory store size")
     rows_axis.legend()
-    for policy in ("off", "on"):
-        months = [m for m in size[policy]["months"] if m["growth_total"] is not None]
+    for policy, measure, style in (("off", "total", "o-"), ("on", "total", "o-"), ("on", "valid", "s--")):
+        months = [m for m in size[policy]["months"] if m[f"growth_{measure}"] is not None]
         growth_axis.plot(
-            [m["day"] for m in months], [m["growth_total"] * 100 for m in months], "o-", label=f"forgetting {policy}"
+            [m["day"] for m in months],
+            [m[f"growth_{measure}"] * 100 for m in months],
+            style,
+            label=f"{'rows' if measure == 'total' else 'valid'}, forgetting {policy}",
         )
     growth_axis.axhline(20, color="grey", linestyle=":", label="article: < 20% a month")
     growth_axis.set(xlabel="simulated day", ylabel="growth over the month (%)", title="Monthly growth of the store")
     growth_axis.legend()
-    paths.append(_save(figure, outdir / "store_size.png", plt))
+    paths.append(_save(figure, outdir / "eval-store-size.png", plt))
 
     figure, axis = plt.subplots(figsize=(7, 4))
     kinds = list(tools["by_kind"])
@@ -1086,7 +1104,7 @@ def charts(results: dict, outdir: Path) -> list[Path]:
         f"(article {_pct(ARTICLE['tool_result_reduction'])})",
     )
     axis.legend()
-    paths.append(_save(figure, outdir / "tool_results.png", plt))
+    paths.append(_save(figure, outdir / "eval-tool-results.png", plt))
 
     figure, axis = plt.subplots(figsize=(6, 4))
     labels = ["article", "measured"]
@@ -1095,7 +1113,7 @@ def charts(results: dict, outdir: Path) -> list[Path]:
     axis.set_xticks([0, 1], labels)
     axis.set(ylabel="tokens", title=f"A {session['messages']}-message session, compressed")
     axis.legend()
-    paths.append(_save(figure, outdir / "session_compression.png", plt))
+    paths.append(_save(figure, outdir / "eval-session-compression.png", plt))
     return paths
 
 

@@ -157,6 +157,6 @@ def test_run_all_returns_json_a_markdown_section_and_charts(tmp_path):
         in text
     )
     paths = simulations.charts(results, tmp_path / "charts")
-    assert [p.name for p in paths] == ["store_size.png", "tool_results.png", "session_compression.png"]
+    assert [p.name for p in paths] == ["eval-store-size.png", "eval-tool-results.png", "eval-session-compression.png"]
     for path in paths:
         assert path.read_bytes().startswith(b"\x89PNG") and path.stat().st_size > 10_000
