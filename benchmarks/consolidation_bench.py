@@ -172,7 +172,7 @@ def summarise(processes: int, results: list[dict], elapsed: float, cpu: float, m
     """One pool size's figures."""
     phases = sorted({name for r in results for name in r["timings"]})
     per_phase = {name: statistics.fmean(r["timings"].get(name, 0.0) for r in results) for name in phases}
-    cpu = {name: statistics.fmean(r.get("cpu_timings", {}).get(name, 0.0) for r in results) for name in phases}
+    cpu_by_phase = {name: statistics.fmean(r.get("cpu_timings", {}).get(name, 0.0) for r in results) for name in phases}
     total = sum(per_phase.values())
     outcomes: dict[str, int] = {}
     for r in results:
@@ -186,8 +186,8 @@ def summarise(processes: int, results: list[dict], elapsed: float, cpu: float, m
         "per process": len(results) / elapsed / processes,
         "mean ms per conversation by phase": per_phase,
         "share by phase": {name: ms / total for name, ms in per_phase.items()},
-        "mean CPU ms per conversation by phase": cpu,
-        "CPU share by phase": {name: ms / max(sum(cpu.values()), 1e-9) for name, ms in cpu.items()},
+        "mean CPU ms per conversation by phase": cpu_by_phase,
+        "CPU share by phase": {name: ms / max(sum(cpu_by_phase.values()), 1e-9) for name, ms in cpu_by_phase.items()},
         "memories per conversation": sum(outcomes.values()) / len(results),
         "outcomes": outcomes,
         "pool CPU seconds per conversation": cpu / len(results),

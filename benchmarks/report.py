@@ -78,7 +78,7 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
             Step("ws200", ["benchmarks/ws_load.py", "--customers", "4", *ws, "--json", str(j["ws200"])], j["ws200"]),
         ]  # fmt: skip
     return [
-        Step("session", ["benchmarks/session_bench.py"]),
+        Step("session", ["benchmarks/session_bench.py", "--repeat", "200"]),
         Step("turn", ["benchmarks/turn_bench.py", "--customers", "100", "--turns", "100", "--json", str(j["turn"])],
              j["turn"]),
         Step("consolidation", ["benchmarks/consolidation_bench.py", "--conversations", "40", "--json",
