@@ -422,7 +422,7 @@ def _simulate_year(
     month_ends = set(_month_ends(p.days))
     months: list[dict] = []
     outcomes: Counter[str] = Counter()
-    forgotten = Counter()
+    forgotten = Counter(dict.fromkeys(["decayed", "archived", "deleted"], 0) if forgetting_on else {})
     recalls = 0
     sim = _SimClock()
     started = time.perf_counter()
