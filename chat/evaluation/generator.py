@@ -7,7 +7,8 @@ contact channel changed through the shop in the third; the birthday confirmed ag
 (the duplicate path); the preferred carrier changed for half of them (the conflict path); later
 sessions open with a question (about a planted fact, or one that needs no memory: a policy, an order
 whose number the customer gives again) and one later session asks another at its 5th turn. A third
-of the customers' main orders carry long tracking histories (tool results to summarise).
+of the customers' main orders carry long tracking histories (tool results to summarise). The days
+between sessions are drawn per cohort of ten customers, so that a cohort can share the clock.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 SEED = 20250816
 CUSTOMERS = 40
+COHORTS = 4  # groups of customers with the same days between sessions: they play in lockstep (runner.run_cohort)
 HERE = Path(__file__).resolve().parent / "scenarios"
 MONTHS_EN = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
              "November", "December"]  # fmt: skip
@@ -129,8 +131,13 @@ def _question(rng: random.Random, language: str, kind: str, facts: dict) -> dict
     return {"say": say, "question": "order_status", "checks": [{"reply_contains": number}]}
 
 
-def customer(rng: random.Random, index: int) -> dict:
-    """One generated customer with five sessions."""
+def cohort_gaps(rng: random.Random, cohorts: int = COHORTS) -> list[list[int]]:
+    """Days between the sessions, one random sequence per cohort (its customers share the clock, docs/eval.md)."""
+    return [[0, rng.randint(1, 20), rng.randint(1, 20), rng.randint(1, 30), rng.randint(1, 30)] for _ in range(cohorts)]
+
+
+def customer(rng: random.Random, index: int, gaps: list[int]) -> dict:
+    """One generated customer with five sessions, ``gaps[s]`` days before session ``s``."""
     language = "zh" if index % 2 == 0 else "en"
     zh = language == "zh"
     name = rng.choice(SURNAMES) + rng.choice(GIVEN) if zh else f"{rng.choice(FIRST)} {rng.choice(LAST)}"
@@ -200,12 +207,12 @@ def customer(rng: random.Random, index: int) -> dict:
     sessions = [
         {"turns": s0, "after": [{"memory": {"key": "order_number", "value": main}},
                                 {"memory": {"key": "birthday", "value": f"{month:02d}-{day:02d}"}}]},
-        {"days_after": rng.randint(1, 20), "turns": s1,
+        {"days_after": gaps[1], "turns": s1,
          "after": [{"memory_count": {"key": "birthday", "max": 1}}]},
-        {"days_after": rng.randint(1, 20), "turns": s2,
+        {"days_after": gaps[2], "turns": s2,
          "after": [{"memory": {"key": "contact_channel", "value": channel}}]},
-        {"days_after": rng.randint(1, 30), "turns": s3, "after": after3},
-        {"days_after": rng.randint(1, 30), "turns": s4,
+        {"days_after": gaps[3], "turns": s3, "after": after3},
+        {"days_after": gaps[4], "turns": s4,
          "after": [{"memory_count": {"key": "birthday", "max": 1}},
                    {"memory_count": {"key": "preferred_carrier", "max": 1}}]},
     ]  # fmt: skip
@@ -271,11 +278,12 @@ def long_session(rng: random.Random) -> dict:
 def generate(seed: int = SEED, customers: int = CUSTOMERS) -> tuple[dict, dict]:
     """The generated corpus and the 300-message scenario, as JSON-able data."""
     rng = random.Random(seed)
+    gaps = cohort_gaps(rng)
     corpus = {
         "format": 1,
         "name": "generated",
         "description": f"{customers} customers x 5 sessions from templates, seed {seed} (chat/evaluation/generator.py)",
-        "customers": [customer(rng, i) for i in range(customers)],
+        "customers": [customer(rng, i, gaps[i * len(gaps) // customers]) for i in range(customers)],
     }
     long = {
         "format": 1,

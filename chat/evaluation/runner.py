@@ -3,20 +3,25 @@
 Every customer of a file becomes a real customer with real orders; every session is a real
 conversation; every turn is ``chat.agent.run_turn`` with ``MEMORY_RECALL_MODE`` set to the mode
 under test. Between sessions the conversation is ended, consolidated (memory on only) by whatever
-``consolidate`` does — by default a task on the broker, awaited, so a real Celery worker does it —
-and the shared clock (``agentsite.clock``) moves by the session's ``days_after``. The customers are
-deleted again afterwards, so a file runs in several modes on one database.
+``consolidate`` does — by default a task on the broker, so a real Celery worker does it — and the
+shared clock (``agentsite.clock``) moves by the session's ``days_after``. Customers whose sessions
+are equally far apart play in lockstep (``run_cohort``): the clock moves once for all of them, and
+the worker consolidates one customer's session while the next customer's plays; nothing of a
+customer's next session runs before its consolidation finished. The customers are deleted again
+afterwards, so a file runs in several modes on one database.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Max, Q
 from django.test.utils import override_settings
 
@@ -74,6 +79,10 @@ ASKS: dict[str, tuple[str, ...]] = {
 }
 
 
+# Phases of ``TurnResult.timings`` that are not the memory layer (chat/agent.py ``_timed_turn``).
+NOT_MEMORY_LAYER = frozenset({"model", "tools"})
+
+
 def asked_for(reply: str) -> list[str]:
     """The keys whose value ``reply`` asks the customer for (or says it does not know)."""
     text = reply.lower()
@@ -108,6 +117,18 @@ class TurnRecord:
     model_calls: int
     tool_results: int
     working_tokens: int
+    phases: dict[str, float] = field(default_factory=dict)  # wall ms by phase (agentsite.timings, TurnResult)
+    cpu_phases: dict[str, float] = field(default_factory=dict)  # this thread's CPU ms by phase
+
+    @property
+    def memory_ms(self) -> float:
+        """Wall time of the memory layer in this turn: every phase but the model's and the tools'."""
+        return sum(ms for name, ms in self.phases.items() if name not in NOT_MEMORY_LAYER)
+
+    @property
+    def memory_cpu_ms(self) -> float:
+        """This thread's CPU time in the memory layer (PostgreSQL's and Redis's own CPU not included)."""
+        return sum(ms for name, ms in self.cpu_phases.items() if name not in NOT_MEMORY_LAYER)
 
     @property
     def passed(self) -> bool | None:
@@ -125,6 +146,7 @@ class SessionRecord:
     working_tokens_last: int  # what the last turn sent to the model
     vector_queries: int
     after: list[CheckResult]
+    consolidation_ms: dict[str, float] = field(default_factory=dict)  # the worker's run, by phase
 
 
 @dataclass
@@ -153,19 +175,22 @@ class Run:
     cost_usd: float = 0.0
     model_calls: int = 0
     seconds: float = 0.0
+    threads: int = 1  # customers played side by side (their turns' wall times include each other)
 
     def to_json(self) -> dict:
         data = asdict(self)
         for turn, raw in zip(self.turns, data["turns"], strict=True):
             raw["passed"] = turn.passed
+            raw["memory_ms"] = round(turn.memory_ms, 3)
         return data
 
 
-def consolidate_on_worker(conversation_id: str, timeout: float = 300) -> None:
-    """Final consolidation of one conversation by a Celery worker, awaited."""
+def consolidate_on_worker(conversation_id: str, timeout: float = 300) -> Callable[[], dict]:
+    """Queue the final consolidation of one conversation on a Celery worker; return a function awaiting it."""
     from memory.tasks import consolidate_conversation
 
-    consolidate_conversation.delay(conversation_id, final=True).get(timeout=timeout)
+    queued = consolidate_conversation.delay(conversation_id, final=True)
+    return lambda: queued.get(timeout=timeout) or {}
 
 
 def delete_customers(prefix: str = USERNAME_PREFIX) -> int:
@@ -249,11 +274,11 @@ def _session_checks(checks: tuple[Check, ...], user, vector_count: int) -> list[
     return results
 
 
-def _model_time(after_id: int) -> tuple[float, int]:
-    """Latency of the chat and summary calls a turn made (consolidation's extractions excluded)."""
-    calls = ModelCall.objects.filter(id__gt=after_id, purpose__in=[ModelCall.Purpose.CHAT, ModelCall.Purpose.SUMMARISE])
-    rows = list(calls.values_list("latency_ms", flat=True))
-    return float(sum(rows)), len(rows)
+def _chat_calls(conversation: str, after_id: int) -> int:
+    """Chat-model calls of this conversation since ``after_id`` (summaries of tool results carry no conversation)."""
+    return ModelCall.objects.filter(
+        id__gt=after_id, conversation_id=conversation, purpose=ModelCall.Purpose.CHAT
+    ).count()
 
 
 def _last_model_call() -> int:
@@ -292,110 +317,201 @@ def _customer_record(file: str, customer: Customer, user, planted: dict[tuple[st
     )
 
 
-def run_customer(
+def stratified_sample(customers: tuple[Customer, ...], every: int) -> tuple[Customer, ...]:
+    """Every ``every``-th customer of each stratum (language and tags), in file order; a fixed sample.
+
+    Strata smaller than ``every`` still give their first customer, so a hand-written customer of a
+    kind of its own is always in.
+    """
+    if every <= 1:
+        return customers
+    seen: dict[tuple, int] = {}
+    chosen = []
+    for customer in customers:
+        stratum = (customer.language, tuple(sorted(customer.tags)))
+        position = seen.get(stratum, 0)
+        seen[stratum] = position + 1
+        if position % every == 0:
+            chosen.append(customer)
+    return tuple(chosen)
+
+
+def _nothing() -> dict:
+    return {}
+
+
+@dataclass
+class _Player:
+    """One customer being played: who, and what they have said so far."""
+
+    customer: Customer
+    user: object
+    planted: dict[tuple[str, str], str] = field(default_factory=dict)  # (key, order number or "") -> session
+    given_before: set[str] = field(default_factory=set)  # keys the customer gave in an earlier session
+
+
+def cohorts(customers: tuple[Customer, ...]) -> list[list[Customer]]:
+    """Customers whose sessions are the same number of days apart, in file order: they can share the clock."""
+    groups: dict[tuple[int, ...], list[Customer]] = {}
+    for customer in customers:
+        groups.setdefault(tuple(s.days_after for s in customer.sessions), []).append(customer)
+    return list(groups.values())
+
+
+def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], None]) -> tuple[str, list[TurnRecord]]:
+    """Play session ``s`` of one customer, turn by turn, and end it; return the conversation and its turns.
+
+    Safe to call for several customers at once from threads: every per-turn figure is this thread's
+    (the timings of ``TurnResult``, ``vector_queries.in_this_thread``, model calls of this conversation).
+    """
+    store = short_term.store()
+    customer, session = player.customer, player.customer.sessions[s]
+    conversation = store.start(player.user.pk).id
+    given_now: set[str] = set()
+    records: list[TurnRecord] = []
+    for t, turn in enumerate(session.turns):
+        frames: list[dict] = []
+        before_vectors, before_call = vector_queries.in_this_thread, _last_model_call()
+        before_seq = store.load(conversation, recent=1).last_seq
+        started = time.perf_counter()
+        result = run_turn(player.user.pk, conversation, turn.say, emit=frames.append)
+        wall_ms = (time.perf_counter() - started) * 1000
+        vectors = vector_queries.in_this_thread - before_vectors
+        working = next((f["working"]["used"] for f in frames if f.get("type") == "memory"), 0)
+        asked = asked_for(result.reply)
+        tool_results = ConversationMessage.objects.filter(
+            conversation_id=conversation, seq__gt=before_seq, role="tool_result"
+        ).count()
+        records.append(
+            TurnRecord(
+                file=file,
+                customer=customer.id,
+                language=customer.language,
+                session=s,
+                turn=t,
+                say=turn.say,
+                reply=result.reply,
+                question=turn.question,
+                needs_memory=turn.needs_memory,
+                checks=_turn_checks(turn.checks, result.reply, vectors),
+                asked_for=asked,
+                repeated=[k for k in asked if k in player.given_before and k not in given_now],
+                vector_queries=vectors,
+                recalled=len(result.recalled),
+                wall_ms=round(wall_ms, 2),
+                model_ms=round(result.timings.get("model", 0.0), 2),
+                model_calls=_chat_calls(conversation, before_call),
+                tool_results=tool_results,
+                working_tokens=working,
+                phases={k: round(v, 3) for k, v in result.timings.items()},
+                cpu_phases={k: round(v, 3) for k, v in result.cpu_timings.items()},
+            )
+        )
+        for key, value in turn.plants.items():
+            given_now.add(key)
+            player.planted.setdefault((key, value if key == "order_number" else ""), str(s))
+        progress(1)
+    store.end(conversation)
+    player.given_before |= given_now
+    return str(conversation), records
+
+
+def _session_record(
+    player: _Player, s: int, file: str, conversation: str, turns: list[TurnRecord], mode: str, consolidated: dict
+) -> SessionRecord:
+    messages = ConversationMessage.objects.filter(conversation_id=conversation).exclude(content="")
+    vectors = sum(t.vector_queries for t in turns)
+    return SessionRecord(
+        file=file,
+        customer=player.customer.id,
+        session=s,
+        turns=len(turns),
+        messages=messages.filter(Q(role="user") | Q(role="assistant")).count(),
+        history_tokens=sum(count_tokens(c) for c in messages.values_list("content", flat=True)),
+        working_tokens_last=next((t.working_tokens for t in reversed(turns) if t.working_tokens), 0),
+        vector_queries=vectors,
+        after=_session_checks(player.customer.sessions[s].after, player.user, vectors) if mode != "off" else [],
+        consolidation_ms={k: round(v, 1) for k, v in (consolidated.get("timings") or {}).items()},
+    )
+
+
+def run_cohort(
     scenario: ScenarioFile,
-    customer: Customer,
+    customers: list[Customer],
     mode: str,
     run: Run,
     *,
-    consolidate: Callable[[str], None] = consolidate_on_worker,
+    consolidate: Callable[[str], Callable[[], dict]] = consolidate_on_worker,
     progress: Callable[[int], None] = lambda turns: None,
+    pool: ThreadPoolExecutor | None = None,
 ) -> None:
-    """Play one customer's sessions in ``mode`` and append the records to ``run``."""
+    """Play customers whose sessions are equally far apart in lockstep, session by session.
+
+    The clock moves once per session for all of them, so each customer sees exactly the days of its
+    scenario. Each ended session is queued for consolidation at once and the worker works on it while
+    the next customer's session plays; all are awaited before anyone's next session starts (memory
+    must be consolidated before a later session can recall it) and before the session checks. With
+    a ``pool``, the customers' sessions play side by side in its threads (turns of one conversation
+    never do).
+    """
+    if len({tuple(s.days_after for s in c.sessions) for c in customers}) != 1:
+        raise ValueError("a cohort's customers must have the same days between sessions")
     file = scenario.path.name
-    store = short_term.store()
-    user = create_customer(customer, mode)
-    planted: dict[tuple[str, str], str] = {}  # (key, value or "") -> the session it was first given in
-    given_before: set[str] = set()  # keys the customer gave in an earlier session
+    players = [_Player(customer, create_customer(customer, mode)) for customer in customers]
+
+    def play(player: _Player, s: int) -> tuple[str, list[TurnRecord], Callable[[], dict]]:
+        try:
+            conversation, turns = _play_session(player, s, file, progress)
+            return conversation, turns, consolidate(conversation) if mode != "off" else _nothing
+        finally:
+            if pool is not None:
+                connection.close()  # this thread's connection; the pool's threads outlive the cohort
+
     with override_settings(MEMORY_RECALL_MODE=mode):
-        for s, session in enumerate(customer.sessions):
+        for s, session in enumerate(customers[0].sessions):
             if session.days_after:
                 clock.advance(timedelta(days=session.days_after))
-            conversation = store.start(user.pk).id
-            given_now: set[str] = set()
-            session_vectors = 0
-            working_last = 0
-            for t, turn in enumerate(session.turns):
-                frames: list[dict] = []
-                before_vectors, before_call = vector_queries.value, _last_model_call()
-                before_seq = store.load(conversation, recent=1).last_seq
-                started = time.perf_counter()
-                result = run_turn(user.pk, conversation, turn.say, emit=frames.append)
-                wall_ms = (time.perf_counter() - started) * 1000
-                model_ms, calls = _model_time(before_call)
-                vectors = vector_queries.value - before_vectors
-                session_vectors += vectors
-                working = next((f["working"]["used"] for f in frames if f.get("type") == "memory"), 0)
-                working_last = working or working_last
-                asked = asked_for(result.reply)
-                tool_results = ConversationMessage.objects.filter(
-                    conversation_id=conversation, seq__gt=before_seq, role="tool_result"
-                ).count()
-                run.turns.append(
-                    TurnRecord(
-                        file=file,
-                        customer=customer.id,
-                        language=customer.language,
-                        session=s,
-                        turn=t,
-                        say=turn.say,
-                        reply=result.reply,
-                        question=turn.question,
-                        needs_memory=turn.needs_memory,
-                        checks=_turn_checks(turn.checks, result.reply, vectors),
-                        asked_for=asked,
-                        repeated=[k for k in asked if k in given_before and k not in given_now],
-                        vector_queries=vectors,
-                        recalled=len(result.recalled),
-                        wall_ms=round(wall_ms, 2),
-                        model_ms=model_ms,
-                        model_calls=calls,
-                        tool_results=tool_results,
-                        working_tokens=working,
-                    )
-                )
-                for key, value in turn.plants.items():
-                    given_now.add(key)
-                    planted.setdefault((key, value if key == "order_number" else ""), str(s))
-                progress(1)
-            store.end(conversation)
-            if mode != "off":
-                consolidate(str(conversation))
-            given_before |= given_now
-            messages = ConversationMessage.objects.filter(conversation_id=conversation).exclude(content="")
-            run.sessions.append(
-                SessionRecord(
-                    file=file,
-                    customer=customer.id,
-                    session=s,
-                    turns=len(session.turns),
-                    messages=messages.filter(Q(role="user") | Q(role="assistant")).count(),
-                    history_tokens=sum(count_tokens(c) for c in messages.values_list("content", flat=True)),
-                    working_tokens_last=working_last,
-                    vector_queries=session_vectors,
-                    after=_session_checks(session.after, user, session_vectors) if mode != "off" else [],
-                )
-            )
-    run.customers.append(_customer_record(file, customer, user, planted))
+            if pool is None:
+                played = [play(player, s) for player in players]
+            else:
+                played = list(pool.map(play, players, [s] * len(players)))
+            for player, (conversation, turns, wait) in zip(players, played, strict=True):
+                run.turns.extend(turns)
+                run.sessions.append(_session_record(player, s, file, conversation, turns, mode, wait()))
+    for player in players:
+        run.customers.append(_customer_record(file, player.customer, player.user, player.planted))
+
+
+def _run_files(scenarios, mode, run, consolidate, progress, pool) -> None:
+    for scenario in scenarios:
+        for cohort in cohorts(scenario.customers):
+            run_cohort(scenario, cohort, mode, run, consolidate=consolidate, progress=progress, pool=pool)
+        delete_customers()
 
 
 def run_mode(
     scenarios: list[ScenarioFile],
     mode: str,
     *,
-    consolidate: Callable[[str], None] = consolidate_on_worker,
+    consolidate: Callable[[str], Callable[[], dict]] = consolidate_on_worker,
     progress: Callable[[int], None] = lambda turns: None,
+    threads: int = 1,
 ) -> Run:
-    """Run every scenario file in one mode; the customers are created, played and deleted again."""
+    """Run every scenario file in one mode; the customers are created, played and deleted again.
+
+    ``threads`` > 1 plays that many customers of a cohort side by side (``run_cohort``).
+    """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
-    run = Run(mode=mode)
+    run = Run(mode=mode, threads=threads)
     started, first_call = time.perf_counter(), _last_model_call()
     delete_customers()
-    for scenario in scenarios:
-        for customer in scenario.customers:
-            run_customer(scenario, customer, mode, run, consolidate=consolidate, progress=progress)
-        delete_customers()
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="eval") if threads > 1 else None
+    try:
+        _run_files(scenarios, mode, run, consolidate, progress, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown()
     totals = ModelCall.objects.filter(id__gt=first_call).totals()
     run.prompt_tokens = totals["prompt_tokens"] or 0
     run.completion_tokens = totals["completion_tokens"] or 0

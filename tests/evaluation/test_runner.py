@@ -23,8 +23,9 @@ def worker(process_env):
 
 def test_memory_off_and_on_through_the_real_runner(worker):
     files = scenarios.load(TINY)
+    assert len(runner.cohorts(files[0].customers)) == 1  # both customers' sessions are 3 days apart: lockstep
     off = runner.run_mode(files, "off")
-    on = runner.run_mode(files, "active")
+    on = runner.run_mode(files, "active", threads=2)  # the two customers' sessions play side by side
 
     def later(run, question):
         return next(t for t in run.turns if t.session == 1 and t.question == question and t.customer == "t-zh")
@@ -43,12 +44,23 @@ def test_memory_off_and_on_through_the_real_runner(worker):
     assert not later(on, "birthday").repeated
     assert all(c.passed for s in on.sessions for c in s.after), [c for s in on.sessions for c in s.after]
     assert on.customers[0].facts == 2 and on.customers[0].stored == 2
+    # Per-turn figures are the turn's own although two customers played at once: active recall makes
+    # exactly one vector query per turn, plus one per policy search.
+    assert all(t.vector_queries == 1 for t in on.turns if t.tool_results == 0), [t.vector_queries for t in on.turns]
+    assert all(t.vector_queries >= 1 for t in on.turns)
+    # Memory-layer time comes from the turn's phase timings: recall and its embedding in active, not in off.
+    assert all({"short_term", "working_memory", "recall"} <= set(t.phases) for t in on.turns)
+    assert not any("recall" in t.phases or "embedding" in t.phases for t in off.turns)
+    assert all(0 < t.memory_ms < t.wall_ms and t.model_ms > 0 for t in on.turns)
+    assert all(s.consolidation_ms for s in on.sessions)  # the worker's own timings of each final consolidation
     assert not LongTermMemory.objects.filter(customer__username__startswith=runner.USERNAME_PREFIX).exists()
 
     figures_off, figures_on = report.figures(off), report.figures(on)
     assert figures_on["question_accuracy"] > figures_off["question_accuracy"]
     assert figures_on["vector_queries_per_turn"] > figures_off["vector_queries_per_turn"]
     assert figures_on["memories_per_planted_fact"] == 1.0
+    assert {"short_term", "working_memory", "recall", "embedding"} <= set(figures_on["phases"])
+    assert figures_on["memory_ms_p50_no_embedding"] <= figures_on["memory_ms_p50"]
     results = {"meta": {"machine": "m", "started": "s", "seconds": 1, "files": ["tiny.json"], "customers": 2,
                         "scenario_turns": 9, "model": "offline"},
                "modes": [figures_off, figures_on]}  # fmt: skip

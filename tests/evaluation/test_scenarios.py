@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from chat.evaluation import generator, scenarios
+from chat.evaluation import generator, runner, scenarios
 from chat.evaluation.runner import asked_for
 
 CORPUS = generator.HERE
@@ -120,6 +120,8 @@ def test_an_order_number_in_two_files_is_refused(tmp_path):
     [
         ("请提供您的订单号，我来帮您查询。", ["order_number"]),
         ("Could you give me your order number?", ["order_number"]),
+        ("我不确定您指的是哪个订单。请提供您的订单号，我来帮您查询。", ["order_number"]),
+        ("I'm not sure which order you mean. Could you give me your order number?", ["order_number"]),
         ("I'm not sure about your birthday. I don't have that information.", ["birthday"]),
         ("我不确定您的生日。如果方便的话，请告诉我，我会记下来。", ["birthday"]),
         # a policy that mentions order numbers is not a request for one
@@ -129,3 +131,25 @@ def test_an_order_number_in_two_files_is_refused(tmp_path):
 )
 def test_asking_for_a_value_is_read_from_the_reply(reply, keys):
     assert asked_for(reply) == keys
+
+
+def test_customers_with_the_same_days_between_sessions_form_a_cohort():
+    generated = next(f for f in scenarios.load(CORPUS) if f.name == "generated")
+    groups = runner.cohorts(generated.customers)
+    assert len(groups) == generator.COHORTS and sum(map(len, groups)) == len(generated.customers)
+    for group in groups:
+        assert len({tuple(s.days_after for s in c.sessions) for c in group}) == 1
+        assert {c.language for c in group} == {"zh", "en"}
+    handwritten = next(f for f in scenarios.load(CORPUS) if f.name == "handwritten")
+    assert len(runner.cohorts(handwritten.customers)) == len(handwritten.customers)  # all different days
+
+
+def test_the_sample_of_the_sampled_modes_is_fixed_and_stratified():
+    generated = next(f for f in scenarios.load(CORPUS) if f.name == "generated")
+    sample = runner.stratified_sample(generated.customers, 3)
+    assert sample == runner.stratified_sample(generated.customers, 3)
+    assert 10 <= len(sample) <= 20
+    strata = {(c.language, c.tags) for c in generated.customers}
+    assert {(c.language, c.tags) for c in sample} == strata  # every stratum is in it
+    assert len(runner.cohorts(sample)) == generator.COHORTS
+    assert runner.stratified_sample(generated.customers, 1) == generated.customers

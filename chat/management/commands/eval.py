@@ -9,12 +9,14 @@ and stops both at the end.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import platform
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,8 +37,13 @@ class Bar:
     def __init__(self, total: int, stream) -> None:
         self.total, self.done, self.stream, self.label = max(total, 1), 0, stream, ""
         self.started = time.monotonic()
+        self.lock = threading.Lock()
 
     def __call__(self, n: int = 1) -> None:
+        with self.lock:  # turns finish in several threads
+            self._advance(n)
+
+    def _advance(self, n: int) -> None:
         self.done += n
         filled = int(30 * self.done / self.total)
         elapsed = time.monotonic() - self.started
@@ -48,11 +55,11 @@ class Bar:
         self.stream.flush()
 
 
-def start_worker(environ: dict[str, str]) -> tuple[subprocess.Popen, Path]:
-    """One Celery worker (prefork, one child) for consolidation; wait until it is ready."""
+def start_worker(environ: dict[str, str], concurrency: int = 1) -> tuple[subprocess.Popen, Path]:
+    """One Celery worker (prefork, ``concurrency`` children) for consolidation; wait until it is ready."""
     log = Path(tempfile.mkstemp(prefix="eval-worker-", suffix=".log")[1])
     argv = [sys.executable, "-m", "celery", "-A", "agentsite.celery", "worker", "--pool", "prefork",
-            "--concurrency", "1", "--loglevel", "INFO", "--hostname", f"eval-{os.getpid()}@%h",
+            "--concurrency", str(concurrency), "--loglevel", "INFO", "--hostname", f"eval-{os.getpid()}@%h",
             "--without-gossip", "--without-mingle", "--without-heartbeat"]  # fmt: skip
     with open(log, "w") as handle:
         proc = subprocess.Popen(argv, cwd=ROOT, env=environ, stdout=handle, stderr=subprocess.STDOUT)
@@ -74,6 +81,14 @@ class Command(BaseCommand):
         parser.add_argument("--modes", default="off,active,deferred,tool", help="recall modes to run, in order")
         parser.add_argument("--long-modes", default="active",
                             help="modes in which customers tagged long_session run (they are slow)")  # fmt: skip
+        parser.add_argument("--sample-modes", default="deferred,tool",
+                            help="modes that run on a fixed stratified sample of the customers")  # fmt: skip
+        parser.add_argument("--sample-every", type=int, default=4,
+                            help="sample: every n-th customer of each stratum (language, tags); 1: all")  # fmt: skip
+        parser.add_argument("--threads", type=int, default=2,
+                            help="customers of a cohort played side by side (1: one turn at a time)")  # fmt: skip
+        parser.add_argument("--worker-concurrency", type=int, default=2,
+                            help="pool children of the one consolidation worker")  # fmt: skip
         parser.add_argument("--out", default=str(ROOT / "reports"), help="where eval.md, eval.json and PNGs go")
         parser.add_argument("--no-simulations", action="store_true", help="skip chat.evaluation.simulations")
 
@@ -87,6 +102,11 @@ class Command(BaseCommand):
         if unknown:
             raise CommandError(f"unknown mode(s) {unknown}: choose from {', '.join(runner.MODES)}")
         long_modes = {m.strip() for m in options["long_modes"].split(",") if m.strip()}
+        sample_modes = {m.strip() for m in options["sample_modes"].split(",") if m.strip()}
+        every, threads = max(1, options["sample_every"]), max(1, options["threads"])
+        # One line per request from the HTTP client of the model (INFO) would bury the progress bar.
+        for name in ("httpx", "httpx2", "openai"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         try:
             files = scenarios.load(options["scenarios"])
         except scenarios.ScenarioError as exc:
@@ -106,11 +126,11 @@ class Command(BaseCommand):
                        CLOCK_ALLOW_OFFSET="1", OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1",
                        DJANGO_SETTINGS_MODULE="agentsite.settings",
                        OPENAI_BASE_URL=settings.OPENAI_BASE_URL)  # fmt: skip
-        worker, worker_log = start_worker(environ)
+        worker, worker_log = start_worker(environ, options["worker_concurrency"])
         # SIGTERM (timeout, kill) must still stop the worker and the model below, not orphan them.
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         try:
-            runs = self._run(files, modes, long_modes)
+            runs = self._run(files, modes, long_modes, sample_modes, every, threads)
         finally:
             worker.terminate()
             try:
@@ -130,8 +150,18 @@ class Command(BaseCommand):
                 "customers": sum(len(f.customers) for f in files),
                 "scenario_turns": sum(f.turns for f in files),
                 "modes": modes,
+                "threads": threads,
+                "worker_concurrency": options["worker_concurrency"],
+                "sampled": (
+                    f"{', '.join(m for m in modes if m in sample_modes)} ran on a fixed stratified sample: every "
+                    f"{every}{ {2: 'nd', 3: 'rd'}.get(every, 'th')} customer of each stratum (language, tags) "
+                    "of each file"
+                    if every > 1 and sample_modes & set(modes)
+                    else ""
+                ),
             },
             "modes": [report.figures(run) for run in runs],
+            "sample_baselines": self._sample_baselines(runs, sample_modes),
             "failures": {run.mode: report.failures(run) for run in runs},
         }  # fmt: skip
         simulations_md = self._simulations(results, out, options["no_simulations"])
@@ -146,11 +176,21 @@ class Command(BaseCommand):
         self.stdout.write(f"\nwrote {out / 'eval.md'}, {out / 'eval.json'} and {len(charts)} charts "
                           f"in {results['meta']['seconds']:.0f} s")  # fmt: skip
 
-    def _run(self, files: list[scenarios.ScenarioFile], modes: list[str], long_modes: set[str]) -> list[runner.Run]:
+    def _run(
+        self,
+        files: list[scenarios.ScenarioFile],
+        modes: list[str],
+        long_modes: set[str],
+        sample_modes: set[str],
+        every: int,
+        threads: int,
+    ) -> list[runner.Run]:
         def selected(mode: str) -> list[scenarios.ScenarioFile]:
             chosen = []
             for f in files:
                 customers = tuple(c for c in f.customers if "long_session" not in c.tags or mode in long_modes)
+                if mode in sample_modes:
+                    customers = runner.stratified_sample(customers, every)
                 if customers:
                     chosen.append(scenarios.ScenarioFile(path=f.path, name=f.name, customers=customers))
             return chosen
@@ -160,9 +200,21 @@ class Command(BaseCommand):
         runs = []
         for mode in modes:
             bar.label = mode
-            runs.append(runner.run_mode(selected(mode), mode, progress=bar))
+            runs.append(runner.run_mode(selected(mode), mode, progress=bar, threads=threads))
         self.stderr.write("")
         return runs
+
+    def _sample_baselines(self, runs: list[runner.Run], sample_modes: set[str]) -> list[dict]:
+        """Off and active cut to the customers the sampled modes played, so that the modes compare like for like."""
+        sampled = [run for run in runs if run.mode in sample_modes]
+        if not sampled:
+            return []
+        customers = {(c.file, c.customer) for c in sampled[0].customers}
+        return [
+            report.figures(report.restricted(run, customers, f"{run.mode} on the sample"))
+            for run in runs
+            if run.mode not in sample_modes
+        ]
 
     def _simulations(self, results: dict, out: Path, skip: bool) -> str:
         if skip:
@@ -174,8 +226,17 @@ class Command(BaseCommand):
             results["simulations_note"] = f"chat.evaluation.simulations is not available ({exc})"
             return ""
         self.stderr.write("simulations (store size over 365 days, tool results, compression) …")
-        sims = simulations.run_all()
+        started = time.perf_counter()
+        try:  # a failing simulation must not lose the scenario runs, which took far longer
+            sims = simulations.run_all()
+            out.mkdir(parents=True, exist_ok=True)
+            charts = simulations.charts(sims, out)
+            text = simulations.markdown(sims)
+        except Exception as exc:
+            self.stderr.write(f"simulations failed: {exc!r}")
+            results["simulations_note"] = f"failed: {exc!r}"
+            return ""
         results["simulations"] = sims
-        charts = simulations.charts(sims, out)
+        results["simulations_seconds"] = round(time.perf_counter() - started, 1)
         results.setdefault("simulation_charts", [p.name for p in charts])
-        return simulations.markdown(sims)
+        return text
