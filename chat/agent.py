@@ -296,6 +296,13 @@ def _finish(
     message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
     conversation = Conversation.objects.get(pk=ctx.conversation_id)
     emit(memory_frame(conversation, recalled, ctx.language, memory.buffer.usage().used if memory else 0))
+    if store.compression_due(conversation.pk, conversation.last_seq):
+        from memory.tasks import compress_conversation
+
+        try:  # the cheap model summarises old chunks off the turn's path; the next turns read the summaries
+            compress_conversation.delay(str(conversation.pk))
+        except Exception:  # broker down: the next turn asks again
+            logger.warning("could not queue compression of %s", conversation.pk)
     if settings.MEMORY_RECALL_MODE != "off" and needs_consolidation(conversation):
         from memory.tasks import consolidate_conversation
 

@@ -457,6 +457,12 @@ class SessionStore:
             first += self.chunk_size
         return chunks
 
+    def compression_due(self, conversation_id: uuid.UUID | str, last_seq: int) -> bool:
+        """Whether a chunk of this conversation is due for a summary (one cheap query past the threshold)."""
+        if last_seq <= self.compress_after:
+            return False
+        return bool(self.pending_chunks(last_seq, self._covered(conversation_id)))
+
     def compress(
         self, conversation_id: uuid.UUID | str, summarise: Callable[[str], str], *, now: datetime | None = None
     ) -> list[Summary]:

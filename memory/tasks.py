@@ -45,6 +45,22 @@ def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
     }
 
 
+@app.task(
+    name="memory.compress_conversation",
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=5,
+    max_retries=3,
+)
+def compress_conversation(conversation_id: str) -> int:
+    """Summarise the chunks of a long conversation that are due; return how many (safe to run twice)."""
+    from agentsite import llm
+    from agentsite.logs import log_context
+    from memory import session as short_term
+
+    with log_context(conversation_id=conversation_id, task="compress"):
+        return len(short_term.store().compress(conversation_id, llm.summarise))
+
+
 @app.task(name="memory.sweep_consolidation")
 def sweep_consolidation() -> int:
     """Queue consolidation for every quiet conversation with unconsolidated messages; return how many."""

@@ -1,0 +1,47 @@
+"""A live conversation gets compressed: the turn queues compression once a chunk is due."""
+
+import pytest
+
+from agentsite import clock
+from agentsite.celery import app
+from chat.agent import run_turn
+from memory import session as short_term
+from memory.models import CompressionSummary, Conversation
+from memory.working import Entry, Role
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def eager():
+    """Run queued tasks inline: this test is about the turn queueing compression, not the worker."""
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+def test_a_turn_past_the_threshold_compresses_the_session(eager, settings):
+    from django.contrib.auth import get_user_model
+
+    settings.MEMORY_RECALL_MODE = "off"  # no consolidation: only compression runs inline
+    customer = get_user_model().objects.create_user(username="talkative")
+    store = short_term.store()
+    conversation = store.start(customer.pk).id
+    for number in range(store.compress_after + store.keep_recent // 2):
+        role = Role.USER if number % 2 == 0 else Role.ASSISTANT
+        store.append(
+            conversation, Entry.create(role, f"message {number} about my blue umbrella", timestamp=clock.now())
+        )
+    assert not CompressionSummary.objects.filter(conversation_id=conversation).exists()
+
+    run_turn(customer.pk, conversation, "What is the refund policy?")
+
+    summaries = CompressionSummary.objects.filter(conversation_id=conversation).order_by("first_seq")
+    assert summaries.exists()
+    history = store.history(conversation)  # what the next turn builds working memory from
+    assert history[0].metadata.get("kind") == "summary"
+    assert history[0].metadata["last_seq"] == summaries.last().last_seq
+    last_seq = Conversation.objects.get(pk=conversation).last_seq
+    assert last_seq - summaries.last().last_seq >= store.keep_recent  # the latest messages stay verbatim
+    assert len(history) == 1 + last_seq - summaries.last().last_seq
