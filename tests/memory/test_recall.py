@@ -133,3 +133,18 @@ def test_memory_text_cannot_break_out_of_its_block():
 )  # fmt: skip
 def test_deferred_recall_listens_for_missing_information_in_both_languages(reply, missing):
     assert signals_missing_memory(reply) is missing
+
+
+def test_vector_queries_are_also_counted_per_thread():
+    """Turns played side by side (the evaluation's threads) each read their own count."""
+    import threading
+
+    from memory.recall import vector_queries
+
+    total, mine = vector_queries.value, vector_queries.in_this_thread
+    other = threading.Thread(target=lambda: [vector_queries.bump() for _ in range(3)])
+    other.start()
+    other.join()
+    vector_queries.bump()
+    assert vector_queries.value == total + 4
+    assert vector_queries.in_this_thread == mine + 1
