@@ -55,6 +55,14 @@ def test_memory_off_and_on_through_the_real_runner(worker):
     assert all(s.consolidation_ms for s in on.sessions)  # the worker's own timings of each final consolidation
     assert not LongTermMemory.objects.filter(customer__username__startswith=runner.USERNAME_PREFIX).exists()
 
+    # Deferred: recall only when the first answer says it lacks something. "我的快递到哪了" has no number in
+    # sight, the offline model says 我不确定 (as a hosted model would), recall finds the order.
+    deferred = runner.run_mode(files, "deferred", threads=2)
+    assert later(deferred, "order_number").passed and later(deferred, "birthday").passed
+    assert later(deferred, "order_number").vector_queries >= 1
+    assert all(t.vector_queries == 0 for t in deferred.turns if t.session == 0 and t.tool_results == 0)
+    assert sum(t.vector_queries for t in deferred.turns) < sum(t.vector_queries for t in on.turns)
+
     figures_off, figures_on = report.figures(off), report.figures(on)
     assert figures_on["question_accuracy"] > figures_off["question_accuracy"]
     assert figures_on["vector_queries_per_turn"] > figures_off["vector_queries_per_turn"]
