@@ -89,7 +89,9 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
                         "--json", str(j["ws200r"])], j["ws200r"]),
         Step("ws200rp", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60", "--conn-max-age", "60",
                          "--json", str(j["ws200rp"])], j["ws200rp"]),
-        Step("locomo", ["benchmarks/locomo_bench.py", "--markdown", str(scratch / "locomo.md")]),
+        # Its own datadir: the default (/tmp/bench-pg) is recall_bench's, whose server locomo_bench would stop.
+        Step("locomo", ["benchmarks/locomo_bench.py", "--datadir", "/tmp/bench-locomo", "--markdown",
+                        str(scratch / "locomo.md")]),
     ]  # fmt: skip
 
 
