@@ -126,6 +126,7 @@
         addMessage(m.role, m.text, { at: m.at, staffName: m.staff_name });
       });
       if (!f.messages.length) showEmpty();
+      if (connection.dataset.state !== "open") setConnection("open", T.connected);
       showState(f.state);
       if (f.state === "resolved") offerRating(conversationId);
     },
@@ -167,7 +168,9 @@
     var scheme = location.protocol === "https:" ? "wss://" : "ws://";
     var url = scheme + location.host + config.wsPath + (conversationId ? "?conversation=" + encodeURIComponent(conversationId) : "");
     socket = new WebSocket(url);
-    socket.onopen = function () { attempt = 0; setConnection("open", T.connected); };
+    // "Open" (and the send button) waits for the history frame: the server accepts the socket before
+    // it has loaded the conversation, and a message echoed earlier would be wiped by the history.
+    socket.onopen = function () { attempt = 0; };
     socket.onmessage = function (event) {
       var frame;
       try { frame = JSON.parse(event.data); } catch (e) { return; }
