@@ -131,6 +131,31 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         try:
             runs = self._run(files, modes, long_modes, sample_modes, every, threads)
+            # The simulations summarise with the cheap model: run them while the model still runs.
+            results = {
+                "meta": {
+                    "started": started_at.isoformat(timespec="seconds"),
+                    "machine": f"{platform.node() or 'this machine'} ({os.cpu_count()} cores, {platform.machine()})",
+                    "model": "the offline model" if model is not None else f"{settings.LLM_MAIN_MODEL} at {settings.OPENAI_BASE_URL}",  # noqa: E501
+                    "files": [f.path.name for f in files],
+                    "customers": sum(len(f.customers) for f in files),
+                    "scenario_turns": sum(f.turns for f in files),
+                    "modes": modes,
+                    "threads": threads,
+                    "worker_concurrency": options["worker_concurrency"],
+                    "sampled": (
+                        f"{', '.join(m for m in modes if m in sample_modes)} ran on a fixed stratified sample: every "
+                        f"{every}{ {2: 'nd', 3: 'rd'}.get(every, 'th')} customer of each stratum (language, tags) "
+                        "of each file"
+                        if every > 1 and sample_modes & set(modes)
+                        else ""
+                    ),
+                },
+                "modes": [report.figures(run) for run in runs],
+                "sample_baselines": self._sample_baselines(runs, sample_modes),
+                "failures": {run.mode: report.failures(run) for run in runs},
+            }  # fmt: skip
+            simulations_md = self._simulations(results, out, options["no_simulations"])
         finally:
             worker.terminate()
             try:
@@ -141,30 +166,6 @@ class Command(BaseCommand):
             if model is not None:
                 model.stop()
             clock.reset()
-        results = {
-            "meta": {
-                "started": started_at.isoformat(timespec="seconds"),
-                "machine": f"{platform.node() or 'this machine'} ({os.cpu_count()} cores, {platform.machine()})",
-                "model": "the offline model" if model is not None else f"{settings.LLM_MAIN_MODEL} at {settings.OPENAI_BASE_URL}",  # noqa: E501
-                "files": [f.path.name for f in files],
-                "customers": sum(len(f.customers) for f in files),
-                "scenario_turns": sum(f.turns for f in files),
-                "modes": modes,
-                "threads": threads,
-                "worker_concurrency": options["worker_concurrency"],
-                "sampled": (
-                    f"{', '.join(m for m in modes if m in sample_modes)} ran on a fixed stratified sample: every "
-                    f"{every}{ {2: 'nd', 3: 'rd'}.get(every, 'th')} customer of each stratum (language, tags) "
-                    "of each file"
-                    if every > 1 and sample_modes & set(modes)
-                    else ""
-                ),
-            },
-            "modes": [report.figures(run) for run in runs],
-            "sample_baselines": self._sample_baselines(runs, sample_modes),
-            "failures": {run.mode: report.failures(run) for run in runs},
-        }  # fmt: skip
-        simulations_md = self._simulations(results, out, options["no_simulations"])
         results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
         out.mkdir(parents=True, exist_ok=True)
         charts = report.charts(results, out)
@@ -228,7 +229,14 @@ class Command(BaseCommand):
         self.stderr.write("simulations (store size over 365 days, tool results, compression) …")
         started = time.perf_counter()
         try:  # a failing simulation must not lose the scenario runs, which took far longer
-            sims = simulations.run_all()
+            stream = self.stderr._out
+
+            def progress(stage: str, done: int, total: int) -> None:
+                stream.write(f"\r  {stage:<24} {done}/{total}  {time.perf_counter() - started:5.0f} s")
+                stream.flush()
+
+            sims = simulations.run_all(progress)
+            stream.write("\n")
             out.mkdir(parents=True, exist_ok=True)
             charts = simulations.charts(sims, out)
             text = simulations.markdown(sims)
