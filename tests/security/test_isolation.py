@@ -14,7 +14,7 @@ import json
 import pytest
 from django.test import Client
 from django.urls import reverse
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chat.models import ConversationRating
@@ -78,7 +78,13 @@ def test_no_customer_ever_sees_another_customers_data(world):
                 "list_my_orders": {},
                 "recall_memory": {"query": f"{marker(target)} birthday {them.order.number}"},
             }[name]
-            return json.dumps(run_tool(ctx, name, arguments), default=str)
+            result = run_tool(ctx, name, arguments)
+            if name in ("lookup_order", "track_shipment", "request_refund") and target != actor:
+                # Another's order is "not found", like a missing one; the error names the number the actor
+                # typed, which tells them nothing they did not send: only that echo is taken out.
+                assert set(result) <= {"error", "experience"}, result
+                result = {k: v.replace(them.order.number, "<the number typed>") for k, v in result.items()}
+            return json.dumps(result, default=str)
         if operation == "websocket":
 
             async def resume() -> dict:
@@ -130,6 +136,8 @@ def test_no_customer_ever_sees_another_customers_data(world):
             max_size=6,
         )
     )
+    # Every tool aimed at another customer's order, always (random examples may miss some).
+    @example(steps=[(0, 1, "tool", variant) for variant in range(4)] + [(0, 4, "tool", 1)])
     def check(steps) -> None:
         for actor, target, operation, variant in steps:
             output = act(actor, target, operation, variant)
