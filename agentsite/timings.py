@@ -82,8 +82,25 @@ def phase(name: str) -> contextlib.AbstractContextManager[None]:
     return _phase(timings, name)
 
 
+class _TimedContext:
+    """A context manager whose entering and leaving (not its block) are charged to one phase."""
+
+    def __init__(self, target: contextlib.AbstractContextManager, name: str) -> None:
+        self._target = target
+        self._name = name
+
+    def __enter__(self) -> Any:
+        with phase(self._name):
+            return self._target.__enter__()
+
+    def __exit__(self, *exc_info: Any) -> Any:
+        with phase(self._name):
+            return self._target.__exit__(*exc_info)
+
+
 class Timed:
-    """A proxy that charges every method call of ``target`` to one phase."""
+    """A proxy that charges every method call of ``target`` to one phase (a returned context
+    manager's entering and leaving too: a batch's lock and its flush)."""
 
     def __init__(self, target: Any, name: str) -> None:
         self._target = target
@@ -97,7 +114,10 @@ class Timed:
         @wraps(value)
         def timed(*args: Any, **kwargs: Any) -> Any:
             with phase(self._name):
-                return value(*args, **kwargs)
+                result = value(*args, **kwargs)
+            if isinstance(result, contextlib.AbstractContextManager):
+                return _TimedContext(result, self._name)
+            return result
 
         return timed
 

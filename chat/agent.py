@@ -22,7 +22,6 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Max
 
 from agentsite import clock, llm, timings
 from chat import handoff, prompts
@@ -40,10 +39,10 @@ from chat.tools import (
 )
 from memory import session as short_term
 from memory.consolidation import needs_consolidation
-from memory.models import Conversation, LongTermMemory, StateTransition
+from memory.models import Conversation, LongTermMemory
 from memory.recall import Recalled, confidence_tag, format_memory_block, recall, signals_missing_memory
 from memory.redaction import redact
-from memory.states import AgentState, bot_may_reply, is_allowed
+from memory.states import AgentState, bot_may_reply
 from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
 
 logger = logging.getLogger(__name__)
@@ -112,30 +111,31 @@ _summarise = timings.timed("model")(llm.summarise)
 def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
     """Answer one customer message in one conversation."""
     store = timings.Timed(short_term.store(), "short_term")
-    with turn_lock(conversation_id):
-        # 1. Short-term memory: the session, and the customer's message, stored before anything can fail.
-        session = store.load(conversation_id)
+    with turn_lock(conversation_id), short_term.observing_transitions() as transitions:
+        # 1. Short-term memory: the session, and the customer's message, stored before anything can fail
+        #    (with its slots and the state it moves to: one transaction, one MULTI/EXEC).
+        session = store.load(conversation_id, recent=store.max_messages)
         if session.customer_id != customer_id:
             raise NotYourConversation(str(conversation_id))
-        transitions_before = _last_transition(conversation_id)
-        emit = _with_state_frames(emit, conversation_id, transitions_before)
+        emit = _with_state_frames(emit, transitions)
         profile = CustomerProfile.objects.filter(user_id=customer_id).first()
         language = prompts.language_of(text, default="en" if profile and profile.language == "en" else "zh")
-        store.append(conversation_id, _entry(Role.USER, redact(text)))
-        progress = bool(store.update_info(conversation_id, _slots(text)))
+        with store.batch(conversation_id):
+            store.append(conversation_id, _entry(Role.USER, redact(text)))
+            progress = bool(store.update_info(conversation_id, _slots(text)))
+            if bot_may_reply(session.state):
+                store.transition(conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=progress,
+                                 only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
         if not bot_may_reply(session.state):
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
             return TurnResult(reply="", message_id=None, state=session.state)
-        _move(store, conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=progress,
-              only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
         ctx = ToolContext(customer_id, conversation_id, language, store)
 
         # 2. A pending change is confirmed or declined by the customer, never by the model.
-        if pending_action(conversation_id) is not None and is_cancellation(text):
+        if is_cancellation(text) and pending_action(conversation_id) is not None:
             cancel_pending(ctx)
-            _move(store, conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False,
-                  only_from={AgentState.CONFIRMING})  # fmt: skip
-            return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True)
+            declined = (AgentState.COLLECTING_INFO, "declined", {AgentState.CONFIRMING})
+            return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True, move=declined)
         confirmed = confirm_pending(ctx) if is_confirmation(text) else None
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
@@ -143,12 +143,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         mode = settings.MEMORY_RECALL_MODE
         recalled = _recall(customer_id, text) if mode == "active" else []
 
-        # 4. Working memory: system prompt, memory block, compressed history, this message.
-        memory = _working_memory(store, conversation_id, text, language, recalled, profile)
+        # 4. Working memory: system prompt, memory block, compressed history (read with the session),
+        #    this message.
+        memory = _working_memory(store.history_of(session), text, language, recalled, profile)
         if confirmed is not None:
             _record_confirmation(store, memory, conversation_id, confirmed)
-            _move(store, conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
-                  only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
+            store.transition(conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
+                             only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
 
         # 5. The model, with tools, bounded; the reply streams to the customer as it is generated.
         tools = schemas([name for name in TOOLS if mode == "tool" or name != "recall_memory"])
@@ -163,18 +164,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             result.failed = True
             return result
 
-        # 6. A person was asked for: the bot falls silent.
-        state = Conversation.objects.values_list("state", flat=True).get(pk=conversation_id)
-        if state == AgentState.ESCALATED:
-            handoff.open_handoff(conversation_id)
-            emit({"type": "escalated", "text": prompts.ESCALATED[language]})
-            return TurnResult(reply="", message_id=None, state=state, recalled=recalled, escalated=True)
-
-        # 7. Short-term memory again: the reply, and the state it leaves the conversation in.
-        if memory.used_tools:
-            _move(store, conversation_id, AgentState.RESOLVED, "answered", progress=False,
-                  only_from={AgentState.PROCESSING})  # fmt: skip
-        return _finish(store, ctx, reply, recalled, memory, emit, stream=False)
+        # 6. Short-term memory again: the reply, and the state it leaves the conversation in; unless a
+        #    person was asked for (a tool, or loop detection), and the bot falls silent.
+        resolved = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
+        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved)
 
 
 class _Memory:
@@ -194,46 +187,30 @@ def _slots(text: str) -> dict:
     return {"order_numbers": numbers} if numbers else {}
 
 
-def _move(store, conversation_id, to: AgentState, reason: str, *, only_from: set, progress: bool) -> None:
-    """Move to ``to`` if the conversation is in one of ``only_from`` (and the table allows it)."""
-    state = Conversation.objects.values_list("state", flat=True).get(pk=conversation_id)
-    if state != to and state in only_from and is_allowed(state, to):
-        store.transition(conversation_id, to, reason, progress=progress)
-
-
-def _with_state_frames(emit: Emit, conversation_id, after: int) -> Emit:
-    """Wrap ``emit`` so that state frames go out just before the turn's closing frames."""
+def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord]) -> Emit:
+    """Wrap ``emit`` so that a ``state`` frame for every transition the turn recorded (tools and loop
+    detection included) goes out just before the turn's closing frame."""
     sent = {"done": False}
 
     def wrapped(frame: dict) -> None:
         if frame["type"] in {"memory", "escalated", "notice"} and not sent["done"]:
             sent["done"] = True
-            _emit_transitions(conversation_id, after, emit)
+            for step in transitions:
+                emit({"type": "state", "from": step.from_state.value, "to": step.to_state.value})
         emit(frame)
 
     return wrapped
 
 
-def _last_transition(conversation_id) -> int:
-    return StateTransition.objects.filter(conversation_id=conversation_id).aggregate(last=Max("id"))["last"] or 0
-
-
-def _emit_transitions(conversation_id, after: int, emit: Emit) -> None:
-    """Send a ``state`` frame for every transition this turn recorded (tools and loop detection included)."""
-    steps = StateTransition.objects.filter(conversation_id=conversation_id, id__gt=after).order_by("id")
-    for step in steps.values("from_state", "to_state"):
-        emit({"type": "state", "from": step["from_state"], "to": step["to_state"]})
-
-
 @timings.timed("working_memory")
-def _working_memory(store, conversation_id, text, language, recalled, profile) -> _Memory:
+def _working_memory(history: list[Entry], text, language, recalled, profile) -> _Memory:
+    """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned."""
     buffer = WorkingMemory.from_settings()
     buffer.set_system(prompts.system_prompt(language, clock.now(), profile.display_name if profile else ""))
     if recalled:
         buffer.set_memory(format_memory_block(recalled, language))
-    history = store.history(conversation_id)
-    buffer.extend(history[:-1])  # all but the message just stored ...
-    buffer.append_user(text)  # ... which goes in unredacted for this one turn, pinned
+    buffer.extend(history)
+    buffer.append_user(text)
     return _Memory(buffer)
 
 
@@ -260,11 +237,13 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
         if not completion.tool_calls:
             return completion.content
         calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
-        store.append(ctx.conversation_id, memory.buffer.append_tool_call(calls, completion.content or ""))
+        with store.batch(ctx.conversation_id):
+            store.append(ctx.conversation_id, memory.buffer.append_tool_call(calls, completion.content or ""))
+            for call in completion.tool_calls:
+                if _only_reads(call.name):
+                    store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
+                                     only_from=BEFORE_PROCESSING)  # fmt: skip
         for call in completion.tool_calls:
-            if call.name != "escalate_to_human" and not TOOLS.get(call.name, TOOLS["lookup_order"]).changes_something:
-                _move(store, ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
-                      only_from=BEFORE_PROCESSING)  # fmt: skip
             with timings.phase("tools"):
                 result = run_tool(ctx, call.name, call.arguments)
             raw = json.dumps(result, ensure_ascii=False, default=str)
@@ -272,6 +251,11 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
             store.append(ctx.conversation_id, entry, raw=raw)
         memory.used_tools = True
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
+
+
+def _only_reads(tool: str) -> bool:
+    """Whether calling ``tool`` means the agent is processing the request (not escalating, not proposing a change)."""
+    return tool != "escalate_to_human" and not TOOLS.get(tool, TOOLS["lookup_order"]).changes_something
 
 
 def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> tuple[str, list[Recalled]]:
@@ -287,14 +271,31 @@ def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> t
 
 
 def _finish(
-    store, ctx: ToolContext, reply: str, recalled: list[Recalled], memory: _Memory | None, emit: Emit, *, stream: bool
+    store,
+    ctx: ToolContext,
+    reply: str,
+    recalled: list[Recalled],
+    memory: _Memory | None,
+    emit: Emit,
+    *,
+    stream: bool,
+    move: tuple[AgentState, str, set[AgentState]] | None = None,
 ) -> TurnResult:
-    """Store the reply, tell the socket what memory did, queue consolidation when due."""
+    """Store the reply (after ``move``: a state, its reason, the states it may leave), tell the socket
+    what memory did, queue consolidation when due; or hand over if the turn escalated."""
+    with store.batch(ctx.conversation_id) as conversation:
+        if conversation.state != AgentState.ESCALATED:
+            if move is not None:
+                to, reason, only_from = move
+                store.transition(ctx.conversation_id, to, reason, progress=False, only_from=only_from)
+            message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
+    if conversation.state == AgentState.ESCALATED:
+        handoff.open_handoff(ctx.conversation_id)
+        emit({"type": "escalated", "text": prompts.ESCALATED[ctx.language]})
+        return TurnResult(reply="", message_id=None, state=conversation.state, recalled=recalled, escalated=True)
     if stream:
         for piece in re.findall(r"\S+\s*|\s+", reply):
             emit({"type": "token", "text": piece})
-    message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
-    conversation = Conversation.objects.get(pk=ctx.conversation_id)
     emit(memory_frame(conversation, recalled, ctx.language, memory.buffer.usage().used if memory else 0))
     if store.compression_due(conversation.pk, conversation.last_seq):
         from memory.tasks import compress_conversation
@@ -319,6 +320,8 @@ def memory_frame(conversation: Conversation, recalled: list[Recalled], language:
         LongTermMemory.objects.valid()
         .filter(customer_id=conversation.customer_id, source_conversation=conversation)
         .values_list("content", flat=True)
+        if conversation.consolidated_seq  # nothing is learned from a conversation before its first consolidation
+        else LongTermMemory.objects.none()
     )
     return {
         "type": "memory",

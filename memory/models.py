@@ -11,7 +11,6 @@ is its watermark). They are kept with the customer's account. Times come from
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -28,24 +27,6 @@ ROLE_CHOICES = [(role.value, role.value) for role in Role]
 
 
 class ConversationQuerySet(models.QuerySet):
-    def bump(self, conversation_id: uuid.UUID | str, *, now: datetime, new_message: bool) -> Conversation:
-        """Lock the row, count one more write (and message) and return the updated row.
-
-        One ``UPDATE ... RETURNING``: the row stays locked until the surrounding transaction
-        ends, so two concurrent appends can never be given the same sequence number.
-        """
-        table = self.model._meta.db_table
-        rows = list(
-            self.model.objects.raw(
-                f"UPDATE {table} SET version = version + 1, last_seq = last_seq + %s, updated_at = %s "  # noqa: S608
-                "WHERE id = %s RETURNING *",
-                [1 if new_message else 0, now, str(conversation_id)],
-            )
-        )
-        if not rows:
-            raise self.model.DoesNotExist(f"no conversation {conversation_id}")
-        return rows[0]
-
     def flagged_first(self) -> ConversationQuerySet:
         return self.order_by("-loop_flagged", "-updated_at")
 

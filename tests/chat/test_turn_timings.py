@@ -66,3 +66,29 @@ def test_consolidation_reports_model_embedding_and_decisions():
 
     assert LongTermMemory.objects.filter(customer=user, key="birthday", value="03-15").exists()
     assert {"model", "embedding", "decisions"} <= set(result["timings"])
+
+
+def test_a_turn_writes_its_conversation_in_two_transactions():
+    """The customer's message (with its slots and state) and the reply (with its state) are one write each.
+
+    Counted, not timed: the statements a plain turn sends and the MULTI/EXEC blocks that reach Redis.
+    Before batching, such a turn sent 22 statements (7 of them committing writes) and 5 session pipelines.
+    """
+    from django.db import connection
+
+    user = _customer("counted")
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "Hello")  # the first turn warms the caches and the model client
+    statements: list[str] = []
+
+    def record(execute, sql, params, many, context):
+        statements.append(sql.lstrip().split()[0].upper())
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        turn = run_turn(user.pk, conversation, "Thanks, that helps")
+
+    assert turn.reply and not turn.failed
+    assert statements.count("UPDATE") == 2, statements  # the conversation row, once per batch
+    assert statements.count("INSERT") <= 4, statements  # 2 messages, ≤ 1 transition, the model call's record
+    assert len(statements) <= 14, statements  # with the turn lock, the row locks, the profile and recall

@@ -15,8 +15,8 @@ import redis
 from django.conf import settings
 
 from agentsite.settings import redis_db_url
-from memory.models import ConversationMessage
-from memory.session import SessionKeys, SessionStore
+from memory.models import Conversation, ConversationMessage
+from memory.session import SessionKeys, SessionStore, observing_transitions
 from memory.states import AgentState
 from memory.working import Role
 from tests.memory.conftest import entry, session_keys
@@ -205,3 +205,66 @@ def test_a_pipeline_that_raises_before_exec_writes_nothing(customer, redis_conn,
     invariants(redis_conn, cap=store.max_messages)
     store.append(session.id, entry(Role.USER, "next"), now=NOW)
     assert [m.content for m in store.load(session.id).messages] == ["hello", "accepted while Redis failed", "next"]
+
+
+def test_a_batch_is_one_transaction_and_one_multi_exec(store, customer, redis_conn):
+    session = store.start(customer.pk)
+    version = Conversation.objects.get(pk=session.id).version
+
+    def turn_start() -> None:
+        with store.batch(session.id, now=NOW):
+            store.append(session.id, entry(Role.USER, "where is ORD-2025-0816?"), now=NOW)
+            store.update_info(session.id, {"order_numbers": ["ORD-2025-0816"]}, now=NOW)
+            store.transition(session.id, AgentState.COLLECTING_INFO, "the customer wrote", now=NOW)
+
+    commands = monitored(redis_conn, turn_start)
+
+    names = [c[0].upper() for c in commands]
+    assert names.count("MULTI") == 1 and names.count("EXEC") == 1 and names.count("HGET") == 1
+    row = Conversation.objects.get(pk=session.id)
+    assert row.version == version + 1  # one version step for three writes
+    assert (row.state, row.last_seq, row.collected_info) == ("collecting_info", 1, {"order_numbers": ["ORD-2025-0816"]})
+    hot = store.load(session.id)
+    assert hot.source == "redis" and hot.version == row.version and hot.state == AgentState.COLLECTING_INFO
+    assert [m.content for m in hot.messages] == ["where is ORD-2025-0816?"]
+    assert [(t.from_state, t.to_state) for t in hot.transitions] == [(AgentState.GREETING, AgentState.COLLECTING_INFO)]
+
+
+def test_a_failing_batch_leaves_both_stores_as_they_were(store, customer, redis_conn):
+    session = store.start(customer.pk)
+    store.append(session.id, entry(Role.USER, "hello"), now=NOW)
+    keys = SessionKeys.of(session.id)
+    before_redis = (redis_conn.hgetall(keys.hash), redis_conn.lrange(keys.messages, 0, -1))
+    before_row = Conversation.objects.values("version", "state", "last_seq").get(pk=session.id)
+
+    with pytest.raises(RuntimeError), store.batch(session.id, now=NOW):
+        store.append(session.id, entry(Role.USER, "lost with the batch"), now=NOW)
+        store.transition(session.id, AgentState.COLLECTING_INFO, "q", now=NOW)
+        raise RuntimeError("the turn failed half-way")
+
+    assert Conversation.objects.values("version", "state", "last_seq").get(pk=session.id) == before_row
+    assert not ConversationMessage.objects.filter(conversation_id=session.id, content="lost with the batch").exists()
+    assert (redis_conn.hgetall(keys.hash), redis_conn.lrange(keys.messages, 0, -1)) == before_redis
+    assert store.append(session.id, entry(Role.USER, "next"), now=NOW).seq == 2  # no gap in the numbering
+
+
+def test_a_conditional_transition_from_a_state_not_listed_records_nothing(store, customer):
+    session = store.start(customer.pk)
+    version = Conversation.objects.get(pk=session.id).version
+
+    result = store.transition(session.id, AgentState.RESOLVED, "answered", only_from={AgentState.PROCESSING})
+
+    assert result.recorded == () and result.state == AgentState.GREETING
+    assert Conversation.objects.get(pk=session.id).version == version  # nothing written
+
+
+def test_observed_transitions_are_the_committed_ones(store, customer):
+    session = store.start(customer.pk)
+
+    with observing_transitions() as seen:
+        store.transition(session.id, AgentState.COLLECTING_INFO, "the customer wrote", now=NOW)
+        with pytest.raises(RuntimeError), store.batch(session.id, now=NOW):
+            store.transition(session.id, AgentState.PROCESSING, "rolled back", now=NOW)
+            raise RuntimeError
+
+    assert [(t.from_state, t.to_state) for t in seen] == [(AgentState.GREETING, AgentState.COLLECTING_INFO)]
