@@ -24,7 +24,6 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F
 
 from agentsite import clock, timings
 from memory.embeddings import get_embedder
@@ -224,39 +223,50 @@ def recall(
     return _load(customer_id, chosen, scores, now=now, touch=touch)
 
 
+# The chosen rows of one customer, each with whether an open conflict disputes it. With ``touch`` the
+# same statement updates their access statistics (one round trip): the columns are unindexed and the
+# table has free space (fillfactor 70), so it is a HOT update. Access restarts the decay clock.
+_DISPUTED = (
+    f"EXISTS (SELECT 1 FROM {MemoryConflict._meta.db_table} c WHERE c.customer_id = %(customer)s "
+    "AND c.existing_id = m.id AND c.status = %(open)s) AS disputed"
+)
+_COLUMNS = "m.id, m.type, m.key, m.value, m.content, m.confidence, m.source"
+_READ_CHOSEN = f"""
+    SELECT {_COLUMNS}, {_DISPUTED}
+    FROM {LongTermMemory._meta.db_table} m WHERE m.customer_id = %(customer)s AND m.id = ANY(%(ids)s)
+"""  # noqa: S608
+_TOUCH_CHOSEN = f"""
+    WITH touched AS (
+        UPDATE {LongTermMemory._meta.db_table}
+        SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
+        WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
+        RETURNING id, type, key, value, content, confidence, source
+    )
+    SELECT {_COLUMNS}, {_DISPUTED} FROM touched m
+"""  # noqa: S608
+
+
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:
     if not ids:
         return []
-    rows = {
-        m.pk: m
-        for m in LongTermMemory.objects.filter(customer_id=customer_id, pk__in=ids).defer("embedding", "search_terms")
-    }
-    disputed = set(
-        MemoryConflict.objects.filter(
-            customer_id=customer_id, existing_id__in=ids, status=MemoryConflict.Status.OPEN
-        ).values_list("existing_id", flat=True)
-    )
-    if touch:
-        # One statement for exactly the returned rows of this customer. The columns are unindexed and
-        # the table has free space (fillfactor 70): a HOT update. Access restarts the decay clock.
-        with timings.phase("bookkeeping"):
-            LongTermMemory.objects.filter(customer_id=customer_id, pk__in=ids).update(
-                access_count=F("access_count") + 1, last_accessed_at=now, decay_steps=0
-            )
+    params = {"customer": customer_id, "ids": ids, "now": now, "open": MemoryConflict.Status.OPEN.value}
+    with connection.cursor() as cursor:
+        cursor.execute(_TOUCH_CHOSEN if touch else _READ_CHOSEN, params)
+        rows = {row[0]: row for row in cursor.fetchall()}
     return [
         Recalled(
-            id=m.pk,
-            type=m.type,
-            key=m.key,
-            value=m.value,
-            content=m.content,
-            confidence=m.confidence,
-            source=m.source,
-            score=scores[m.pk],
-            disputed=m.pk in disputed,
+            id=memory_id,
+            type=row[1],
+            key=row[2],
+            value=row[3],
+            content=row[4],
+            confidence=row[5],
+            source=row[6],
+            score=scores[memory_id],
+            disputed=row[7],
         )
         for memory_id in ids
-        if (m := rows.get(memory_id)) is not None
+        if (row := rows.get(memory_id)) is not None
     ]
 
 

@@ -8,7 +8,7 @@ from django.db import transaction
 from agentsite import clock
 from memory.embeddings import get_embedder
 from memory.longterm import Candidate, insert
-from memory.models import LongTermMemory
+from memory.models import LongTermMemory, MemoryConflict
 from memory.recall import (
     MEMORY_CLOSE,
     MEMORY_OPEN,
@@ -59,6 +59,21 @@ def test_access_statistics_change_for_exactly_the_returned_rows(customer):
         assert memory.access_count == (1 if touched else 0)
         assert (memory.last_accessed_at is not None) == touched
         assert memory.decay_steps == (0 if touched else 2)  # access restarts the decay clock
+
+
+@pytest.mark.parametrize("touch", [True, False])
+def test_a_memory_under_an_open_conflict_is_recalled_as_disputed(customer, touch):
+    carrier = remember(customer, "The customer prefers SF Express", key="preferred_carrier", value="SF Express")
+    other = remember(customer, "The customer prefers deliveries on weekends", key="delivery_days", value="weekends")
+    for existing, status in ((carrier, MemoryConflict.Status.OPEN), (other, MemoryConflict.Status.DISMISSED)):
+        MemoryConflict.objects.create(customer=customer, existing=existing, key=existing.key, incoming_value="?",
+                                      incoming_source="customer_stated", status=status)  # fmt: skip
+
+    found = {m.id: m.disputed for m in recall(customer.pk, "SF Express weekends delivery", k=5, touch=touch)}
+
+    assert found == {carrier.pk: True, other.pk: False}  # a dismissed conflict disputes nothing
+    MemoryConflict.objects.filter(existing=carrier).update(status=MemoryConflict.Status.RESOLVED)
+    assert not any(m.disputed for m in recall(customer.pk, "SF Express", k=5, touch=touch))
 
 
 def test_recall_without_touch_changes_nothing(customer):
