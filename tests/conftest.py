@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import json
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -11,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 from agentsite import llm
+from agentsite.logs import JsonFormatter
 from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
 from agentsite.settings import redis_db_url
 from tests.procs import ProcessEnv
@@ -62,3 +66,34 @@ def process_env(django_db_setup, django_db_blocker) -> ProcessEnv:
     with django_db_blocker.unblock():
         connection.ensure_connection()
         return ProcessEnv.from_connection(connection.settings_dict, settings.REDIS_URL)
+
+
+class CapturedLog:
+    """Every line logged during a test, as production's console handler writes it with LOG_FORMAT=json."""
+
+    def __init__(self, stream: io.StringIO) -> None:
+        self._stream = stream
+
+    def text(self) -> str:
+        return self._stream.getvalue()
+
+    def lines(self) -> list[dict]:
+        return [json.loads(line) for line in self.text().splitlines()]
+
+
+@pytest.fixture
+def json_log() -> Iterator[CapturedLog]:
+    """Capture the root logger at DEBUG through the console handler's filters (context, redaction), as JSON."""
+    console = next(h for h in logging.getLogger().handlers if h.get_name() == "console")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(JsonFormatter())
+    for log_filter in console.filters:
+        handler.addFilter(log_filter)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    yield CapturedLog(stream)
+    root.removeHandler(handler)
+    root.setLevel(level)

@@ -9,7 +9,6 @@ import pytest
 from django.core.management import call_command
 from django_redis import get_redis_connection
 
-from agentsite.logs import JsonFormatter
 from agentsite.models import ModelCall
 from chat.models import Handoff, PendingAction
 from memory.consolidation import consolidate
@@ -41,24 +40,6 @@ def shop(db):
     return {u.username: u for u in get_user_model().objects.all()}
 
 
-@pytest.fixture
-def captured_lines():
-    """Every log line, formatted as production writes it: the console handler's filters, JSON lines."""
-    console = next(h for h in logging.getLogger().handlers if h.get_name() == "console")
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonFormatter())
-    for log_filter in console.filters:
-        handler.addFilter(log_filter)
-    root = logging.getLogger()
-    level = root.level
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG)
-    yield stream
-    root.removeHandler(handler)
-    root.setLevel(level)
-
-
 def redis_dump() -> str:
     redis = get_redis_connection("default")
     parts = []
@@ -73,7 +54,7 @@ def redis_dump() -> str:
     return "\n".join(parts)
 
 
-def test_secrets_stay_in_their_own_turn(shop, offline_model, captured_lines):
+def test_secrets_stay_in_their_own_turn(shop, offline_model, json_log):
     alice = shop["alice"]
 
     async def conversation():
@@ -127,19 +108,19 @@ def test_secrets_stay_in_their_own_turn(shop, offline_model, captured_lines):
     assert leaks("\n".join(c.error for c in ModelCall.objects.all())) == []
 
     # Log lines: every one of them, at every level.
-    lines = captured_lines.getvalue().splitlines()
+    lines = json_log.text().splitlines()
     assert any(conversation_id in line for line in lines)
     assert leaks("\n".join(lines)) == []
 
 
-def test_a_log_line_carrying_a_secret_is_redacted(captured_lines):
+def test_a_log_line_carrying_a_secret_is_redacted(json_log):
     logging.getLogger("chat.anything").warning("customer wrote %s", SECRET_TURN)
     try:
         raise ValueError(f"bad input {CN_ID}")
     except ValueError:
         logging.getLogger("chat.anything").exception("failed")
-    lines = [json.loads(line) for line in captured_lines.getvalue().splitlines()]
+    lines = json_log.lines()
     assert "[card number removed]" in lines[0]["message"] and "[password removed]" in lines[0]["message"]
     assert "ORD-2025-0923" in lines[0]["message"]  # look-alikes stay readable
     assert "[ID number removed]" in lines[1]["exception"]
-    assert leaks(captured_lines.getvalue()) == []
+    assert leaks(json_log.text()) == []
