@@ -206,6 +206,13 @@ def run(args) -> dict:
     latencies = [x for r in runs for x in r.latencies]
     errors = [e for r in runs for e in r.errors]
     wrong = sum(1 for r in runs if r.replies and r.order_number not in r.replies[0])
+    handshakes = [r.handshake for r in runs if r.handshake is not None]
+    histories = [r.history for r in runs if r.history is not None]
+    opening = {
+        name: {"p50": percentile(values, 0.5) * 1000, "p95": percentile(values, 0.95) * 1000,
+               "max": max(values, default=float("nan")) * 1000, "n": len(values)}
+        for name, values in (("handshake", handshakes), ("history", histories))
+    }  # fmt: skip
     print(services.machine())
     print(services.load_average())
     print(f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
@@ -215,6 +222,9 @@ def run(args) -> dict:
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
     print(f"turn latency p50 {p50:.0f} ms, p95 {p95:.0f} ms, p99 {p99:.0f} ms")
     print(f"errors {len(errors)} {sorted(set(errors))[:5]}; replies naming the wrong order {wrong}")
+    for name, what in (("handshake", "websocket handshake (accepted)"), ("history", "history frame received")):
+        o = opening[name]
+        print(f"{what} after p50 {o['p50']:.0f} ms, p95 {o['p95']:.0f} ms, max {o['max']:.0f} ms, n={o['n']}")
     print("CPU over the run, in cores (of nproc): " + ", ".join(f"{k} {v:.2f}" for k, v in cores.items())
           + f"; machine total {sum(cores.values()):.2f}")  # fmt: skip
     lag = {"p50": statistics.median(lags) if lags else float("nan"), "p95": percentile(lags, 0.95),
@@ -238,6 +248,7 @@ def run(args) -> dict:
         "errors": len(errors),
         "error kinds": sorted(set(errors))[:5],
         "wrong order": wrong,
+        "opening ms": opening,
         "cores": cores,
         "event loop lag ms": lag,
         "resident MiB": rss,

@@ -23,14 +23,22 @@ class CustomerRun:
     replies: list[str] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    handshake: float | None = None  # seconds until the server accepted the socket
+    history: float | None = None  # seconds until the history frame arrived (from the start of the connect)
 
 
 async def chat(url: str, cookie: str, run: CustomerRun, messages: list[str], timeout: float = 120) -> CustomerRun:
     """Send ``messages`` one after another on one socket; record replies and per-turn latency."""
     headers = {"Cookie": cookie, "Origin": "http://localhost"}
+    connecting = time.perf_counter()
     try:
         async with websockets.connect(url, additional_headers=headers, open_timeout=timeout) as socket:
-            json.loads(await asyncio.wait_for(socket.recv(), timeout))  # the history frame
+            run.handshake = time.perf_counter() - connecting
+            first = json.loads(await asyncio.wait_for(socket.recv(), timeout))  # the history, or why not
+            if first["type"] != "history":
+                run.errors.append(first.get("code", first["type"]))
+                return run
+            run.history = time.perf_counter() - connecting
             for text in messages:
                 started = time.perf_counter()
                 await socket.send(json.dumps({"type": "message", "text": text}))
