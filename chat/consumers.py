@@ -1,10 +1,12 @@
 """The customer's websocket: validate frames, hand each message to the agent turn, send JSON frames.
 
-The consumer holds no ORM, cache or model calls of its own: blocking work runs in a bounded thread
-pool (``AGENT_TURN_WORKERS`` threads per process) rather than Channels' single shared sync thread,
-and frames produced by a turn come back to the event loop through a queue, in order. Messages of
-one socket are handled one after another; turns of one conversation are serialised across sockets
-by the turn itself. The protocol is documented in docs/protocol.md.
+The consumer holds no ORM, cache or model calls of its own: blocking work runs in bounded thread
+pools rather than Channels' single shared sync thread: turns in one (``AGENT_TURN_WORKERS`` threads
+per process), opening sockets in another (``AGENT_CONNECT_WORKERS``), so that a customer arriving
+while turns are queued does not wait behind them for their history. Frames produced by a turn come
+back to the event loop through a queue, in order. Messages of one socket are handled one after
+another; turns of one conversation are serialised across sockets by the turn itself. The protocol
+is documented in docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -29,15 +31,20 @@ from chat.agent import NotYourConversation, TurnResult, run_turn
 logger = logging.getLogger(__name__)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
-_pool: ThreadPoolExecutor | None = None
+# Application close codes (daphne sends only 1000 or 3000-4999): 4401 nobody is logged in; 4503 (after HTTP 503)
+# the server could not open the socket in time (busy, or its database unavailable): try again later.
+CLOSE_LOGGED_OUT = 4401
+CLOSE_TRY_AGAIN_LATER = 4503
+
+_pools: dict[str, ThreadPoolExecutor] = {}
 
 
-def pool() -> ThreadPoolExecutor:
-    """The process's bounded pool for blocking turn work."""
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=settings.AGENT_TURN_WORKERS, thread_name_prefix="turn")
-    return _pool
+def pool(kind: str = "turn") -> ThreadPoolExecutor:
+    """The process's bounded pool for blocking work of one kind: ``turn`` or ``connect``."""
+    if kind not in _pools:
+        workers = {"turn": settings.AGENT_TURN_WORKERS, "connect": settings.AGENT_CONNECT_WORKERS}[kind]
+        _pools[kind] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=kind)
+    return _pools[kind]
 
 
 def _with_fresh_connections(fn, *args, **kwargs):
@@ -48,10 +55,10 @@ def _with_fresh_connections(fn, *args, **kwargs):
         close_old_connections()
 
 
-async def run_blocking(fn, *args, **kwargs):
-    """Run ``fn`` in the turn pool, in the caller's context (its log fields), and await its result."""
+async def run_blocking(fn, *args, kind: str = "turn", **kwargs):
+    """Run ``fn`` in the pool of that kind, in the caller's context (its log fields), and await its result."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(pool(), run_in_context(partial(_with_fresh_connections, fn, *args, **kwargs)))
+    return await loop.run_in_executor(pool(kind), run_in_context(partial(_with_fresh_connections, fn, *args, **kwargs)))
 
 
 def observed_turn(*args, **kwargs) -> TurnResult:
@@ -75,22 +82,54 @@ class ChatConsumer(AsyncWebsocketConsumer):
     """One customer's chat socket on one conversation at a time."""
 
     async def connect(self) -> None:
-        user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
-            await self.close(code=4401)
-            return
-        self.customer_id = user.pk
-        self.session_key = getattr(self.scope.get("session"), "session_key", None)
-        # Accept before anything waits for the turn pool: under load the pool's queue is full of turns,
-        # and daphne drops a handshake not accepted within its connect timeout (5 s; benchmarks/ws_load.py).
-        # Channels dispatches this socket's frames only after connect() returns, so none arrives early.
+        # Accept first, then authenticate and load. daphne drops a handshake not accepted within its connect
+        # timeout (5 s), and a burst of customers' session and user lookups, queued on one thread, outlasted
+        # it: all 200 sockets of a burst failed (docs/bench.md). Accepting costs the event loop alone; the
+        # blocking work then runs in the connect pool, bounded by AGENT_CONNECT_TIMEOUT_SECONDS, and a socket
+        # that cannot be opened is closed with a code the page acts on. Channels dispatches this socket's
+        # frames only after connect() returns, so none is handled before the socket is open.
         await self.accept()
-        wanted = self._query_param("conversation")
-        self.conversation_id = await run_blocking(conversations.open_for, self.customer_id, wanted)
+        self.session_key = getattr(self.scope.get("session"), "session_key", None)
+        if not self.session_key:
+            await self.close(code=CLOSE_LOGGED_OUT)
+            return
+        try:
+            history = await asyncio.wait_for(self._open(), settings.AGENT_CONNECT_TIMEOUT_SECONDS)
+        except TimeoutError:  # work still queued is cancelled; work already running finishes unheard
+            logger.warning("socket not opened within %s s: closed with %s", settings.AGENT_CONNECT_TIMEOUT_SECONDS,
+                           CLOSE_TRY_AGAIN_LATER)  # fmt: skip
+            await self._error("busy", "the chat is busy; reconnecting in a moment")
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+            return
+        except (OperationalError, InterfaceError) as error:
+            logger.warning("socket not opened: database unavailable (%s)", str(error).strip()[:200])
+            await self._error("unavailable", "the chat is unavailable just now; reconnecting in a moment")
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+            return
+        if history is None:
+            await self.close(code=CLOSE_LOGGED_OUT)
+            return
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
         self.worker = asyncio.create_task(self._work())
+        await self._send(history)
+
+    async def _open(self) -> dict | None:
+        """Authenticate, pick the conversation, join its group; return its history frame (``None``: not logged in).
+
+        One blocking call per socket, not one per step: the pool runs calls in arrival order, and with
+        a step per call a burst's sockets would all wait for the last one's first step before any got its
+        history (measured: history p50 12.1 s, p95 12.7 s for 1,000 at once), and a deadline would
+        then turn away all of them rather than the last arrivals. The group is joined after the history
+        was read: a turn another tab finishes in between is not signalled to this one (a window of one
+        Redis call).
+        """
+        opened = await run_blocking(conversations.open_socket, self.session_key, self._query_param("conversation"),
+                                    kind="connect")  # fmt: skip
+        if opened is None:
+            return None
+        self.customer_id, self.conversation_id, history = opened.customer_id, opened.conversation_id, opened.history
         await self._join()
-        await self._send_history()
+        return history
 
     async def disconnect(self, code: int) -> None:
         worker = getattr(self, "worker", None)
@@ -101,6 +140,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
     # -- frames from the customer -------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if getattr(self, "worker", None) is None:  # connect() closed the socket; frames sent before the close
+            return
         if text_data is None:
             await self._error("bad_frame", "send JSON text frames")
             return
@@ -165,7 +206,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def _turn(self, text: str) -> None:
         if not await run_blocking(conversations.session_alive, self.session_key, self.customer_id):
             await self._error("logged_out", "you have been logged out")
-            await self.close(code=4401)
+            await self.close(code=CLOSE_LOGGED_OUT)
             return
         loop = asyncio.get_running_loop()
         outgoing: asyncio.Queue[dict | None] = asyncio.Queue()

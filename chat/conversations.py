@@ -1,17 +1,18 @@
-"""Which conversation a customer's socket is on, its history frame, and the checks a socket makes.
+"""Who is behind a customer's socket, which conversation it is on, its history frame, and the checks it makes.
 
-Blocking helpers the consumer runs in its thread pool.
+Blocking helpers the consumer runs in its thread pools.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from importlib import import_module
 from uuid import UUID
 
 from django.conf import settings
-from django.contrib.auth import HASH_SESSION_KEY, SESSION_KEY, get_user_model
-from django.contrib.sessions.models import Session
-from django.utils import timezone
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
+from django.utils.crypto import constant_time_compare
 
 from agentsite import clock
 from memory import session as short_term
@@ -19,6 +20,28 @@ from memory.models import Conversation
 from memory.working import Role
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A new socket's customer, its conversation and that conversation's history frame."""
+
+    customer_id: int
+    conversation_id: UUID
+    history: dict
+
+
+def open_socket(session_key: str, wanted: str | None = None) -> Opened | None:
+    """Authenticate a new socket and load its conversation (``None``: nobody is logged in by the session).
+
+    The session and user lookups Channels' ``AuthMiddleware`` would make on its single sync thread,
+    the choice of conversation and its history frame, in one blocking call (one database connection).
+    """
+    customer_id = logged_in_customer(session_key)
+    if customer_id is None:
+        return None
+    conversation_id = open_for(customer_id, wanted)
+    return Opened(customer_id, conversation_id, history_frame(customer_id, conversation_id))
 
 
 def open_for(customer_id: int, wanted: str | None = None) -> UUID:
@@ -85,16 +108,34 @@ def within_rate_limit(customer_id: int) -> bool:
     return count <= settings.AGENT_RATE_LIMIT_PER_MINUTE
 
 
+def logged_in_customer(session_key: str | None) -> int | None:
+    """The id of the active user the session logs in, or ``None``: no such session, expired, logged out, or
+    signed with a password since changed.
+
+    Django's ``get_user`` without its side effects: a socket cannot send a cookie back, so it neither
+    flushes nor cycles the session (a session signed under a ``SECRET_KEY_FALLBACKS`` key is accepted
+    and left for the next HTTP request to re-sign).
+    """
+    if not session_key:
+        return None
+    # The configured engine's store: expired sessions load empty (Django dates them by the real time,
+    # not the project's movable policy clock).
+    data = import_module(settings.SESSION_ENGINE).SessionStore(session_key).load()
+    backend_path = data.get(BACKEND_SESSION_KEY)
+    if SESSION_KEY not in data or backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return None
+    user_id = get_user_model()._meta.pk.to_python(data[SESSION_KEY])
+    user = load_backend(backend_path).get_user(user_id)  # None for an inactive user (ModelBackend)
+    if user is None:
+        return None
+    session_hash = data.get(HASH_SESSION_KEY)
+    if not session_hash:
+        return None
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return user.pk if any(constant_time_compare(session_hash, h) for h in hashes) else None
+
+
 def session_alive(session_key: str | None, customer_id: int) -> bool:
     """Whether the login behind the socket still holds: not logged out, expired or password-changed."""
-    if not session_key:
-        return False
-    # Django dates sessions by the real time, not the project's (movable) policy clock.
-    row = Session.objects.filter(session_key=session_key, expire_date__gt=timezone.now()).first()
-    if row is None:
-        return False
-    data = row.get_decoded()
-    if str(data.get(SESSION_KEY)) != str(customer_id):
-        return False
-    user = get_user_model().objects.filter(pk=customer_id, is_active=True).first()
-    return user is not None and data.get(HASH_SESSION_KEY) == user.get_session_auth_hash()
+    found = logged_in_customer(session_key)
+    return found is not None and found == customer_id

@@ -39,12 +39,21 @@ class ChatSocket:
                 headers.append((b"cookie", thread.submit(session_cookie, user).result()))
         self.communicator = WebsocketCommunicator(application, path, headers=headers)
         self.history: dict | None = None
+        self.close_code: int | None = None
 
     async def connect(self) -> bool:
-        connected, _ = await self.communicator.connect(timeout=10)
-        if connected:
-            self.history = await self.receive()
-        return connected
+        """Open the socket; ``True`` once its history frame arrived (``close_code`` says why not)."""
+        connected, code = await self.communicator.connect(timeout=10)
+        if not connected:  # refused before the handshake completed (a foreign origin)
+            self.close_code = code
+            return False
+        # The server accepts first and authenticates afterwards: the next output is the history or a close.
+        output = await self.communicator.receive_output(timeout=30)
+        if output["type"] == "websocket.close":
+            self.close_code = output.get("code")
+            return False
+        self.history = json.loads(output["text"])
+        return True
 
     async def receive(self, timeout: float = 30) -> dict:
         return json.loads(await self.communicator.receive_from(timeout=timeout))

@@ -127,6 +127,7 @@
       });
       if (!f.messages.length) showEmpty();
       if (connection.dataset.state !== "open") setConnection("open", T.connected);
+      attempt = 0;  // the socket is usable: the next drop starts the backoff afresh
       showState(f.state);
       if (f.state === "resolved") offerRating(conversationId);
     },
@@ -169,8 +170,8 @@
     var url = scheme + location.host + config.wsPath + (conversationId ? "?conversation=" + encodeURIComponent(conversationId) : "");
     socket = new WebSocket(url);
     // "Open" (and the send button) waits for the history frame: the server accepts the socket before
-    // it has loaded the conversation, and a message echoed earlier would be wiped by the history.
-    socket.onopen = function () { attempt = 0; };
+    // it has authenticated it and loaded the conversation, and a message echoed earlier would be wiped by
+    // the history. So does resetting the backoff: a busy server accepts, then closes with 4503.
     socket.onmessage = function (event) {
       var frame;
       try { frame = JSON.parse(event.data); } catch (e) { return; }
@@ -185,7 +186,9 @@
         window.setTimeout(function () { location.href = config.loginUrl; }, 1500);
         return;
       }
-      // Exponential backoff with jitter: 0.5 s, 1 s, 2 s … at most 15 s.
+      // Exponential backoff with jitter: 0.5 s, 1 s, 2 s … at most 15 s. 4503 (try again later): the server
+      // is busy or its database away; start at 2 s so that a crowd turned away does not return at once.
+      if (event.code === 4503) attempt = Math.max(attempt, 2);
       var delay = Math.min(15000, 500 * Math.pow(2, attempt)) * (0.75 + Math.random() / 2);
       attempt += 1;
       setConnection("reconnecting", T.reconnecting);
