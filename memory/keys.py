@@ -111,6 +111,48 @@ def _choice(canonical: dict[str, tuple[str, ...]]) -> Callable[[str], str]:
     return normalise
 
 
+# Every carrier the shop ships with or a customer is likely to name, by id, with its names in both
+# languages. A carrier missing here is a preference consolidation throws away ("invalid value"), so
+# the offline model's carriers (agentsite/offline_model/slots.py) must all be here: a test checks.
+CARRIERS: dict[str, tuple[str, ...]] = {
+    "sf_express": ("SF Express", "SF", "顺丰", "顺丰速运", "顺丰快递"),
+    "jd": ("JD Logistics", "JD", "京东", "京东物流", "京东快递"),
+    "ems": ("EMS", "China Post", "中国邮政", "邮政", "邮政EMS"),
+    "ups": ("UPS",),
+    "dhl": ("DHL",),
+    "fedex": ("FedEx", "联邦快递"),
+    "zto": ("ZTO Express", "ZTO", "中通", "中通快递"),
+    "yto": ("YTO Express", "YTO", "圆通", "圆通速递", "圆通快递"),
+    "sto": ("STO Express", "STO", "申通", "申通快递"),
+    "yunda": ("Yunda Express", "Yunda", "韵达", "韵达快递"),
+    "usps": ("USPS",),
+}
+# Words a name may carry or drop without naming another carrier: "ZTO" and "ZTO Express" are one.
+_CARRIER_SUFFIX = re.compile(r"(?:express|logistics|delivery|courier|快递|速运|速递|物流)$")
+
+
+def _carrier_form(name: str) -> str:
+    return re.sub(r"[\s\-_.·]+", "", name.casefold())
+
+
+_CARRIER_LOOKUP = {
+    form: carrier
+    for carrier, names in CARRIERS.items()
+    for name in (carrier, *names)
+    for form in {_carrier_form(name), _CARRIER_SUFFIX.sub("", _carrier_form(name))}
+    if form
+}
+
+
+def normalise_carrier(value: str) -> str:
+    """Return the carrier's id for its id or any of its names ("中通快递", "ZTO Express", "zto")."""
+    form = _carrier_form(value)
+    carrier = _CARRIER_LOOKUP.get(form) or _CARRIER_LOOKUP.get(_CARRIER_SUFFIX.sub("", form))
+    if carrier is None:
+        raise InvalidValue(f"{value!r} is not a carrier we know: {', '.join(CARRIERS)}")
+    return carrier
+
+
 def normalise_order_number(value: str) -> str:
     """Return ``ORD-YYYY-NNNN`` upper-cased."""
     text = value.strip().upper()
@@ -182,16 +224,8 @@ REGISTRY: dict[str, KeySpec] = {
         KeySpec(
             "preferred_carrier",
             Cardinality.ONE,
-            _choice(
-                {
-                    "sf_express": ("sf", "sf express", "顺丰"),
-                    "ups": (),
-                    "dhl": (),
-                    "ems": ("中国邮政",),
-                    "jd": ("jd logistics", "京东", "京东物流"),
-                }
-            ),
-            "the delivery company the customer prefers",
+            normalise_carrier,
+            f"the delivery company the customer prefers: {', '.join(CARRIERS)}",
         ),
         KeySpec("phone_number", Cardinality.ONE, normalise_phone, "the customer's phone number, digits"),
         KeySpec("email", Cardinality.ONE, normalise_email, "the customer's email address, lower case"),

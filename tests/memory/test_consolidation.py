@@ -89,6 +89,28 @@ def test_opposite_preferences_newer_wins_and_the_older_is_restorable(store, cust
     assert LongTermMemory.objects.get(pk=current.pk).invalidated_at is not None
 
 
+@pytest.mark.parametrize(
+    ("first", "later", "before", "after"),
+    [
+        ("I prefer ZTO for deliveries", "Actually, I'd rather use SF Express now", "zto", "sf_express"),
+        ("以后发货我比较喜欢用UPS", "其实我现在更喜欢用中通了", "ups", "zto"),
+        ("我比较喜欢用中通快递", "其实我现在更喜欢用圆通了", "zto", "yto"),
+    ],
+)
+def test_a_changed_carrier_supersedes_the_old_one_as_a_recorded_conflict(store, customer, first, later, before, after):
+    consolidate(converse(store, customer, first))
+    assert valid(customer, key="preferred_carrier").get().value == before
+
+    report = consolidate(converse(store, customer, later, days_later=16))
+
+    assert report.rejected == []
+    old = LongTermMemory.objects.get(customer=customer, key="preferred_carrier", value=before)
+    new = valid(customer, key="preferred_carrier").get()
+    assert new.value == after and old.superseded_by == new
+    conflict = MemoryConflict.objects.get(customer=customer, key="preferred_carrier")
+    assert (conflict.status, conflict.existing, conflict.incoming) == ("auto_resolved", old, new)
+
+
 def test_second_and_third_order_numbers_are_inserted_not_conflicts(store, customer):
     for number in ("ORD-2025-0816", "ORD-2025-0901", "ORD-2025-1002"):
         consolidate(converse(store, customer, f"我的订单号是 {number}", days_later=1))

@@ -61,3 +61,28 @@ def test_cardinality():
     assert is_single_valued("birthday") and is_single_valued("notification_preference")
     assert not is_single_valued("order_number")
     assert not is_single_valued("")
+
+
+@pytest.mark.parametrize(
+    ("wording", "carrier"),
+    [("zto", "zto"), ("ZTO", "zto"), ("ZTO Express", "zto"), ("中通", "zto"), ("中通快递", "zto"),
+     ("顺丰速运", "sf_express"), ("SF-Express", "sf_express"), ("京东快递", "jd"), ("China Post", "ems"),
+     ("Fed Ex", "fedex"), ("圆通速递", "yto"), ("Yunda Express", "yunda"), ("usps", "usps")],
+)  # fmt: skip
+def test_carrier_names_in_either_language_normalise_to_one_id(wording, carrier):
+    assert normalise("preferred_carrier", wording) == carrier
+
+
+def test_every_carrier_the_offline_model_extracts_is_a_valid_value():
+    """A carrier the extractor knows but the registry does not is a preference thrown away (g08-zh: 中通)."""
+    from agentsite.offline_model.slots import CARRIERS
+
+    for carrier in CARRIERS:
+        for name in (carrier.id, carrier.en, carrier.zh):
+            assert normalise("preferred_carrier", name) == carrier.id, name
+
+
+@pytest.mark.parametrize("wording", ["快递", "the cheapest one", ""])
+def test_words_that_name_no_carrier_are_refused(wording):
+    with pytest.raises(InvalidValue):
+        normalise("preferred_carrier", wording)
