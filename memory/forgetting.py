@@ -1,8 +1,9 @@
 """The forgetting policy: decay, archive and delete long-term memories; expire old transcripts.
 
 Applies to long-term memory (PostgreSQL) and to short-term memory's durable copy. Runs daily from
-Celery beat (``memory.run_forgetting``) or ``manage.py forget``. All of it is set-based SQL in
-bounded id ranges — no per-row Python — and idempotent:
+Celery beat (``memory.run_forgetting``) or ``manage.py forget``. It walks the table in bounded id
+ranges: one scan per range finds the rows the policy changes (in steady state a few percent), and
+set-based statements write only those. A dry run is the same scan without the writes. Idempotent:
 
 - decay: confidence x ``MEMORY_DECAY_FACTOR`` once for every full ``MEMORY_DECAY_PERIOD_DAYS``
   without access, counted from the last access or, if never accessed, from creation (REVIEW
@@ -34,20 +35,27 @@ TABLE = LongTermMemory._meta.db_table
 IDLE = "(%(now)s - COALESCE(last_accessed_at, created_at))"
 PERIODS = f"floor(extract(epoch FROM {IDLE}) / (%(period_days)s * 86400.0))::int"
 
-DECAY_SQL = f"""
-    UPDATE {TABLE}
-    SET confidence = confidence * power(%(factor)s, {PERIODS} - decay_steps), decay_steps = {PERIODS}
-    WHERE id >= %(lo)s AND id < %(hi)s AND {PERIODS} > decay_steps
+DECAYED = f"confidence * power(%(factor)s, greatest({PERIODS} - decay_steps, 0))"
+DECAYS = f"({PERIODS} > decay_steps)"
+ARCHIVES = (
+    f"(archived_at IS NULL AND {IDLE} >= make_interval(days => %(archive_days)s) AND {DECAYED} < %(archive_below)s)"
+)
+DELETES = f"({IDLE} >= make_interval(days => %(delete_days)s) AND {DECAYED} < %(delete_below)s)"
+# One pass over an id range finds every row the policy changes and what happens to it: decay first,
+# then archive or delete judged on the decayed confidence. Rows it leaves alone are read, not written.
+SCAN_SQL = f"""
+    SELECT id, customer_id, version, greatest({PERIODS}, decay_steps), {DECAYED}, {DECAYS}, {ARCHIVES}, {DELETES}
+    FROM {TABLE}
+    WHERE id >= %(lo)s AND id < %(hi)s AND ({DECAYS} OR {ARCHIVES} OR {DELETES})
 """  # noqa: S608 - constant SQL, values are parameters
-ARCHIVE_WHERE = f"""
-    id >= %(lo)s AND id < %(hi)s AND archived_at IS NULL
-    AND {IDLE} >= make_interval(days => %(archive_days)s) AND confidence < %(archive_below)s
-"""
-DELETE_WHERE = f"""
-    id >= %(lo)s AND id < %(hi)s
-    AND {IDLE} >= make_interval(days => %(delete_days)s) AND confidence < %(delete_below)s
-"""
-DECAY_COUNT_SQL = f"SELECT count(*) FROM {TABLE} WHERE id >= %(lo)s AND id < %(hi)s AND {PERIODS} > decay_steps"  # noqa: S608
+APPLY_SQL = f"""
+    UPDATE {TABLE} AS m
+    SET confidence = d.confidence, decay_steps = d.steps,
+        archived_at = CASE WHEN d.archive THEN %(now)s ELSE m.archived_at END
+    FROM unnest(%(ids)s::bigint[], %(confidences)s::float8[], %(steps)s::int[], %(archive)s::bool[])
+         AS d(id, confidence, steps, archive)
+    WHERE m.id = d.id
+"""  # noqa: S608
 
 
 @dataclass
@@ -89,32 +97,33 @@ def run(now: datetime | None = None, *, dry_run: bool = False, batch: int | None
     counts = Counts()
     base = _params(now)
     for lo, hi in _id_ranges(batch):
-        params = {**base, "lo": lo, "hi": hi}
         with transaction.atomic(), connection.cursor() as cursor:
-            if dry_run:
-                # Counted as if applied in order: decay first, then archive/delete on decayed values.
-                cursor.execute(DECAY_COUNT_SQL, params)
-                counts.decayed += cursor.fetchone()[0]
-                decayed = f"confidence * power(%(factor)s, greatest({PERIODS} - decay_steps, 0))"
-                for field, where in (("archived", ARCHIVE_WHERE), ("deleted", DELETE_WHERE)):
-                    cursor.execute(
-                        f"SELECT count(*) FROM {TABLE} WHERE " + where.replace("confidence <", f"{decayed} <"), params
-                    )  # noqa: S608
-                    setattr(counts, field, getattr(counts, field) + cursor.fetchone()[0])
+            cursor.execute(SCAN_SQL + ("" if dry_run else " FOR UPDATE"), {**base, "lo": lo, "hi": hi})
+            rows = cursor.fetchall()
+            counts.decayed += sum(1 for row in rows if row[5])
+            counts.archived += sum(1 for row in rows if row[6])
+            doomed = [row for row in rows if row[7]]
+            if dry_run or not rows:
+                counts.deleted += len(doomed)
                 continue
-            cursor.execute(DECAY_SQL, params)
-            counts.decayed += cursor.rowcount
-            cursor.execute(f"UPDATE {TABLE} SET archived_at = %(now)s WHERE {ARCHIVE_WHERE}", params)  # noqa: S608
-            counts.archived += cursor.rowcount
-            counts.deleted += _delete(cursor, params)
+            kept = [row for row in rows if not row[7]]
+            cursor.execute(
+                APPLY_SQL,
+                {
+                    "now": now,
+                    "ids": [row[0] for row in kept],
+                    "confidences": [row[4] for row in kept],
+                    "steps": [row[3] for row in kept],
+                    "archive": [row[6] for row in kept],
+                },
+            )
+            counts.deleted += _delete(cursor, [(row[0], row[1], row[2]) for row in doomed], now)
     counts.transcripts_deleted = _expire_transcripts(now, dry_run=dry_run)
     return counts
 
 
-def _delete(cursor, params: dict) -> int:
-    """Delete the batch's forgettable memories, leaving only content-free traces."""
-    cursor.execute(f"SELECT id, customer_id, version FROM {TABLE} WHERE {DELETE_WHERE} FOR UPDATE", params)  # noqa: S608
-    doomed = cursor.fetchall()
+def _delete(cursor, doomed: list[tuple[int, int, int]], now: datetime) -> int:
+    """Delete the memories ``doomed`` (id, customer, version; locked), leaving only content-free traces."""
     if not doomed:
         return 0
     ids = [row[0] for row in doomed]
@@ -133,7 +142,7 @@ def _delete(cursor, params: dict) -> int:
         " FROM unnest(%s::bigint[], %s::bigint[], %s::int[]) AS d(id, customer_id, version)",
         [
             json.dumps({"reason": "forgetting policy"}),
-            params["now"],
+            now,
             ids,
             [r[1] for r in doomed],
             [r[2] for r in doomed],
