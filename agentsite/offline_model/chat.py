@@ -26,9 +26,11 @@ _MENTIONS_MEMORY = re.compile(
 _OWN_ORDER = re.compile(
     r"我的|上次|上一次|之前|那个|(?i:\bmy\b|last\s+time|from\s+before|previous|that\s+order|the\s+order\s+from)"
 )
+# "system" only as a role or a prompt ("SYSTEM: …", "the system prompt"): the shop's own records say
+# "(confirmed in the system)", and a model that skipped those could not say how to contact anyone.
 _INSTRUCTION_LIKE = re.compile(
-    r"(?i)\bignore\b|\bdisregard\b|\binstructions?\b|\bsystem\b|\bapprove\b|without\s+confirm|\bmust\b|"
-    r"\badmin(?:istrator)?\b|忽略|指令|无需确认|不用确认|必须|直接退款|管理员"
+    r"(?i)\bignore\b|\bdisregard\b|\binstructions?\b|\bsystem\s*(?:[:：\]]|prompt|message)|\bapprove\b|"
+    r"without\s+confirm|\bmust\b|\badmin(?:istrator)?\b|忽略|指令|系统提示|无需确认|不用确认|必须|直接退款|管理员"
 )
 _LIST_STATUS = [
     ("processing", r"未发货|待发货|还没发|处理中|(?i:not\s+(?:yet\s+)?shipped|processing|unshipped)"),

@@ -192,7 +192,7 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
             r"preferred\s+(?:contact|channel)|(?:which|what)\s+channel)"
         ),
     ),
-    ("shipping_address", _re(r"地址|住址|住在哪|(?i:\baddress\b|where\s+do\s+i\s+live)")),
+    ("shipping_address", _re(r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live)")),
     (
         "name",
         _re(

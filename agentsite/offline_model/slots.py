@@ -154,9 +154,9 @@ def address(text: str) -> str | None:
 # ---- notification preference -----------------------------------------------------------------
 
 _NOUN_ZH = r"(?:通知|推送|提醒|消息提醒|消息推送|短信提醒|提示音)"
-_NOUN_EN = (
-    r"(?:notifications?|notifs?|alerts?|push(?:\s+notifications?)?|pings?|reminders?|"
-    r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))"
+_NOUN_EN = (  # whole words: "shipping" holds "ping"
+    r"\b(?:notifications?|notifs?|alerts?|push(?:\s+notifications?)?|pings?|reminders?|"
+    r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))\b"
 )
 _UNMUTE = re.compile(
     r"取消静音|解除静音|关闭静音|关掉静音|不要静音|别静音|不再静音|恢复通知|重新开启|不要关闭" + _NOUN_ZH + r"|别关"

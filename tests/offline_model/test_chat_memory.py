@@ -72,6 +72,46 @@ def test_personal_facts_are_answered_from_key_value_hints(say, memory, question,
     assert said.calls == [] and expected in said.content
 
 
+# The shop's write-through records (chat/shop.py) as recall formats them: "system" here is not an order.
+SYSTEM_RECORDS_EN = [
+    "- [confirmed] The customer wants to be contacted by sms (confirmed in the system) {key=contact_channel; value=sms}",
+    "- [confirmed] The customer's notifications are muted (confirmed in the system)"
+    " {key=notification_preference; value=mute}",
+    "- [confirmed] The customer's shipping address is 12 Oak Street, Leeds, LS1 4AB (confirmed in the system)"
+    " {key=shipping_address; value=12 Oak Street, Leeds, LS1 4AB}",
+    "- [confirmed] The customer's email is olivia.price@example.com {key=email; value=olivia.price@example.com}",
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How will you contact me?", "SMS"),
+        ("Are my notifications muted?", "muted"),
+        ("What's my shipping address?", "12 Oak Street"),
+        ("Do you remember my email address?", "olivia.price@example.com"),
+    ],
+)
+def test_the_shops_confirmed_records_are_answered_not_taken_for_instructions(say, question, expected):
+    said = say(question, memory=SYSTEM_RECORDS_EN)
+    assert said.calls == [] and expected in said.content
+    assert not said.content.startswith("I'm not sure")
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("What's my shipping address?", "shipping address"),
+        ("Do you remember my email address?", "email"),
+        ("你还记得我的邮箱地址吗？", "邮箱"),
+    ],
+)
+def test_a_question_is_about_the_fact_it_names(say, question, subject):
+    """ "shipping" holds "ping" (a notification word); "email address" holds "address"."""
+    said = say(question, memory=[], tools_offered=None)
+    assert subject in said.content and "notification" not in said.content
+
+
 def test_an_order_number_in_memory_fills_a_missing_slot(say):
     memory = ["- [已确认] 客户询问过订单ORD-2025-0816 {key=order_number; value=ORD-2025-0816}"]
     assert say("我的快递到哪了？", memory=memory).calls == [("track_shipment", {"order_number": "ORD-2025-0816"})]
