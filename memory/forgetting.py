@@ -15,17 +15,21 @@ set-based statements write only those. A dry run is the same scan without the wr
 - transcripts: conversations untouched for ``MEMORY_TRANSCRIPT_RETENTION_DAYS`` are deleted with
   their messages, so the durable copy does not defeat forgetting.
 
-``run_daily`` claims the day in ``ForgettingRun`` first: two beat processes make one effective run.
+``run_daily`` holds the day's advisory lock while it runs and records the finished day in
+``ForgettingRun``: two beat processes make one effective run, and a run killed half-way is resumed
+by the next attempt that day.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 
 from agentsite import clock
 from memory.longterm import REDACTED
@@ -167,16 +171,41 @@ def _expire_transcripts(now: datetime, *, dry_run: bool) -> int:
     return total
 
 
-def run_daily(now: datetime | None = None) -> Counts | None:
-    """Run once for the day of ``now``; return ``None`` if another process already claimed the day."""
-    now = now or clock.now()
+_DAY_LOCK_NAMESPACE = 0x464F52  # "FOR": pg_try_advisory_lock(namespace, day number)
+
+
+@contextlib.contextmanager
+def _day_lock(day: date) -> Iterator[bool]:
+    """Hold the day's advisory lock (session level) if no other process does; it dies with the connection."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_DAY_LOCK_NAMESPACE, day.toordinal()])
+        held = cursor.fetchone()[0]
     try:
-        with transaction.atomic():
-            claim = ForgettingRun.objects.create(day=now.date(), started_at=now)
-    except IntegrityError:
-        return None
-    counts = run(now)
-    claim.finished_at = clock.now()
-    claim.counts = asdict(counts)
-    claim.save(update_fields=["finished_at", "counts"])
+        yield held
+    finally:
+        if held:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_DAY_LOCK_NAMESPACE, day.toordinal()])
+
+
+def run_daily(now: datetime | None = None) -> Counts | None:
+    """Run once for the day of ``now``; ``None`` if the day's run is done or running in another process.
+
+    The process running the day holds its advisory lock, and ``ForgettingRun`` records the day once it
+    is finished. A run killed half-way (a worker's child SIGKILLed, a server restarted) leaves the day
+    unfinished and its lock released with the dead connection, so the next attempt that day —
+    Celery's redelivery of the task, another beat — runs it again; the policy is idempotent, so the
+    resumed run ends where an uninterrupted one would have.
+    """
+    now = now or clock.now()
+    with _day_lock(now.date()) as held:
+        if not held:
+            return None
+        claim, _ = ForgettingRun.objects.get_or_create(day=now.date(), defaults={"started_at": now})
+        if claim.finished_at is not None:
+            return None
+        counts = run(now)
+        claim.finished_at = clock.now()
+        claim.counts = asdict(counts)
+        claim.save(update_fields=["finished_at", "counts"])
     return counts

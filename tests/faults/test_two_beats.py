@@ -1,12 +1,14 @@
-"""Two beat processes at once: exactly one effective forgetting run per day.
+"""Two beat processes at once: exactly one effective forgetting run per day; a killed run is resumed.
 
 Two real processes run the beat-scheduled task (``memory.run_forgetting``) at the same moment — they
-meet at a Redis counter before calling it — on two days of the shared, moved clock.
+meet at a Redis counter before calling it — on two days of the shared, moved clock. A process that
+dies while it runs the day is replaced by the next attempt the same day.
 """
 
 import json
 import subprocess
 import sys
+import time
 import uuid
 from datetime import timedelta
 
@@ -94,3 +96,45 @@ def test_two_beats_at_once_make_one_effective_run_per_day(process_env, make_cust
     runs = list(ForgettingRun.objects.order_by("day").values_list("day", "counts"))
     assert [day for day, _ in runs] == [(clock.now() - timedelta(days=30)).date(), clock.now().date()]
     assert all(counts["decayed"] == 1 for _, counts in runs)
+
+
+HOLDER = """
+import sys, time
+import django
+django.setup()
+from agentsite import clock
+from memory.forgetting import _day_lock
+from memory.models import ForgettingRun
+with _day_lock(clock.now().date()) as held:
+    assert held
+    ForgettingRun.objects.get_or_create(day=clock.now().date(), defaults={"started_at": clock.now()})
+    print("HOLDING", flush=True)
+    time.sleep(600)  # a run that never finishes: killed below
+"""
+
+
+def test_a_run_killed_half_way_is_resumed_the_same_day(process_env, make_customer):
+    from memory.forgetting import run_daily
+
+    customer = make_customer()
+    memory = remember(customer, "The customer likes green tea", confidence=0.9)
+    LongTermMemory.objects.filter(pk=memory.pk).update(created_at=clock.now() - timedelta(days=31))
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER], cwd=ROOT, env=process_env.as_environ(),
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "HOLDING"
+        assert run_daily() is None  # the day is being run by the other process
+        holder.kill()  # SIGKILL: no cleanup, its connection (and the day's lock) just dies
+        holder.wait(10)
+        deadline = time.monotonic() + 20
+        while (resumed := run_daily()) is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # PostgreSQL notices the closed socket and ends the dead backend
+    finally:
+        holder.kill()
+        holder.wait(10)
+
+    assert resumed is not None and resumed.decayed == 1
+    assert LongTermMemory.objects.get(pk=memory.pk).confidence == pytest.approx(0.81)
+    run = ForgettingRun.objects.get()
+    assert run.finished_at is not None and run.counts["decayed"] == 1
+    assert run_daily() is None  # finished: the next attempt that day does nothing

@@ -158,3 +158,15 @@ def test_old_transcripts_follow_the_retention_setting(store, customer, settings)
     assert counts.transcripts_deleted == 1
     assert not customer.conversations.filter(pk=old).exists()
     assert customer.conversations.filter(pk=recent).exists()
+
+
+def test_a_day_left_unfinished_is_run_again(customer):
+    """What a killed run leaves: the day recorded, not finished, and no process holding its lock."""
+    pk = aged(customer, 31)
+    ForgettingRun.objects.create(day=clock.now().date(), started_at=clock.now())
+
+    resumed = forgetting.run_daily()
+
+    assert resumed is not None and resumed.decayed == 1
+    assert ForgettingRun.objects.get().finished_at is not None
+    assert confidence(pk) == pytest.approx(0.81)
