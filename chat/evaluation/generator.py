@@ -19,7 +19,7 @@ from pathlib import Path
 
 SEED = 20250816
 CUSTOMERS = 40
-COHORTS = 4  # groups of customers with the same days between sessions: they play in lockstep (runner.run_cohort)
+COHORTS = 4  # groups of customers with the same days between sessions: their sessions share days (runner.timeline)
 HERE = Path(__file__).resolve().parent / "scenarios"
 MONTHS_EN = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
              "November", "December"]  # fmt: skip

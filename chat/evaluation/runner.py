@@ -4,11 +4,12 @@ Every customer of a file becomes a real customer with real orders; every session
 conversation; every turn is ``chat.agent.run_turn`` with ``MEMORY_RECALL_MODE`` set to the mode
 under test. Between sessions the conversation is ended, consolidated (memory on only) by whatever
 ``consolidate`` does — by default a task on the broker, so a real Celery worker does it — and the
-shared clock (``agentsite.clock``) moves by the session's ``days_after``. Customers whose sessions
-are equally far apart play in lockstep (``run_cohort``): the clock moves once for all of them, and
-the worker consolidates one customer's session while the next customer's plays; nothing of a
-customer's next session runs before its consolidation finished. The customers are deleted again
-afterwards, so a file runs in several modes on one database.
+shared clock (``agentsite.clock``) moves by the session's ``days_after``. All customers of a mode,
+of every file, start together and play on one timeline (``timeline``): the clock moves to each day
+on which some session starts, and every session of that day plays then, side by side, while the
+worker consolidates the sessions already ended; nothing of a customer's next session runs before
+its consolidation finished. The customers are deleted again afterwards, so the files run in
+several modes on one database.
 """
 
 from __future__ import annotations
@@ -351,7 +352,7 @@ class _Player:
 
 
 def cohorts(customers: tuple[Customer, ...]) -> list[list[Customer]]:
-    """Customers whose sessions are the same number of days apart, in file order: they can share the clock."""
+    """Customers whose sessions are the same number of days apart, in file order: their sessions share days."""
     groups: dict[tuple[int, ...], list[Customer]] = {}
     for customer in customers:
         groups.setdefault(tuple(s.days_after for s in customer.sessions), []).append(customer)
@@ -435,58 +436,90 @@ def _session_record(
     )
 
 
-def run_cohort(
-    scenario: ScenarioFile,
-    customers: list[Customer],
+Slot = tuple[int, int, int]  # (file, customer, session) indexes
+
+
+def timeline(scenarios: list[ScenarioFile]) -> list[tuple[float, list[Slot]]]:
+    """The days on which sessions start, counted from the moment every customer is created, in order.
+
+    Each customer keeps exactly its scenario's days between sessions; customers of all files share
+    the one clock, which only moves forward. Within a day the longest sessions come first, so a long
+    session does not start last and hold up the day alone.
+    """
+    days: dict[float, list[Slot]] = {}
+    for f, scenario in enumerate(scenarios):
+        for c, customer in enumerate(scenario.customers):
+            day = 0.0
+            for s, session in enumerate(customer.sessions):
+                day += session.days_after
+                days.setdefault(day, []).append((f, c, s))
+
+    def turns(slot: Slot) -> int:
+        return -len(scenarios[slot[0]].customers[slot[1]].sessions[slot[2]].turns)
+
+    return [(day, sorted(slots, key=turns)) for day, slots in sorted(days.items())]
+
+
+def _record_order(scenarios: list[ScenarioFile]) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """(file, customer) -> (file, cohort, place in it): the order in which records are listed."""
+    order = {}
+    for f, scenario in enumerate(scenarios):
+        position = {customer.id: c for c, customer in enumerate(scenario.customers)}
+        for k, cohort in enumerate(cohorts(scenario.customers)):
+            for place, customer in enumerate(cohort):
+                order[(f, position[customer.id])] = (f, k, place)
+    return order
+
+
+def _run_timeline(
+    scenarios: list[ScenarioFile],
     mode: str,
     run: Run,
-    *,
-    consolidate: Callable[[str], Callable[[], dict]] = consolidate_on_worker,
-    progress: Callable[[int], None] = lambda turns: None,
-    pool: ThreadPoolExecutor | None = None,
+    consolidate: Callable[[str], Callable[[], dict]],
+    progress: Callable[[int], None],
+    pool: ThreadPoolExecutor | None,
 ) -> None:
-    """Play customers whose sessions are equally far apart in lockstep, session by session.
+    """Play every session on its day (``timeline``); a day's sessions side by side in the ``pool``'s threads.
 
-    The clock moves once per session for all of them, so each customer sees exactly the days of its
-    scenario. Each ended session is queued for consolidation at once and the worker works on it while
-    the next customer's session plays; all are awaited before anyone's next session starts (memory
-    must be consolidated before a later session can recall it) and before the session checks. With
-    a ``pool``, the customers' sessions play side by side in its threads (turns of one conversation
-    never do).
+    Each ended session is queued for consolidation at once, so the worker works on it while the
+    day's other sessions play; all are awaited before the clock moves on (memory must be
+    consolidated before a later session can recall it, and consolidation stamps memories with the
+    clock's day) and before the session checks. Turns of one conversation never play side by side.
     """
-    if len({tuple(s.days_after for s in c.sessions) for c in customers}) != 1:
-        raise ValueError("a cohort's customers must have the same days between sessions")
-    file = scenario.path.name
-    players = [_Player(customer, create_customer(customer, mode)) for customer in customers]
+    players = {
+        (f, c): _Player(customer, create_customer(customer, mode))
+        for f, scenario in enumerate(scenarios)
+        for c, customer in enumerate(scenario.customers)
+    }
+    order = _record_order(scenarios)
 
-    def play(player: _Player, s: int) -> tuple[str, list[TurnRecord], Callable[[], dict]]:
+    def play(slot: Slot) -> tuple[str, list[TurnRecord], Callable[[], dict]]:
+        f, c, s = slot
         try:
-            conversation, turns = _play_session(player, s, file, progress)
+            conversation, turns = _play_session(players[(f, c)], s, scenarios[f].path.name, progress)
             return conversation, turns, consolidate(conversation) if mode != "off" else _nothing
         finally:
             if pool is not None:
-                connection.close()  # this thread's connection; the pool's threads outlive the cohort
+                connection.close()  # this thread's connection; the pool's threads outlive the day
 
+    sessions: list[tuple[tuple, SessionRecord, list[TurnRecord]]] = []
     with override_settings(MEMORY_RECALL_MODE=mode):
-        for s, session in enumerate(customers[0].sessions):
-            if session.days_after:
-                clock.advance(timedelta(days=session.days_after))
-            if pool is None:
-                played = [play(player, s) for player in players]
-            else:
-                played = list(pool.map(play, players, [s] * len(players)))
-            for player, (conversation, turns, wait) in zip(players, played, strict=True):
-                run.turns.extend(turns)
-                run.sessions.append(_session_record(player, s, file, conversation, turns, mode, wait()))
-    for player in players:
-        run.customers.append(_customer_record(file, player.customer, player.user, player.planted))
-
-
-def _run_files(scenarios, mode, run, consolidate, progress, pool) -> None:
-    for scenario in scenarios:
-        for cohort in cohorts(scenario.customers):
-            run_cohort(scenario, cohort, mode, run, consolidate=consolidate, progress=progress, pool=pool)
-        delete_customers()
+        today = 0.0
+        for day, slots in timeline(scenarios):
+            if day > today:
+                clock.advance(timedelta(days=day - today))
+                today = day
+            played = [play(slot) for slot in slots] if pool is None else list(pool.map(play, slots))
+            for (f, c, s), (conversation, turns, wait) in zip(slots, played, strict=True):
+                record = _session_record(players[(f, c)], s, scenarios[f].path.name, conversation, turns, mode, wait())
+                sessions.append((order[(f, c)][:2] + (s,) + order[(f, c)][2:], record, turns))
+    # Listed as they were when each cohort played on its own: by file, cohort, session, customer.
+    for _, record, turns in sorted(sessions, key=lambda item: item[0]):
+        run.turns.extend(turns)
+        run.sessions.append(record)
+    for f, c in sorted(players, key=order.__getitem__):
+        player = players[(f, c)]
+        run.customers.append(_customer_record(scenarios[f].path.name, player.customer, player.user, player.planted))
 
 
 def run_mode(
@@ -499,7 +532,7 @@ def run_mode(
 ) -> Run:
     """Run every scenario file in one mode; the customers are created, played and deleted again.
 
-    ``threads`` > 1 plays that many customers of a cohort side by side (``run_cohort``).
+    ``threads`` > 1 plays that many sessions of a day side by side (``_run_timeline``).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
@@ -508,7 +541,8 @@ def run_mode(
     delete_customers()
     pool = ThreadPoolExecutor(threads, thread_name_prefix="eval") if threads > 1 else None
     try:
-        _run_files(scenarios, mode, run, consolidate, progress, pool)
+        _run_timeline(scenarios, mode, run, consolidate, progress, pool)
+        delete_customers()
     finally:
         if pool is not None:
             pool.shutdown()

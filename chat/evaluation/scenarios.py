@@ -288,10 +288,15 @@ def load(path: Path | str) -> list[ScenarioFile]:
             raise ScenarioError(f"{file}: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
         loaded.append(parse(data, file))
     numbers: dict[str, Path] = {}
+    ids: dict[str, Path] = {}
     for scenario in loaded:  # order numbers are unique in the shop, so across files too
         for customer in scenario.customers:
             for order in customer.orders:
                 if order.number in numbers and numbers[order.number] != scenario.path:
                     raise ScenarioError(f"{scenario.path}: order {order.number} is also in {numbers[order.number]}")
                 numbers[order.number] = scenario.path
+            # the files' customers play at the same time (runner.timeline), each under its id
+            if customer.id in ids:
+                raise ScenarioError(f"{scenario.path}: customer {customer.id} is also in {ids[customer.id]}")
+            ids[customer.id] = scenario.path
     return loaded

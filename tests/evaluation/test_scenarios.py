@@ -115,6 +115,42 @@ def test_an_order_number_in_two_files_is_refused(tmp_path):
         scenarios.load(tmp_path)
 
 
+def test_a_customer_id_in_two_files_is_refused(tmp_path):
+    # all files' customers play at once, so an id names one customer across the files
+    write(tmp_path, MINIMAL, "a.json")
+    write(tmp_path, MINIMAL, "b.json")
+    with pytest.raises(scenarios.ScenarioError, match="b.json: customer c1 is also in .*a.json"):
+        scenarios.load(tmp_path)
+
+
+def _customer(cid: str, *days: float) -> dict:
+    sessions = [{"days_after": d, "turns": ["hi"] * (i + 1)} for i, d in enumerate(days)]
+    return {"id": cid, "language": "en", "sessions": sessions}
+
+
+def test_every_session_starts_on_its_day_of_one_timeline(tmp_path):
+    one = {"format": 1, "customers": [_customer("a", 0, 3, 2), _customer("b", 0, 5)]}
+    two = {"format": 1, "customers": [_customer("c", 1, 4)]}
+    files = scenarios.load(write(tmp_path, one, "1.json")) + scenarios.load(write(tmp_path, two, "2.json"))
+
+    days = runner.timeline(files)
+
+    # (file, customer, session) on each day since the customers were created; the clock only moves forward
+    assert days == [
+        (0, [(0, 0, 0), (0, 1, 0)]),
+        (1, [(1, 0, 0)]),
+        (3, [(0, 0, 1)]),
+        (5, [(0, 0, 2), (0, 1, 1), (1, 0, 1)]),  # the longest session of the day first: a's 3rd has 3 turns
+    ]
+    # every customer still sees exactly its own days between sessions
+    for f, scenario in enumerate(files):
+        for c, customer in enumerate(scenario.customers):
+            starts = [day for day, slots in days for slot in slots if slot[:2] == (f, c)]
+            assert [b - a for a, b in zip([0, *starts], starts, strict=False)] == [
+                s.days_after for s in customer.sessions
+            ]
+
+
 @pytest.mark.parametrize(
     ("reply", "keys"),
     [
