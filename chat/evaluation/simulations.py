@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
+import queue
 import random
 import statistics
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -44,6 +46,7 @@ from django.db.models import Count, Q
 
 from agentsite import clock, llm
 from chat import prompts
+from chat.evaluation import spawned
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
 from chat.tools import ToolContext, run_tool
 from memory import forgetting, longterm
@@ -107,13 +110,16 @@ class Params:
     compression: CompressionParams = field(default_factory=CompressionParams)
 
 
-def run_all(progress: Progress | None = None, *, params: Params | None = None) -> dict:
-    """Run the three simulations and return their figures (JSON-serialisable)."""
+def run_all(progress: Progress | None = None, *, params: Params | None = None, side_by_side: bool = False) -> dict:
+    """Run the three simulations and return their figures (JSON-serialisable).
+
+    ``side_by_side`` runs the two simulated years of ``store_size`` at once in processes of their own.
+    """
     params = params or Params()
     report = progress or (lambda stage, done, total: None)
     started = time.perf_counter()
     results = {
-        "store_size": store_size(params.store_size, report),
+        "store_size": store_size(params.store_size, report, side_by_side=side_by_side),
         "tool_results": tool_results(params.tool_results, report),
         "session_compression": session_compression(params.compression, report),
     }
@@ -191,10 +197,13 @@ def _make_customers(count: int, tag: str, *, languages: tuple[str, ...] = ()) ->
 
 
 class _SimClock:
-    """The simulated now: the shared clock moved (and put back) where allowed, else an explicit offset."""
+    """The simulated now: the shared clock moved (and put back) where allowed, else an explicit offset.
 
-    def __init__(self) -> None:
-        self.shared = bool(settings.CLOCK_ALLOW_OFFSET)
+    ``shared=False`` keeps the shared clock still even where it may move (two years simulated at once).
+    """
+
+    def __init__(self, shared: bool = True) -> None:
+        self.shared = shared and bool(settings.CLOCK_ALLOW_OFFSET)
         self.moved = timedelta(0)
 
     def advance(self, delta: timedelta) -> None:
@@ -412,7 +421,13 @@ def _growth(previous: int | None, current: int) -> float | None:
 
 
 def _simulate_year(
-    p: StoreSizeParams, pool: list[_Pooled], vectors: np.ndarray, *, forgetting_on: bool, report: Progress
+    p: StoreSizeParams,
+    pool: list[_Pooled],
+    vectors: np.ndarray,
+    *,
+    forgetting_on: bool,
+    report: Progress,
+    shared_clock: bool = True,
 ) -> dict:
     """One simulated year on scratch tables; the same seed gives both policies the same arrivals and visits."""
     stage = f"store size, forgetting {'on' if forgetting_on else 'off'}"
@@ -424,7 +439,7 @@ def _simulate_year(
     outcomes: Counter[str] = Counter()
     forgotten = Counter(dict.fromkeys(["decayed", "archived", "deleted"], 0) if forgetting_on else {})
     recalls = 0
-    sim = _SimClock()
+    sim = _SimClock(shared=shared_clock)
     started = time.perf_counter()
     with scratch(own_memory_tables=True):
         try:
@@ -484,16 +499,25 @@ def _arrive(customer, pool, vectors, rng, noise, confidences, weights, sigma, at
     return longterm.store(customer, candidate, vector, actor="consolidation", now=at).action
 
 
-def store_size(p: StoreSizeParams | None = None, report: Progress | None = None) -> dict:
-    """Store size month by month over ``p.days`` simulated days, with the forgetting policy on and off."""
+def store_size(p: StoreSizeParams | None = None, report: Progress | None = None, *, side_by_side: bool = False) -> dict:
+    """Store size month by month over ``p.days`` simulated days, with the forgetting policy on and off.
+
+    The two years are independent (scratch tables of their own, the same seed). ``side_by_side``
+    runs them at once, each in a process of its own on the explicit clock (``_years_side_by_side``);
+    the processes read the settings from the environment, so it is for the command, not for tests
+    that change settings or data in their own transaction.
+    """
     p = p or StoreSizeParams()
     report = report or (lambda stage, done, total: None)
     pool = _memory_pool(p.pool_size, random.Random(p.seed))
     started = time.perf_counter()
     vectors = np.asarray(get_embedder().embed_passages([item.content for item in pool]), dtype=np.float32)
     embed_seconds = time.perf_counter() - started
-    on = _simulate_year(p, pool, vectors, forgetting_on=True, report=report)
-    off = _simulate_year(p, pool, vectors, forgetting_on=False, report=report)
+    if side_by_side:
+        on, off = _years_side_by_side(p, pool, vectors, report)
+    else:
+        on = _simulate_year(p, pool, vectors, forgetting_on=True, report=report)
+        off = _simulate_year(p, pool, vectors, forgetting_on=False, report=report)
     last_on, last_off = on["months"][-1], off["months"][-1]
     second_half = [m["growth_total"] for m in on["months"][len(on["months"]) // 2 :] if m["growth_total"] is not None]
     return {
@@ -514,6 +538,69 @@ def store_size(p: StoreSizeParams | None = None, report: Progress | None = None)
         },
         "vector_queries": on["recalls"],  # recall counts these in metrics:vector_queries
     }
+
+
+def _years_side_by_side(
+    p: StoreSizeParams, pool: list[_Pooled], vectors: np.ndarray, report: Progress
+) -> tuple[dict, dict]:
+    """Simulate the year with forgetting on and the one with it off at once, in two spawned processes.
+
+    Spawned, not forked: this process has embedded, and a forked child of an OpenMP user hangs
+    (TRAPS.md). Neither moves the shared clock (each would move it under the other); every policy
+    of the year takes the simulated ``now`` explicitly.
+    """
+    context = multiprocessing.get_context("spawn")
+    messages = context.Queue()
+    plain_pool = [astuple(item) for item in pool]  # the child unpickles before Django is set up
+    processes = {
+        on: context.Process(
+            target=spawned.simulate_year, args=(asdict(p), plain_pool, vectors, on, messages), daemon=True
+        )
+        for on in (True, False)
+    }
+    for process in processes.values():
+        process.start()
+    years: dict[bool, dict] = {}
+    try:
+        while len(years) < len(processes):
+            try:
+                kind, *rest = messages.get(timeout=5)
+            except queue.Empty:
+                dead = [on for on, process in processes.items() if on not in years and not process.is_alive()]
+                if dead:
+                    which, code = "on" if dead[0] else "off", processes[dead[0]].exitcode
+                    raise RuntimeError(f"the year with forgetting {which} died (exit {code})") from None
+                continue
+            if kind == "progress":
+                report(*rest)
+            elif kind == "done":
+                years[rest[0]] = rest[1]
+            else:
+                raise RuntimeError(f"the year with forgetting {'on' if rest[0] else 'off'} failed: {rest[1]}")
+    finally:
+        for process in processes.values():
+            process.join(timeout=30)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+    return years[True], years[False]
+
+
+def simulate_year_in_child(params: dict, pool: list[tuple], vectors: np.ndarray, forgetting_on: bool, messages) -> None:
+    """The body of a ``_years_side_by_side`` process (Django is set up): one year, its result on ``messages``."""
+    try:
+        result = _simulate_year(
+            StoreSizeParams(**params),
+            [_Pooled(*item) for item in pool],
+            vectors,
+            forgetting_on=forgetting_on,
+            report=lambda stage, done, total: messages.put(("progress", stage, done, total)),
+            shared_clock=False,
+        )
+    except Exception as exc:
+        messages.put(("failed", forgetting_on, repr(exc)))
+        raise
+    messages.put(("done", forgetting_on, result))
 
 
 # -- scratch shop data (for the tools and the long session) ----------------------------------
