@@ -128,7 +128,7 @@ class Command(BaseCommand):
                        OPENAI_BASE_URL=settings.OPENAI_BASE_URL)  # fmt: skip
         worker, worker_log = start_worker(environ, options["worker_concurrency"])
         # SIGTERM (timeout, kill) must still stop the worker and the model below, not orphan them.
-        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+        previous_sigterm = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         try:
             runs = self._run(files, modes, long_modes, sample_modes, every, threads)
             # The simulations summarise with the cheap model: run them while the model still runs.
@@ -166,6 +166,7 @@ class Command(BaseCommand):
             if model is not None:
                 model.stop()
             clock.reset()
+            signal.signal(signal.SIGTERM, previous_sigterm)
         results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
         out.mkdir(parents=True, exist_ok=True)
         charts = report.charts(results, out)
@@ -235,7 +236,7 @@ class Command(BaseCommand):
                 stream.write(f"\r  {stage:<24} {done}/{total}  {time.perf_counter() - started:5.0f} s")
                 stream.flush()
 
-            sims = simulations.run_all(progress)
+            sims = simulations.run_all(progress, side_by_side=True)
             stream.write("\n")
             out.mkdir(parents=True, exist_ok=True)
             charts = simulations.charts(sims, out)
