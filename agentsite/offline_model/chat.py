@@ -17,10 +17,6 @@ from .nlu import Intent
 from .protocol import PlannedCall, Reply
 
 TAG_RANK = {"confirmed": 0, "reference": 1, "unconfirmed": 2, "disputed": 3}
-_MENTIONS_MEMORY = re.compile(
-    r"记得|上次|上一次|之前(?:说|告诉|提)|以前(?:说|告诉)|(?i:remember|last\s+time|previously|before|i\s+told\s+you|"
-    r"i\s+mentioned)"
-)
 # The customer speaks of an order as if we knew which ("my parcel", "the order from last time"): with no
 # number anywhere, the agent says it is not sure which one (deferred recall listens for that), then asks.
 _OWN_ORDER = re.compile(
@@ -185,7 +181,7 @@ def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     said = answer_about(conv, key, lang)
     if said:
         return Reply(said)
-    if "recall_memory" in conv.tools and _MENTIONS_MEMORY.search(text):
+    if "recall_memory" in conv.tools:  # a question about the customer that this conversation cannot answer
         return _call("recall_memory", query=_clip(text))
     return Reply(replies.not_sure(key, lang))
 

@@ -172,8 +172,9 @@ def test_an_order_spoken_of_as_known_but_found_nowhere_is_not_sure_then_asked_fo
     assert "订单号" in said.content or "order number" in said.content
 
 
-def test_memory_off_means_not_sure_even_if_an_earlier_session_knew(say):
-    said = say("When is my birthday?")  # no system prompt at all
+def test_memory_off_means_not_sure_even_if_an_earlier_session_knew(say, tools):
+    no_recall = [t for t in tools if t["function"]["name"] != "recall_memory"]  # only the tool mode offers it
+    said = say("When is my birthday?", tools_offered=no_recall)  # no system prompt at all
     assert said.content.startswith("I'm not sure")
 
 
@@ -247,3 +248,12 @@ def test_stating_a_fact_is_acknowledged_with_the_normalised_value(say, gen):
         assert said.calls == [] and f"{month:02d}-{day:02d}" in said.content, text
     assert "wechat" in say("以后用微信联系我", tools_offered=None).content
     assert "sf_express" in say("我比较喜欢用顺丰快递", tools_offered=None).content
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which carrier do I prefer?", "你记得我偏好哪家快递吗？", "我喜欢用哪家快递？", "How will you contact me?"],
+)
+def test_a_question_about_the_customer_nothing_answers_calls_recall_memory(say, question):
+    """With the tool offered, a question only memory can answer looks there, whether or not it speaks of the past."""
+    assert say(question, memory=[]).names == ["recall_memory"]
