@@ -120,7 +120,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         emit = _with_state_frames(emit, transitions)
         profile = CustomerProfile.objects.filter(user_id=customer_id).first()
         language = prompts.language_of(text, default="en" if profile and profile.language == "en" else "zh")
-        with store.batch(conversation_id):
+        with store.batch(conversation_id) as conversation:
             store.append(conversation_id, _entry(Role.USER, redact(text)))
             progress = bool(store.update_info(conversation_id, _slots(text)))
             if bot_may_reply(session.state):
@@ -130,6 +130,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
             return TurnResult(reply="", message_id=None, state=session.state)
         ctx = ToolContext(customer_id, conversation_id, language, store)
+        if conversation.state == AgentState.ESCALATED:  # loop detection escalated on the customer's message
+            return _hand_over(ctx, [], emit)
 
         # 2. A pending change is confirmed or declined by the customer, never by the model.
         if is_cancellation(text) and pending_action(conversation_id) is not None:
@@ -290,9 +292,7 @@ def _finish(
                 store.transition(ctx.conversation_id, to, reason, progress=False, only_from=only_from)
             message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
     if conversation.state == AgentState.ESCALATED:
-        handoff.open_handoff(ctx.conversation_id)
-        emit({"type": "escalated", "text": prompts.ESCALATED[ctx.language]})
-        return TurnResult(reply="", message_id=None, state=conversation.state, recalled=recalled, escalated=True)
+        return _hand_over(ctx, recalled, emit)
     if stream:
         for piece in re.findall(r"\S+\s*|\s+", reply):
             emit({"type": "token", "text": piece})
@@ -312,6 +312,13 @@ def _finish(
         except Exception:  # broker down (Redis outage): the reply stands, the beat sweep consolidates later
             logger.warning("could not queue consolidation of %s; the sweep will", conversation.pk)
     return TurnResult(reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled)
+
+
+def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnResult:
+    """A person was asked for (a tool, or loop detection): queue the handoff; the bot falls silent."""
+    handoff.open_handoff(ctx.conversation_id)
+    emit({"type": "escalated", "text": prompts.ESCALATED[ctx.language]})
+    return TurnResult(reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True)
 
 
 def memory_frame(conversation: Conversation, recalled: list[Recalled], language: str, used_tokens: int = 0) -> dict:

@@ -131,3 +131,33 @@ def test_closing_with_a_resolution_saves_it_as_a_system_record(shop):
     )
     assert Conversation.objects.get(pk=conversation).state == "resolved"
     assert Handoff.objects.get(conversation_id=conversation).closed_at is not None
+
+
+def test_a_loop_closed_by_the_customers_message_hands_over_without_a_reply(shop, offline_model):
+    """Loop detection can escalate on the turn's first write: the turn hands over instead of answering."""
+    from chat.agent import run_turn
+    from memory import session as short_term
+    from memory.states import AgentState
+
+    store = short_term.store()
+    customer = shop["alice"]
+    conversation = store.start(customer.pk).id
+    store.transition(conversation, AgentState.COLLECTING_INFO, "the customer wrote", progress=True)
+    for _ in range(2):  # two round trips between the same states without progress
+        store.transition(conversation, AgentState.RESOLVED, "answered")
+        store.transition(conversation, AgentState.COLLECTING_INFO, "the customer wrote")
+    store.transition(conversation, AgentState.RESOLVED, "answered")
+    offline_model.reset()
+    frames = []
+    threshold, store.loop_threshold = store.loop_threshold, 2
+    try:
+        turn = run_turn(customer.pk, conversation, "still waiting", emit=frames.append)
+    finally:
+        store.loop_threshold = threshold
+
+    assert turn.escalated and turn.reply == "" and not turn.failed
+    assert Handoff.objects.filter(conversation_id=conversation, closed_at__isnull=True).exists()
+    assert [f["type"] for f in frames] == ["state", "state", "escalated"]  # resolved -> collecting -> escalated
+    assert frames[1] == {"type": "state", "from": "collecting_info", "to": "escalated"}
+    assert "chat" not in [r["task"] for r in offline_model.received()]  # asked for the packet's summary, not a reply
+    assert Conversation.objects.get(pk=conversation).loop_flagged
