@@ -18,7 +18,6 @@ the writes and the commit). The CPU time of the pool children is read with psuti
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -56,15 +55,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--datadir", type=Path, default=Path("/tmp/bench-cons"))
     args = parser.parse_args()
-    server_url = services.start(args.datadir, DATABASE)
-    try:
-        figures = run(args)
-    finally:
-        services.stop(args.datadir, server_url, DATABASE)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
-        print(f"wrote {args.json}")
+    services.run_benchmark(args, DATABASE, lambda: run(args))
 
 
 def make_conversations(count: int, offset: int) -> list[str]:

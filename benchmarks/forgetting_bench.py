@@ -5,8 +5,9 @@
 
 1. ``memory.forgetting.run()`` over ``--rows`` memories (one ``created`` event each) whose ages are
    spread over 400 days, 60% of them accessed at some point since creation, stored at confidence
-   0.7–1.0 (extraction drops anything below 0.7). Three runs, each timed per phase (decay,
-   archive, delete, transcripts) by wrapping the connection's ``execute``:
+   0.7–1.0 (extraction drops anything below 0.7). Three runs, each timed per phase (the scan
+   of each id range, the decay and archive writes, delete, transcripts) by wrapping the connection's
+   ``execute``:
    a dry run; the first run (``now`` = day 0: nothing decayed yet, every overdue step at once —
    the catch-up after enabling the policy or after an outage); the next day's run (steady state:
    only the rows crossing a 30-day boundary that day); and a rerun of that day (must change
@@ -23,7 +24,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import json
 import random
 import sys
 import time
@@ -49,16 +49,14 @@ ACCESS_SHARE = "(((s.n * 104729) % 1000) / 1000.0)"
 def phase_of(sql: str) -> str:
     """Which phase of ``forgetting.run`` a statement belongs to."""
     text = " ".join(sql.split()).lower()
-    if "set confidence" in text or "> decay_steps" in text:
-        return "decay"
-    if "archived_at is null" in text and "count(*)" in text:
-        return "archive"
-    if "set archived_at" in text:
-        return "archive"
     if "memory_conversation" in text or "memory_conversationmessage" in text or "memory_compression" in text:
         return "transcripts"
     if "min(id), max(id)" in text:
         return "id ranges"
+    if text.startswith("select") and "> decay_steps" in text:
+        return "scan"  # one pass per id range: what decays, is archived, is deleted
+    if "set confidence" in text:
+        return "decay and archive"  # the rows the scan found, by id
     return "delete"
 
 
@@ -81,7 +79,7 @@ class PhaseTimer:
     def line(self) -> str:
         return ", ".join(
             f"{phase} {self.seconds[phase]:.2f} s ({self.statements[phase]} statements)"
-            for phase in ("id ranges", "decay", "archive", "delete", "transcripts")
+            for phase in ("id ranges", "scan", "decay and archive", "delete", "transcripts")
             if phase in self.seconds
         )
 
@@ -163,12 +161,11 @@ def hot_stats(table: str) -> tuple[int, int]:
         return cursor.fetchone()
 
 
-def per_recall_updates(table: str, owners: dict[int, list[int]], repeat: int, *, orm: bool = False) -> str:
+def per_recall_updates(table: str, owners: dict[int, list[int]], repeat: int, *, as_recall: bool = False) -> str:
     """Time the UPDATE recall makes for its k = 5 returned rows, ``repeat`` times over random customers."""
     from django.db import connection
-    from django.db.models import F
 
-    from memory.models import LongTermMemory
+    from memory.recall import _TOUCH_CHOSEN as recall_sql
 
     rng = random.Random(5)
     customers = list(owners)
@@ -178,10 +175,9 @@ def per_recall_updates(table: str, owners: dict[int, list[int]], repeat: int, *,
         customer = rng.choice(customers)
         ids = rng.sample(owners[customer], 5)
         started = time.perf_counter()
-        if orm:  # exactly recall's statement
-            LongTermMemory.objects.filter(customer_id=customer, pk__in=ids).update(
-                access_count=F("access_count") + 1, last_accessed_at=NOW, decay_steps=0
-            )
+        if as_recall:  # exactly recall's statement: the rows, their dispute flags and the access update
+            with connection.cursor() as cursor:
+                cursor.execute(recall_sql, {"customer": customer, "ids": ids, "now": NOW, "open": "open"})
         else:
             with connection.cursor() as cursor:
                 cursor.execute(
@@ -230,17 +226,12 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the printed figures here (reports/forgetting-bench.json)")
     args = parser.parse_args()
 
-    server_url = services.start(args.datadir, DATABASE)
-    try:
+    def measured() -> dict:  # the figures are the printed lines
         with contextlib.redirect_stdout(Tee(sys.stdout)) as tee:
             run(args)
-        if args.json:
-            lines = [line for line in "".join(tee.parts).splitlines() if line.strip()]
-            summary = {"script": "benchmarks/forgetting_bench.py", "args": {k: str(v) for k, v in vars(args).items()},
-                       "output": lines}  # fmt: skip
-            args.json.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
-    finally:
-        services.stop(args.datadir, server_url, DATABASE, keep=args.keep)
+        return {"output": [line for line in "".join(tee.parts).splitlines() if line.strip()]}
+
+    services.run_benchmark(args, DATABASE, measured)
 
 
 def run(args: argparse.Namespace) -> None:
@@ -305,8 +296,9 @@ def run(args: argparse.Namespace) -> None:
 
     print(f"\naccess bookkeeping per recall (UPDATE of 5 returned rows of one customer), {args.repeat} recalls:")
     owners_main = owners_of("memory_longtermmemory")
-    print(f"  app table, fillfactor 70, no vector index, {sum(map(len, owners_main.values())):,} rows (recall's ORM "
-          f"statement): {per_recall_updates('memory_longtermmemory', owners_main, args.repeat, orm=True)}")  # fmt: skip
+    figures = per_recall_updates("memory_longtermmemory", owners_main, args.repeat, as_recall=True)
+    print(f"  app table, fillfactor 70, no vector index, {sum(map(len, owners_main.values())):,} rows (recall's "
+          f"statement, with the rows and their dispute flags): {figures}")  # fmt: skip
 
     with connection.cursor() as cursor:
         cursor.execute(f"SET maintenance_work_mem = '{args.maintenance_work_mem}'")

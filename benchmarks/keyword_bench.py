@@ -80,11 +80,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
-    server_url = services.start(args.datadir, DATABASE)
-    try:
-        run(args)
-    finally:
-        services.stop(args.datadir, server_url, DATABASE, keep=args.keep)
+    services.run_benchmark(args, DATABASE, lambda: run(args))
 
 
 def run(args: argparse.Namespace) -> None:

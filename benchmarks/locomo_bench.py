@@ -151,12 +151,7 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="keep the database (the servers stop anyway)")
     args = parser.parse_args()
     data = json.loads(args.path.read_text())
-
-    server_url = services.start(args.datadir, DATABASE)
-    try:
-        run(args, data)
-    finally:
-        services.stop(args.datadir, server_url, DATABASE, keep=args.keep)
+    services.run_benchmark(args, DATABASE, lambda: run(args, data))
 
 
 def run(args: argparse.Namespace, data: list[dict]) -> None:  # noqa: C901 - one benchmark, read top to bottom

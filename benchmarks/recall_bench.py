@@ -397,15 +397,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write every figure here (reports/recall-bench.json)")
     args = parser.parse_args()
 
-    server_url = services.start(args.datadir, DATABASE)
-    try:
+    def measured() -> dict:
         run(args)
-        if args.json:
-            summary = {"machine": services.machine(), "args": {k: str(v) for k, v in vars(args).items()}}
-            summary["results"] = RESULTS
-            args.json.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
-    finally:
-        services.stop(args.datadir, server_url, DATABASE, keep=args.keep)
+        return {"results": RESULTS}
+
+    services.run_benchmark(args, DATABASE, measured)
 
 
 def run(args: argparse.Namespace) -> None:

