@@ -82,6 +82,13 @@ def phase(name: str) -> contextlib.AbstractContextManager[None]:
     return _phase(timings, name)
 
 
+def add_cpu(name: str, seconds: float) -> None:
+    """Charge CPU seconds spent for this unit of work in another thread to ``name`` (wall time is not)."""
+    timings = _current.get()
+    if timings is not None:
+        timings.cpu_seconds[name] = timings.cpu_seconds.get(name, 0.0) + seconds
+
+
 class _TimedContext:
     """A context manager whose entering and leaving (not its block) are charged to one phase."""
 

@@ -40,7 +40,7 @@ from chat.tools import (
 from memory import session as short_term
 from memory.consolidation import needs_consolidation
 from memory.models import Conversation, LongTermMemory
-from memory.recall import Recalled, confidence_tag, format_memory_block, recall, signals_missing_memory
+from memory.recall import Recalled, confidence_tag, format_memory_block, prefetch, recall, signals_missing_memory
 from memory.redaction import redact
 from memory.states import AgentState, bot_may_reply
 from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
@@ -111,6 +111,8 @@ _summarise = timings.timed("model")(llm.summarise)
 def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
     """Answer one customer message in one conversation."""
     store = timings.Timed(short_term.store(), "short_term")
+    mode = settings.MEMORY_RECALL_MODE
+    embedding = prefetch(text) if mode == "active" else None  # overlaps the lock and the first writes
     with turn_lock(conversation_id), short_term.observing_transitions() as transitions:
         # 1. Short-term memory: the session, and the customer's message, stored before anything can fail
         #    (with its slots and the state it moves to: one transaction, one MULTI/EXEC).
@@ -142,8 +144,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
         #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
-        mode = settings.MEMORY_RECALL_MODE
-        recalled = _recall(customer_id, text) if mode == "active" else []
+        recalled = _recall(customer_id, text, prefetched=embedding) if mode == "active" else []
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.

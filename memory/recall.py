@@ -19,6 +19,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -174,6 +176,31 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
     }
 
 
+_prefetch_pool: ThreadPoolExecutor | None = None
+_prefetch_lock = threading.Lock()
+
+
+def prefetch(query: str) -> Future:
+    """Start embedding ``query`` as ``recall`` will, in a thread of its own; pass the result to ``recall``.
+
+    A turn calls it first, so the query embedding — recall's slowest step — runs while the turn
+    takes its lock and stores the customer's message (that thread mostly waits on PostgreSQL and
+    Redis). ``recall(..., prefetched=)`` then waits only for what is left.
+    """
+    global _prefetch_pool
+    with _prefetch_lock:
+        if _prefetch_pool is None:  # as many as the turns that can run at once in this process
+            _prefetch_pool = ThreadPoolExecutor(settings.AGENT_TURN_WORKERS, thread_name_prefix="embed-query")
+    return _prefetch_pool.submit(_embed_query, redact(query))
+
+
+def _embed_query(query: str) -> tuple:
+    """The query's vector (``None`` for an empty query) and the CPU seconds it took in this thread."""
+    started = time.thread_time()
+    vector = get_embedder().embed_queries([query])[0] if query.strip() else None
+    return vector, time.thread_time() - started
+
+
 def recall(
     customer_id: int,
     query: str,
@@ -182,11 +209,12 @@ def recall(
     ranking: str | None = None,
     now: datetime | None = None,
     touch: bool = True,
+    prefetched: Future | None = None,
 ) -> list[Recalled]:
     """Return up to ``k`` valid memories of ONE customer for ``query``, best first.
 
     Valid means not invalidated, not archived and not expired. ``touch`` updates the access
-    statistics of exactly the returned rows, in one statement.
+    statistics of exactly the returned rows, in one statement. ``prefetched`` is ``prefetch(query)``.
     """
     k = k or settings.MEMORY_RECALL_TOP_K
     ranking = ranking or settings.MEMORY_RECALL_RANKING
@@ -195,7 +223,11 @@ def recall(
     if not query.strip():
         return []
     with timings.phase("embedding"):
-        vector = get_embedder().embed_queries([query])[0]
+        if prefetched is not None:
+            vector, cpu_seconds = prefetched.result()
+            timings.add_cpu("embedding", cpu_seconds)
+        else:
+            vector = get_embedder().embed_queries([query])[0]
     params = query_params(customer_id, query, vector, k=k, now=now)
     with connection.cursor() as cursor:
         cursor.execute(_DENSE_SQL, params)

@@ -14,6 +14,7 @@ from memory.recall import (
     MEMORY_OPEN,
     Recalled,
     format_memory_block,
+    prefetch,
     recall,
     signals_missing_memory,
     vector_queries,
@@ -74,6 +75,17 @@ def test_a_memory_under_an_open_conflict_is_recalled_as_disputed(customer, touch
     assert found == {carrier.pk: True, other.pk: False}  # a dismissed conflict disputes nothing
     MemoryConflict.objects.filter(existing=carrier).update(status=MemoryConflict.Status.RESOLVED)
     assert not any(m.disputed for m in recall(customer.pk, "SF Express", k=5, touch=touch))
+
+
+def test_a_prefetched_query_embedding_recalls_the_same_rows(customer):
+    for n in range(1, 6):
+        remember(customer, f"The customer owns {n} bicycles in colour number {n}")
+    query = "how many bicycles? my card is 4111 1111 1111 1111"  # redacted the same way on both paths
+
+    ahead = recall(customer.pk, query, k=3, touch=False, prefetched=prefetch(query))
+
+    assert [m.id for m in ahead] == [m.id for m in recall(customer.pk, query, k=3, touch=False)]
+    assert len(ahead) == 3
 
 
 def test_recall_without_touch_changes_nothing(customer):
