@@ -497,7 +497,7 @@ class SessionStore:
             check_transition(current, to_state)
             recorded = [self._record(conversation, current, to_state, reason, progress, now)]
             loop = None
-            if to_state not in SILENT_STATES:
+            if to_state not in SILENT_STATES and not progress:  # a step that progressed ends any loop
                 recent = StateTransition.objects.filter(conversation=conversation).order_by("-id")
                 steps = [
                     Step(AgentState(t.from_state), AgentState(t.to_state), t.progress)
