@@ -333,7 +333,7 @@ MEMORY_DEFERRED_PHRASES_EN = env.list(
 # Agent: the turn and the websocket
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=4)  # model calls per turn that may ask for tools
 AGENT_TURN_WORKERS = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
-AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=4)  # threads per daphne process opening sockets
+AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads per daphne process opening sockets
 # A socket not authenticated and loaded within this many seconds is closed with 4503 (try again later).
 AGENT_CONNECT_TIMEOUT_SECONDS = env.float("AGENT_CONNECT_TIMEOUT_SECONDS", default=20.0)
 AGENT_MAX_FRAME_CHARS = env.int("AGENT_MAX_FRAME_CHARS", default=8192)  # longer websocket frames are refused
