@@ -100,7 +100,11 @@ if not DATABASE_URL:
 
     DATABASE_URL = ensure_postgres(EMBEDDED_DATA_DIR / "pg")  # postgresql://postgres:@/postgres?host=<socket dir>
 DATABASES = {"default": env.db_url_config(DATABASE_URL)}
-DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0)
+# Persistent connections: each thread that talks to the database (a turn worker, a connect worker, a
+# Celery child) keeps its connection for this many seconds instead of opening one per call; opening
+# one (a new backend forked by PostgreSQL) was two thirds of PostgreSQL's CPU per turn (docs/bench.md).
+# Health checks make a connection that died (a database restart) reconnect on its next use.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

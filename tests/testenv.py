@@ -17,6 +17,10 @@ os.environ["CLOCK_ALLOW_OFFSET"] = "1"
 os.environ["AGENTSITE_READ_DOTENV"] = "0"  # a developer's .env is for the demo, not the tests
 os.environ["AGENTSITE_ENV"] = "development"
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The consumers' thread pools run inside the test process: with persistent connections their idle
+# connections would outlive each test (and keep the test database from being dropped). Child
+# processes inherit this too; tests/faults/test_postgres_restart.py runs daphne with the default.
+os.environ["DATABASE_CONN_MAX_AGE"] = "0"
 for name in ("DATABASE_URL", "REDIS_URL"):
     os.environ.pop(name, None)
     if os.environ.get(f"TEST_{name}"):

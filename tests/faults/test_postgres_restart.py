@@ -106,7 +106,9 @@ def test_postgres_restarted_under_load_fails_cleanly_and_recovers(process_env):
         copy_schema(process_env.database_url, pg.url)
         add_customers(pg.url)
         env = ProcessEnv(pg.url, process_env.redis_url)
-        server = start_daphne(env, extra_env={"AGENT_RATE_LIMIT_PER_MINUTE": "1000"})
+        # Persistent connections, as in production: each thread's connection dies with the server and
+        # must be replaced on its next use (the suite itself runs with DATABASE_CONN_MAX_AGE=0).
+        server = start_daphne(env, extra_env={"AGENT_RATE_LIMIT_PER_MINUTE": "1000", "DATABASE_CONN_MAX_AGE": "60"})
         clients = [ChatClient(server.port, log_in(server, name)) for name in CUSTOMERS]
         assert all(turn[-1]["type"] == "reply_done" for turn in concurrently(clients, "Hello"))
 
