@@ -65,7 +65,8 @@ class Step:
 
 def plan(quick: bool, scratch: Path) -> list[Step]:
     """The benchmark runs, in order."""
-    j = {name: scratch / f"{name}.json" for name in ("turn", "consolidation", "ws50", "ws200", "ws200r", "ws200rp")}
+    names = ("turn", "consolidation", "ws50", "ws200", "ws400", "ws200r", "ws200r0")
+    j = {name: scratch / f"{name}.json" for name in names}
     ws = ["--messages", "2", "--workers", "8"]
     if quick:
         return [
@@ -85,10 +86,12 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
                                str(j["consolidation"])], j["consolidation"]),
         Step("ws50", ["benchmarks/ws_load.py", "--customers", "50", *ws, "--json", str(j["ws50"])], j["ws50"]),
         Step("ws200", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--json", str(j["ws200"])], j["ws200"]),
+        Step("ws400", ["benchmarks/ws_load.py", "--customers", "400", *ws, "--json", str(j["ws400"])], j["ws400"]),
         Step("ws200r", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60",
                         "--json", str(j["ws200r"])], j["ws200r"]),
-        Step("ws200rp", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60", "--conn-max-age", "60",
-                         "--json", str(j["ws200rp"])], j["ws200rp"]),
+        # The same ramp without persistent connections (the default until 2026-11-30), for comparison.
+        Step("ws200r0", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60", "--conn-max-age", "0",
+                         "--json", str(j["ws200r0"])], j["ws200r0"]),
         # Its own datadir: the default (/tmp/bench-pg) is recall_bench's, whose server locomo_bench would stop.
         Step("locomo", ["benchmarks/locomo_bench.py", "--datadir", "/tmp/bench-locomo", "--markdown",
                         str(scratch / "locomo.md")]),
@@ -179,17 +182,20 @@ def consolidation_section(f: dict) -> list[str]:
 def ws_section(runs: list[dict]) -> list[str]:
     lines = [
         "| customers × messages (arrivals over) | turn workers | CONN_MAX_AGE | turns/s | p50 | p95 | p99 | errors "
-        "| event-loop ping p50 / max | cores: daphne, PostgreSQL, model, Redis, client, others "
-        "| RSS MiB: daphne, PostgreSQL (sum), model, Redis |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|",
+        "| history frame p95 / max | event-loop ping p50 / max "
+        "| cores: daphne, PostgreSQL, model, Redis, client, others | RSS MiB: daphne, PostgreSQL (sum), model, Redis |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|",
     ]
     for f in runs:
         c, r, lag, lat = f["cores"], f["resident MiB"], f["event loop lag ms"], f["latency ms"]
+        history = f.get("opening ms", {}).get("history")
+        opened = f"{history['p95'] / 1000:.1f} / {history['max'] / 1000:.1f} s" if history else "—"
         lines.append(
             f"| {f['customers']} × {f['messages']} ({f.get('ramp seconds', 0):g} s) | {f['workers']} "
             f"| {f['conn max age']} "
             f"| {f['turns per second']:.1f} "
             f"| {lat['p50'] / 1000:.1f} s | {lat['p95'] / 1000:.1f} s | {lat['p99'] / 1000:.1f} s | {f['errors']} "
+            f"| {opened} "
             f"| {lag['p50']:.0f} / {lag['max']:.0f} ms | {c['daphne']:.2f}, {c['PostgreSQL']:.2f}, "
             f"{c['offline model']:.2f}, {c['Redis']:.2f}, {c['load client']:.2f}, "
             f"{c['everything else on the machine']:.2f} | {r['daphne']:.0f}, {r['PostgreSQL']:.0f}, "
