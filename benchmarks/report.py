@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/report.py [--out reports/bench.md] [--quick]
 
 Runs, each as its own process on servers of its own: ``session_bench``, ``turn_bench``,
-``consolidation_bench``, ``ws_load`` (50 and 200 customers connecting at once; 200 arriving over a
-minute, with and without persistent database connections) and ``locomo_bench``. The report holds
+``consolidation_bench``, ``ws_load`` (50, 200 and 400 customers connecting at once; 200 arriving over
+a minute, with and without persistent database connections) and ``locomo_bench``. The report holds
 their figures, the row counts they touched, their full output, and the machine. Recall at
 10k/100k/1M memories and forgetting over 1M rows take about an hour each and are not run here:
 their figures are included from
@@ -216,16 +216,17 @@ def slow_section(name: str) -> list[str]:
             json.dumps(data, indent=2, ensure_ascii=False)[:12000], "```"]  # fmt: skip
 
 
-def render(steps: list[Step], started: datetime, scratch: Path) -> str:
+def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: float | None = None) -> str:
     by_name = {s.name: s for s in steps}
     out = [
         "# Benchmarks",
         "",
         f"<!-- written by benchmarks/report.py (make bench), {started:%Y-%m-%d %H:%M} UTC -->",
-        f"Run {started:%Y-%m-%d %H:%M} UTC; load average at the start {os.getloadavg()[0]:.2f}. Every benchmark runs "
-        "on embedded servers of its own, with the offline model. Other engineers' test suites share these two "
-        "cores: the columns of CPU use name how much of the machine they took during the websocket runs. Read the "
-        "figures as medians and ratios, not as an idle machine's.",
+        f"Run {started:%Y-%m-%d %H:%M} UTC; load average (1 minute) at the start "
+        f"{load_at_start if load_at_start is not None else float('nan'):.2f}, at the end {os.getloadavg()[0]:.2f}. "
+        "Every benchmark runs on embedded servers of its own, with the offline model. A load average well above 1 "
+        "means other work shared these two cores: the websocket table's CPU columns say how much of the machine "
+        "the others took. Read the figures as medians and ratios.",
         "",
         "## Machine",
         *machine(),
@@ -254,12 +255,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench.md")
     parser.add_argument("--quick", action="store_true", help="tiny parameters: check the pipeline, not the figures")
     args = parser.parse_args()
-    started = datetime.now(UTC)
+    started, load_at_start = datetime.now(UTC), os.getloadavg()[0]
     env = dict(os.environ)
     env.setdefault("TEST_EMBEDDED_DATA_DIR", "/tmp/bench-session")  # session_bench: never the suite's servers
     with tempfile.TemporaryDirectory(prefix="bench-") as scratch:
         steps = [step.run(env) for step in plan(args.quick, Path(scratch))]
-        report = render(steps, started, Path(scratch))
+        report = render(steps, started, Path(scratch), load_at_start)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report)
     print(f"wrote {args.out}")
