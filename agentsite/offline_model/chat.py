@@ -65,7 +65,12 @@ def recent_order(conv: Conversation) -> str | None:
         found = slots.order_numbers(turn.text + " " + " ".join(c.arguments for c in turn.tool_calls))
         if found:
             return found[-1]
-    usable = [m for m in _ranked(conv.memories) if m.tag != "disputed"]
+    return _order_in(conv.memories)
+
+
+def _order_in(memories: list[MemoryEntry]) -> str | None:
+    """The order number the memories (block lines or a ``recall_memory`` result) point to, if any."""
+    usable = [m for m in _ranked(memories) if m.tag != "disputed"]
     for entry in usable:
         if entry.key == "order_number" and slots.order_numbers(entry.value):
             return slots.order_numbers(entry.value)[0]
@@ -156,6 +161,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     if not orders:
         if nlu.LIST_ORDERS.search(text) and "list_my_orders" in conv.tools:
             return _list_orders(conv, text, lang)
+        if _OWN_ORDER.search(text) and "recall_memory" in conv.tools:  # spoken of as known: look it up
+            return _call("recall_memory", query=_clip(text))
         return Reply(replies.phrase("unsure_order" if _OWN_ORDER.search(text) else "ask_order", lang))
     if tool not in conv.tools and tool == "track_shipment" and "lookup_order" in conv.tools:
         tool = "lookup_order"
@@ -375,6 +382,15 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         if result.call.name == "recall_memory":
             entries = _recalled_entries(result)
             understood = nlu.classify(question)
+            if understood.intent in (Intent.TRACK, Intent.STATUS):  # "my parcel", "the order from last time"
+                order = _order_in(entries)
+                if order is None:
+                    parts.append(replies.phrase("unsure_order", lang))
+                    continue
+                tool = "track_shipment" if understood.intent is Intent.TRACK else "lookup_order"
+                if tool not in conv.tools and "lookup_order" in conv.tools:
+                    tool = "lookup_order"
+                return Reply(None, (PlannedCall(tool, {"order_number": order}),))
             if understood.intent is Intent.ASK_FACT:
                 said = answer_about(conv, understood.subject, lang, entries)
                 parts.append(said or replies.not_sure(understood.subject, lang))

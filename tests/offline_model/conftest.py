@@ -63,6 +63,12 @@ def tools() -> list[dict[str, Any]]:
     return tool_schemas()
 
 
+@pytest.fixture
+def tools_without_recall(tools) -> list[dict[str, Any]]:
+    """What the agent offers outside the tool mode: every tool but ``recall_memory``."""
+    return [t for t in tools if t["function"]["name"] != "recall_memory"]
+
+
 @dataclass
 class Said:
     """One assistant reply, flattened for assertions."""

@@ -110,8 +110,8 @@ def test_several_order_numbers_become_parallel_tool_calls(say, gen):
     ("text", "lang"),
     [("我的快递到哪了？", "zh"), ("Where is my parcel?", "en"), ("我要退款", "zh"), ("I want a refund", "en")],
 )
-def test_a_missing_order_number_is_asked_for(say, text, lang):
-    said = say(text)
+def test_a_missing_order_number_is_asked_for(say, tools_without_recall, text, lang):
+    said = say(text, tools_offered=tools_without_recall)  # the tool mode looks in memory first (test_chat_memory)
     assert said.calls == []
     if lang == "zh":
         assert "订单号" in said.content
@@ -318,7 +318,7 @@ def test_customer_injection_attempts_change_nothing(say):
     assert said.calls == [] and said.content.startswith("Sorry")
 
 
-def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen):
+def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_without_recall):
     g = gen(29)
     for _ in range(10):
         order = g.order()
@@ -330,7 +330,7 @@ def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen):
                 ("What's the status of my order?", "lookup_order"),
             ]
         )
-        first = say(ask)
+        first = say(ask, tools_offered=tools_without_recall)
         assert first.calls == []
         answer = g.choice([order, order.lower(), f"订单号是{order}", f"it's {order}"])
         messages = [

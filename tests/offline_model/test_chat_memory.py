@@ -145,9 +145,8 @@ def test_the_latest_message_and_earlier_turns_win_over_memory(say):
         ("How will you contact me?", "I'm not sure"),
     ],
 )
-def test_not_sure_when_neither_turns_nor_memory_say(say, tools, question, opening):
-    no_recall = [t for t in tools if t["function"]["name"] != "recall_memory"]
-    said = say(question, memory=[], tools_offered=no_recall)
+def test_not_sure_when_neither_turns_nor_memory_say(say, tools_without_recall, question, opening):
+    said = say(question, memory=[], tools_offered=tools_without_recall)
     assert said.calls == [] and said.content.startswith(opening)
     if opening == "我不确定":
         assert "告诉我" in said.content or "请提供" in said.content  # zh suggests providing it
@@ -164,17 +163,17 @@ def test_not_sure_when_neither_turns_nor_memory_say(say, tools, question, openin
         ("Can you track an order?", "Could you"),
     ],
 )
-def test_an_order_spoken_of_as_known_but_found_nowhere_is_not_sure_then_asked_for(say, tools, text, opening):
+def test_an_order_spoken_of_as_known_but_found_nowhere_is_not_sure_then_asked_for(
+    say, tools_without_recall, text, opening
+):
     """Deferred recall listens for the "not sure" opening; the number is still asked for."""
-    no_recall = [t for t in tools if t["function"]["name"] != "recall_memory"]
-    said = say(text, memory=[], tools_offered=no_recall)
+    said = say(text, memory=[], tools_offered=tools_without_recall)
     assert said.calls == [] and said.content.startswith(opening)
     assert "订单号" in said.content or "order number" in said.content
 
 
-def test_memory_off_means_not_sure_even_if_an_earlier_session_knew(say, tools):
-    no_recall = [t for t in tools if t["function"]["name"] != "recall_memory"]  # only the tool mode offers it
-    said = say("When is my birthday?", tools_offered=no_recall)  # no system prompt at all
+def test_memory_off_means_not_sure_even_if_an_earlier_session_knew(say, tools_without_recall):
+    said = say("When is my birthday?", tools_offered=tools_without_recall)  # no system prompt at all
     assert said.content.startswith("I'm not sure")
 
 
@@ -257,3 +256,21 @@ def test_stating_a_fact_is_acknowledged_with_the_normalised_value(say, gen):
 def test_a_question_about_the_customer_nothing_answers_calls_recall_memory(say, question):
     """With the tool offered, a question only memory can answer looks there, whether or not it speaks of the past."""
     assert say(question, memory=[]).names == ["recall_memory"]
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [("Where is my parcel?", "track_shipment"), ("上次那个订单怎么样了？", "lookup_order"),
+     ("我的快递到哪了？", "track_shipment")],
+)  # fmt: skip
+def test_an_order_spoken_of_as_known_is_looked_up_in_memory_then_in_the_shop(say, answer_tools, question, tool):
+    request = [{"role": "user", "content": question}]
+    asked = say(request)
+    assert asked.names == ["recall_memory"]
+
+    remembered = {"memories": [{"content": "客户询问过订单 ORD-2024-1002 的物流", "tag": "reference"}]}
+    follow = say(answer_tools(asked, [remembered], request))
+    assert follow.calls == [(tool, {"order_number": "ORD-2024-1002"})]
+
+    nothing = say(answer_tools(asked, [{"memories": []}], request))
+    assert nothing.calls == [] and ("not sure which order" in nothing.content or "我不确定" in nothing.content)
