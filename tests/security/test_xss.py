@@ -47,6 +47,9 @@ def test_memory_and_message_text_is_escaped_on_every_page(make_customer):
     }
     pages = {reverse("chat"): customer, reverse("memories"): customer}
     pages.update(dict.fromkeys(staff_urls(footprint), staff))
+    # staff_urls opens the first row of each model by primary key; conversations have random UUIDs, so
+    # the footprint's transcript is not always that row: open it explicitly.
+    pages[reverse("admin:memory_conversation_change", args=[footprint.conversation_id])] = staff
     for model_admin in ("memory_memoryevent", "memory_statetransition", "chat_order", "chat_refund"):
         pages[reverse(f"admin:{model_admin}_changelist") + f"?q={user.username}"] = staff
 
