@@ -22,16 +22,15 @@ by the next attempt that day.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
 
 from agentsite import clock
+from memory.locks import try_advisory_lock
 from memory.longterm import REDACTED
 from memory.models import Conversation, ForgettingRun, LongTermMemory
 
@@ -174,20 +173,6 @@ def _expire_transcripts(now: datetime, *, dry_run: bool) -> int:
 _DAY_LOCK_NAMESPACE = 0x464F52  # "FOR": pg_try_advisory_lock(namespace, day number)
 
 
-@contextlib.contextmanager
-def _day_lock(day: date) -> Iterator[bool]:
-    """Hold the day's advisory lock (session level) if no other process does; it dies with the connection."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_DAY_LOCK_NAMESPACE, day.toordinal()])
-        held = cursor.fetchone()[0]
-    try:
-        yield held
-    finally:
-        if held:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_DAY_LOCK_NAMESPACE, day.toordinal()])
-
-
 def run_daily(now: datetime | None = None) -> Counts | None:
     """Run once for the day of ``now``; ``None`` if the day's run is done or running in another process.
 
@@ -198,7 +183,7 @@ def run_daily(now: datetime | None = None) -> Counts | None:
     resumed run ends where an uninterrupted one would have.
     """
     now = now or clock.now()
-    with _day_lock(now.date()) as held:
+    with try_advisory_lock(_DAY_LOCK_NAMESPACE, now.date().toordinal()) as held:
         if not held:
             return None
         claim, _ = ForgettingRun.objects.get_or_create(day=now.date(), defaults={"started_at": now})

@@ -32,11 +32,12 @@ from types import MappingProxyType
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
 from redis.exceptions import RedisError
 
 from agentsite import clock
+from memory.locks import try_advisory_lock
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
 from memory.redaction import redact, redact_json
 from memory.states import (
@@ -607,18 +608,10 @@ class SessionStore:
 
             writes.change(now, op=push)
 
-    @contextlib.contextmanager
-    def _compression_lock(self, conversation_id: uuid.UUID | str) -> Iterator[bool]:
+    @staticmethod
+    def _compression_lock(conversation_id: uuid.UUID | str) -> contextlib.AbstractContextManager[bool]:
         key = zlib.crc32(uuid.UUID(str(conversation_id)).bytes) - 2**31  # int4; a collision only delays
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [_ADVISORY_NAMESPACE, key])
-            acquired = cursor.fetchone()[0]
-        try:
-            yield acquired
-        finally:
-            if acquired:
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [_ADVISORY_NAMESPACE, key])
+        return try_advisory_lock(_ADVISORY_NAMESPACE, key)
 
     # -- reads ---------------------------------------------------------------------------
 

@@ -103,9 +103,10 @@ import sys, time
 import django
 django.setup()
 from agentsite import clock
-from memory.forgetting import _day_lock
+from memory.forgetting import _DAY_LOCK_NAMESPACE
+from memory.locks import try_advisory_lock
 from memory.models import ForgettingRun
-with _day_lock(clock.now().date()) as held:
+with try_advisory_lock(_DAY_LOCK_NAMESPACE, clock.now().date().toordinal()) as held:
     assert held
     ForgettingRun.objects.get_or_create(day=clock.now().date(), defaults={"started_at": clock.now()})
     print("HOLDING", flush=True)
