@@ -138,6 +138,16 @@ def test_malformed_extraction_json_is_an_error(gateway_factory, offline_model):
         gateway_factory().extract([("customer", "My birthday is March 15")], MEMORY_SCHEMA)
 
 
+def test_extra_headers_reach_the_endpoint(gateway_factory):
+    """The request goes out through ``client.post`` (see ``ModelGateway._post``): headers must still travel."""
+    with pytest.raises(MalformedOutput, match="not valid JSON"):
+        gateway_factory().extract(
+            [("customer", "My birthday is March 15")],
+            MEMORY_SCHEMA,
+            extra_headers={"X-Offline-Script": "bad_extraction_json"},
+        )
+
+
 def test_summary_keeps_order_numbers(gateway_factory):
     text = " ".join(
         f"Order ORD-2025-{n:04d} was placed on 2025-03-{n % 28 + 1:02d} for ¥{n * 10}.00 and is being prepared."
