@@ -60,6 +60,22 @@ def _clean_redis() -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def _channels_still_closes_connections() -> Iterator[None]:
+    """Fail the test that leaves ``channels.db.close_old_connections`` patched out (tests/chat/wsclient.py says how).
+
+    Left patched, every later ``database_sync_to_async`` call keeps its connection open, and the
+    one left at the end keeps the test database from being dropped: reported far from its cause.
+    """
+    import channels.db
+    from django.db import close_old_connections
+
+    yield
+    if channels.db.close_old_connections is not close_old_connections:
+        channels.db.close_old_connections = close_old_connections
+        pytest.fail("channels.db.close_old_connections was left patched (concurrent Channels communicators?)")
+
+
 @pytest.fixture
 def process_env(django_db_setup, django_db_blocker) -> ProcessEnv:
     """Environment for subprocesses (workers, daphne) aimed at the tests' database and Redis."""

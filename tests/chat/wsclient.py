@@ -7,6 +7,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from asgiref.testing import ApplicationCommunicator
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
@@ -27,6 +28,26 @@ def session_cookie(user) -> bytes:
         connection.close()
 
 
+class Communicator(WebsocketCommunicator):
+    """Channels' websocket communicator without its process-wide patch of ``channels.db.close_old_connections``.
+
+    Channels replaces that function with a no-op (``mock.patch`` of the module global) around every
+    send and receive, to keep ``database_sync_to_async`` from closing a test's connection. The patch
+    is one global, not one per task: sockets awaited side by side restore each other's saved value
+    out of order, and the no-op stays for the rest of the process (django/channels#2118). Every
+    ``database_sync_to_async`` call after that kept its connection open, and the last one held the
+    test database at the end of the run, which could then not be dropped. Nothing here needs the
+    no-op: ``run`` uses ``asyncio.run``, so sync calls go to asgiref's own thread, never to the main
+    thread holding the test's connection, and the app closes its pools' connections itself.
+    """
+
+    async def send_input(self, message):
+        return await ApplicationCommunicator.send_input(self, message)
+
+    async def receive_output(self, timeout=1):
+        return await ApplicationCommunicator.receive_output(self, timeout)
+
+
 class ChatSocket:
     """One customer's socket; ``say`` sends a message and returns the frames of the turn."""
 
@@ -37,7 +58,7 @@ class ChatSocket:
             # Logging in touches the database: do it off the event loop the test may be running.
             with ThreadPoolExecutor(1) as thread:
                 headers.append((b"cookie", thread.submit(session_cookie, user).result()))
-        self.communicator = WebsocketCommunicator(application, path, headers=headers)
+        self.communicator = Communicator(application, path, headers=headers)
         self.history: dict | None = None
         self.close_code: int | None = None
 
