@@ -37,6 +37,7 @@ from django.db.models import Max
 from redis.exceptions import RedisError
 
 from agentsite import clock
+from memory import session_rows as rows
 from memory.locks import try_advisory_lock
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
 from memory.redaction import redact, redact_json
@@ -44,7 +45,6 @@ from memory.states import (
     SILENT_STATES,
     AgentState,
     Loop,
-    Step,
     bot_may_reply,
     check_transition,
     detect_loop,
@@ -375,8 +375,7 @@ class SessionStore:
             yield current
             return
         with transaction.atomic():
-            conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
-            writes = _Writes(conversation, now)
+            writes = _Writes(rows.lock_conversation(conversation_id), now)
             token = _open_writes.set(writes)
             try:
                 yield writes
@@ -394,7 +393,7 @@ class SessionStore:
         conversation = writes.conversation
         conversation.version += 1
         conversation.updated_at = writes.now
-        conversation.save(update_fields=[*sorted(writes.saved), "version", "updated_at"])
+        rows.save_conversation(conversation, {*writes.saved, "version", "updated_at"})
         self._write(conversation, {**writes.head, "updated": _iso(writes.now)}, writes.apply)
 
     # -- writes --------------------------------------------------------------------------
@@ -431,16 +430,9 @@ class SessionStore:
             if bot_reply and not bot_may_reply(conversation.state):
                 raise BotMayNotReply(f"conversation {conversation_id} is {conversation.state}: the bot stays silent")
             conversation.last_seq += 1
-            row = ConversationMessage.objects.create(
-                conversation_id=conversation.id,
-                seq=conversation.last_seq,
-                role=entry.role.value,
-                content=entry.content,
-                token_count=entry.tokens,
-                created_at=now,
-                metadata=metadata,
-            )
-            message = StoredMessage.from_row(row)
+            message = StoredMessage(conversation.last_seq, entry.role, entry.content, entry.tokens, now, metadata)
+            rows.insert_message(conversation.id, message.seq, entry.role.value, entry.content, entry.tokens, now,
+                                metadata)  # fmt: skip
 
             def push(pipe: Any, keys: SessionKeys) -> None:
                 pipe.rpush(keys.messages, message.to_redis())
@@ -499,11 +491,7 @@ class SessionStore:
             recorded = [self._record(conversation, current, to_state, reason, progress, now)]
             loop = None
             if to_state not in SILENT_STATES and not progress:  # a step that progressed ends any loop
-                recent = StateTransition.objects.filter(conversation=conversation).order_by("-id")
-                steps = [
-                    Step(AgentState(t.from_state), AgentState(t.to_state), t.progress)
-                    for t in list(recent[: steps_to_check(self.loop_threshold)])[::-1]
-                ]
+                steps = rows.recent_steps(conversation.id, steps_to_check(self.loop_threshold))
                 loop = detect_loop(steps, self.loop_threshold)
                 if loop is not None:
                     recorded.append(self._record(conversation, to_state, AgentState.ESCALATED, loop.reason, False, now))
@@ -524,16 +512,8 @@ class SessionStore:
         self, conversation: Conversation, from_state: AgentState, to_state: AgentState, reason: str,
         progress: bool, now: datetime,
     ) -> TransitionRecord:  # fmt: skip
-        row = StateTransition.objects.create(
-            conversation=conversation,
-            customer_id=conversation.customer_id,
-            from_state=from_state,
-            to_state=to_state,
-            reason=reason,
-            progress=progress,
-            created_at=now,
-        )
-        return TransitionRecord.from_row(row)
+        rows.insert_transition(conversation, from_state, to_state, reason, progress, now)
+        return TransitionRecord(from_state, to_state, reason, progress, now)
 
     # -- compression ---------------------------------------------------------------------
 
