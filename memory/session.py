@@ -33,7 +33,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
 from redis.exceptions import RedisError
 
 from agentsite import clock
@@ -567,8 +566,7 @@ class SessionStore:
             return created
 
     def _covered(self, conversation_id: uuid.UUID | str) -> int:
-        covered = CompressionSummary.objects.filter(conversation_id=conversation_id).aggregate(m=Max("last_seq"))["m"]
-        return covered or 0
+        return rows.covered_seq(conversation_id)
 
     def _store_summary(self, conversation_id: uuid.UUID | str, summary: Summary, now: datetime) -> None:
         with self._writing(conversation_id, now) as writes:

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import connection, models
 
-from memory.models import Conversation, ConversationMessage, StateTransition
+from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
 from memory.states import AgentState, Step
 
 
@@ -53,6 +53,12 @@ _RECENT_STEPS = "SELECT {from_state}, {to_state}, {progress} FROM {table} WHERE 
     },
     table=connection.ops.quote_name(StateTransition._meta.db_table),
     pk=connection.ops.quote_name(StateTransition._meta.pk.column),
+)
+
+_COVERED_SEQ = "SELECT coalesce(max({last_seq}), 0) FROM {table} WHERE {conversation} = %s".format(
+    last_seq=connection.ops.quote_name(CompressionSummary._meta.get_field("last_seq").column),
+    conversation=connection.ops.quote_name(CompressionSummary._meta.get_field("conversation").column),
+    table=connection.ops.quote_name(CompressionSummary._meta.db_table),
 )
 
 
@@ -112,3 +118,10 @@ def recent_steps(conversation_id: uuid.UUID, limit: int) -> list[Step]:
         cursor.execute(_RECENT_STEPS, [conversation_id, limit])
         rows = cursor.fetchall()
     return [Step(AgentState(a), AgentState(b), progress) for a, b, progress in reversed(rows)]
+
+
+def covered_seq(conversation_id: uuid.UUID | str) -> int:
+    """The last message already summarised (0 if none): read by the turn's check for due compression."""
+    with connection.cursor() as cursor:
+        cursor.execute(_COVERED_SEQ, [conversation_id])
+        return cursor.fetchone()[0]

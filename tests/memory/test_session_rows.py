@@ -1,0 +1,101 @@
+"""The session store's plain-SQL statements read and write exactly what the ORM would."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import transaction
+
+from agentsite import clock
+from memory import session_rows as rows
+from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
+from memory.states import AgentState, Step
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def conversation(customer) -> Conversation:
+    now = clock.now()
+    return Conversation.objects.create(
+        customer=customer, state=AgentState.PROCESSING, collected_info={"order_numbers": ["ORD-2025-0816"], "城市": "上海"},
+        created_at=now, updated_at=now, ended_at=now + timedelta(hours=1), last_seq=7, version=3, consolidated_seq=4,
+        loop_flagged=True,
+    )  # fmt: skip
+
+
+def field_values(instance: Conversation) -> dict:
+    return {f.attname: getattr(instance, f.attname) for f in Conversation._meta.concrete_fields}
+
+
+def test_a_locked_conversation_is_the_row_the_orm_reads(conversation):
+    with transaction.atomic():
+        locked = rows.lock_conversation(conversation.pk)
+
+    assert field_values(locked) == field_values(Conversation.objects.get(pk=conversation.pk))
+    assert locked.collected_info["城市"] == "上海" and not locked._state.adding
+
+
+def test_locking_a_conversation_that_does_not_exist_says_so():
+    with transaction.atomic(), pytest.raises(Conversation.DoesNotExist):
+        rows.lock_conversation(uuid.uuid4())
+
+
+def test_saving_writes_the_named_fields_and_only_them(conversation):
+    with transaction.atomic():
+        locked = rows.lock_conversation(conversation.pk)
+        locked.collected_info = {"order_numbers": ["ORD-2025-0001"], "note": "带 'quotes' and \"doubles\""}
+        locked.state = AgentState.RESOLVED
+        locked.version = 4
+        locked.last_seq = 99  # changed but not named: must stay as it was
+        rows.save_conversation(locked, {"collected_info", "state", "version"})
+
+    saved = Conversation.objects.get(pk=conversation.pk)
+    assert saved.collected_info == {"order_numbers": ["ORD-2025-0001"], "note": "带 'quotes' and \"doubles\""}
+    assert (saved.state, saved.version, saved.last_seq) == (AgentState.RESOLVED, 4, 7)
+
+
+def test_an_inserted_message_reads_back_through_the_orm(conversation):
+    at = clock.now()
+    metadata = {"tool_calls": [{"id": "c1", "name": "lookup_order", "arguments": "{}"}], "raw": "原文"}
+
+    rows.insert_message(conversation.pk, 8, "tool_call", "查一下订单", 5, at, metadata)
+
+    message = ConversationMessage.objects.get(conversation=conversation, seq=8)
+    assert (message.role, message.content, message.token_count, message.created_at) == (
+        "tool_call",
+        "查一下订单",
+        5,
+        at,
+    )
+    assert message.metadata == metadata
+
+
+def test_transitions_are_inserted_and_read_back_oldest_first_as_loop_detection_wants(conversation):
+    at = clock.now()
+    moves = [
+        (AgentState.GREETING, AgentState.COLLECTING_INFO, True),
+        (AgentState.COLLECTING_INFO, AgentState.PROCESSING, False),
+        (AgentState.PROCESSING, AgentState.COLLECTING_INFO, False),
+    ]
+    for from_state, to_state, progress in moves:
+        rows.insert_transition(conversation, from_state, to_state, "why", progress, at)
+
+    assert rows.recent_steps(conversation.pk, 2) == [Step(*move) for move in moves[1:]]
+    stored = StateTransition.objects.filter(conversation=conversation).order_by("id")
+    assert [(t.customer_id, t.from_state, t.to_state) for t in stored] == [
+        (conversation.customer_id, a.value, b.value) for a, b, _ in moves
+    ]
+
+
+def test_the_covered_sequence_is_the_last_summarised_message(conversation):
+    assert rows.covered_seq(conversation.pk) == 0
+    for first in (1, 11):
+        CompressionSummary.objects.create(
+            conversation=conversation, first_seq=first, last_seq=first + 9, content="…", tokens_before=100,
+            tokens_after=10, created_at=clock.now(),
+        )  # fmt: skip
+
+    assert rows.covered_seq(conversation.pk) == 20
