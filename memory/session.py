@@ -44,7 +44,6 @@ from memory.states import (
     SILENT_STATES,
     AgentState,
     Loop,
-    Step,
     bot_may_reply,
     check_transition,
     detect_loop,
@@ -225,17 +224,14 @@ class TransitionResult:
 class _Writes:
     """The writes of one batch to one conversation, applied when the batch ends.
 
-    The messages and transitions are inserted and the conversation row saved in one statement
-    when the batch ends, and Redis gets one MULTI/EXEC, so a batch is one version step (and two
-    statements after BEGIN: the lock, and that one) however many writes it holds.
+    PostgreSQL rows (messages, transitions) are inserted as the batch goes; the conversation row
+    is saved once, and Redis gets one MULTI/EXEC, so a batch is one version step however many
+    writes it holds.
     """
 
-    def __init__(self, conversation: Conversation, now: datetime, steps: list[Step]) -> None:
+    def __init__(self, conversation: Conversation, now: datetime) -> None:
         self.conversation = conversation
         self.now = now
-        self.steps = steps  # the latest transitions, as loop detection reads them, this batch's included
-        self.messages: list[tuple] = []  # rows to insert when the batch ends (session_rows.write_batch)
-        self.transitions: list[tuple] = []
         self.saved: set[str] = set()  # Conversation fields to save
         self.head: dict[str, str | int] = {}  # fields of the Redis hash
         self.ops: list[Callable[[Any, SessionKeys], None]] = []
@@ -378,8 +374,7 @@ class SessionStore:
             yield current
             return
         with transaction.atomic():
-            conversation, steps = rows.lock_conversation(conversation_id, steps=steps_to_check(self.loop_threshold))
-            writes = _Writes(conversation, now, steps)
+            writes = _Writes(rows.lock_conversation(conversation_id), now)
             token = _open_writes.set(writes)
             try:
                 yield writes
@@ -397,7 +392,7 @@ class SessionStore:
         conversation = writes.conversation
         conversation.version += 1
         conversation.updated_at = writes.now
-        rows.write_batch(conversation, {*writes.saved, "version", "updated_at"}, writes.messages, writes.transitions)
+        rows.save_conversation(conversation, {*writes.saved, "version", "updated_at"})
         self._write(conversation, {**writes.head, "updated": _iso(writes.now)}, writes.apply)
 
     # -- writes --------------------------------------------------------------------------
@@ -435,8 +430,8 @@ class SessionStore:
                 raise BotMayNotReply(f"conversation {conversation_id} is {conversation.state}: the bot stays silent")
             conversation.last_seq += 1
             message = StoredMessage(conversation.last_seq, entry.role, entry.content, entry.tokens, now, metadata)
-            writes.messages.append((conversation.id, message.seq, entry.role.value, entry.content, entry.tokens, now,
-                                    metadata))  # fmt: skip
+            rows.insert_message(conversation.id, message.seq, entry.role.value, entry.content, entry.tokens, now,
+                                metadata)  # fmt: skip
 
             def push(pipe: Any, keys: SessionKeys) -> None:
                 pipe.rpush(keys.messages, message.to_redis())
@@ -492,12 +487,13 @@ class SessionStore:
             if only_from is not None and (current not in only_from or not is_allowed(current, to_state)):
                 return TransitionResult(state=current, recorded=())
             check_transition(current, to_state)
-            recorded = [self._record(writes, current, to_state, reason, progress, now)]
+            recorded = [self._record(conversation, current, to_state, reason, progress, now)]
             loop = None
             if to_state not in SILENT_STATES and not progress:  # a step that progressed ends any loop
-                loop = detect_loop(writes.steps[-steps_to_check(self.loop_threshold) :], self.loop_threshold)
+                steps = rows.recent_steps(conversation.id, steps_to_check(self.loop_threshold))
+                loop = detect_loop(steps, self.loop_threshold)
                 if loop is not None:
-                    recorded.append(self._record(writes, to_state, AgentState.ESCALATED, loop.reason, False, now))
+                    recorded.append(self._record(conversation, to_state, AgentState.ESCALATED, loop.reason, False, now))
                     conversation.loop_flagged = True
                     logger.warning("conversation %s escalated: %s", conversation.id, loop.reason)
             conversation.state = recorded[-1].to_state
@@ -511,16 +507,11 @@ class SessionStore:
             writes.recorded.extend(recorded)
         return TransitionResult(state=AgentState(conversation.state), recorded=tuple(recorded), loop=loop)
 
-    @staticmethod
     def _record(
-        writes: _Writes, from_state: AgentState, to_state: AgentState, reason: str, progress: bool, now: datetime
-    ) -> TransitionRecord:
-        """Add a transition to the batch (inserted when it ends) and to the steps loop detection sees."""
-        conversation = writes.conversation
-        writes.transitions.append(
-            (conversation.pk, conversation.customer_id, from_state.value, to_state.value, reason, progress, now)
-        )
-        writes.steps.append(Step(from_state, to_state, progress))
+        self, conversation: Conversation, from_state: AgentState, to_state: AgentState, reason: str,
+        progress: bool, now: datetime,
+    ) -> TransitionRecord:  # fmt: skip
+        rows.insert_transition(conversation, from_state, to_state, reason, progress, now)
         return TransitionRecord(from_state, to_state, reason, progress, now)
 
     # -- compression ---------------------------------------------------------------------

@@ -1,24 +1,19 @@
-"""The session store's durable rows on a turn's path, written with plain SQL in few round trips.
+"""The session store's durable rows on a turn's path, written with plain SQL.
 
-A chat turn writes twice (its customer's message, then the reply), and each write took a row lock,
-an insert per message and per transition, a read of recent transitions for loop detection and a
-save of the conversation row. Through the ORM each statement cost about 0.5 ms of Python
-(compiling the query, building the model) while PostgreSQL ran it in about 0.05 ms; and on this
-kind of machine every round trip after a pause costs 0.15–0.3 ms of waking the server
-(docs/bench.md). So a batch is two statements here: ``lock_conversation`` locks the row and
-returns it with the recent transitions; ``write_batch`` inserts the batch's messages and
-transitions and updates the row, as one statement. Both are built from the models' own table and
-column names, so a migration that renames a column changes them too; values go through the fields'
-own preparation and conversion, and the row comes back as the model instance the rest of the code
-expects (``Model.from_db``). Everything off the turn's path (rebuilding a session, compression, the
-admin, consolidation) stays with the ORM.
+A chat turn locks its conversation row twice, inserts two to four messages and a transition or
+two, and saves the row twice. Through the ORM each of those statements cost about 0.5 ms of
+Python (compiling the query, building the model) while PostgreSQL ran it in about 0.05 ms:
+most of the memory layer's time (docs/bench.md). The statements below are built once, from the
+models' own table and column names, so a migration that renames a column changes them too; rows
+come back as the model instances the rest of the code expects (``Model.from_db``). Everything off
+the turn's path (rebuilding a session, compression, the admin, consolidation) stays with the ORM.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Collection, Sequence
+from datetime import datetime
 from typing import Any
 
 from django.db import connection, models
@@ -31,56 +26,39 @@ def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Fie
     return [model._meta.get_field(name) for name in names]
 
 
+def _insert_sql(model: type[models.Model], fields: Sequence[models.Field]) -> str:
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    return f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
+
+
 _CONVERSATION_FIELDS = list(Conversation._meta.concrete_fields)
+_LOCK_CONVERSATION = "SELECT {columns} FROM {table} WHERE {pk} = %s FOR UPDATE".format(
+    columns=", ".join(connection.ops.quote_name(f.column) for f in _CONVERSATION_FIELDS),
+    table=connection.ops.quote_name(Conversation._meta.db_table),
+    pk=connection.ops.quote_name(Conversation._meta.pk.column),
+)
 _MESSAGE_FIELDS = _columns(
     ConversationMessage, ["conversation", "seq", "role", "content", "token_count", "created_at", "metadata"]
 )
+_INSERT_MESSAGE = _insert_sql(ConversationMessage, _MESSAGE_FIELDS)
 _TRANSITION_FIELDS = _columns(
     StateTransition, ["conversation", "customer", "from_state", "to_state", "reason", "progress", "created_at"]
 )
-
-
-def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
-
-
-def _transition(name: str) -> str:
-    return _q(StateTransition._meta.get_field(name).column)
-
-
-# The row, locked, and its latest transitions (oldest first, as JSON text) for loop detection.
-_LOCK_CONVERSATION = """
-    SELECT {columns}, (
-        SELECT coalesce(json_agg(json_build_array(s.from_state, s.to_state, s.progress) ORDER BY s.id), '[]')::text
-        FROM (
-            SELECT {pk} AS id, {from_state} AS from_state, {to_state} AS to_state, {progress} AS progress
-            FROM {transitions} WHERE {conversation} = c.{conversation_pk} ORDER BY {pk} DESC LIMIT %s
-        ) s
-    )
-    FROM {table} c WHERE c.{conversation_pk} = %s FOR UPDATE OF c
-""".format(
-    columns=", ".join(f"c.{_q(f.column)}" for f in _CONVERSATION_FIELDS),
-    table=_q(Conversation._meta.db_table),
-    conversation_pk=_q(Conversation._meta.pk.column),
-    transitions=_q(StateTransition._meta.db_table),
-    pk=_q(StateTransition._meta.pk.column),
-    from_state=_transition("from_state"),
-    to_state=_transition("to_state"),
-    progress=_transition("progress"),
-    conversation=_transition("conversation"),
+_INSERT_TRANSITION = _insert_sql(StateTransition, _TRANSITION_FIELDS)
+_RECENT_STEPS = "SELECT {from_state}, {to_state}, {progress} FROM {table} WHERE {conversation} = %s ORDER BY {pk} DESC LIMIT %s".format(  # noqa: E501
+    **{
+        name: connection.ops.quote_name(StateTransition._meta.get_field(name).column)
+        for name in ("from_state", "to_state", "progress", "conversation")
+    },
+    table=connection.ops.quote_name(StateTransition._meta.db_table),
+    pk=connection.ops.quote_name(StateTransition._meta.pk.column),
 )
 
-
-def _insert(model: type[models.Model], fields: Sequence[models.Field], count: int) -> str:
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    columns = ", ".join(_q(f.column) for f in fields)
-    return f"INSERT INTO {_q(model._meta.db_table)} ({columns}) VALUES {', '.join([row] * count)}"
-
-
 _COVERED_SEQ = "SELECT coalesce(max({last_seq}), 0) FROM {table} WHERE {conversation} = %s".format(
-    last_seq=_q(CompressionSummary._meta.get_field("last_seq").column),
-    conversation=_q(CompressionSummary._meta.get_field("conversation").column),
-    table=_q(CompressionSummary._meta.db_table),
+    last_seq=connection.ops.quote_name(CompressionSummary._meta.get_field("last_seq").column),
+    conversation=connection.ops.quote_name(CompressionSummary._meta.get_field("conversation").column),
+    table=connection.ops.quote_name(CompressionSummary._meta.db_table),
 )
 
 
@@ -96,46 +74,50 @@ def _loaded(field: models.Field, value: Any) -> Any:
     return value
 
 
-def lock_conversation(conversation_id: uuid.UUID | str, *, steps: int) -> tuple[Conversation, list[Step]]:
-    """Return the conversation, its row locked until the transaction ends, and its latest ``steps``
-    transitions as loop detection reads them (oldest first)."""
+def lock_conversation(conversation_id: uuid.UUID | str) -> Conversation:
+    """Return the conversation, its row locked until the transaction ends (``SELECT … FOR UPDATE``)."""
     with connection.cursor() as cursor:
-        cursor.execute(_LOCK_CONVERSATION, [steps, conversation_id])
+        cursor.execute(_LOCK_CONVERSATION, [conversation_id])
         row = cursor.fetchone()
     if row is None:
         raise Conversation.DoesNotExist(f"no conversation {conversation_id}")
-    *columns, recent = row
-    values = [_loaded(field, value) for field, value in zip(_CONVERSATION_FIELDS, columns, strict=True)]
-    conversation = Conversation.from_db(connection.alias, [f.attname for f in _CONVERSATION_FIELDS], values)
-    return conversation, [Step(AgentState(a), AgentState(b), progress) for a, b, progress in json.loads(recent)]
+    values = [_loaded(field, value) for field, value in zip(_CONVERSATION_FIELDS, row, strict=True)]
+    return Conversation.from_db(connection.alias, [f.attname for f in _CONVERSATION_FIELDS], values)
 
 
-def write_batch(
-    conversation: Conversation,
-    names: Collection[str],
-    messages: Sequence[Sequence[Any]] = (),
-    transitions: Sequence[Sequence[Any]] = (),
-) -> None:
-    """In one statement: insert ``messages`` and ``transitions`` and write the named fields of the row.
-
-    A message is (conversation id, seq, role, content, token count, created at, metadata); a
-    transition is (conversation id, customer id, from state, to state, reason, progress, created at).
-    """
-    parts, params = [], []
-    for name, model, fields, rows in (
-        ("messages", ConversationMessage, _MESSAGE_FIELDS, messages),
-        ("transitions", StateTransition, _TRANSITION_FIELDS, transitions),
-    ):
-        if rows:
-            parts.append(f"{name} AS ({_insert(model, fields, len(rows))})")
-            for values in rows:
-                params += _prepared(fields, values)
+def save_conversation(conversation: Conversation, names: Collection[str]) -> None:
+    """Write the named fields of ``conversation`` to its row (as ``save(update_fields=…)`` would)."""
     fields = _columns(Conversation, sorted(names))
-    assignments = ", ".join(f"{_q(f.column)} = %s" for f in fields)
-    update = f"UPDATE {_q(Conversation._meta.db_table)} SET {assignments} WHERE {_q(Conversation._meta.pk.column)} = %s"
-    params += [*_prepared(fields, [getattr(conversation, f.attname) for f in fields]), conversation.pk]
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    table, pk = connection.ops.quote_name(Conversation._meta.db_table), connection.ops.quote_name("id")
+    values = _prepared(fields, [getattr(conversation, f.attname) for f in fields])
     with connection.cursor() as cursor:
-        cursor.execute(("WITH " + ", ".join(parts) + " " if parts else "") + update, params)
+        cursor.execute(f"UPDATE {table} SET {assignments} WHERE {pk} = %s", [*values, conversation.pk])
+
+
+def insert_message(
+    conversation_id: uuid.UUID, seq: int, role: str, content: str, tokens: int, at: datetime, metadata: dict
+) -> None:
+    values = _prepared(_MESSAGE_FIELDS, [conversation_id, seq, role, content, tokens, at, metadata])
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_MESSAGE, values)
+
+
+def insert_transition(
+    conversation: Conversation, from_state: AgentState, to_state: AgentState, reason: str, progress: bool,
+    at: datetime,
+) -> None:  # fmt: skip
+    values = [conversation.pk, conversation.customer_id, from_state.value, to_state.value, reason, progress, at]
+    with connection.cursor() as cursor:
+        cursor.execute(_INSERT_TRANSITION, _prepared(_TRANSITION_FIELDS, values))
+
+
+def recent_steps(conversation_id: uuid.UUID, limit: int) -> list[Step]:
+    """The conversation's latest ``limit`` transitions as loop detection reads them, oldest first."""
+    with connection.cursor() as cursor:
+        cursor.execute(_RECENT_STEPS, [conversation_id, limit])
+        rows = cursor.fetchall()
+    return [Step(AgentState(a), AgentState(b), progress) for a, b, progress in reversed(rows)]
 
 
 def covered_seq(conversation_id: uuid.UUID | str) -> int:

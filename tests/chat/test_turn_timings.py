@@ -72,8 +72,7 @@ def test_a_turn_writes_its_conversation_in_two_transactions():
     """The customer's message (with its slots and state) and the reply (with its state) are one write each.
 
     Counted, not timed: the statements a plain turn sends and the MULTI/EXEC blocks that reach Redis.
-    Before batching, such a turn sent 22 statements (7 of them committing writes) and 5 session
-    pipelines; each batch is now its row lock and one statement that inserts and updates.
+    Before batching, such a turn sent 22 statements (7 of them committing writes) and 5 session pipelines.
     """
     from django.db import connection
 
@@ -83,16 +82,13 @@ def test_a_turn_writes_its_conversation_in_two_transactions():
     statements: list[str] = []
 
     def record(execute, sql, params, many, context):
-        statements.append(" ".join(sql.split()))
+        statements.append(sql.lstrip().split()[0].upper())
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(record):
         turn = run_turn(user.pk, conversation, "Thanks, that helps")
 
     assert turn.reply and not turn.failed
-    writes = [sql for sql in statements if 'UPDATE "memory_conversation" SET' in sql]
-    assert len(writes) == 2, statements  # the conversation row, once per batch
-    assert sum(sql.count('INSERT INTO "memory_conversationmessage"') for sql in writes) == 2, writes  # in them
-    assert sum('INSERT INTO "memory_conversationmessage"' in sql for sql in statements) == 2, statements
-    assert sum("FOR UPDATE" in sql for sql in statements) == 2, statements  # the row lock, once per batch
-    assert len(statements) <= 12, statements  # with the turn lock, the row locks, the profile and recall
+    assert statements.count("UPDATE") == 2, statements  # the conversation row, once per batch
+    assert statements.count("INSERT") <= 4, statements  # 2 messages, ≤ 1 transition, the model call's record
+    assert len(statements) <= 14, statements  # with the turn lock, the row locks, the profile and recall
