@@ -3,8 +3,9 @@
 The second tier. A session lives in Redis (django-redis's connection, the cache database) under
 four keys that share one TTL, rolled on every write (``MEMORY_SESSION_TTL_SECONDS``, 24 h): the
 hash ``stm:{id}`` (customer, created, updated, state, collected info, version, last sequence
-number), the list ``stm:{id}:msgs`` (the latest ``MEMORY_SESSION_MAX_MESSAGES``), the list
-``stm:{id}:transitions`` (the latest ``MEMORY_SESSION_MAX_TRANSITIONS``) and the hash
+number, last summarised sequence number), the list ``stm:{id}:msgs`` (the latest
+``MEMORY_SESSION_MAX_MESSAGES``), the list ``stm:{id}:transitions`` (the latest
+``MEMORY_SESSION_MAX_TRANSITIONS``) and the hash
 ``stm:{id}:summaries``. Its durable copy is the ``memory.models`` rows, kept with the customer's
 account. Every write goes to PostgreSQL first, in one transaction that holds the conversation's
 row lock, then to Redis as one MULTI/EXEC before the lock is released, so Redis sees writes in
@@ -59,6 +60,26 @@ SUMMARY_HEADER = "[earlier conversation summary]"
 # Keys of a message's metadata that the store itself fills.
 RESERVED_METADATA = ("tool_calls", "tool_call_id", "raw", "by_staff")
 _ADVISORY_NAMESPACE = 0x53544D  # "STM": pg_try_advisory_lock(namespace, conversation hash)
+
+
+# One atomic read of a session: its head, its latest messages, its summaries and its transitions. With
+# ARGV[2] = 1 only the messages after the last summary are read (at most ARGV[1]): the hash's ``covered``
+# is the last summarised sequence number, and the list ends at ``last_seq`` without gaps. A turn needs
+# no more, and parsing the rest was most of a long conversation's load (docs/bench.md).
+_READ_SESSION = """
+local head = redis.call('HGETALL', KEYS[1])
+local count = tonumber(ARGV[1])
+if ARGV[2] == '1' then
+    local last = tonumber(redis.call('HGET', KEYS[1], 'last_seq')) or 0
+    local covered = tonumber(redis.call('HGET', KEYS[1], 'covered')) or 0
+    count = math.min(count, math.max(last - covered, 0))
+end
+local messages = {}
+if count > 0 then
+    messages = redis.call('LRANGE', KEYS[2], -count, -1)
+end
+return {head, messages, redis.call('HVALS', KEYS[3]), redis.call('LRANGE', KEYS[4], 0, -1)}
+"""
 
 
 class BotMayNotReply(Exception):
@@ -336,6 +357,7 @@ class SessionStore:
         if overrides:
             raise TypeError(f"unknown settings: {', '.join(overrides)}")
         self._redis_down_until = 0.0
+        self._read_session = self.redis.register_script(_READ_SESSION)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -584,7 +606,7 @@ class SessionStore:
             def push(pipe: Any, keys: SessionKeys) -> None:
                 pipe.hset(keys.summaries, str(summary.first_seq), summary.to_redis())
 
-            writes.change(now, op=push)
+            writes.change(now, head={"covered": summary.last_seq}, op=push)  # chunks are summarised in order
 
     @staticmethod
     def _compression_lock(conversation_id: uuid.UUID | str) -> contextlib.AbstractContextManager[bool]:
@@ -593,22 +615,26 @@ class SessionStore:
 
     # -- reads ---------------------------------------------------------------------------
 
-    def load(self, conversation_id: uuid.UUID | str, *, recent: int | None = None) -> Session:
+    def load(
+        self, conversation_id: uuid.UUID | str, *, recent: int | None = None, since_summary: bool = False
+    ) -> Session:
         """Return the session with its latest ``recent`` messages (default 50).
 
+        ``since_summary`` asks only for the messages the summaries do not cover (still at most
+        ``recent``): what ``history_of`` uses. A session rebuilt or read from PostgreSQL may hold more.
         Read from Redis; a session Redis has lost is rebuilt from PostgreSQL first. With Redis
         unavailable the session is read from PostgreSQL.
         """
         recent = recent or self.recent_messages
         if self._redis_usable():
             try:
-                session = self._read_redis(conversation_id, recent)
+                session = self._read_redis(conversation_id, recent, since_summary)
                 if session is not None:
                     return session
                 with transaction.atomic():
                     conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
                     # Another reader may have rebuilt it while we waited for the lock.
-                    session = self._read_redis(conversation_id, recent)
+                    session = self._read_redis(conversation_id, recent, since_summary)
                     if session is not None and session.version == conversation.version:
                         return session
                     logger.info("session %s missing or stale in Redis: rebuilt from PostgreSQL", conversation_id)
@@ -621,11 +647,11 @@ class SessionStore:
 
     def history(self, conversation_id: uuid.UUID | str) -> list[Entry]:
         """Return the compressed history for working memory: one summary entry, then the messages after it."""
-        return self.history_of(self.load(conversation_id, recent=self.max_messages))
+        return self.history_of(self.load(conversation_id, recent=self.max_messages, since_summary=True))
 
     @staticmethod
     def history_of(session: Session) -> list[Entry]:
-        """The compressed history of a session already loaded (with ``recent=max_messages``)."""
+        """The compressed history of a session already loaded (``recent=max_messages, since_summary=True``)."""
         entries: list[Entry] = []
         covered = 0
         if session.summaries:
@@ -648,14 +674,12 @@ class SessionStore:
             conversation = Conversation.objects.select_for_update().get(pk=conversation_id)
             return self._rebuild(conversation)
 
-    def _read_redis(self, conversation_id: uuid.UUID | str, recent: int) -> Session | None:
+    def _read_redis(self, conversation_id: uuid.UUID | str, recent: int, since_summary: bool = False) -> Session | None:
         keys = SessionKeys.of(conversation_id)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hgetall(keys.hash)
-        pipe.lrange(keys.messages, -recent, -1)
-        pipe.hvals(keys.summaries)
-        pipe.lrange(keys.transitions, 0, -1)
-        head, messages, summaries, transitions = pipe.execute()
+        flat, messages, summaries, transitions = self._read_session(
+            keys=[keys.hash, keys.messages, keys.summaries, keys.transitions], args=[recent, int(since_summary)]
+        )
+        head = dict(zip(flat[::2], flat[1::2], strict=True))
         if b"customer" not in head:  # missing, or only what a write to a lost session put there
             return None
         return Session(
@@ -708,7 +732,8 @@ class SessionStore:
             try:
                 pipe = self.redis.pipeline(transaction=True)
                 pipe.delete(*keys.all())
-                pipe.hset(keys.hash, mapping=self._head(conversation))
+                covered = full.summaries[-1].last_seq if full.summaries else 0
+                pipe.hset(keys.hash, mapping={**self._head(conversation), "covered": covered})
                 if full.messages:
                     pipe.rpush(keys.messages, *[m.to_redis() for m in full.messages])
                 if full.transitions:

@@ -164,3 +164,25 @@ def test_a_flush_mid_session_loses_nothing(store, customer, summarise, redis_con
 
     store.append(session.id, entry(Role.USER, "还有一个问题"))  # the next turn carries on
     assert store.load(session.id).last_seq == 71
+
+
+def test_a_turns_load_reads_only_the_messages_the_summaries_do_not_cover(store, customer, summarise, redis_conn):
+    session = store.start(customer.pk)
+    play_turns(store, session.id, summarise, messages=70)  # 1-40 summarised, 41-70 verbatim
+    full = store.load(session.id, recent=store.max_messages)
+
+    loaded = store.load(session.id, recent=store.max_messages, since_summary=True)
+
+    assert [m.seq for m in loaded.messages] == list(range(41, 71))
+    assert loaded.summaries == full.summaries and loaded.last_seq == full.last_seq == 70
+    assert store.history_of(loaded) == store.history_of(full)
+    assert len(store.load(session.id, recent=10, since_summary=True).messages) == 10  # still at most ``recent``
+
+    # A hot copy written before the hash kept its summarised point reads every recent message, as before.
+    redis_conn.hdel(f"stm:{{{session.id}}}", "covered")
+    older = store.load(session.id, recent=store.max_messages, since_summary=True)
+    assert [m.seq for m in older.messages] == list(range(1, 71))
+    assert store.history_of(older) == store.history_of(full)
+    # A rebuilt copy knows it again.
+    store.rebuild(session.id)
+    assert len(store.load(session.id, recent=store.max_messages, since_summary=True).messages) == 30
