@@ -41,7 +41,15 @@ from chat.tools import (
 from memory import session as short_term
 from memory.consolidation import needs_consolidation
 from memory.models import Conversation, LongTermMemory
-from memory.recall import Recalled, confidence_tag, format_memory_block, prefetch, recall, signals_missing_memory
+from memory.recall import (
+    Recalled,
+    confidence_tag,
+    format_memory_block,
+    prefetch,
+    recall,
+    signals_missing_memory,
+    touch,
+)
 from memory.redaction import redact
 from memory.states import AgentState, bot_may_reply
 from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
@@ -124,6 +132,7 @@ def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
 
 
 _recall = timings.timed("recall")(recall)
+_touch = timings.timed("recall")(touch)
 _summarise = timings.timed("model")(llm.summarise)
 
 
@@ -151,8 +160,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             # 2. Long-term memory: recall before answering (active mode) or only when needed (deferred);
             #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
             #    A turn that escalates on the customer's message (loop detection) has then recalled in vain.
+            #    The access to what is recalled is recorded with the reply (in its transaction).
             active = mode == "active" and replying and not declining
-            recalled = _recall(customer_id, text, prefetched=embedding) if active else []
+            recalled = _recall(customer_id, text, prefetched=embedding, touch=False) if active else []
         conversation = storing.result()
         if not replying:
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
@@ -185,14 +195,16 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 reply = _model_loop(store, memory, ctx, tools, emit)
         except (llm.LLMError, PinnedOverflow) as exc:
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
-            result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True)
+            result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True,
+                             touching=[m.id for m in recalled] if active else [])  # fmt: skip
             result.failed = True
             return result
 
         # 6. Short-term memory again: the reply, and the state it leaves the conversation in; unless a
         #    person was asked for (a tool, or loop detection), and the bot falls silent.
         resolved = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
-        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved)
+        touching = [m.id for m in recalled] if active else []  # deferred and tool recall record it themselves
+        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved, touching=touching)
 
 
 class _Memory:
@@ -317,15 +329,19 @@ def _finish(
     *,
     stream: bool,
     move: tuple[AgentState, str, set[AgentState]] | None = None,
+    touching: list[int] | None = None,
 ) -> TurnResult:
-    """Store the reply (after ``move``: a state, its reason, the states it may leave), tell the socket
-    what memory did, queue consolidation when due; or hand over if the turn escalated."""
+    """Store the reply (after ``move``: a state, its reason, the states it may leave) with the access to the
+    memories ``touching`` names, tell the socket what memory did, queue consolidation when due; or hand
+    over if the turn escalated."""
     with store.batch(ctx.conversation_id) as conversation:
         if conversation.state != AgentState.ESCALATED:
             if move is not None:
                 to, reason, only_from = move
                 store.transition(ctx.conversation_id, to, reason, progress=False, only_from=only_from)
             message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
+            if touching:
+                _touch(ctx.customer_id, touching)
     if conversation.state == AgentState.ESCALATED:
         return _hand_over(ctx, recalled, emit)
     if stream:

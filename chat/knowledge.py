@@ -57,7 +57,7 @@ def search_policies(query: str, *, language: str = "", k: int = 3, ranking: str 
         return []
     vector = get_embedder().embed_queries([query])[0]
     params = {
-        "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
+        "vector": "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]",  # floats format faster than numpy's
         "language": language,
         "limit": k * 4,
         "query": query,

@@ -166,7 +166,7 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
     return {
         "customer": customer_id,
         "now": now,
-        "vector": "[" + ",".join(f"{x:.7f}" for x in vector) + "]",
+        "vector": "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]",  # floats format faster than numpy's
         "limit": k * settings.MEMORY_RECALL_CANDIDATES_FACTOR,
         "query": query,
         "patterns": like_patterns(exact_tokens(query)),
@@ -276,6 +276,24 @@ _TOUCH_CHOSEN = f"""
     )
     SELECT {_COLUMNS}, {_DISPUTED} FROM touched m
 """  # noqa: S608
+
+
+_TOUCH = f"""
+    UPDATE {LongTermMemory._meta.db_table}
+    SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
+    WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
+"""  # noqa: S608
+
+
+def touch(customer_id: int, ids: list[int], *, now: datetime | None = None) -> None:
+    """Record an access to these memories of ONE customer, as ``recall(touch=True)`` does for what it returns.
+
+    For a caller that recalls with ``touch=False`` and records the access inside a transaction it has
+    open anyway: a chat turn does it with its reply, which saves the update a commit of its own.
+    """
+    if ids:
+        with connection.cursor() as cursor:
+            cursor.execute(_TOUCH, {"customer": customer_id, "ids": ids, "now": now or clock.now()})
 
 
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:

@@ -131,3 +131,26 @@ def test_the_message_stored_beside_the_turn_shows_its_state_change_and_is_in_the
     assert session.messages[0].content == "Where is ORD-2025-0001?"
     assert session.collected_info == {"order_numbers": ["ORD-2025-0001"]}
     assert first.reply and second.reply and session.messages[-1].content == second.reply
+
+
+def test_an_active_turn_records_the_access_to_exactly_what_it_recalled_with_its_reply():
+    """Recall reads; the reply's transaction records the access (no commit of its own on the turn's path)."""
+    from agentsite import clock
+    from memory.embeddings import get_embedder
+    from memory.longterm import Candidate, insert
+
+    user = _customer("accessed")
+    texts = [f"The customer owns {n} bicycles in colour number {n}" for n in range(1, 9)]
+    for text in texts:
+        candidate = Candidate(type="fact", content=text, confidence=0.9, source="customer_stated")
+        insert(user.pk, candidate, get_embedder().embed_passages([text])[0], actor="test", now=clock.now())
+    LongTermMemory.objects.update(decay_steps=2)
+    conversation = short_term.store().start(user.pk).id
+
+    turn = run_turn(user.pk, conversation, "How many bicycles do I own?")
+
+    recalled = {m.id for m in turn.recalled}
+    assert recalled and len(recalled) < len(texts)
+    for memory in LongTermMemory.objects.filter(customer=user):
+        assert memory.access_count == (1 if memory.pk in recalled else 0)
+        assert memory.decay_steps == (0 if memory.pk in recalled else 2)
