@@ -89,22 +89,6 @@ def add_cpu(name: str, seconds: float) -> None:
         timings.cpu_seconds[name] = timings.cpu_seconds.get(name, 0.0) + seconds
 
 
-def apart(fn: Callable[..., Any]) -> Callable[..., tuple[Any, float]]:
-    """Wrap ``fn`` (to run on another thread, in a copy of the caller's context) so that it charges nothing to
-    the caller's collector, and returns its result with the CPU seconds it took: for ``add_cpu``."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, float]:
-        token = _current.set(None)
-        started = time.thread_time()
-        try:
-            return fn(*args, **kwargs), time.thread_time() - started
-        finally:
-            _current.reset(token)
-
-    return wrapper
-
-
 class _TimedContext:
     """A context manager whose entering and leaving (not its block) are charged to one phase."""
 

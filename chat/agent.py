@@ -1,10 +1,10 @@
 """One turn of the agent: the only place where the three memory tiers meet.
 
 ``run_turn`` reads top to bottom: load the session (short-term memory) → store the customer's
-message, on a thread of its own, while this one recalls (long-term memory) per the configured mode
-→ build working memory (system prompt, memory block, compressed history, recent turns) → model and
-tool loop, bounded → stream the reply → append it to short-term memory and its durable copy →
-record state transitions → queue consolidation. It is blocking code (ORM, embeddings, HTTP to the model) and runs in the
+message → recall (long-term memory) per the configured mode → build working memory (system
+prompt, memory block, compressed history, recent turns) → model and tool loop, bounded → stream
+the reply → append it to short-term memory and its durable copy → record state transitions →
+queue consolidation. It is blocking code (ORM, embeddings, HTTP to the model) and runs in the
 consumer's bounded thread pool, never on the event loop. ``emit`` receives the frames the
 customer's socket should get (tokens, state changes, the memory inspector's data).
 """
@@ -26,7 +26,6 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from chat import handoff, prompts
 from chat.models import CustomerProfile
-from chat.pools import aside
 from chat.tools import (
     TOOLS,
     ToolContext,
@@ -138,45 +137,43 @@ _summarise = timings.timed("model")(llm.summarise)
 
 @_timed_turn
 def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
-    """Answer one customer message in one conversation (outside any transaction: a turn commits as it goes)."""
-    if connection.in_atomic_block:  # the message is stored on another connection, which could not see this one's
-        raise RuntimeError("run_turn was called inside a transaction; it commits its own writes as it goes")
+    """Answer one customer message in one conversation."""
     store = timings.Timed(short_term.store(), "short_term")
     mode = settings.MEMORY_RECALL_MODE
     embedding = prefetch(text) if mode == "active" else None  # overlaps the lock and the first writes
     with turn_lock(conversation_id, customer_id) as speaker, short_term.observing_transitions() as transitions:
         # 1. Short-term memory: the session, and the customer's message, stored before anything can fail
-        #    (with its slots and the state it moves to: one transaction, one MULTI/EXEC). The message is
-        #    written on a thread and connection of its own while this thread reads: both mostly wait on
-        #    PostgreSQL, and nothing below uses the write before it is joined.
+        #    (with its slots and the state it moves to: one transaction, one MULTI/EXEC).
         session = store.load(conversation_id, recent=store.max_messages, since_summary=True)
         if session.customer_id != customer_id:
             raise NotYourConversation(str(conversation_id))
         emit = _with_state_frames(emit, transitions)
         language = prompts.language_of(text, default="en" if speaker and speaker.language == "en" else "zh")
-        replying = bot_may_reply(session.state)
-        with aside(_store_message, conversation_id, text, replying, phase="short_term") as storing:
-            declining = replying and is_cancellation(text) and pending_action(conversation_id) is not None
-            # 2. Long-term memory: recall before answering (active mode) or only when needed (deferred);
-            #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
-            #    A turn that escalates on the customer's message (loop detection) has then recalled in vain.
-            #    The access to what is recalled is recorded with the reply (in its transaction).
-            active = mode == "active" and replying and not declining
-            recalled = _recall(customer_id, text, prefetched=embedding, touch=False) if active else []
-        conversation = storing.result()
-        if not replying:
+        with store.batch(conversation_id) as conversation:
+            store.append(conversation_id, _entry(Role.USER, redact(text)))
+            progress = bool(store.update_info(conversation_id, _slots(text)))
+            if bot_may_reply(session.state):
+                store.transition(conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=progress,
+                                 only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
+        if not bot_may_reply(session.state):
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
             return TurnResult(reply="", message_id=None, state=session.state)
         ctx = ToolContext(customer_id, conversation_id, language, store)
         if conversation.state == AgentState.ESCALATED:  # loop detection escalated on the customer's message
             return _hand_over(ctx, [], emit)
 
-        # 3. A pending change is confirmed or declined by the customer, never by the model.
-        if declining:
+        # 2. A pending change is confirmed or declined by the customer, never by the model.
+        if is_cancellation(text) and pending_action(conversation_id) is not None:
             cancel_pending(ctx)
             declined = (AgentState.COLLECTING_INFO, "declined", {AgentState.CONFIRMING})
             return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True, move=declined)
         confirmed = confirm_pending(ctx) if is_confirmation(text) else None
+
+        # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
+        #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
+        #    The access to what is recalled is recorded with the reply (in its transaction).
+        active = mode == "active"
+        recalled = _recall(customer_id, text, prefetched=embedding, touch=False) if active else []
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
@@ -213,18 +210,6 @@ class _Memory:
     def __init__(self, buffer: WorkingMemory) -> None:
         self.buffer = buffer
         self.used_tools = False
-
-
-def _store_message(conversation_id: UUID | str, text: str, replying: bool) -> Conversation:
-    """Store the customer's message with its slots, and the state it moves the conversation to (one batch)."""
-    store = short_term.store()
-    with store.batch(conversation_id) as conversation:
-        store.append(conversation_id, _entry(Role.USER, redact(text)))
-        progress = bool(store.update_info(conversation_id, _slots(text)))
-        if replying:
-            store.transition(conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=progress,
-                             only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
-    return conversation
 
 
 def _entry(role: Role, content: str) -> Entry:

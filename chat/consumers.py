@@ -16,17 +16,17 @@ import json
 import logging
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, close_old_connections
 
 from agentsite import metrics
 from agentsite.logs import log_context, run_in_context
 from chat import conversations
 from chat.agent import NotYourConversation, TurnResult, run_turn
-from chat.pools import pool, with_fresh_connections
 
 logger = logging.getLogger(__name__)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -36,11 +36,29 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 CLOSE_LOGGED_OUT = 4401
 CLOSE_TRY_AGAIN_LATER = 4503
 
+_pools: dict[str, ThreadPoolExecutor] = {}
+
+
+def pool(kind: str = "turn") -> ThreadPoolExecutor:
+    """The process's bounded pool for blocking work of one kind: ``turn`` or ``connect``."""
+    if kind not in _pools:
+        workers = {"turn": settings.AGENT_TURN_WORKERS, "connect": settings.AGENT_CONNECT_WORKERS}[kind]
+        _pools[kind] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=kind)
+    return _pools[kind]
+
+
+def _with_fresh_connections(fn, *args, **kwargs):
+    close_old_connections()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        close_old_connections()
+
 
 async def run_blocking(fn, *args, kind: str = "turn", **kwargs):
     """Run ``fn`` in the pool of that kind, in the caller's context (its log fields), and await its result."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(pool(kind), run_in_context(partial(with_fresh_connections, fn, *args, **kwargs)))
+    return await loop.run_in_executor(pool(kind), run_in_context(partial(_with_fresh_connections, fn, *args, **kwargs)))
 
 
 def observed_turn(*args, **kwargs) -> TurnResult:

@@ -52,7 +52,7 @@ def test_only_staff_or_the_token_may_scrape(settings, django_user_model):
     assert scrape(Authorization=f"Bearer {TOKEN}")
 
 
-@pytest.mark.django_db(transaction=True)  # the turn stores the message on a connection of its own
+@pytest.mark.django_db
 def test_turns_model_calls_tokens_and_vector_queries_are_counted(token, offline_model, django_user_model):
     customer = django_user_model.objects.create_user("metrics-customer")
     conversation = SessionStore().start(customer.pk).id

@@ -29,7 +29,7 @@ from memory.session import SessionStore
 from memory.tasks import consolidate_conversation
 from tests.procs import ROOT
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the turn stores the message on a connection of its own
+pytestmark = pytest.mark.django_db
 
 SAID = {
     "wang": ["我的订单号是 ORD-2025-0816", "我的生日是3月15日", "我想退款"],

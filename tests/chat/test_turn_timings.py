@@ -71,24 +71,20 @@ def test_consolidation_reports_model_embedding_and_decisions():
 def test_a_turn_writes_its_conversation_in_two_transactions(monkeypatch):
     """The customer's message (with its slots and state) and the reply (with its state) are one write each.
 
-    Counted, not timed: the statements a plain turn sends, on every connection (the customer's message is
-    written on a thread of its own). Before batching, such a turn sent 22 statements (7 of them committing
-    writes) and 5 session pipelines; before the profile came with the turn lock, 14.
+    Counted, not timed: the statements a plain turn sends, on every connection. Before batching, such a
+    turn sent 22 statements (7 of them committing writes) and 5 session pipelines; before the profile came
+    with the turn lock, 14.
     """
-    import threading
-
     import psycopg
 
     user = _customer("counted")
     conversation = short_term.store().start(user.pk).id
     run_turn(user.pk, conversation, "Hello")  # the first turn warms the caches and the model client
     statements: list[str] = []
-    threads: set[int] = set()
     execute = psycopg.Cursor.execute
 
     def record(cursor, query, *args, **kwargs):
         statements.append(str(query).lstrip().split()[0].upper())
-        threads.add(threading.get_ident())
         return execute(cursor, query, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.Cursor, "execute", record)
@@ -99,38 +95,6 @@ def test_a_turn_writes_its_conversation_in_two_transactions(monkeypatch):
     assert statements.count("UPDATE") == 2, statements  # the conversation row, once per batch
     assert statements.count("INSERT") <= 4, statements  # 2 messages, ≤ 1 transition, the model call's record
     assert len(statements) <= 13, statements  # with the turn lock (and the profile), the row locks and recall
-    assert len(threads) == 2  # the customer's message was stored beside the turn's own thread
-
-
-def test_a_turn_refuses_to_run_inside_a_transaction():
-    """The customer's message is stored on another connection, which could not see this transaction's rows."""
-    from django.db import transaction
-
-    from memory.models import ConversationMessage
-
-    user = _customer("transactional")
-    conversation = short_term.store().start(user.pk).id
-
-    with pytest.raises(RuntimeError, match="inside a transaction"), transaction.atomic():
-        run_turn(user.pk, conversation, "Hello")
-
-    assert not ConversationMessage.objects.filter(conversation_id=conversation).exists()
-
-
-def test_the_message_stored_beside_the_turn_shows_its_state_change_and_is_in_the_next_turns_history():
-    user = _customer("aside")
-    conversation = short_term.store().start(user.pk).id
-    frames: list[dict] = []
-
-    first = run_turn(user.pk, conversation, "Where is ORD-2025-0001?", frames.append)
-    second = run_turn(user.pk, conversation, "Thanks")
-
-    assert {"type": "state", "from": "greeting", "to": "collecting_info"} in frames  # observed from the other thread
-    session = short_term.store().load(conversation, recent=50)
-    assert [m.role.value for m in session.messages][:1] == ["user"]
-    assert session.messages[0].content == "Where is ORD-2025-0001?"
-    assert session.collected_info == {"order_numbers": ["ORD-2025-0001"]}
-    assert first.reply and second.reply and session.messages[-1].content == second.reply
 
 
 def test_an_active_turn_records_the_access_to_exactly_what_it_recalled_with_its_reply():

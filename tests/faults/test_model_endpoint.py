@@ -17,7 +17,7 @@ from memory.models import Conversation, ConversationMessage, LongTermMemory
 from tests.memory.test_consolidation import converse
 from tests.procs import free_port
 
-pytestmark = pytest.mark.django_db(transaction=True)  # the turn stores the message on a connection of its own
+pytestmark = pytest.mark.django_db
 
 REFUND = "I want a refund for order ORD-2025-0777 because it arrived broken"
 
