@@ -48,6 +48,11 @@ def start(datadir: Path, database: str) -> str:
     server_url = ensure_postgres(datadir / "pg")
     os.environ["REDIS_URL"] = ensure_redis(datadir / "redis")
     import psycopg
+    import redis
+
+    # The server is this benchmark's own and keeps an append-only file: what an earlier run left (sessions,
+    # queued tasks) would be counted as this run's rows.
+    redis.Redis.from_url(os.environ["REDIS_URL"]).flushall()
 
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {database}")
