@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> dict:
         execute = psycopg.Cursor.execute
 
         def count(cursor, query, *args, **kwargs):
-            """Every statement of the turn, on any thread's connection (the customer's message is stored aside)."""
+            """Every statement of the turn, on whichever thread's connection sends it."""
             statements["n"] += 1
             started = time.perf_counter()
             try:
@@ -293,7 +293,7 @@ def run(args: argparse.Namespace) -> dict:
 
 
 class ServerCPU:
-    """CPU seconds so far of PostgreSQL's processes (every connection's backend: a turn uses two) and redis-server."""
+    """CPU seconds so far of PostgreSQL's processes (every backend and background process) and redis-server."""
 
     def __init__(self, redis) -> None:
         import psutil

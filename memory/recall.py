@@ -267,10 +267,10 @@ _READ_CHOSEN = f"""
     SELECT {_COLUMNS}, {_DISPUTED}
     FROM {LongTermMemory._meta.db_table} m WHERE m.customer_id = %(customer)s AND m.id = ANY(%(ids)s)
 """  # noqa: S608
+_ACCESSED = "access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0"
 _TOUCH_CHOSEN = f"""
     WITH touched AS (
-        UPDATE {LongTermMemory._meta.db_table}
-        SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
+        UPDATE {LongTermMemory._meta.db_table} SET {_ACCESSED}
         WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
         RETURNING id, type, key, value, content, confidence, source
     )
@@ -279,9 +279,7 @@ _TOUCH_CHOSEN = f"""
 
 
 _TOUCH = f"""
-    UPDATE {LongTermMemory._meta.db_table}
-    SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
-    WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
+    UPDATE {LongTermMemory._meta.db_table} SET {_ACCESSED} WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
 """  # noqa: S608
 
 
