@@ -40,15 +40,7 @@ from chat.tools import (
 from memory import session as short_term
 from memory.consolidation import needs_consolidation
 from memory.models import Conversation, LongTermMemory
-from memory.recall import (
-    Recalled,
-    confidence_tag,
-    format_memory_block,
-    prefetch,
-    recall,
-    signals_missing_memory,
-    touch,
-)
+from memory.recall import Recalled, confidence_tag, format_memory_block, prefetch, recall, signals_missing_memory
 from memory.redaction import redact
 from memory.states import AgentState, bot_may_reply
 from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
@@ -131,7 +123,6 @@ def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
 
 
 _recall = timings.timed("recall")(recall)
-_touch = timings.timed("recall")(touch)
 _summarise = timings.timed("model")(llm.summarise)
 
 
@@ -149,7 +140,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             raise NotYourConversation(str(conversation_id))
         emit = _with_state_frames(emit, transitions)
         language = prompts.language_of(text, default="en" if speaker and speaker.language == "en" else "zh")
-        with store.batch(conversation_id) as conversation:
+        with store.batch(conversation_id, expected=session) as conversation:  # one statement, if nobody else wrote
             store.append(conversation_id, _entry(Role.USER, redact(text)))
             progress = bool(store.update_info(conversation_id, _slots(text)))
             if bot_may_reply(session.state):
@@ -171,9 +162,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
         #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
-        #    The access to what is recalled is recorded with the reply (in its transaction).
-        active = mode == "active"
-        recalled = _recall(customer_id, text, prefetched=embedding, touch=False) if active else []
+        recalled = _recall(customer_id, text, prefetched=embedding) if mode == "active" else []
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
@@ -193,15 +182,15 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         except (llm.LLMError, PinnedOverflow) as exc:
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
             result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True,
-                             touching=[m.id for m in recalled] if active else [])  # fmt: skip
+                             expected=None if memory.used_tools else conversation)  # fmt: skip
             result.failed = True
             return result
 
         # 6. Short-term memory again: the reply, and the state it leaves the conversation in; unless a
         #    person was asked for (a tool, or loop detection), and the bot falls silent.
         resolved = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
-        touching = [m.id for m in recalled] if active else []  # deferred and tool recall record it themselves
-        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved, touching=touching)
+        expected = None if memory.used_tools else conversation  # tools wrote since the customer's message
+        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved, expected=expected)
 
 
 class _Memory:
@@ -314,19 +303,17 @@ def _finish(
     *,
     stream: bool,
     move: tuple[AgentState, str, set[AgentState]] | None = None,
-    touching: list[int] | None = None,
+    expected: Conversation | None = None,
 ) -> TurnResult:
-    """Store the reply (after ``move``: a state, its reason, the states it may leave) with the access to the
-    memories ``touching`` names, tell the socket what memory did, queue consolidation when due; or hand
-    over if the turn escalated."""
-    with store.batch(ctx.conversation_id) as conversation:
+    """Store the reply (after ``move``: a state, its reason, the states it may leave), tell the socket
+    what memory did, queue consolidation when due; or hand over if the turn escalated. ``expected`` is
+    the row as this turn's last batch left it (``SessionStore.batch``)."""
+    with store.batch(ctx.conversation_id, expected=expected) as conversation:
         if conversation.state != AgentState.ESCALATED:
             if move is not None:
                 to, reason, only_from = move
                 store.transition(ctx.conversation_id, to, reason, progress=False, only_from=only_from)
             message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
-            if touching:
-                _touch(ctx.customer_id, touching)
     if conversation.state == AgentState.ESCALATED:
         return _hand_over(ctx, recalled, emit)
     if stream:

@@ -267,31 +267,15 @@ _READ_CHOSEN = f"""
     SELECT {_COLUMNS}, {_DISPUTED}
     FROM {LongTermMemory._meta.db_table} m WHERE m.customer_id = %(customer)s AND m.id = ANY(%(ids)s)
 """  # noqa: S608
-_ACCESSED = "access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0"
 _TOUCH_CHOSEN = f"""
     WITH touched AS (
-        UPDATE {LongTermMemory._meta.db_table} SET {_ACCESSED}
+        UPDATE {LongTermMemory._meta.db_table}
+        SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
         WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
         RETURNING id, type, key, value, content, confidence, source
     )
     SELECT {_COLUMNS}, {_DISPUTED} FROM touched m
 """  # noqa: S608
-
-
-_TOUCH = f"""
-    UPDATE {LongTermMemory._meta.db_table} SET {_ACCESSED} WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
-"""  # noqa: S608
-
-
-def touch(customer_id: int, ids: list[int], *, now: datetime | None = None) -> None:
-    """Record an access to these memories of ONE customer, as ``recall(touch=True)`` does for what it returns.
-
-    For a caller that recalls with ``touch=False`` and records the access inside a transaction it has
-    open anyway: a chat turn does it with its reply, which saves the update a commit of its own.
-    """
-    if ids:
-        with connection.cursor() as cursor:
-            cursor.execute(_TOUCH, {"customer": customer_id, "ids": ids, "now": now or clock.now()})
 
 
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:

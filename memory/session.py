@@ -10,16 +10,22 @@ number, last summarised sequence number), the list ``stm:{id}:msgs`` (the latest
 account. Every write goes to PostgreSQL first, in one transaction that holds the conversation's
 row lock, then to Redis as one MULTI/EXEC before the lock is released, so Redis sees writes in
 the order PostgreSQL does. ``batch`` groups several writes (a turn's message, slots and state
-change) into one such transaction and one MULTI/EXEC. Each write or batch carries the
-conversation's version: a Redis copy that is
-missing or behind is rebuilt from PostgreSQL, on the write that notices or on the next load.
-With Redis down, writes land in PostgreSQL only and reads come from PostgreSQL (with a warning).
+change) into one such transaction and one MULTI/EXEC. A batch decided on the session the caller
+loaded (``batch(expected=…)``, a chat turn's) takes no lock: it is one statement that writes only if
+the row is still at that version (else the writes are made again the locked way), and its Redis
+write applies only if the copy still holds that version too (else the copy is rebuilt under the row
+lock), so the order holds there as well. Each write or batch carries the conversation's version: a
+Redis copy that is missing or behind is rebuilt from PostgreSQL, on the write that notices or on
+the next load. With Redis down, writes land in PostgreSQL only and reads come from PostgreSQL
+(with a warning).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
+import functools
 import json
 import logging
 import time
@@ -45,6 +51,7 @@ from memory.states import (
     SILENT_STATES,
     AgentState,
     Loop,
+    Step,
     bot_may_reply,
     check_transition,
     detect_loop,
@@ -80,6 +87,46 @@ if count > 0 then
 end
 return {head, messages, redis.call('HVALS', KEYS[3]), redis.call('LRANGE', KEYS[4], 0, -1)}
 """
+
+
+# The writes of a batch decided on a snapshot, applied to the hot copy only if it still holds the version
+# the batch started from (ARGV[1]); then commands, each as name, key index, argument count, arguments.
+_APPLY_IF_VERSION = """
+if redis.call('HGET', KEYS[1], 'version') ~= ARGV[1] then
+    return 0
+end
+local i = 2
+while i <= #ARGV do
+    local count = tonumber(ARGV[i + 2])
+    redis.call(ARGV[i], KEYS[tonumber(ARGV[i + 1])], unpack(ARGV, i + 3, i + 2 + count))
+    i = i + 3 + count
+end
+return 1
+"""
+
+
+class _Commands:
+    """Stands in for a Redis pipeline: records what a batch's writes queue, as arguments of ``_APPLY_IF_VERSION``."""
+
+    def __init__(self, keys: SessionKeys) -> None:
+        self._index = {key: n for n, key in enumerate(keys.all(), start=1)}
+        self.args: list[str | int | bytes] = []
+
+    def _add(self, name: str, key: str, arguments: Sequence[Any]) -> None:
+        self.args += [name, self._index[key], len(arguments), *arguments]
+
+    def hset(self, key: str, field: str | None = None, value: Any = None, mapping: Mapping | None = None) -> None:
+        pairs = [field, value] if field is not None else []
+        self._add("HSET", key, [*pairs, *(item for pair in (mapping or {}).items() for item in pair)])
+
+    def rpush(self, key: str, *values: Any) -> None:
+        self._add("RPUSH", key, values)
+
+    def ltrim(self, key: str, start: int, end: int) -> None:
+        self._add("LTRIM", key, [start, end])
+
+    def expire(self, key: str, seconds: int) -> None:
+        self._add("EXPIRE", key, [seconds])
 
 
 class BotMayNotReply(Exception):
@@ -250,13 +297,23 @@ class _Writes:
     writes it holds.
     """
 
-    def __init__(self, conversation: Conversation, now: datetime) -> None:
+    def __init__(self, conversation: Conversation, now: datetime, *, expected_version: int | None = None) -> None:
         self.conversation = conversation
         self.now = now
         self.saved: set[str] = set()  # Conversation fields to save
         self.head: dict[str, str | int] = {}  # fields of the Redis hash
         self.ops: list[Callable[[Any, SessionKeys], None]] = []
         self.recorded: list[TransitionRecord] = []
+        # A batch decided on a snapshot (``SessionStore.batch(expected=…)``): its rows wait for one statement
+        # at the end, and the writes are kept as calls to make again under the row lock if it loses the race.
+        self.expected_version = expected_version
+        self.messages: list[tuple] = []
+        self.transitions: list[tuple] = []
+        self.replay: list[Callable[[], Any]] = []
+
+    @property
+    def optimistic(self) -> bool:
+        return self.expected_version is not None
 
     def change(
         self,
@@ -309,6 +366,23 @@ def _redacted(entry: Entry) -> Entry:
     return dataclasses.replace(entry, content=content, tool_calls=calls, tokens=tokens)
 
 
+def _row_of(snapshot: Session | Conversation) -> Conversation:
+    """A conversation row to decide a batch on: a copy of the one given, or the one a loaded session describes."""
+    if isinstance(snapshot, Conversation):
+        return copy.copy(snapshot)
+    return Conversation(
+        id=snapshot.id, customer_id=snapshot.customer_id, state=snapshot.state.value,
+        collected_info=dict(snapshot.collected_info), created_at=snapshot.created_at, updated_at=snapshot.updated_at,
+        ended_at=snapshot.ended_at, last_seq=snapshot.last_seq, version=snapshot.version,
+        loop_flagged=snapshot.loop_flagged,
+    )  # fmt: skip
+
+
+def _copy_row(source: Conversation, target: Conversation) -> None:
+    for column in Conversation._meta.concrete_fields:
+        setattr(target, column.attname, getattr(source, column.attname))
+
+
 def _iso(value: datetime | None) -> str:
     return value.isoformat() if value else ""
 
@@ -358,6 +432,7 @@ class SessionStore:
             raise TypeError(f"unknown settings: {', '.join(overrides)}")
         self._redis_down_until = 0.0
         self._read_session = self.redis.register_script(_READ_SESSION)
+        self._apply_if_version = self.redis.register_script(_APPLY_IF_VERSION)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -376,7 +451,13 @@ class SessionStore:
             writes.change(now, {"ended_at"}, {"ended": _iso(now)})
 
     @contextlib.contextmanager
-    def batch(self, conversation_id: uuid.UUID | str, *, now: datetime | None = None) -> Iterator[Conversation]:
+    def batch(
+        self,
+        conversation_id: uuid.UUID | str,
+        *,
+        now: datetime | None = None,
+        expected: Session | Conversation | None = None,
+    ) -> Iterator[Conversation]:
         """Group the writes to one conversation inside the block into one transaction and one MULTI/EXEC.
 
         ``append``, ``update_info`` and ``transition`` called inside (in this thread or task) join
@@ -384,9 +465,65 @@ class SessionStore:
         transaction, so a chat turn's writes cost a few statements instead of a dozen. Yields the
         locked row; after the block it holds what the writes left (state, last sequence number).
         An exception inside rolls the whole batch back, in both stores.
+
+        With ``expected`` (the session as the caller loaded it, or the row a batch of its left) the
+        writes are decided on that snapshot instead of a locked row, and written at the end in one
+        statement that applies only if the row is still at the snapshot's version: no BEGIN, row
+        lock or COMMIT round trips. When another writer got there first, the same writes are made
+        again under the row lock; the row yielded then holds their outcome, and what the calls
+        inside returned (a sequence number, a transition's result) was the snapshot's.
         """
-        with self._writing(conversation_id, now or clock.now()) as writes:
-            yield writes.conversation
+        if expected is None or _open_writes.get() is not None:
+            with self._writing(conversation_id, now or clock.now()) as writes:
+                yield writes.conversation
+            return
+        conversation = _row_of(expected)
+        writes = _Writes(conversation, now or clock.now(), expected_version=conversation.version)
+        token = _open_writes.set(writes)
+        try:
+            yield conversation
+        finally:
+            _open_writes.reset(token)
+        if writes.dirty and not self._commit_snapshot(writes):
+            logger.info("conversation %s was written meanwhile: the batch is made again under its row lock",
+                        conversation_id)  # fmt: skip
+            with self._writing(conversation_id, writes.now) as locked:
+                for call in writes.replay:
+                    call()
+            _copy_row(locked.conversation, conversation)
+            return
+        observed = _observed.get()
+        if observed is not None:
+            observed.extend(writes.recorded)
+
+    def _commit_snapshot(self, writes: _Writes) -> bool:
+        """Write a batch decided on a snapshot: one statement, then the hot copy; whether the row was still there."""
+        conversation = writes.conversation
+        conversation.version += 1
+        conversation.updated_at = writes.now
+        names = {*writes.saved, "version", "updated_at"}
+        saved = rows.commit_batch(conversation, writes.expected_version, names, writes.messages, writes.transitions)
+        if saved is None:
+            conversation.version -= 1
+            return False
+        _copy_row(saved, conversation)  # the fields a snapshot does not carry (the consolidation watermark…)
+        if self._redis_usable():
+            keys = SessionKeys.of(conversation.id)
+            commands = _Commands(keys)
+            head = {**writes.head, "updated": _iso(writes.now), "version": conversation.version}
+            commands.hset(keys.hash, mapping=head)
+            writes.apply(commands, keys)
+            for key in keys.all():
+                commands.expire(key, self.ttl_seconds)
+            try:
+                applied = self._apply_if_version(keys=list(keys.all()), args=[writes.expected_version, *commands.args])
+            except RedisError as error:
+                self._redis_failed(error)
+            else:
+                if not applied:  # lost, or written meanwhile: read it again under the row lock
+                    logger.info("session %s in Redis was missing or elsewhere: rebuilding", conversation.id)
+                    self.rebuild(conversation.id)
+        return True
 
     @contextlib.contextmanager
     def _writing(self, conversation_id: uuid.UUID | str, now: datetime) -> Iterator[_Writes]:
@@ -446,14 +583,20 @@ class SessionStore:
         if by_staff:
             metadata["by_staff"] = True
         with self._writing(conversation_id, now) as writes:
+            if writes.optimistic:
+                writes.replay.append(functools.partial(self.append, conversation_id, entry, raw=raw, by_staff=by_staff,
+                                                       now=now))  # fmt: skip
             conversation = writes.conversation
             bot_reply = entry.role in (Role.ASSISTANT, Role.TOOL_CALL) and not by_staff
             if bot_reply and not bot_may_reply(conversation.state):
                 raise BotMayNotReply(f"conversation {conversation_id} is {conversation.state}: the bot stays silent")
             conversation.last_seq += 1
             message = StoredMessage(conversation.last_seq, entry.role, entry.content, entry.tokens, now, metadata)
-            rows.insert_message(conversation.id, message.seq, entry.role.value, entry.content, entry.tokens, now,
-                                metadata)  # fmt: skip
+            values = (conversation.id, message.seq, entry.role.value, entry.content, entry.tokens, now, metadata)
+            if writes.optimistic:
+                writes.messages.append(values)
+            else:
+                rows.insert_message(*values)
 
             def push(pipe: Any, keys: SessionKeys) -> None:
                 pipe.rpush(keys.messages, message.to_redis())
@@ -471,6 +614,8 @@ class SessionStore:
         """
         now = now or clock.now()
         with self._writing(conversation_id, now) as writes:
+            if writes.optimistic:
+                writes.replay.append(functools.partial(self.update_info, conversation_id, slots, now=now))
             conversation = writes.conversation
             changed = frozenset(k for k, v in slots.items() if k not in conversation.collected_info
                                 or conversation.collected_info[k] != v)  # fmt: skip
@@ -502,6 +647,9 @@ class SessionStore:
         to_state = AgentState(to_state)
         now = now or clock.now()
         with self._writing(conversation_id, now) as writes:
+            if writes.optimistic:
+                writes.replay.append(functools.partial(self.transition, conversation_id, to_state, reason,
+                                                       progress=progress, only_from=only_from, now=now))  # fmt: skip
             conversation = writes.conversation
             current = AgentState(conversation.state)
             if current == to_state:
@@ -509,13 +657,13 @@ class SessionStore:
             if only_from is not None and (current not in only_from or not is_allowed(current, to_state)):
                 return TransitionResult(state=current, recorded=())
             check_transition(current, to_state)
-            recorded = [self._record(conversation, current, to_state, reason, progress, now)]
+            recorded = [self._record(writes, current, to_state, reason, progress, now)]
             loop = None
             if to_state not in SILENT_STATES and not progress:  # a step that progressed ends any loop
-                steps = rows.recent_steps(conversation.id, steps_to_check(self.loop_threshold))
+                steps = self._recent_steps(writes, steps_to_check(self.loop_threshold))
                 loop = detect_loop(steps, self.loop_threshold)
                 if loop is not None:
-                    recorded.append(self._record(conversation, to_state, AgentState.ESCALATED, loop.reason, False, now))
+                    recorded.append(self._record(writes, to_state, AgentState.ESCALATED, loop.reason, False, now))
                     conversation.loop_flagged = True
                     logger.warning("conversation %s escalated: %s", conversation.id, loop.reason)
             conversation.state = recorded[-1].to_state
@@ -529,12 +677,24 @@ class SessionStore:
             writes.recorded.extend(recorded)
         return TransitionResult(state=AgentState(conversation.state), recorded=tuple(recorded), loop=loop)
 
+    @staticmethod
     def _record(
-        self, conversation: Conversation, from_state: AgentState, to_state: AgentState, reason: str,
-        progress: bool, now: datetime,
+        writes: _Writes, from_state: AgentState, to_state: AgentState, reason: str, progress: bool, now: datetime,
     ) -> TransitionRecord:  # fmt: skip
-        rows.insert_transition(conversation, from_state, to_state, reason, progress, now)
+        conversation = writes.conversation
+        if writes.optimistic:
+            writes.transitions.append((conversation.pk, conversation.customer_id, from_state.value, to_state.value,
+                                       reason, progress, now))  # fmt: skip
+        else:
+            rows.insert_transition(conversation, from_state, to_state, reason, progress, now)
         return TransitionRecord(from_state, to_state, reason, progress, now)
+
+    @staticmethod
+    def _recent_steps(writes: _Writes, limit: int) -> list[Step]:
+        """The latest transitions loop detection reads, this batch's own included (not yet written when optimistic)."""
+        steps = rows.recent_steps(writes.conversation.id, limit)
+        pending = [Step(AgentState(t[2]), AgentState(t[3]), t[5]) for t in writes.transitions]
+        return [*steps, *pending][-limit:]
 
     # -- compression ---------------------------------------------------------------------
 

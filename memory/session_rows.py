@@ -81,6 +81,10 @@ def lock_conversation(conversation_id: uuid.UUID | str) -> Conversation:
         row = cursor.fetchone()
     if row is None:
         raise Conversation.DoesNotExist(f"no conversation {conversation_id}")
+    return _conversation(row)
+
+
+def _conversation(row: Sequence[Any]) -> Conversation:
     values = [_loaded(field, value) for field, value in zip(_CONVERSATION_FIELDS, row, strict=True)]
     return Conversation.from_db(connection.alias, [f.attname for f in _CONVERSATION_FIELDS], values)
 
@@ -125,3 +129,51 @@ def covered_seq(conversation_id: uuid.UUID | str) -> int:
     with connection.cursor() as cursor:
         cursor.execute(_COVERED_SEQ, [conversation_id])
         return cursor.fetchone()[0]
+
+
+def _values(fields: Sequence[models.Field], rows: Sequence[Sequence[Any]]) -> tuple[str, list[Any]]:
+    """A VALUES list of ``rows`` for ``fields``, each placeholder cast to its column's type, and its parameters."""
+    row = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
+    return ", ".join([row] * len(rows)), [v for values in rows for v in _prepared(fields, values)]
+
+
+def commit_batch(
+    conversation: Conversation,
+    expected_version: int,
+    names: Collection[str],
+    messages: Sequence[Sequence[Any]],
+    transitions: Sequence[Sequence[Any]],
+) -> Conversation | None:
+    """Write a batch in one statement if the row still holds ``expected_version``; the row it left, or ``None``.
+
+    The named fields of ``conversation`` are saved and the messages and transitions inserted (rows of
+    ``insert_message``'s and ``insert_transition``'s values) only if the row was not written since that
+    version: one autocommit statement, so one round trip and no row lock held across the caller's Python.
+    Nothing at all is written when it was.
+    """
+    fields = _columns(Conversation, sorted(names))
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    quote = connection.ops.quote_name
+    sql = [
+        f"WITH saved AS (UPDATE {quote(Conversation._meta.db_table)} SET {assignments}"
+        f" WHERE {quote('id')} = %s AND {quote('version')} = %s"
+        f" RETURNING {', '.join(quote(f.column) for f in _CONVERSATION_FIELDS)})"
+    ]
+    params = [*_prepared(fields, [getattr(conversation, f.attname) for f in fields]), conversation.pk, expected_version]
+    for name, model, inserted, rows in (
+        ("messages", ConversationMessage, _MESSAGE_FIELDS, messages),
+        ("transitions", StateTransition, _TRANSITION_FIELDS, transitions),
+    ):
+        if rows:
+            values, values_params = _values(inserted, rows)
+            columns = ", ".join(quote(f.column) for f in inserted)
+            sql.append(
+                f", {name} AS (INSERT INTO {quote(model._meta.db_table)} ({columns})"
+                f" SELECT v.* FROM saved, (VALUES {values}) AS v)"
+            )
+            params += values_params
+    sql.append(" SELECT * FROM saved")
+    with connection.cursor() as cursor:
+        cursor.execute("".join(sql), params)
+        row = cursor.fetchone()
+    return None if row is None else _conversation(row)
