@@ -510,11 +510,8 @@ class SessionStore:
         if self._redis_usable():
             keys = SessionKeys.of(conversation.id)
             commands = _Commands(keys)
-            head = {**writes.head, "updated": _iso(writes.now), "version": conversation.version}
-            commands.hset(keys.hash, mapping=head)
-            writes.apply(commands, keys)
-            for key in keys.all():
-                commands.expire(key, self.ttl_seconds)
+            self._queue_write(commands, keys, conversation.version, {**writes.head, "updated": _iso(writes.now)},
+                              writes.apply)  # fmt: skip
             try:
                 applied = self._apply_if_version(keys=list(keys.all()), args=[writes.expected_version, *commands.args])
             except RedisError as error:
@@ -940,11 +937,7 @@ class SessionStore:
         try:
             pipe = self.redis.pipeline(transaction=True)
             pipe.hget(keys.hash, "version")
-            pipe.hset(keys.hash, mapping={**fields, "version": conversation.version})
-            if ops is not None:
-                ops(pipe, keys)
-            for key in keys.all():
-                pipe.expire(key, self.ttl_seconds)
+            self._queue_write(pipe, keys, conversation.version, fields, ops)
             previous = pipe.execute()[0]
         except RedisError as error:
             self._redis_failed(error)
@@ -952,6 +945,17 @@ class SessionStore:
         if previous is None or int(previous) != conversation.version - 1:
             logger.info("session %s in Redis was missing or behind: rebuilding", conversation.id)
             self._rebuild(conversation)
+
+    def _queue_write(
+        self, pipe: Any, keys: SessionKeys, version: int, fields: Mapping[str, str | int],
+        ops: Callable[[Any, SessionKeys], None] | None,
+    ) -> None:  # fmt: skip
+        """Queue one write's commands on ``pipe`` (a MULTI/EXEC pipeline, or ``_Commands`` for the script)."""
+        pipe.hset(keys.hash, mapping={**fields, "version": version})
+        if ops is not None:
+            ops(pipe, keys)
+        for key in keys.all():
+            pipe.expire(key, self.ttl_seconds)
 
     def _redis_usable(self) -> bool:
         return time.monotonic() >= self._redis_down_until

@@ -89,12 +89,17 @@ def _conversation(row: Sequence[Any]) -> Conversation:
     return Conversation.from_db(connection.alias, [f.attname for f in _CONVERSATION_FIELDS], values)
 
 
-def save_conversation(conversation: Conversation, names: Collection[str]) -> None:
-    """Write the named fields of ``conversation`` to its row (as ``save(update_fields=…)`` would)."""
+def _assignments(conversation: Conversation, names: Collection[str]) -> tuple[str, list[Any]]:
+    """``SET`` assignments of the named fields of ``conversation``, and their values as the ORM would send them."""
     fields = _columns(Conversation, sorted(names))
     assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    return assignments, _prepared(fields, [getattr(conversation, f.attname) for f in fields])
+
+
+def save_conversation(conversation: Conversation, names: Collection[str]) -> None:
+    """Write the named fields of ``conversation`` to its row (as ``save(update_fields=…)`` would)."""
+    assignments, values = _assignments(conversation, names)
     table, pk = connection.ops.quote_name(Conversation._meta.db_table), connection.ops.quote_name("id")
-    values = _prepared(fields, [getattr(conversation, f.attname) for f in fields])
     with connection.cursor() as cursor:
         cursor.execute(f"UPDATE {table} SET {assignments} WHERE {pk} = %s", [*values, conversation.pk])
 
@@ -151,15 +156,14 @@ def commit_batch(
     version: one autocommit statement, so one round trip and no row lock held across the caller's Python.
     Nothing at all is written when it was.
     """
-    fields = _columns(Conversation, sorted(names))
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    assignments, values = _assignments(conversation, names)
     quote = connection.ops.quote_name
     sql = [
         f"WITH saved AS (UPDATE {quote(Conversation._meta.db_table)} SET {assignments}"
         f" WHERE {quote('id')} = %s AND {quote('version')} = %s"
         f" RETURNING {', '.join(quote(f.column) for f in _CONVERSATION_FIELDS)})"
     ]
-    params = [*_prepared(fields, [getattr(conversation, f.attname) for f in fields]), conversation.pk, expected_version]
+    params = [*values, conversation.pk, expected_version]
     for name, model, inserted, rows in (
         ("messages", ConversationMessage, _MESSAGE_FIELDS, messages),
         ("transitions", StateTransition, _TRANSITION_FIELDS, transitions),
