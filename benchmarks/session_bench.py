@@ -10,8 +10,11 @@ The clock offset is off (as in production), and compression uses a local truncat
 the figures are the storage layer's, not the model's.
 
 Operations timed: append one message (PostgreSQL transaction + one Redis MULTI/EXEC); load the
-latest 50 messages from Redis; rebuild a lost session from PostgreSQL; build working memory for a
-turn (compressed history from Redis, system prompt, memory block, ``to_messages()``).
+latest 50 messages from Redis; a tool step's two writes (its call, then its result) made under the
+row lock and decided on the row the previous write left (``SessionStore.batch(expected=)``, what a
+turn does), alternating in one loop so that both see the same machine; rebuild a lost session from
+PostgreSQL; build working memory for a turn (compressed history from Redis, system prompt, memory
+block, ``to_messages()``).
 """
 
 from __future__ import annotations
@@ -76,6 +79,30 @@ def report(name: str, samples: list[float]) -> None:
     print(f"{name:<44} median {statistics.median(samples):7.3f} ms   p95 {p95:7.3f} ms   n={len(samples)}")
 
 
+def tool_steps(store, ids: list, message: Callable, repeat: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of a tool step's writes under the row lock and on the snapshot, interleaved."""
+    from memory.models import Conversation
+    from memory.working import Role
+
+    latest = {cid: Conversation.objects.get(pk=cid) for cid in ids}
+    samples: dict[bool, list[float]] = {False: [], True: []}
+
+    def step(i: int, on_snapshot: bool) -> None:
+        cid = ids[i % len(ids)]
+        start = time.perf_counter()
+        for role in (Role.ASSISTANT, Role.USER):
+            with store.batch(cid, expected=latest[cid] if on_snapshot else None) as saved:
+                store.append(cid, message(i, role))
+            latest[cid] = saved
+        samples[on_snapshot].append((time.perf_counter() - start) * 1000)
+
+    for i in range(repeat):
+        first = i % 2 == 0  # which way goes first alternates too
+        step(i, first)
+        step(i, not first)
+    return samples[False], samples[True]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=20)
@@ -129,6 +156,7 @@ def run(args: argparse.Namespace) -> None:
     print(f"setup: {len(ids)} conversations x {args.messages} messages, compressed; timing {args.repeat} of each\n")
     append = timed(lambda i: store.append(ids[i % len(ids)], message(i)), args.repeat)
     load = timed(lambda i: store.load(ids[i % len(ids)], recent=50), args.repeat)
+    locked, snapshot = tool_steps(store, ids, message, args.repeat)
 
     def rebuild(i: int) -> None:
         cid = ids[i % len(ids)]
@@ -149,6 +177,10 @@ def run(args: argparse.Namespace) -> None:
 
     report("append a message (PostgreSQL + Redis)", append)
     report("load the recent 50 messages (Redis)", load)
+    report("a tool step's two writes, row locked", locked)
+    report("a tool step's two writes, on the snapshot", snapshot)
+    ratio = statistics.median(snapshot) / statistics.median(locked)
+    print(f"{'  ratio of medians (snapshot / locked)':<44} {ratio:.2f}")
     report("rebuild a lost session from PostgreSQL", rebuilt)
     report("build working memory for a turn", built)
 

@@ -166,11 +166,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
-        memory = _working_memory(store.history_of(session), text, language, recalled, speaker)
+        memory = _working_memory(store.history_of(session), text, language, recalled, speaker, conversation)
         if confirmed is not None:
             _record_confirmation(store, memory, conversation_id, confirmed)
-            store.transition(conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
-                             only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
+            with store.batch(conversation_id, expected=memory.snapshot) as saved:
+                store.transition(conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
+                                 only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
+            memory.snapshot = saved
 
         # 5. The model, with tools, bounded; the reply streams to the customer as it is generated.
         tools = schemas([name for name in TOOLS if mode == "tool" or name != "recall_memory"])
@@ -182,22 +184,27 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         except (llm.LLMError, PinnedOverflow) as exc:
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
             result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True,
-                             expected=None if memory.used_tools else conversation)  # fmt: skip
+                             expected=memory.snapshot)  # fmt: skip
             result.failed = True
             return result
 
         # 6. Short-term memory again: the reply, and the state it leaves the conversation in; unless a
         #    person was asked for (a tool, or loop detection), and the bot falls silent.
         resolved = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
-        expected = None if memory.used_tools else conversation  # tools wrote since the customer's message
-        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved, expected=expected)
+        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved, expected=memory.snapshot)
 
 
 class _Memory:
-    """Working memory plus what this turn did to it."""
+    """Working memory plus what this turn did to it.
 
-    def __init__(self, buffer: WorkingMemory) -> None:
+    ``snapshot`` is the conversation row as this turn's last batch left it. The turn holds the
+    conversation's lock, so its next batch is decided on it (``SessionStore.batch(expected=)``): one
+    statement, made again under the row lock only if someone else (staff, a tool) wrote meanwhile.
+    """
+
+    def __init__(self, buffer: WorkingMemory, snapshot: Conversation) -> None:
         self.buffer = buffer
+        self.snapshot = snapshot
         self.used_tools = False
 
 
@@ -226,7 +233,9 @@ def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord
 
 
 @timings.timed("working_memory")
-def _working_memory(history: list[Entry], text, language, recalled, speaker: Speaker | None) -> _Memory:
+def _working_memory(
+    history: list[Entry], text, language, recalled, speaker: Speaker | None, snapshot: Conversation
+) -> _Memory:
     """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned."""
     buffer = WorkingMemory.from_settings()
     buffer.set_system(prompts.system_prompt(language, clock.now(), speaker.display_name if speaker else ""))
@@ -234,16 +243,18 @@ def _working_memory(history: list[Entry], text, language, recalled, speaker: Spe
         buffer.set_memory(format_memory_block(recalled, language))
     buffer.extend(history)
     buffer.append_user(text)
-    return _Memory(buffer)
+    return _Memory(buffer, snapshot)
 
 
 def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dict) -> None:
     """Show the model what the confirmed change did, as the tool call it was and its result."""
     name = confirmed.pop("tool")
     call = ToolCall(id=f"confirmed-{clock.now().timestamp():.0f}", name=name, arguments="{}")
-    store.append(conversation_id, memory.buffer.append_tool_call([call]))
     raw = json.dumps(confirmed, ensure_ascii=False)
-    store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
+    with store.batch(conversation_id, expected=memory.snapshot) as saved:
+        store.append(conversation_id, memory.buffer.append_tool_call([call]))
+        store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
+    memory.snapshot = saved
     memory.used_tools = True
 
 
@@ -260,18 +271,24 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
         if not completion.tool_calls:
             return completion.content
         calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
-        with store.batch(ctx.conversation_id):
+        with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
             store.append(ctx.conversation_id, memory.buffer.append_tool_call(calls, completion.content or ""))
             for call in completion.tool_calls:
                 if _only_reads(call.name):
                     store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
                                      only_from=BEFORE_PROCESSING)  # fmt: skip
+        memory.snapshot = saved
         for call in completion.tool_calls:
             with timings.phase("tools"):
                 result = run_tool(ctx, call.name, call.arguments)
             raw = json.dumps(result, ensure_ascii=False, default=str)
             entry = memory.buffer.append_tool_result(call.id, raw, _summarise)
-            store.append(ctx.conversation_id, entry, raw=raw)
+            # A tool that changes something may have moved the conversation itself (a proposal, a handoff):
+            # its result is then stored under the row lock, so the turn goes on from the state the tool left.
+            expected = memory.snapshot if _only_reads(call.name) else None
+            with store.batch(ctx.conversation_id, expected=expected) as saved:  # each result kept as it comes
+                store.append(ctx.conversation_id, entry, raw=raw)
+            memory.snapshot = saved
         memory.used_tools = True
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
 

@@ -68,19 +68,10 @@ def test_consolidation_reports_model_embedding_and_decisions():
     assert {"model", "embedding", "decisions"} <= set(result["timings"])
 
 
-def test_a_turn_writes_its_conversation_in_two_statements(monkeypatch):
-    """The customer's message (with its slots and state) and the reply (with its state) are one statement each.
-
-    Counted, not timed: the statements a plain turn sends, on every connection. Before batching, such a
-    turn sent 22 statements (7 of them committing writes) and 5 session pipelines; with a row lock per
-    batch (BEGIN, lock, inserts, update, COMMIT), 14; with the profile read with the turn lock and each
-    batch one statement decided on the session the turn loaded, these.
-    """
+def _statements_of_turn(monkeypatch, user, conversation, text: str):
+    """The turn's result and the statements it sent, on every connection (counted, not timed)."""
     import psycopg
 
-    user = _customer("counted")
-    conversation = short_term.store().start(user.pk).id
-    run_turn(user.pk, conversation, "Hello")  # the first turn warms the caches and the model client
     statements: list[str] = []
     execute = psycopg.Cursor.execute
 
@@ -89,14 +80,50 @@ def test_a_turn_writes_its_conversation_in_two_statements(monkeypatch):
         return execute(cursor, query, *args, **kwargs)
 
     monkeypatch.setattr(psycopg.Cursor, "execute", record)
-    turn = run_turn(user.pk, conversation, "Thanks, that helps")
-    monkeypatch.undo()
+    try:
+        return run_turn(user.pk, conversation, text), statements
+    finally:
+        monkeypatch.undo()
+
+
+def _batches(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.startswith('WITH saved AS (UPDATE "memory_conversation"')]
+
+
+def test_a_turn_writes_its_conversation_in_two_statements(monkeypatch):
+    """The customer's message (with its slots and state) and the reply (with its state) are one statement each.
+
+    Before batching, such a turn sent 22 statements (7 of them committing writes) and 5 session
+    pipelines; with a row lock per batch (BEGIN, lock, inserts, update, COMMIT), 14; with the profile
+    read with the turn lock and each batch one statement decided on the session the turn loaded, these.
+    """
+    user = _customer("counted")
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "Hello")  # the first turn warms the caches and the model client
+
+    turn, statements = _statements_of_turn(monkeypatch, user, conversation, "Thanks, that helps")
 
     assert turn.reply and not turn.failed
-    batches = [s for s in statements if s.startswith('WITH saved AS (UPDATE "memory_conversation"')]
-    assert len(batches) == 2, statements  # the conversation row, once per batch, with its inserts
-    assert not any(s.endswith("FOR UPDATE") or "FOR UPDATE" in s for s in statements), statements  # no row lock
+    assert len(_batches(statements)) == 2, statements  # the conversation row, once per batch, with its inserts
+    assert not any("FOR UPDATE" in s for s in statements), statements  # no row lock
     assert len(statements) <= 9, statements  # the turn lock (with the profile), recall, the model's record, unlock
+
+
+def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(monkeypatch):
+    """The tool call, its result and the reply are decided on the row the turn's previous batch left:
+    no row lock, one statement each (a tool step used to lock the row for each of its writes)."""
+    user = _customer("toolcounted")
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "Hello")
+
+    turn, statements = _statements_of_turn(monkeypatch, user, conversation, "Where is order ORD-2025-0001?")
+
+    assert "tools" in turn.timings and turn.reply and not turn.failed
+    assert len(_batches(statements)) == 4, statements  # the message, the tool call, its result, the reply
+    assert not any("FOR UPDATE" in s for s in statements), statements
+    stored = short_term.store().load(conversation).messages
+    assert [m.role.value for m in stored[-4:]] == ["user", "tool_call", "tool_result", "assistant"], stored
+    assert [m.seq for m in stored] == list(range(1, len(stored) + 1))
 
 
 def test_an_active_turn_records_the_access_to_exactly_what_it_recalled():
