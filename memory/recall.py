@@ -258,6 +258,11 @@ def recall(
 # The chosen rows of one customer, each with whether an open conflict disputes it. With ``touch`` the
 # same statement updates their access statistics (one round trip): the columns are unindexed and the
 # table has free space (fillfactor 70), so it is a HOT update. Access restarts the decay clock.
+# Sent on its own (autocommit, as a turn does), that statement's commit does not wait for the WAL to
+# reach the disk (``synchronous_commit`` off for its transaction only): access statistics are worth
+# less than the ~1 ms a flush costs on every turn here (docs/bench.md). A crash of PostgreSQL can lose
+# the last fraction of a second of them, never corrupt anything. Inside a caller's transaction the
+# setting would cover the caller's writes too, so there the plain statement is sent.
 _DISPUTED = (
     f"EXISTS (SELECT 1 FROM {MemoryConflict._meta.db_table} c WHERE c.customer_id = %(customer)s "
     "AND c.existing_id = m.id AND c.status = %(open)s) AS disputed"
@@ -276,6 +281,9 @@ _TOUCH_CHOSEN = f"""
     )
     SELECT {_COLUMNS}, {_DISPUTED} FROM touched m
 """  # noqa: S608
+_TOUCH_CHOSEN_ALONE = _TOUCH_CHOSEN.replace(
+    "FROM touched m", "FROM touched m, (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode"
+)
 
 
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:
@@ -283,7 +291,8 @@ def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: da
         return []
     params = {"customer": customer_id, "ids": ids, "now": now, "open": MemoryConflict.Status.OPEN.value}
     with connection.cursor() as cursor:
-        cursor.execute(_TOUCH_CHOSEN if touch else _READ_CHOSEN, params)
+        touching = _TOUCH_CHOSEN if connection.in_atomic_block else _TOUCH_CHOSEN_ALONE
+        cursor.execute(touching if touch else _READ_CHOSEN, params)
         rows = {row[0]: row for row in cursor.fetchall()}
     return [
         Recalled(

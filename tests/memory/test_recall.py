@@ -62,6 +62,49 @@ def test_access_statistics_change_for_exactly_the_returned_rows(customer):
         assert memory.decay_steps == (0 if touched else 2)  # access restarts the decay clock
 
 
+def _synchronous_commit() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_the_access_update_skips_waiting_for_the_wal_flush(make_customer, monkeypatch):
+    """Sent alone, the touching read turns ``synchronous_commit`` off for its own transaction and for
+    nothing after it; inside a caller's transaction it leaves the setting alone."""
+    import psycopg
+    from django.db import connection
+
+    customer = make_customer()
+    memory = remember(customer, "The customer owns a red bicycle")
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def record(cursor, query, *args, **kwargs):
+        sent.append(str(query))
+        return execute(cursor, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", record)
+    assert [m.id for m in recall(customer.pk, "bicycle")] == [memory.pk]  # autocommit: its own transaction
+    monkeypatch.undo()
+    touching = next(query for query in sent if "UPDATE memory_longtermmemory" in query)
+    assert _synchronous_commit() == "on"  # the connection's next commits (a turn's messages) still wait
+    assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
+
+    with transaction.atomic():  # what that statement sets, read back inside its transaction
+        with connection.cursor() as cursor:
+            cursor.execute(touching, {"customer": customer.pk, "ids": [memory.pk], "now": clock.now(), "open": "open"})
+        assert _synchronous_commit() == "off"
+    assert _synchronous_commit() == "on"
+
+    with transaction.atomic():  # a caller's transaction keeps its durable commit
+        assert [m.id for m in recall(customer.pk, "bicycle")] == [memory.pk]
+        assert _synchronous_commit() == "on"
+    assert LongTermMemory.objects.get(pk=memory.pk).access_count == 3
+
+
 @pytest.mark.parametrize("touch", [True, False])
 def test_a_memory_under_an_open_conflict_is_recalled_as_disputed(customer, touch):
     carrier = remember(customer, "The customer prefers SF Express", key="preferred_carrier", value="SF Express")
