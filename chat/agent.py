@@ -199,10 +199,11 @@ class _Memory:
 
     ``snapshot`` is the conversation row as this turn's last batch left it. The turn holds the
     conversation's lock, so its next batch is decided on it (``SessionStore.batch(expected=)``): one
-    statement, made again under the row lock only if someone else (staff, a tool) wrote meanwhile.
+    statement, made again under the row lock only if someone else (staff) wrote meanwhile. ``None``
+    after a tool that changes something: that write takes the row lock.
     """
 
-    def __init__(self, buffer: WorkingMemory, snapshot: Conversation) -> None:
+    def __init__(self, buffer: WorkingMemory, snapshot: Conversation | None) -> None:
         self.buffer = buffer
         self.snapshot = snapshot
         self.used_tools = False
@@ -281,12 +282,13 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
         for call in completion.tool_calls:
             with timings.phase("tools"):
                 result = run_tool(ctx, call.name, call.arguments)
+            if not _only_reads(call.name):
+                # A tool that changes something may have moved the conversation itself (a proposal, a
+                # handoff): the turn's next write takes the row lock and goes on from the state it left.
+                memory.snapshot = None
             raw = json.dumps(result, ensure_ascii=False, default=str)
             entry = memory.buffer.append_tool_result(call.id, raw, _summarise)
-            # A tool that changes something may have moved the conversation itself (a proposal, a handoff):
-            # its result is then stored under the row lock, so the turn goes on from the state the tool left.
-            expected = memory.snapshot if _only_reads(call.name) else None
-            with store.batch(ctx.conversation_id, expected=expected) as saved:  # each result kept as it comes
+            with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:  # each result kept as it comes
                 store.append(ctx.conversation_id, entry, raw=raw)
             memory.snapshot = saved
         memory.used_tools = True
