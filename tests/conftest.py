@@ -77,6 +77,25 @@ def _channels_still_closes_connections() -> Iterator[None]:
 
 
 @pytest.fixture
+def sent_sql(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every SQL statement sent while the test runs, on any thread's connection, whitespace collapsed.
+
+    Counted, never timed: tests assert how many statements a path sends and which.
+    """
+    import psycopg
+
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def record(cursor, query, *args, **kwargs):
+        sent.append(" ".join(str(query).split()))
+        return execute(cursor, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", record)
+    return sent
+
+
+@pytest.fixture
 def process_env(django_db_setup, django_db_blocker) -> ProcessEnv:
     """Environment for subprocesses (workers, daphne) aimed at the tests' database and Redis."""
     with django_db_blocker.unblock():

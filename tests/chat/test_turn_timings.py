@@ -68,29 +68,18 @@ def test_consolidation_reports_model_embedding_and_decisions():
     assert {"model", "embedding", "decisions"} <= set(result["timings"])
 
 
-def _statements_of_turn(monkeypatch, user, conversation, text: str):
+def _statements_of_turn(sent_sql: list[str], user, conversation, text: str):
     """The turn's result and the statements it sent, on every connection (counted, not timed)."""
-    import psycopg
-
-    statements: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def record(cursor, query, *args, **kwargs):
-        statements.append(" ".join(str(query).split())[:80])
-        return execute(cursor, query, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Cursor, "execute", record)
-    try:
-        return run_turn(user.pk, conversation, text), statements
-    finally:
-        monkeypatch.undo()
+    sent_sql.clear()
+    turn = run_turn(user.pk, conversation, text)
+    return turn, list(sent_sql)
 
 
 def _batches(statements: list[str]) -> list[str]:
     return [s for s in statements if s.startswith('WITH saved AS (UPDATE "memory_conversation"')]
 
 
-def test_a_turn_writes_its_conversation_in_two_statements(monkeypatch):
+def test_a_turn_writes_its_conversation_in_two_statements(sent_sql):
     """The customer's message (with its slots and state) and the reply (with its state) are one statement each.
 
     Before batching, such a turn sent 22 statements (7 of them committing writes) and 5 session
@@ -101,7 +90,7 @@ def test_a_turn_writes_its_conversation_in_two_statements(monkeypatch):
     conversation = short_term.store().start(user.pk).id
     run_turn(user.pk, conversation, "Hello")  # the first turn warms the caches and the model client
 
-    turn, statements = _statements_of_turn(monkeypatch, user, conversation, "Thanks, that helps")
+    turn, statements = _statements_of_turn(sent_sql, user, conversation, "Thanks, that helps")
 
     assert turn.reply and not turn.failed
     assert len(_batches(statements)) == 2, statements  # the conversation row, once per batch, with its inserts
@@ -109,14 +98,14 @@ def test_a_turn_writes_its_conversation_in_two_statements(monkeypatch):
     assert len(statements) <= 9, statements  # the turn lock (with the profile), recall, the model's record, unlock
 
 
-def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(monkeypatch):
+def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(sent_sql):
     """The tool call, its result and the reply are decided on the row the turn's previous batch left:
     no row lock, one statement each (a tool step used to lock the row for each of its writes)."""
     user = _customer("toolcounted")
     conversation = short_term.store().start(user.pk).id
     run_turn(user.pk, conversation, "Hello")
 
-    turn, statements = _statements_of_turn(monkeypatch, user, conversation, "Where is order ORD-2025-0001?")
+    turn, statements = _statements_of_turn(sent_sql, user, conversation, "Where is order ORD-2025-0001?")
 
     assert "tools" in turn.timings and turn.reply and not turn.failed
     assert len(_batches(statements)) == 4, statements  # the message, the tool call, its result, the reply

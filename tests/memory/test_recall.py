@@ -71,25 +71,16 @@ def _synchronous_commit() -> str:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_only_the_access_update_skips_waiting_for_the_wal_flush(make_customer, monkeypatch):
+def test_only_the_access_update_skips_waiting_for_the_wal_flush(make_customer, sent_sql):
     """Sent alone, the touching read turns ``synchronous_commit`` off for its own transaction and for
     nothing after it; inside a caller's transaction it leaves the setting alone."""
-    import psycopg
     from django.db import connection
 
     customer = make_customer()
     memory = remember(customer, "The customer owns a red bicycle")
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def record(cursor, query, *args, **kwargs):
-        sent.append(str(query))
-        return execute(cursor, query, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Cursor, "execute", record)
+    sent_sql.clear()
     assert [m.id for m in recall(customer.pk, "bicycle")] == [memory.pk]  # autocommit: its own transaction
-    monkeypatch.undo()
-    touching = next(query for query in sent if "UPDATE memory_longtermmemory" in query)
+    touching = next(query for query in sent_sql if "UPDATE memory_longtermmemory" in query)
     assert _synchronous_commit() == "on"  # the connection's next commits (a turn's messages) still wait
     assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import psycopg
 import pytest
 
 from memory.models import Conversation, ConversationMessage, StateTransition
@@ -14,18 +13,8 @@ from tests.memory.conftest import entry
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def statements(monkeypatch) -> list[str]:
-    """The first words of every statement sent while the test runs."""
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def record(cursor, query, *args, **kwargs):
-        sent.append(" ".join(str(query).split()[:4]))
-        return execute(cursor, query, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Cursor, "execute", record)
-    return sent
+def _first_words(sent: list[str]) -> list[str]:
+    return [" ".join(statement.split()[:4]) for statement in sent]
 
 
 def _hot_equals_durable(store: SessionStore, conversation_id) -> None:
@@ -44,14 +33,15 @@ def _customer_writes(store: SessionStore, conversation_id, text: str) -> None:
 
 
 def test_a_batch_on_an_unchanged_session_is_one_statement_and_writes_what_the_locked_batch_would(
-    store, customer, statements
+    store, customer, sent_sql
 ):
     snapshot, locked = store.start(customer.pk), store.start(customer.pk)
     session = store.load(snapshot.id)
-    statements.clear()
+    sent_sql.clear()
 
     with observing_transitions() as seen, store.batch(snapshot.id, expected=session) as row:
         _customer_writes(store, snapshot.id, "Where is my parcel?")
+    statements = _first_words(sent_sql)
     assert [s for s in statements if not s.startswith("SELECT")] == ["WITH saved AS (UPDATE"], statements
     with store.batch(locked.id):
         _customer_writes(store, locked.id, "Where is my parcel?")
@@ -117,17 +107,17 @@ def test_a_lost_hot_copy_is_rebuilt_after_the_statement(store, customer, redis_c
     _hot_equals_durable(store, conversation.id)
 
 
-def test_the_next_batch_can_start_from_the_row_the_last_one_left(store, customer, statements):
+def test_the_next_batch_can_start_from_the_row_the_last_one_left(store, customer, sent_sql):
     conversation = store.start(customer.pk)
     with store.batch(conversation.id, expected=store.load(conversation.id)) as row:
         _customer_writes(store, conversation.id, "Where is my parcel?")
-    statements.clear()
+    sent_sql.clear()
 
     with store.batch(conversation.id, expected=row) as after:
         store.append(conversation.id, entry(Role.ASSISTANT, "It ships tomorrow."))
         store.transition(conversation.id, AgentState.PROCESSING, "answering", progress=False)
 
-    assert [s for s in statements if s.startswith("WITH")] == ["WITH saved AS (UPDATE"]
+    assert [s for s in _first_words(sent_sql) if s.startswith("WITH")] == ["WITH saved AS (UPDATE"]
     assert after.last_seq == 2 and after.state == AgentState.PROCESSING and after.version == row.version + 1
     _hot_equals_durable(store, conversation.id)
 
