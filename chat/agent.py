@@ -166,10 +166,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
-        memory = _working_memory(store.history_of(session), text, language, recalled, speaker, conversation)
+        memory = _Memory(_working_memory(store.history_of(session), text, language, recalled, speaker), conversation)
         if confirmed is not None:
-            _record_confirmation(store, memory, conversation_id, confirmed)
             with store.batch(conversation_id, expected=memory.snapshot) as saved:
+                _record_confirmation(store, memory, conversation_id, confirmed)
                 store.transition(conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
                                  only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
             memory.snapshot = saved
@@ -234,9 +234,7 @@ def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord
 
 
 @timings.timed("working_memory")
-def _working_memory(
-    history: list[Entry], text, language, recalled, speaker: Speaker | None, snapshot: Conversation
-) -> _Memory:
+def _working_memory(history: list[Entry], text, language, recalled, speaker: Speaker | None) -> WorkingMemory:
     """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned."""
     buffer = WorkingMemory.from_settings()
     buffer.set_system(prompts.system_prompt(language, clock.now(), speaker.display_name if speaker else ""))
@@ -244,18 +242,16 @@ def _working_memory(
         buffer.set_memory(format_memory_block(recalled, language))
     buffer.extend(history)
     buffer.append_user(text)
-    return _Memory(buffer, snapshot)
+    return buffer
 
 
 def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dict) -> None:
     """Show the model what the confirmed change did, as the tool call it was and its result."""
     name = confirmed.pop("tool")
     call = ToolCall(id=f"confirmed-{clock.now().timestamp():.0f}", name=name, arguments="{}")
+    store.append(conversation_id, memory.buffer.append_tool_call([call]))
     raw = json.dumps(confirmed, ensure_ascii=False)
-    with store.batch(conversation_id, expected=memory.snapshot) as saved:
-        store.append(conversation_id, memory.buffer.append_tool_call([call]))
-        store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
-    memory.snapshot = saved
+    store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
     memory.used_tools = True
 
 
