@@ -11,6 +11,7 @@ the turn's path (rebuilding a session, compression, the admin, consolidation) st
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Collection, Sequence
 from datetime import datetime
@@ -67,11 +68,10 @@ def _prepared(fields: Sequence[models.Field], values: Sequence[Any]) -> list[Any
     return [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
 
 
-def _loaded(field: models.Field, value: Any) -> Any:
-    """A column's value as the ORM would load it (JSON comes back from psycopg as text)."""
-    for converter in field.get_db_converters(connection):
-        value = converter(value, field, connection)
-    return value
+def _loaders(fields: Sequence[models.Field]) -> list[tuple[models.Field, list]]:
+    """Each field with the converters that turn its column's value into what the ORM would load (JSON
+    comes back from psycopg as text): looked up once, not for every row."""
+    return [(field, field.get_db_converters(connection)) for field in fields]
 
 
 def lock_conversation(conversation_id: uuid.UUID | str) -> Conversation:
@@ -84,15 +84,29 @@ def lock_conversation(conversation_id: uuid.UUID | str) -> Conversation:
     return _conversation(row)
 
 
+_CONVERSATION_LOADERS = _loaders(_CONVERSATION_FIELDS)
+_CONVERSATION_ATTNAMES = [f.attname for f in _CONVERSATION_FIELDS]
+
+
 def _conversation(row: Sequence[Any]) -> Conversation:
-    values = [_loaded(field, value) for field, value in zip(_CONVERSATION_FIELDS, row, strict=True)]
-    return Conversation.from_db(connection.alias, [f.attname for f in _CONVERSATION_FIELDS], values)
+    values = []
+    for (field, converters), value in zip(_CONVERSATION_LOADERS, row, strict=True):
+        for converter in converters:
+            value = converter(value, field, connection)
+        values.append(value)
+    return Conversation.from_db(connection.alias, _CONVERSATION_ATTNAMES, values)
+
+
+@functools.lru_cache(maxsize=64)
+def _set_clause(names: tuple[str, ...]) -> tuple[str, tuple[models.Field, ...]]:
+    """``SET`` assignments of the named fields (sorted), and the fields in their order: built once per set of names."""
+    fields = tuple(_columns(Conversation, names))
+    return ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields), fields
 
 
 def _assignments(conversation: Conversation, names: Collection[str]) -> tuple[str, list[Any]]:
     """``SET`` assignments of the named fields of ``conversation``, and their values as the ORM would send them."""
-    fields = _columns(Conversation, sorted(names))
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    assignments, fields = _set_clause(tuple(sorted(names)))
     return assignments, _prepared(fields, [getattr(conversation, f.attname) for f in fields])
 
 
@@ -136,10 +150,40 @@ def covered_seq(conversation_id: uuid.UUID | str) -> int:
         return cursor.fetchone()[0]
 
 
-def _values(fields: Sequence[models.Field], rows: Sequence[Sequence[Any]]) -> tuple[str, list[Any]]:
-    """A VALUES list of ``rows`` for ``fields``, each placeholder cast to its column's type, and its parameters."""
-    row = "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
-    return ", ".join([row] * len(rows)), [v for values in rows for v in _prepared(fields, values)]
+def _row_of_placeholders(fields: Sequence[models.Field]) -> str:
+    """One row of a VALUES list for ``fields``, each placeholder cast to its column's type."""
+    return "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
+
+
+_MESSAGE_ROW = _row_of_placeholders(_MESSAGE_FIELDS)
+_TRANSITION_ROW = _row_of_placeholders(_TRANSITION_FIELDS)
+
+
+@functools.lru_cache(maxsize=256)
+def _batch_sql(assignments: str, messages: int, transitions: int) -> str:
+    """The statement of ``commit_batch`` for one shape of batch: built once per shape, not once per turn.
+
+    A turn's batches come in a handful of shapes (which fields changed, how many messages and
+    transitions), and composing the text cost more Python than the rest of the batch.
+    """
+    quote = connection.ops.quote_name
+    sql = [
+        f"WITH saved AS (UPDATE {quote(Conversation._meta.db_table)} SET {assignments}"
+        f" WHERE {quote('id')} = %s AND {quote('version')} = %s"
+        f" RETURNING {', '.join(quote(f.column) for f in _CONVERSATION_FIELDS)})"
+    ]
+    for name, model, inserted, row, count in (
+        ("messages", ConversationMessage, _MESSAGE_FIELDS, _MESSAGE_ROW, messages),
+        ("transitions", StateTransition, _TRANSITION_FIELDS, _TRANSITION_ROW, transitions),
+    ):
+        if count:
+            columns = ", ".join(quote(f.column) for f in inserted)
+            sql.append(
+                f", {name} AS (INSERT INTO {quote(model._meta.db_table)} ({columns})"
+                f" SELECT v.* FROM saved, (VALUES {', '.join([row] * count)}) AS v)"
+            )
+    sql.append(" SELECT * FROM saved")
+    return "".join(sql)
 
 
 def commit_batch(
@@ -156,28 +200,13 @@ def commit_batch(
     version: one autocommit statement, so one round trip and no row lock held across the caller's Python.
     Nothing at all is written when it was.
     """
-    assignments, values = _assignments(conversation, names)
-    quote = connection.ops.quote_name
-    sql = [
-        f"WITH saved AS (UPDATE {quote(Conversation._meta.db_table)} SET {assignments}"
-        f" WHERE {quote('id')} = %s AND {quote('version')} = %s"
-        f" RETURNING {', '.join(quote(f.column) for f in _CONVERSATION_FIELDS)})"
-    ]
-    params = [*values, conversation.pk, expected_version]
-    for name, model, inserted, rows in (
-        ("messages", ConversationMessage, _MESSAGE_FIELDS, messages),
-        ("transitions", StateTransition, _TRANSITION_FIELDS, transitions),
-    ):
-        if rows:
-            values, values_params = _values(inserted, rows)
-            columns = ", ".join(quote(f.column) for f in inserted)
-            sql.append(
-                f", {name} AS (INSERT INTO {quote(model._meta.db_table)} ({columns})"
-                f" SELECT v.* FROM saved, (VALUES {values}) AS v)"
-            )
-            params += values_params
-    sql.append(" SELECT * FROM saved")
+    assignments, params = _assignments(conversation, names)
+    params += [conversation.pk, expected_version]
+    for values in messages:
+        params += _prepared(_MESSAGE_FIELDS, values)
+    for values in transitions:
+        params += _prepared(_TRANSITION_FIELDS, values)
     with connection.cursor() as cursor:
-        cursor.execute("".join(sql), params)
+        cursor.execute(_batch_sql(assignments, len(messages), len(transitions)), params)
         row = cursor.fetchone()
     return None if row is None else _conversation(row)

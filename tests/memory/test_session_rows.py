@@ -99,3 +99,44 @@ def test_the_covered_sequence_is_the_last_summarised_message(conversation):
         )  # fmt: skip
 
     assert rows.covered_seq(conversation.pk) == 20
+
+
+def test_batches_of_every_shape_write_what_they_carry_and_nothing_on_a_stale_version(conversation):
+    """``commit_batch`` builds its statement once per shape: each shape below must still write its own rows."""
+    at = clock.now()
+    shapes = [  # (fields saved, messages, transitions), one after another on the same row
+        ({"last_seq"}, 1, 0),
+        ({"last_seq"}, 2, 1),
+        ({"last_seq", "state"}, 1, 2),
+        ({"last_seq"}, 1, 0),  # the first shape again, after others
+        ({"collected_info", "last_seq", "state"}, 0, 1),
+    ]
+    version, seq, transitions = conversation.version, conversation.last_seq, 0
+    for n, (names, messages, moves) in enumerate(shapes):
+        row = Conversation.objects.get(pk=conversation.pk)
+        row.state = [AgentState.PROCESSING, AgentState.RESOLVED][n % 2]
+        row.collected_info = {"shape": n}
+        row.last_seq, row.version = seq + messages, version + 1
+        new_messages = [
+            [row.pk, seq + i + 1, "user", f"shape {n} message {i}", 2, at, {"n": n}] for i in range(messages)
+        ]
+        new_moves = [[row.pk, row.customer_id, "processing", "resolved", f"shape {n}", False, at]] * moves
+
+        saved = rows.commit_batch(row, version, {*names, "version"}, new_messages, new_moves)
+
+        assert saved is not None and saved.version == version + 1 and saved.last_seq == seq + messages
+        assert saved.state == (row.state if "state" in names else Conversation.objects.get(pk=row.pk).state)
+        assert saved.collected_info == ({"shape": n} if "collected_info" in names else conversation.collected_info)
+        version, seq, transitions = version + 1, seq + messages, transitions + moves
+        written = ConversationMessage.objects.filter(conversation=row, content__startswith=f"shape {n} ")
+        assert list(written.order_by("seq").values_list("seq", "content", "metadata")) == [
+            (seq - messages + i + 1, f"shape {n} message {i}", {"n": n}) for i in range(messages)
+        ]
+        assert StateTransition.objects.filter(conversation=row).count() == transitions
+
+    stale = Conversation.objects.get(pk=conversation.pk)
+    stale.last_seq += 1
+    message = [[stale.pk, stale.last_seq, "user", "too late", 2, at, {}]]
+    assert rows.commit_batch(stale, version - 1, {"last_seq", "version"}, message, []) is None
+    assert Conversation.objects.get(pk=conversation.pk).last_seq == seq
+    assert not ConversationMessage.objects.filter(content="too late").exists()
