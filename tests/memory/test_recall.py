@@ -209,3 +209,35 @@ def test_vector_queries_are_also_counted_per_thread():
     vector_queries.bump()
     assert vector_queries.value == total + 4
     assert vector_queries.in_this_thread == mine + 1
+
+
+def test_planning_the_trigram_match_does_not_compare_the_query_with_sampled_contents(customer):
+    """The planner estimates ``<%`` by computing word similarity against content's histogram when it
+    has 100 entries or more: 2-4 ms of planning for a Chinese query, more than the statement takes to
+    run. Content keeps too few statistics for that (memory/0005_content_statistics)."""
+    from django.db import connection
+
+    from memory.longterm import content_hash
+
+    now, vector = clock.now(), get_embedder().embed_passages(["a parcel"])[0]
+    texts = [f"客户第{n}次咨询订单 ORD-2025-{n:04d} 的物流，包裹在上海中转" for n in range(300)]
+    LongTermMemory.objects.bulk_create(
+        LongTermMemory(customer=customer, type="experience", content=text, embedding=vector, embedding_model="test",
+                       source="customer_stated", confidence=0.9, content_hash=content_hash(text), created_at=now,
+                       updated_at=now, valid_from=now)
+        for text in texts
+    )  # fmt: skip
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memory_longtermmemory")
+        cursor.execute(
+            "SELECT coalesce(array_length(histogram_bounds, 1), 0), coalesce(array_length(most_common_vals, 1), 0)"
+            " FROM pg_stats WHERE tablename = 'memory_longtermmemory' AND attname = %s",
+            ["content"],
+        )
+        histogram, common = cursor.fetchone()
+        cursor.execute("SELECT n_distinct FROM pg_stats WHERE tablename = 'memory_longtermmemory' AND attname = %s",
+                       ["customer_id"])  # fmt: skip
+        other_columns_analysed = cursor.fetchone() is not None
+
+    assert other_columns_analysed
+    assert histogram + common < 100, (histogram, common)
