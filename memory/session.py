@@ -310,6 +310,9 @@ class _Writes:
         self.messages: list[tuple] = []
         self.transitions: list[tuple] = []
         self.replay: list[Callable[[], Any]] = []
+        # The conversation's latest transitions as of that snapshot, when it carries them: loop detection
+        # reads them instead of PostgreSQL (``SessionStore._recent_steps``).
+        self.known_steps: list[Step] | None = None
 
     @property
     def optimistic(self) -> bool:
@@ -376,6 +379,22 @@ def _row_of(snapshot: Session | Conversation) -> Conversation:
         ended_at=snapshot.ended_at, last_seq=snapshot.last_seq, version=snapshot.version,
         loop_flagged=snapshot.loop_flagged,
     )  # fmt: skip
+
+
+_STEPS = "_session_steps"  # the attribute of a batch's row that carries the steps it left (see _steps_of)
+
+
+def _steps_of(snapshot: Session | Conversation) -> list[Step] | None:
+    """The latest transitions of the conversation as of ``snapshot``, oldest first, if it carries them.
+
+    A loaded session holds its hot copy's latest transitions, written in the same Redis transaction
+    as its version; the row a batch of this turn left carries them on from there. A row read any
+    other way carries none (``None``): loop detection then reads PostgreSQL.
+    """
+    if isinstance(snapshot, Session):
+        return [Step(t.from_state, t.to_state, t.progress) for t in snapshot.transitions]
+    steps = getattr(snapshot, _STEPS, None)
+    return None if steps is None else list(steps)
 
 
 def _copy_row(source: Conversation, target: Conversation) -> None:
@@ -479,6 +498,7 @@ class SessionStore:
             return
         conversation = _row_of(expected)
         writes = _Writes(conversation, now or clock.now(), expected_version=conversation.version)
+        writes.known_steps = _steps_of(expected)
         token = _open_writes.set(writes)
         try:
             yield conversation
@@ -491,7 +511,11 @@ class SessionStore:
                 for call in writes.replay:
                     call()
             _copy_row(locked.conversation, conversation)
+            conversation.__dict__.pop(_STEPS, None)  # what else was written meanwhile is not known here
             return
+        if writes.known_steps is not None:
+            pending = [Step(AgentState(t[2]), AgentState(t[3]), t[5]) for t in writes.transitions]
+            setattr(conversation, _STEPS, [*writes.known_steps, *pending][-self.max_transitions :])
         observed = _observed.get()
         if observed is not None:
             observed.extend(writes.recorded)
@@ -686,10 +710,17 @@ class SessionStore:
             rows.insert_transition(conversation, from_state, to_state, reason, progress, now)
         return TransitionRecord(from_state, to_state, reason, progress, now)
 
-    @staticmethod
-    def _recent_steps(writes: _Writes, limit: int) -> list[Step]:
-        """The latest transitions loop detection reads, this batch's own included (not yet written when optimistic)."""
-        steps = rows.recent_steps(writes.conversation.id, limit)
+    def _recent_steps(self, writes: _Writes, limit: int) -> list[Step]:
+        """The latest transitions loop detection reads, this batch's own included (not yet written when optimistic).
+
+        A batch decided on a snapshot that carries the conversation's latest transitions reads those:
+        the statement that writes the batch checks the version they belong to, and a batch that
+        loses that check is made again under the row lock, reading PostgreSQL.
+        """
+        if writes.known_steps is not None and self.max_transitions >= limit:
+            steps = writes.known_steps[-limit:]
+        else:
+            steps = rows.recent_steps(writes.conversation.id, limit)
         pending = [Step(AgentState(t[2]), AgentState(t[3]), t[5]) for t in writes.transitions]
         return [*steps, *pending][-limit:]
 

@@ -7,6 +7,7 @@ from chat.agent import run_turn
 from chat.models import CustomerProfile
 from memory import session as short_term
 from memory.models import LongTermMemory
+from memory.states import AgentState
 from memory.tasks import consolidate_conversation
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -110,6 +111,9 @@ def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(sent_sql):
     assert "tools" in turn.timings and turn.reply and not turn.failed
     assert len(_batches(statements)) == 4, statements  # the message, the tool call, its result, the reply
     assert not any("FOR UPDATE" in s for s in statements), statements
+    # "answered" (processing -> resolved) is checked for a loop on the transitions the turn's snapshot carries
+    assert not any(s.startswith('SELECT "from_state"') for s in statements), statements
+    assert turn.state == AgentState.RESOLVED
     stored = short_term.store().load(conversation).messages
     assert [m.role.value for m in stored[-4:]] == ["user", "tool_call", "tool_result", "assistant"], stored
     assert [m.seq for m in stored] == list(range(1, len(stored) + 1))

@@ -135,3 +135,73 @@ def test_a_hot_copy_that_moved_on_meanwhile_is_rebuilt_not_written_over(store, c
         _customer_writes(store, conversation.id, "Where is my parcel?")
 
     _hot_equals_durable(store, conversation.id)
+
+
+def _ping_pong_in_batches(store: SessionStore, conversation_id, round_trips: int):
+    """Each move its own batch, decided on a snapshot: the session loaded, or the row the last batch left."""
+    result = None
+    for i in range(round_trips):
+        with store.batch(conversation_id, expected=store.load(conversation_id)) as row:
+            result = store.transition(conversation_id, AgentState.PROCESSING, f"try {i}", progress=False)
+        if result.state == AgentState.ESCALATED:
+            return result
+        with store.batch(conversation_id, expected=row):
+            result = store.transition(conversation_id, AgentState.COLLECTING_INFO, f"missing {i}", progress=False)
+        if result.state == AgentState.ESCALATED:
+            return result
+    return result
+
+
+def test_loop_detection_on_a_snapshot_reads_the_transitions_it_carries(store, customer, sent_sql):
+    conversation = store.start(customer.pk)
+    store.transition(conversation.id, AgentState.COLLECTING_INFO, "order question")
+    sent_sql.clear()
+
+    result = _ping_pong_in_batches(store, conversation.id, round_trips=10)
+
+    assert not [s for s in sent_sql if s.startswith('SELECT "from_state"')], sent_sql  # loop detection's own read
+    # Where the locked path escalates too (tests/memory/test_states.py): the fourth round trip.
+    assert result.state == AgentState.ESCALATED and result.loop.cycles == 4
+    assert StateTransition.objects.filter(conversation_id=conversation.id).count() == 1 + 8 + 1
+    assert Conversation.objects.get(pk=conversation.id).loop_flagged
+    _hot_equals_durable(store, conversation.id)
+
+
+def test_a_batch_that_lost_the_race_detects_a_loop_in_what_was_written_meanwhile(store, customer):
+    """The snapshot's transitions show no loop; the ones written meanwhile complete one, and count."""
+    conversation = store.start(customer.pk)
+    store.transition(conversation.id, AgentState.COLLECTING_INFO, "order question")
+    store.transition(conversation.id, AgentState.PROCESSING, "try")
+    session = store.load(conversation.id)
+    for i in range(3):  # another writer: three more round trips, back in processing
+        store.transition(conversation.id, AgentState.COLLECTING_INFO, f"missing {i}")
+        store.transition(conversation.id, AgentState.PROCESSING, f"try {i}")
+
+    with store.batch(conversation.id, expected=session) as row:
+        store.transition(conversation.id, AgentState.COLLECTING_INFO, "missing again")
+
+    assert row.state == AgentState.ESCALATED and row.loop_flagged
+    assert StateTransition.objects.filter(conversation_id=conversation.id, reason__startswith="loop:").count() == 1
+    _hot_equals_durable(store, conversation.id)
+
+
+def test_the_row_a_replayed_batch_left_carries_no_transitions_so_the_next_batch_reads_them(store, customer, sent_sql):
+    conversation = store.start(customer.pk)
+    with store.batch(conversation.id, expected=store.load(conversation.id)) as first:
+        store.transition(conversation.id, AgentState.COLLECTING_INFO, "order question")
+    store.transition(conversation.id, AgentState.PROCESSING, "another writer")  # meanwhile, elsewhere
+    with store.batch(conversation.id, expected=first) as replayed:  # decided on `first`, then made again
+        store.append(conversation.id, entry(Role.USER, "still there?"))
+    sent_sql.clear()
+
+    with store.batch(conversation.id, expected=replayed):
+        store.transition(conversation.id, AgentState.COLLECTING_INFO, "missing info")
+
+    assert [s for s in sent_sql if s.startswith('SELECT "from_state"')], sent_sql
+    steps = [(t.from_state, t.to_state) for t in store.load(conversation.id).transitions]
+    assert steps == [
+        (AgentState.GREETING, AgentState.COLLECTING_INFO),
+        (AgentState.COLLECTING_INFO, AgentState.PROCESSING),
+        (AgentState.PROCESSING, AgentState.COLLECTING_INFO),
+    ]
+    _hot_equals_durable(store, conversation.id)
