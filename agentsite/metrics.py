@@ -10,11 +10,13 @@ Counting never fails the work being counted. What each metric means: docs/operat
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -33,7 +35,7 @@ TURN_LATENCY = "metrics:turn_latency"  # hash: bucket upper bound ("+Inf" too), 
 MODEL_CALLS = "metrics:model_calls"  # hash: {"purpose","model","outcome"} JSON -> count
 MODEL_TOKENS = "metrics:model_tokens"  # hash: {"model","direction"} JSON -> count
 MODEL_COST = "metrics:model_cost_usd"  # hash: model -> float
-VECTOR_QUERIES = "metrics:vector_queries"  # plain counter, bumped by memory.recall (recall and policy search)
+VECTOR_QUERIES = "metrics:vector_queries"  # plain counter: memory recall and policy search (count_vector_query)
 BREAKER = "metrics:breaker:"  # one key per process: JSON {"failures", "opened_at", "cooldown"}
 BREAKER_TTL_SECONDS = 7 * 24 * 3600
 
@@ -51,6 +53,45 @@ def _label_key(**labels: str) -> str:
     return json.dumps(labels, sort_keys=True)
 
 
+class _Deferred:
+    """Counts of this process that travel with its next metrics write instead of a round trip of their own.
+
+    A vector search is counted on a turn's path, between recall and the model call; the model
+    call's record (or the turn's) follows within milliseconds and is a pipeline anyway, so the
+    count goes with it. A write that fails gives the counts back for the next one.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._vector_queries = 0
+
+    def add_vector_query(self) -> None:
+        with self._lock:
+            self._vector_queries += 1
+
+    @contextlib.contextmanager
+    def onto(self, pipe) -> Iterator[None]:
+        """Queue the pending counts on ``pipe``; if the block raises, keep them for the next write."""
+        with self._lock:
+            taken, self._vector_queries = self._vector_queries, 0
+        if taken:
+            pipe.incrby(VECTOR_QUERIES, taken)
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                self._vector_queries += taken
+            raise
+
+
+_deferred = _Deferred()
+
+
+def count_vector_query() -> None:
+    """Count one vector search; it reaches Redis with this process's next turn or model call record."""
+    _deferred.add_vector_query()
+
+
 def record_turn(seconds: float, outcome: str) -> None:
     """Count one turn (``ok``, ``failed``, ``escalated``, ``silent`` or ``error``) and its latency."""
     try:
@@ -62,13 +103,14 @@ def record_turn(seconds: float, outcome: str) -> None:
         pipe.hincrby(TURN_LATENCY, "+Inf", 1)
         pipe.hincrby(TURN_LATENCY, "count", 1)
         pipe.hincrbyfloat(TURN_LATENCY, "sum", seconds)
-        pipe.execute()
+        with _deferred.onto(pipe):
+            pipe.execute()
     except Exception:  # metrics must never fail a turn
         logger.debug("could not record a turn in the metrics", exc_info=True)
 
 
 def record_model_call(purpose: str, model: str, ok: bool, prompt_tokens: int, completion_tokens: int, cost) -> None:
-    """Count one call to the model endpoint with its tokens and cost."""
+    """Count one call to the model endpoint with its tokens and cost (and the vector searches waiting)."""
     try:
         pipe = _redis().pipeline(transaction=False)
         pipe.hincrby(MODEL_CALLS, _label_key(purpose=purpose, model=model, outcome="ok" if ok else "error"), 1)
@@ -78,7 +120,8 @@ def record_model_call(purpose: str, model: str, ok: bool, prompt_tokens: int, co
             pipe.hincrby(MODEL_TOKENS, _label_key(model=model, direction="completion"), completion_tokens)
         if cost:
             pipe.hincrbyfloat(MODEL_COST, model, float(cost))
-        pipe.execute()
+        with _deferred.onto(pipe):
+            pipe.execute()
     except Exception:
         logger.debug("could not record a model call in the metrics", exc_info=True)
 

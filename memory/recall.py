@@ -27,7 +27,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import connection
 
-from agentsite import clock, timings
+from agentsite import clock, metrics, timings
 from memory.embeddings import get_embedder
 from memory.models import LongTermMemory, MemoryConflict
 from memory.redaction import redact
@@ -35,7 +35,6 @@ from memory.redaction import redact
 logger = logging.getLogger(__name__)
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant: rank 1 scores 1/61
-VECTOR_QUERIES_KEY = "metrics:vector_queries"
 MEMORY_OPEN = "<<<MEMORY"
 MEMORY_CLOSE = "MEMORY>>>"
 
@@ -61,7 +60,7 @@ class Recalled:
 
 
 class _Counter:
-    """Vector queries made by this process (and, best effort, by all processes in Redis)."""
+    """Vector queries made by this process (and, best effort, by all processes in Redis: ``agentsite.metrics``)."""
 
     def __init__(self) -> None:
         self.value = 0
@@ -77,12 +76,7 @@ class _Counter:
         with self._lock:
             self.value += 1
         self._thread.value = self.in_this_thread + 1
-        try:
-            from django_redis import get_redis_connection
-
-            get_redis_connection("default").incr(VECTOR_QUERIES_KEY)
-        except Exception:  # metrics must never fail a turn
-            logger.debug("could not count a vector query in Redis", exc_info=True)
+        metrics.count_vector_query()  # to Redis with the process's next metrics write, not a round trip now
 
 
 vector_queries = _Counter()

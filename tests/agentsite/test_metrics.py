@@ -146,3 +146,58 @@ def test_counts_from_another_process_are_in_the_same_scrape(token, process_env):
     assert values[("agent_turn_latency_seconds_bucket", (("le", "0.5"),))] == 1
     assert values[("agent_turn_latency_seconds_bucket", (("le", "60.0"),))] == 1
     assert values[("agent_turn_latency_seconds_bucket", (("le", "+Inf"),))] == 2
+
+
+@pytest.fixture
+def nothing_pending():
+    """Counts other tests left waiting in this process go out first (with a turn record nobody reads here)."""
+    from agentsite import metrics
+
+    metrics.record_turn(0.1, "ok")
+    return metrics
+
+
+@pytest.mark.django_db
+def test_a_vector_search_is_counted_with_the_next_metrics_write_not_on_its_own(
+    token, django_user_model, nothing_pending
+):
+    from django_redis import get_redis_connection
+
+    from memory.recall import recall
+    from tests.memory.test_recall import remember
+
+    metrics, redis_conn = nothing_pending, get_redis_connection("default")
+    customer = django_user_model.objects.create_user("searcher")
+    remember(customer, "The customer prefers parcels left with the concierge")
+    counted = scrape(**token)[("agent_vector_queries_total", ())]
+    incr_before = redis_conn.info("commandstats").get("cmdstat_incr", {}).get("calls", 0)
+
+    for _ in range(3):
+        recall(customer.pk, "where should parcels go?")
+
+    assert redis_conn.info("commandstats").get("cmdstat_incr", {}).get("calls", 0) == incr_before  # no round trip
+    assert scrape(**token)[("agent_vector_queries_total", ())] == counted  # not in Redis yet
+    metrics.record_model_call("chat", "offline-main", True, 10, 2, 0)
+    assert scrape(**token)[("agent_vector_queries_total", ())] == counted + 3
+    metrics.record_turn(0.1, "ok")
+    assert scrape(**token)[("agent_vector_queries_total", ())] == counted + 3  # counted once
+
+
+@pytest.mark.django_db
+def test_counts_a_failed_metrics_write_could_not_send_go_with_the_next_one(token, monkeypatch, nothing_pending):
+    import redis
+
+    from tests.procs import free_port
+
+    metrics, reachable = nothing_pending, nothing_pending._redis
+    counted = scrape(**token)[("agent_vector_queries_total", ())]
+    metrics.count_vector_query()
+    down = redis.Redis(port=free_port(), socket_connect_timeout=0.2, retry=None)
+    monkeypatch.setattr(metrics, "_redis", lambda: down)
+
+    metrics.record_turn(0.1, "ok")  # fails quietly: metrics never fail the work
+    monkeypatch.setattr(metrics, "_redis", reachable)
+    assert scrape(**token)[("agent_vector_queries_total", ())] == counted
+    metrics.record_turn(0.1, "ok")
+
+    assert scrape(**token)[("agent_vector_queries_total", ())] == counted + 1
