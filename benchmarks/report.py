@@ -217,6 +217,24 @@ def ws_section(runs: list[dict]) -> list[str]:
     return lines
 
 
+def written_at(path: Path) -> str:
+    """When ``path`` was written, as far as this checkout can tell.
+
+    A file's modification time in a fresh clone is the clone's, so a committed, unmodified file
+    is dated by its last commit; a file written here since (modified or untracked) by its mtime.
+    """
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    if not git("status", "--porcelain", "--", str(path)):
+        committed = git("log", "-1", "--format=%ct", "--", str(path))
+        if committed:
+            return f"committed {datetime.fromtimestamp(int(committed), UTC):%Y-%m-%d %H:%M} UTC"
+    return f"written {datetime.fromtimestamp(path.stat().st_mtime, UTC):%Y-%m-%d %H:%M} UTC"
+
+
 def slow_section(name: str) -> list[str]:
     path, script, what = SLOW[name]
     full = ROOT / path
@@ -224,8 +242,7 @@ def slow_section(name: str) -> list[str]:
         return [f"Not run here ({what} takes about an hour): no `{path}` yet. Produce it with "
                 f"`.venv/bin/python {script}` (it writes `{path}`), then run `make bench` again."]  # fmt: skip
     data = json.loads(full.read_text())
-    stamp = datetime.fromtimestamp(full.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return [f"From `{path}` (written {stamp} by `{script}`; not re-run by `make bench`):", "", "```json",
+    return [f"From `{path}` ({written_at(full)} by `{script}`; not re-run by `make bench`):", "", "```json",
             json.dumps(data, indent=2, ensure_ascii=False)[:12000], "```"]  # fmt: skip
 
 

@@ -65,3 +65,27 @@ def test_slow_benchmarks_are_included_only_from_their_files(tmp_path, monkeypatc
     (tmp_path / "reports" / "forgetting-bench.json").write_text(json.dumps({"rows": 1000000, "seconds": 7.5}))
     present = "\n".join(report.slow_section("forgetting"))
     assert '"seconds": 7.5' in present and "Not run here" not in present
+
+
+def test_a_slow_benchmarks_file_is_dated_by_its_commit_unless_written_since(tmp_path, monkeypatch):
+    """A fresh clone gives every file the clone's modification time: a committed file's date is its commit's."""
+    import os
+    import subprocess
+
+    monkeypatch.setattr(report, "ROOT", tmp_path)
+    (tmp_path / "reports").mkdir()
+    figures = tmp_path / "reports" / "recall-bench.json"
+    figures.write_text(json.dumps({"results": []}))
+    when = {"GIT_AUTHOR_DATE": "2026-11-30T05:31:00+00:00", "GIT_COMMITTER_DATE": "2026-11-30T05:31:00+00:00"}
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=tmp_path,
+                       check=True, capture_output=True, env={**os.environ, **when})  # fmt: skip
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "figures")
+
+    assert "(committed 2026-11-30 05:31 UTC by `benchmarks/recall_bench.py`" in "\n".join(report.slow_section("recall"))
+    figures.write_text(json.dumps({"results": [1]}))  # a new run, not committed yet
+    assert "(written " in "\n".join(report.slow_section("recall"))
