@@ -268,13 +268,14 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
         if not completion.tool_calls:
             return completion.content
         calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
-        with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
-            store.append(ctx.conversation_id, memory.buffer.append_tool_call(calls, completion.content or ""))
-            for call in completion.tool_calls:
-                if _only_reads(call.name):
-                    store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
-                                     only_from=BEFORE_PROCESSING)  # fmt: skip
-        memory.snapshot = saved
+        call_entry = memory.buffer.append_tool_call(calls, completion.content or "")
+        # A step that only reads stores its call with its first result, in one statement; a tool that
+        # changes something finds its call stored before it runs (after a handoff the bot may store nothing).
+        call_pending = all(_only_reads(call.name) for call in completion.tool_calls)
+        if not call_pending:
+            with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
+                _record_tool_call(store, ctx, call_entry, completion.tool_calls)
+            memory.snapshot = saved
         for call in completion.tool_calls:
             with timings.phase("tools"):
                 result = run_tool(ctx, call.name, call.arguments)
@@ -285,10 +286,22 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
             raw = json.dumps(result, ensure_ascii=False, default=str)
             entry = memory.buffer.append_tool_result(call.id, raw, _summarise)
             with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:  # each result kept as it comes
+                if call_pending:
+                    _record_tool_call(store, ctx, call_entry, completion.tool_calls)
+                    call_pending = False
                 store.append(ctx.conversation_id, entry, raw=raw)
             memory.snapshot = saved
         memory.used_tools = True
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
+
+
+def _record_tool_call(store, ctx: ToolContext, entry: Entry, tool_calls) -> None:
+    """Store the model's tool call; a tool that only reads means the agent is processing the request."""
+    store.append(ctx.conversation_id, entry)
+    for call in tool_calls:
+        if _only_reads(call.name):
+            store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
+                             only_from=BEFORE_PROCESSING)  # fmt: skip
 
 
 def _only_reads(tool: str) -> bool:

@@ -100,8 +100,9 @@ def test_a_turn_writes_its_conversation_in_two_statements(sent_sql):
 
 
 def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(sent_sql):
-    """The tool call, its result and the reply are decided on the row the turn's previous batch left:
-    no row lock, one statement each (a tool step used to lock the row for each of its writes)."""
+    """The tool step and the reply are decided on the row the turn's previous batch left: no row lock,
+    one statement each (a tool step used to lock the row for each of its writes). A step that only
+    reads stores its call with its result."""
     user = _customer("toolcounted")
     conversation = short_term.store().start(user.pk).id
     run_turn(user.pk, conversation, "Hello")
@@ -109,7 +110,7 @@ def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(sent_sql):
     turn, statements = _statements_of_turn(sent_sql, user, conversation, "Where is order ORD-2025-0001?")
 
     assert "tools" in turn.timings and turn.reply and not turn.failed
-    assert len(_batches(statements)) == 4, statements  # the message, the tool call, its result, the reply
+    assert len(_batches(statements)) == 3, statements  # the message, the tool call with its result, the reply
     assert not any("FOR UPDATE" in s for s in statements), statements
     # "answered" (processing -> resolved) is checked for a loop on the transitions the turn's snapshot carries
     assert not any(s.startswith('SELECT "from_state"') for s in statements), statements
@@ -117,6 +118,8 @@ def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(sent_sql):
     stored = short_term.store().load(conversation).messages
     assert [m.role.value for m in stored[-4:]] == ["user", "tool_call", "tool_result", "assistant"], stored
     assert [m.seq for m in stored] == list(range(1, len(stored) + 1))
+    steps = [(t.to_state, t.reason) for t in short_term.store().load(conversation).transitions][-2:]
+    assert steps == [(AgentState.PROCESSING, "tool track_shipment"), (AgentState.RESOLVED, "answered")], steps
 
 
 def test_an_active_turn_records_the_access_to_exactly_what_it_recalled():
