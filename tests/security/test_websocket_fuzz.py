@@ -270,11 +270,16 @@ def test_invalid_utf8_and_oversized_frames_close_the_socket_cleanly(daphne, make
     def check(frame: tuple[str, bytes, int]) -> None:
         kind, payload, code = frame
         with open_socket(daphne, cookie) as socket:
-            socket.send(payload, text=kind == "text")
-            with pytest.raises(ConnectionClosed) as closed:
-                socket.recv(timeout=30)
+            try:
+                socket.send(payload, text=kind == "text")
+            except ConnectionClosed as refused:  # closed while a frame megabytes long was still going out
+                ended = refused
+            else:
+                with pytest.raises(ConnectionClosed) as closed:
+                    socket.recv(timeout=30)
+                ended = closed.value
         # Daphne (autobahn) may drop the TCP connection without a close frame; if it sends one, the code is right.
-        received = closed.value.rcvd
+        received = ended.rcvd
         assert received is None or received.code == code
         closes.append(received.code if received else "dropped")
 
