@@ -331,6 +331,10 @@ class _Writes:
         if op is not None:
             self.ops.append(op)
 
+    def own_steps(self) -> list[Step]:
+        """What this batch recorded and has not written yet (a snapshot batch), as loop detection reads it."""
+        return [Step(AgentState(t[2]), AgentState(t[3]), t[5]) for t in self.transitions]
+
     @property
     def dirty(self) -> bool:
         return bool(self.saved or self.head or self.ops)
@@ -514,8 +518,7 @@ class SessionStore:
             conversation.__dict__.pop(_STEPS, None)  # what else was written meanwhile is not known here
             return
         if writes.known_steps is not None:
-            pending = [Step(AgentState(t[2]), AgentState(t[3]), t[5]) for t in writes.transitions]
-            setattr(conversation, _STEPS, [*writes.known_steps, *pending][-self.max_transitions :])
+            setattr(conversation, _STEPS, [*writes.known_steps, *writes.own_steps()][-self.max_transitions :])
         observed = _observed.get()
         if observed is not None:
             observed.extend(writes.recorded)
@@ -721,8 +724,7 @@ class SessionStore:
             steps = writes.known_steps[-limit:]
         else:
             steps = rows.recent_steps(writes.conversation.id, limit)
-        pending = [Step(AgentState(t[2]), AgentState(t[3]), t[5]) for t in writes.transitions]
-        return [*steps, *pending][-limit:]
+        return [*steps, *writes.own_steps()][-limit:]
 
     # -- compression ---------------------------------------------------------------------
 
