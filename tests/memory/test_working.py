@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -255,18 +254,36 @@ def test_usage_and_snapshot_describe_the_buffer():
 
 
 def test_eviction_is_linear_in_the_buffer_size():
-    def one_eviction(n: int) -> float:
+    """Counted in lines of working memory's code executed (deterministic), not timed: no wall clock in tests."""
+    import sys
+
+    def one_eviction(n: int) -> int:
         wm = WorkingMemory(10**9, summarise_over_tokens=10**9)
         wm.append_user("q")
         for i in range(n):
             wm.append_tool_call([call(f"c{i}")])
             wm.append_tool_result(f"c{i}", "r", no_summary)
         wm.budget_tokens = wm.usage().used // 2  # half of all tool turns must go in one eviction
-        start = time.perf_counter()
-        wm.append_assistant("a")
-        return time.perf_counter() - start
+        lines = 0
 
-    one_eviction(1000)  # warm up
-    small, large = min(one_eviction(2000) for _ in range(3)), min(one_eviction(20000) for _ in range(3))
-    # 10x the entries: linear is ~10x the time, the article's O(n^2) would be ~100x.
-    assert large / small < 30, (small, large)
+        def trace(frame, event, arg):
+            nonlocal lines
+            if frame.f_code.co_filename != working_memory_file:
+                return None
+            if event == "line":
+                lines += 1
+            return trace
+
+        sys.settrace(trace)
+        try:
+            wm.append_assistant("a")
+        finally:
+            sys.settrace(None)
+        return lines
+
+    import memory.working
+
+    working_memory_file = memory.working.__file__
+    small, large = one_eviction(2000), one_eviction(20000)
+    # 10x the entries: linear is ~10x the lines run, the article's O(n^2) would be ~100x.
+    assert small > 2000 and large / small < 30, (small, large)
