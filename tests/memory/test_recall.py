@@ -15,6 +15,7 @@ from memory.recall import (
     Recalled,
     format_memory_block,
     prefetch,
+    query_params,
     recall,
     signals_missing_memory,
     vector_queries,
@@ -85,8 +86,9 @@ def test_only_the_access_update_skips_waiting_for_the_wal_flush(make_customer, s
     assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
 
     with transaction.atomic():  # what that statement sets, read back inside its transaction
+        vector = get_embedder().embed_queries(["bicycle"])[0]
         with connection.cursor() as cursor:
-            cursor.execute(touching, {"customer": customer.pk, "ids": [memory.pk], "now": clock.now(), "open": "open"})
+            cursor.execute(touching, query_params(customer.pk, "bicycle", vector, k=5, now=clock.now()))
         assert _synchronous_commit() == "off"
     assert _synchronous_commit() == "on"
 
@@ -145,6 +147,56 @@ def test_a_chinese_keyword_is_found_by_trigrams(customer):
         remember(customer, text)
 
     assert recall(customer.pk, "花生", ranking="hybrid")[0].content == "客户对花生过敏"
+
+
+def _trigram_threshold() -> str:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('pg_trgm.word_similarity_threshold', true)")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_recall_is_one_statement_and_the_trigram_threshold_is_set_once_a_connection(make_customer, sent_sql):
+    """Dense and keyword candidates, their fusion, the rows and the access update: one round trip. The
+    threshold of ``<%`` is sent on a connection's first Chinese query, not before every one."""
+    from django.db import connection
+
+    customer = make_customer()
+    remember(customer, "客户对花生过敏")
+    remember(customer, "The customer prefers email")
+    connection.close()  # a new connection: nothing set on it yet
+    sent_sql.clear()
+
+    for query in ("我花生过敏", "花生过敏吗", "email please"):
+        assert recall(customer.pk, query, ranking="hybrid")
+    assert _trigram_threshold() == "0.3"
+
+    recall_statements = [sql for sql in sent_sql if "memory_longtermmemory" in sql]
+    assert len(recall_statements) == 3
+    assert sum("set_config('pg_trgm" in sql for sql in sent_sql) == 1
+    assert sorted(LongTermMemory.objects.values_list("access_count", flat=True)) == [3, 3]  # each returned both
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_trigram_threshold_set_in_a_rolled_back_transaction_is_set_again(make_customer, sent_sql):
+    """A rollback undoes ``set_config``: what was sent inside a transaction is not remembered."""
+    from django.db import connection
+
+    customer = make_customer()
+    remember(customer, "客户对花生过敏")
+    connection.close()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        recall(customer.pk, "我花生过敏", ranking="hybrid")
+        raise RuntimeError("the caller's transaction fails")
+    assert _trigram_threshold() != "0.3"  # undone with the transaction
+    sent_sql.clear()
+
+    assert recall(customer.pk, "我花生过敏", ranking="hybrid")[0].content == "客户对花生过敏"
+
+    assert sum("set_config('pg_trgm" in sql for sql in sent_sql) == 1
+    assert _trigram_threshold() == "0.3"
 
 
 def test_every_recall_counts_one_vector_query(customer):
