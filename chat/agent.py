@@ -39,7 +39,8 @@ from chat.tools import (
 )
 from memory import session as short_term
 from memory.consolidation import needs_consolidation
-from memory.models import Conversation, LongTermMemory
+from memory.longterm import learned_in
+from memory.models import Conversation
 from memory.recall import Recalled, confidence_tag, format_memory_block, prefetch, recall, signals_missing_memory
 from memory.redaction import redact
 from memory.states import AgentState, bot_may_reply
@@ -374,19 +375,14 @@ def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnRe
 
 def memory_frame(conversation: Conversation, recalled: list[Recalled], language: str, used_tokens: int = 0) -> dict:
     """The memory inspector's data: what was recalled, the working-memory budget, what was learned."""
-    learned = (
-        LongTermMemory.objects.valid()
-        .filter(customer_id=conversation.customer_id, source_conversation=conversation)
-        .values_list("content", flat=True)
-        if conversation.consolidated_seq  # nothing is learned from a conversation before its first consolidation
-        else LongTermMemory.objects.none()
-    )
+    # nothing is learned from a conversation before its first consolidation
+    learned = learned_in(conversation.customer_id, conversation.pk) if conversation.consolidated_seq else []
     return {
         "type": "memory",
         "recalled": [
             {"content": m.content, "tag": confidence_tag(m, language), "key": m.key, "value": m.value} for m in recalled
         ],
         "working": {"used": used_tokens, "max": settings.MEMORY_WORKING_BUDGET_TOKENS},
-        "learned": list(learned[:20]),
+        "learned": learned,
         "state": conversation.state,
     }

@@ -53,6 +53,26 @@ class Outcome:
     conflict_id: int | None = None
 
 
+# The inspector's "learned" list, at the end of every turn once the conversation has been consolidated:
+# plain SQL, because building the ORM's query cost more than PostgreSQL took to run it.
+_LEARNED_SQL = f"""
+    SELECT content FROM {LongTermMemory._meta.db_table}
+    WHERE customer_id = %(customer)s AND source_conversation_id = %(conversation)s
+      AND invalidated_at IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)
+    ORDER BY id LIMIT %(limit)s
+"""  # noqa: S608 - constant SQL, every value a parameter
+
+
+def learned_in(
+    customer_id: int, conversation_id: UUID | str, *, limit: int = 20, now: datetime | None = None
+) -> list[str]:
+    """What consolidation took from one conversation of one customer and still holds valid, oldest first."""
+    params = {"customer": customer_id, "conversation": conversation_id, "now": now or clock.now(), "limit": limit}
+    with connection.cursor() as cursor:
+        cursor.execute(_LEARNED_SQL, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
 def customer_lock(customer_id: int) -> None:
     """Hold the customer's long-term-memory lock until the surrounding transaction ends."""
     if not connection.in_atomic_block:
