@@ -16,6 +16,7 @@ instruction: ``TASK: summarise`` and ``TASK: extract_memories`` (docs/offline-mo
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -196,24 +197,50 @@ def record_call(meter: _CallMeter, prompt_tokens: int, completion_tokens: int, e
     metrics.record_model_call(meter.purpose, meter.model, not error, prompt_tokens, completion_tokens, cost)
     if not settings.LLM_RECORD_CALLS:
         return
-    from agentsite.models import ModelCall
-
     try:
-        ModelCall.objects.create(
-            created_at=clock.now(),
-            purpose=meter.purpose,
-            model=meter.model,
-            streamed=meter.streamed,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            latency_ms=int((time.perf_counter() - meter.started) * 1000),
-            cost_usd=cost,
-            ok=not error,
-            error=error[:300],
-            conversation_id=meter.conversation_id,
+        _insert_call(
+            {
+                "created_at": clock.now(),
+                "purpose": meter.purpose,
+                "model": meter.model,
+                "streamed": meter.streamed,
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "latency_ms": int((time.perf_counter() - meter.started) * 1000),
+                "cost_usd": cost,
+                "ok": not error,
+                "error": error[:300],
+                "conversation_id": meter.conversation_id,
+            }
         )
     except Exception:  # the database being down must not turn a good reply into an error
         logger.warning("could not record a model call", exc_info=True)
+
+
+@functools.cache
+def _insert_sql(alone: bool) -> str:
+    """The ``ModelCall`` insert; sent ``alone`` (autocommit), its commit does not wait for the WAL flush.
+
+    A call's record is telemetry, written on the turn's path once per model call: the flush cost that
+    path about as much as the insert (docs/bench.md). A crash of PostgreSQL can lose the last fraction
+    of a second of records, never corrupt anything. Inside a caller's transaction the setting would
+    cover the caller's writes too, so there the plain insert is sent.
+    """
+    from agentsite.models import ModelCall
+
+    columns = [f.column for f in ModelCall._meta.concrete_fields if not f.primary_key]
+    sql = (
+        f"INSERT INTO {ModelCall._meta.db_table} ({', '.join(columns)})"  # noqa: S608 - names from the model
+        f" VALUES ({', '.join(f'%({c})s' for c in columns)})"
+    )
+    return sql + " RETURNING set_config('synchronous_commit', 'off', true)" if alone else sql
+
+
+def _insert_call(values: dict) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(not connection.in_atomic_block), values)
 
 
 def _tool_schemas(tools: Sequence[dict] | None) -> dict[str, dict]:
