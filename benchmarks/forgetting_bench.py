@@ -165,11 +165,7 @@ def per_recall_updates(table: str, owners: dict[int, list[int]], repeat: int, *,
     """Time the UPDATE recall makes for its k = 5 returned rows, ``repeat`` times over random customers."""
     from django.db import connection
 
-    from memory.recall import _COLUMNS, _DISPUTED, _TOUCHED
-
-    # recall's access update and read-back (the tail of its one statement), for chosen rows given here
-    chosen = "chosen AS (SELECT unnest(%(ids)s::bigint[]) AS id)"
-    recall_sql = f"WITH {chosen}, {_TOUCHED} SELECT {_COLUMNS}, {_DISPUTED} FROM touched m"  # noqa: S608
+    from memory.recall import _TOUCH_CHOSEN as recall_sql
 
     rng = random.Random(5)
     customers = list(owners)
@@ -179,7 +175,7 @@ def per_recall_updates(table: str, owners: dict[int, list[int]], repeat: int, *,
         customer = rng.choice(customers)
         ids = rng.sample(owners[customer], 5)
         started = time.perf_counter()
-        if as_recall:  # as recall does it: the rows, their dispute flags and the access update
+        if as_recall:  # exactly recall's statement: the rows, their dispute flags and the access update
             with connection.cursor() as cursor:
                 cursor.execute(recall_sql, {"customer": customer, "ids": ids, "now": NOW, "open": "open"})
         else:

@@ -16,7 +16,6 @@ Every vector query is counted, so the modes can be compared.
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 import threading
@@ -102,8 +101,8 @@ _DENSE_SQL = f"""
 # Only rows that match at all are read: stored lexemes (``search_terms``, GIN), ILIKE and ``<%``
 # (word similarity at least MEMORY_RECALL_MIN_TRIGRAM; trigram GIN) can all use an index, so the
 # cost follows the matches rather than the size of the customer's memory.
-_KEYWORD_CTES = f"""
-    query_terms AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS term),
+_KEYWORD_SQL = f"""
+    WITH query_terms AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS term),
     docs AS MATERIALIZED (
         SELECT id, content, search_terms, embedding <=> %(vector)s::vector AS distance
         FROM memory_longtermmemory
@@ -129,12 +128,11 @@ _KEYWORD_CTES = f"""
                coalesce(l.score, 0) AS lexical,
                CASE WHEN %(trigrams)s THEN word_similarity(%(query)s, d.content) ELSE 0 END AS trigram
         FROM docs d LEFT JOIN lexical l USING (id)
-    )"""  # noqa: S608
-_KEYWORD_MATCH = "exact > 0 OR lexical > 0 OR trigram >= %(min_trigram)s"
-_KEYWORD_ORDER = "exact DESC, lexical + CASE WHEN trigram >= %(min_trigram)s THEN trigram ELSE 0 END DESC, distance"
-_KEYWORD_SQL = f"""
-    WITH {_KEYWORD_CTES}
-    SELECT id, exact FROM scored WHERE {_KEYWORD_MATCH} ORDER BY {_KEYWORD_ORDER} LIMIT %(keyword_limit)s
+    )
+    SELECT id, exact FROM scored
+    WHERE exact > 0 OR lexical > 0 OR trigram >= %(min_trigram)s
+    ORDER BY exact DESC, lexical + CASE WHEN trigram >= %(min_trigram)s THEN trigram ELSE 0 END DESC, distance
+    LIMIT %(keyword_limit)s
 """  # noqa: S608
 
 
@@ -159,10 +157,9 @@ def fuse(rankings: list[list[int]]) -> dict[int, float]:
 
 
 def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime) -> dict:
-    """The parameters of recall's SQL for one query (benchmarks reuse them)."""
+    """The parameters of recall's dense and keyword SQL for one query (benchmarks reuse them)."""
     return {
         "customer": customer_id,
-        "k": k,
         "now": now,
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]",  # floats format faster than numpy's
         "limit": k * settings.MEMORY_RECALL_CANDIDATES_FACTOR,
@@ -171,8 +168,6 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
         "trigrams": bool(_CJK.search(query)),
         "min_trigram": settings.MEMORY_RECALL_MIN_TRIGRAM,
         "keyword_limit": settings.MEMORY_RECALL_KEYWORD_CANDIDATES,
-        "rrf_k": RRF_K,
-        "open": MemoryConflict.Status.OPEN.value,
     }
 
 
@@ -214,8 +209,7 @@ def recall(
     """Return up to ``k`` valid memories of ONE customer for ``query``, best first.
 
     Valid means not invalidated, not archived and not expired. ``touch`` updates the access
-    statistics of exactly the returned rows. ``prefetched`` is ``prefetch(query)``. One statement
-    does it all (``_recall_sql``).
+    statistics of exactly the returned rows, in one statement. ``prefetched`` is ``prefetch(query)``.
     """
     k = k or settings.MEMORY_RECALL_TOP_K
     ranking = ranking or settings.MEMORY_RECALL_RANKING
@@ -230,82 +224,28 @@ def recall(
         else:
             vector = get_embedder().embed_queries([query])[0]
     params = query_params(customer_id, query, vector, k=k, now=now)
-    hybrid = ranking == "hybrid"
     with connection.cursor() as cursor:
-        if hybrid and params["trigrams"]:
-            _set_trigram_threshold(cursor, params["min_trigram"])
-        cursor.execute(_recall_sql(hybrid, touch, alone=not connection.in_atomic_block), params)
-        rows = cursor.fetchall()
-    vector_queries.bump()
-    return [Recalled(*row) for row in rows]
-
-
-# Recall in one statement, one round trip where a turn made four (docs/bench.md): the dense candidates
-# (``_DENSE_SQL``'s), the keyword candidates (``_KEYWORD_SQL``'s), their reciprocal-rank fusion, the
-# chosen rows with whether an open conflict disputes them and, with touch, their access update.
-# An identifier typed exactly decides: fused scores alone let a near-identical memory that is first by
-# cosine and anywhere in the keyword list outrank it (docs/recall.md, the order-number cases). Then the
-# fused score, then the dense rank. ``row_number`` breaks ties in distance by id, so the ranks are the
-# same on every run. The fused score is a sum of float8 terms, as Python's ``fuse`` computes it.
-_DENSE_RANKED = f"""
-    dense_hits AS MATERIALIZED (
-        SELECT id, embedding <=> %(vector)s::vector AS distance FROM memory_longtermmemory
-        WHERE {_VALID} ORDER BY distance LIMIT %(limit)s
-    ),
-    dense AS (SELECT id, row_number() OVER (ORDER BY distance, id) AS rank FROM dense_hits)"""  # noqa: S608
-_KEYWORD_RANKED = f"""
-    keyword_hits AS (
-        SELECT id, exact > 0 AS exact, row_number() OVER (ORDER BY {_KEYWORD_ORDER}, id) AS rank
-        FROM scored WHERE {_KEYWORD_MATCH}
-    ),
-    keyword AS (SELECT id, exact, rank FROM keyword_hits WHERE rank <= %(keyword_limit)s)"""
-_FUSED = """
-    fused AS (
-        SELECT id, sum(1.0::float8 / (%(rrf_k)s + rank)) AS score, bool_or(exact) AS exact,
-               min(dense_rank) AS dense_rank
-        FROM ({rankings}) AS rankings GROUP BY id
-    ),
-    chosen AS MATERIALIZED (
-        SELECT id, score, row_number() OVER (ORDER BY exact DESC, score DESC, dense_rank NULLS LAST) AS position
-        FROM fused ORDER BY position LIMIT %(k)s
-    )"""
-_DENSE_RANKING = "SELECT id, rank, false AS exact, rank AS dense_rank FROM dense"
-_KEYWORD_RANKING = "SELECT id, rank, exact, NULL FROM keyword"
-# The chosen rows' access statistics: unindexed columns in a table with free space (fillfactor 70), so
-# a HOT update. Access restarts the decay clock.
-_TOUCHED = f"""
-    touched AS (
-        UPDATE {LongTermMemory._meta.db_table}
-        SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
-        WHERE customer_id = %(customer)s AND id IN (SELECT id FROM chosen)
-        RETURNING id, type, key, value, content, confidence, source
-    )"""  # noqa: S608
-_DISPUTED = (
-    f"EXISTS (SELECT 1 FROM {MemoryConflict._meta.db_table} c WHERE c.customer_id = %(customer)s "
-    "AND c.existing_id = m.id AND c.status = %(open)s) AS disputed"
-)
-_COLUMNS = "m.id, m.type, m.key, m.value, m.content, m.confidence, m.source"  # Recalled's fields, in order
-# Sent on its own (autocommit, as a turn does), a touching recall's commit does not wait for the WAL to
-# reach the disk (``synchronous_commit`` off for its transaction only): access statistics are worth less
-# than the ~1 ms a flush costs on every turn here (docs/bench.md). A crash of PostgreSQL can lose the
-# last fraction of a second of them, never corrupt anything. Inside a caller's transaction the setting
-# would cover the caller's writes too, so there the plain statement is sent.
-_WITHOUT_WAITING = ", (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode"
-
-
-@functools.cache
-def _recall_sql(hybrid: bool, touch: bool, alone: bool) -> str:
-    """The one statement of ``recall``: keyword candidates too when ``hybrid``; the access update with
-    ``touch``; its commit not waiting for the WAL flush when ``touch`` and sent ``alone`` (autocommit)."""
-    ctes = [_KEYWORD_CTES, _KEYWORD_RANKED] if hybrid else []
-    rankings = [_DENSE_RANKING, _KEYWORD_RANKING] if hybrid else [_DENSE_RANKING]
-    ctes += [_DENSE_RANKED, _FUSED.replace("{rankings}", " UNION ALL ".join(rankings))]
-    if touch:
-        ctes.append(_TOUCHED)
-        source = "touched m JOIN chosen USING (id)" + (_WITHOUT_WAITING if alone else "")
-    else:
-        source = f"chosen JOIN {LongTermMemory._meta.db_table} m ON m.id = chosen.id AND m.customer_id = %(customer)s"
-    return f"WITH {','.join(ctes)} SELECT {_COLUMNS}, chosen.score, {_DISPUTED} FROM {source} ORDER BY chosen.position"
+        cursor.execute(_DENSE_SQL, params)
+        dense = [row[0] for row in cursor.fetchall()]
+        vector_queries.bump()
+        rankings = [dense]
+        exact: set[int] = set()
+        if ranking == "hybrid":
+            if params["trigrams"]:
+                _set_trigram_threshold(cursor, params["min_trigram"])
+            cursor.execute(_KEYWORD_SQL, params)
+            keyword = cursor.fetchall()
+            rankings.append([row[0] for row in keyword])
+            exact = {memory_id for memory_id, matches in keyword if matches}
+    scores = fuse(rankings)
+    dense_rank = {memory_id: rank for rank, memory_id in enumerate(dense)}
+    # An identifier typed exactly decides: fused scores alone let a near-identical memory that is first
+    # by cosine and anywhere in the keyword list outrank it (docs/recall.md, the order-number cases).
+    chosen = sorted(
+        scores,
+        key=lambda memory_id: (memory_id not in exact, -scores[memory_id], dense_rank.get(memory_id, len(dense))),
+    )[:k]
+    return _load(customer_id, chosen, scores, now=now, touch=touch)
 
 
 # The threshold of ``<%`` (``pg_trgm.word_similarity_threshold``), which the trigram index answers, as
@@ -322,6 +262,62 @@ def _set_trigram_threshold(cursor, threshold: float) -> None:
     cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)", [str(threshold)])
     if not in_transaction:
         _trigram_thresholds[connection.connection] = threshold
+
+
+# The chosen rows of one customer, each with whether an open conflict disputes it. With ``touch`` the
+# same statement updates their access statistics (one round trip): the columns are unindexed and the
+# table has free space (fillfactor 70), so it is a HOT update. Access restarts the decay clock.
+# Sent on its own (autocommit, as a turn does), that statement's commit does not wait for the WAL to
+# reach the disk (``synchronous_commit`` off for its transaction only): access statistics are worth
+# less than the ~1 ms a flush costs on every turn here (docs/bench.md). A crash of PostgreSQL can lose
+# the last fraction of a second of them, never corrupt anything. Inside a caller's transaction the
+# setting would cover the caller's writes too, so there the plain statement is sent.
+_DISPUTED = (
+    f"EXISTS (SELECT 1 FROM {MemoryConflict._meta.db_table} c WHERE c.customer_id = %(customer)s "
+    "AND c.existing_id = m.id AND c.status = %(open)s) AS disputed"
+)
+_COLUMNS = "m.id, m.type, m.key, m.value, m.content, m.confidence, m.source"
+_READ_CHOSEN = f"""
+    SELECT {_COLUMNS}, {_DISPUTED}
+    FROM {LongTermMemory._meta.db_table} m WHERE m.customer_id = %(customer)s AND m.id = ANY(%(ids)s)
+"""  # noqa: S608
+_TOUCH_CHOSEN = f"""
+    WITH touched AS (
+        UPDATE {LongTermMemory._meta.db_table}
+        SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
+        WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
+        RETURNING id, type, key, value, content, confidence, source
+    )
+    SELECT {_COLUMNS}, {_DISPUTED} FROM touched m
+"""  # noqa: S608
+_TOUCH_CHOSEN_ALONE = _TOUCH_CHOSEN.replace(
+    "FROM touched m", "FROM touched m, (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode"
+)
+
+
+def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:
+    if not ids:
+        return []
+    params = {"customer": customer_id, "ids": ids, "now": now, "open": MemoryConflict.Status.OPEN.value}
+    with connection.cursor() as cursor:
+        touching = _TOUCH_CHOSEN if connection.in_atomic_block else _TOUCH_CHOSEN_ALONE
+        cursor.execute(touching if touch else _READ_CHOSEN, params)
+        rows = {row[0]: row for row in cursor.fetchall()}
+    return [
+        Recalled(
+            id=memory_id,
+            type=row[1],
+            key=row[2],
+            value=row[3],
+            content=row[4],
+            confidence=row[5],
+            source=row[6],
+            score=scores[memory_id],
+            disputed=row[7],
+        )
+        for memory_id in ids
+        if (row := rows.get(memory_id)) is not None
+    ]
 
 
 TAGS = {

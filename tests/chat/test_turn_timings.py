@@ -96,7 +96,7 @@ def test_a_turn_writes_its_conversation_in_two_statements(sent_sql):
     assert turn.reply and not turn.failed
     assert len(_batches(statements)) == 2, statements  # the conversation row, once per batch, with its inserts
     assert not any("FOR UPDATE" in s for s in statements), statements  # no row lock
-    assert len(statements) <= 9, statements  # the turn lock (with the profile), recall, the model's record, unlock
+    assert len(statements) == 7, statements  # lock and profile, recall's two (nothing to touch), model's record, unlock
 
 
 def test_a_turn_with_a_reading_tool_writes_each_step_in_one_statement(sent_sql):
