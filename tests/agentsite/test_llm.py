@@ -8,6 +8,7 @@ import pytest
 from agentsite import llm
 from agentsite.llm import CircuitBreaker, CircuitOpen, LLMError, MalformedOutput, ModelGateway, ModelUnavailable
 from agentsite.models import ModelCall
+from tests.pgsettings import current_setting
 
 pytestmark = pytest.mark.django_db
 
@@ -244,14 +245,6 @@ def test_module_functions_use_the_settings_endpoint(offline_model, settings):
         llm.reset_gateway()
 
 
-def _synchronous_commit() -> str:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW synchronous_commit")
-        return cursor.fetchone()[0]
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_calls_record_alone_does_not_wait_for_the_wal_flush_and_a_callers_transaction_does(gateway_factory, sent_sql):
     """Sent alone (as a turn sends it), the record's own commit skips the flush and nothing after it
@@ -262,13 +255,13 @@ def test_a_calls_record_alone_does_not_wait_for_the_wal_flush_and_a_callers_tran
     gateway.chat([{"role": "user", "content": "你好"}], conversation_id="6f1c7f0e-4d7a-4a7e-9a55-2d6f0e9f1a11")
     insert = next(sql for sql in sent_sql if sql.startswith("INSERT INTO agentsite_modelcall"))
     assert "set_config('synchronous_commit', 'off', true)" in insert
-    assert _synchronous_commit() == "on"  # the connection's next commits (a turn's messages) still wait
+    assert current_setting("synchronous_commit") == "on"  # the connection's next commits (a turn's messages) still wait
     assert str(ModelCall.objects.get().conversation_id) == "6f1c7f0e-4d7a-4a7e-9a55-2d6f0e9f1a11"
 
     sent_sql.clear()
     with transaction.atomic():
         gateway.chat([{"role": "user", "content": "hello"}])
-        assert _synchronous_commit() == "on"
+        assert current_setting("synchronous_commit") == "on"
         assert connection.in_atomic_block
     insert = next(sql for sql in sent_sql if sql.startswith("INSERT INTO agentsite_modelcall"))
     assert "set_config" not in insert

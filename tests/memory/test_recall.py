@@ -19,6 +19,7 @@ from memory.recall import (
     signals_missing_memory,
     vector_queries,
 )
+from tests.pgsettings import current_setting
 
 pytestmark = pytest.mark.django_db
 
@@ -62,14 +63,6 @@ def test_access_statistics_change_for_exactly_the_returned_rows(customer):
         assert memory.decay_steps == (0 if touched else 2)  # access restarts the decay clock
 
 
-def _synchronous_commit() -> str:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SHOW synchronous_commit")
-        return cursor.fetchone()[0]
-
-
 @pytest.mark.django_db(transaction=True)
 def test_only_the_access_update_skips_waiting_for_the_wal_flush(make_customer, sent_sql):
     """Sent alone, the touching read turns ``synchronous_commit`` off for its own transaction and for
@@ -81,18 +74,18 @@ def test_only_the_access_update_skips_waiting_for_the_wal_flush(make_customer, s
     sent_sql.clear()
     assert [m.id for m in recall(customer.pk, "bicycle")] == [memory.pk]  # autocommit: its own transaction
     touching = next(query for query in sent_sql if "UPDATE memory_longtermmemory" in query)
-    assert _synchronous_commit() == "on"  # the connection's next commits (a turn's messages) still wait
+    assert current_setting("synchronous_commit") == "on"  # the connection's next commits (a turn's messages) still wait
     assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
 
     with transaction.atomic():  # what that statement sets, read back inside its transaction
         with connection.cursor() as cursor:
             cursor.execute(touching, {"customer": customer.pk, "ids": [memory.pk], "now": clock.now(), "open": "open"})
-        assert _synchronous_commit() == "off"
-    assert _synchronous_commit() == "on"
+        assert current_setting("synchronous_commit") == "off"
+    assert current_setting("synchronous_commit") == "on"
 
     with transaction.atomic():  # a caller's transaction keeps its durable commit
         assert [m.id for m in recall(customer.pk, "bicycle")] == [memory.pk]
-        assert _synchronous_commit() == "on"
+        assert current_setting("synchronous_commit") == "on"
     assert LongTermMemory.objects.get(pk=memory.pk).access_count == 3
 
 
@@ -147,14 +140,6 @@ def test_a_chinese_keyword_is_found_by_trigrams(customer):
     assert recall(customer.pk, "花生", ranking="hybrid")[0].content == "客户对花生过敏"
 
 
-def _trigram_threshold() -> str:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('pg_trgm.word_similarity_threshold', true)")
-        return cursor.fetchone()[0]
-
-
 @pytest.mark.django_db(transaction=True)
 def test_the_trigram_threshold_is_set_once_a_connection(make_customer, sent_sql):
     """The threshold of ``<%`` is sent on a connection's first Chinese query, not before every one."""
@@ -168,7 +153,7 @@ def test_the_trigram_threshold_is_set_once_a_connection(make_customer, sent_sql)
 
     for query in ("我花生过敏", "花生过敏吗", "email please"):
         assert recall(customer.pk, query, ranking="hybrid")
-    assert _trigram_threshold() == "0.3"
+    assert current_setting("pg_trgm.word_similarity_threshold") == "0.3"
 
     assert sum("set_config('pg_trgm" in sql for sql in sent_sql) == 1
     assert sorted(LongTermMemory.objects.values_list("access_count", flat=True)) == [3, 3]  # each returned both
@@ -185,13 +170,13 @@ def test_the_trigram_threshold_set_in_a_rolled_back_transaction_is_set_again(mak
     with pytest.raises(RuntimeError), transaction.atomic():
         recall(customer.pk, "我花生过敏", ranking="hybrid")
         raise RuntimeError("the caller's transaction fails")
-    assert _trigram_threshold() != "0.3"  # undone with the transaction
+    assert current_setting("pg_trgm.word_similarity_threshold") != "0.3"  # undone with the transaction
     sent_sql.clear()
 
     assert recall(customer.pk, "我花生过敏", ranking="hybrid")[0].content == "客户对花生过敏"
 
     assert sum("set_config('pg_trgm" in sql for sql in sent_sql) == 1
-    assert _trigram_threshold() == "0.3"
+    assert current_setting("pg_trgm.word_similarity_threshold") == "0.3"
 
 
 def test_every_recall_counts_one_vector_query(customer):
