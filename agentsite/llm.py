@@ -221,9 +221,9 @@ def record_call(meter: _CallMeter, prompt_tokens: int, completion_tokens: int, e
 def _insert_sql(alone: bool) -> str:
     """The ``ModelCall`` insert; sent ``alone`` (autocommit), its commit does not wait for the WAL flush.
 
-    A call's record is telemetry, written on the turn's path once per model call: the flush cost that
-    path about as much as the insert (docs/bench.md). A crash of PostgreSQL can lose the last fraction
-    of a second of records, never corrupt anything. Inside a caller's transaction the setting would
+    A call's record is telemetry, written on the turn's path once per model call: the flush was about
+    a third of the insert's time here (docs/bench.md). A crash of PostgreSQL can lose the last
+    fraction of a second of records, never corrupt anything. Inside a caller's transaction the setting would
     cover the caller's writes too, so there the plain insert is sent.
     """
     from agentsite.models import ModelCall
