@@ -14,6 +14,7 @@ from memory.recall import (
     MEMORY_OPEN,
     Recalled,
     format_memory_block,
+    keyword_ranking,
     prefetch,
     recall,
     signals_missing_memory,
@@ -177,6 +178,35 @@ def test_the_trigram_threshold_set_in_a_rolled_back_transaction_is_set_again(mak
 
     assert sum("set_config('pg_trgm" in sql for sql in sent_sql) == 1
     assert current_setting("pg_trgm.word_similarity_threshold") == "0.3"
+
+
+def test_keyword_ranking_puts_exact_identifiers_first_then_rare_lexemes_then_the_closer():
+    """Rows as ``_KEYWORD_SQL`` returns them: id, distance, exact matches, shared lexemes, trigram, valid memories."""
+    rows = [
+        (1, 0.10, 0, ["parcel"], 0.0, 100),  # a lexeme nine of the matches share: it weighs little
+        (2, 0.30, 0, ["concierg"], 0.0, 100),  # a lexeme only this one has
+        (3, 0.50, 1, ["parcel"], 0.0, 100),  # the identifier typed exactly
+        *[(10 + n, 0.20 + n / 100, 0, ["parcel"], 0.0, 100) for n in range(8)],
+        (30, 0.05, 0, [], 0.29, 100),  # trigram similarity below the threshold: no keyword hit
+        (31, 0.90, 0, [], 0.31, 100),  # at least the threshold: a hit, scored by it
+    ]
+
+    ranked = keyword_ranking(rows, min_trigram=0.3, limit=5)
+
+    assert ranked == [(3, 1), (2, 0), (1, 0), (10, 0), (11, 0)]
+    assert 30 not in [memory_id for memory_id, _ in keyword_ranking(rows, min_trigram=0.3, limit=20)]
+    assert (31, 0) in keyword_ranking(rows, min_trigram=0.3, limit=20)
+
+
+def test_keyword_ranking_scores_the_same_lexemes_alike_in_any_order():
+    """Two memories sharing the same lexemes tie on the score whatever order SQL listed them in, so the
+    distance decides (a plain float sum can differ in its last bit and flip them)."""
+    terms = ["ord", "-2025", "refund", "mug", "damag", "approv"]
+    reordered = ["ord", "refund", "mug", "damag", "approv", "-2025"]  # summed plainly: 1 ulp less than terms
+    rows = [(1, 0.2, 0, terms, 0.0, 7), (2, 0.1, 0, reordered, 0.0, 7)]
+    rows += [(3 + n, 0.5, 0, terms[: n + 1], 0.0, 7) for n in range(5)]
+
+    assert [memory_id for memory_id, _ in keyword_ranking(rows, min_trigram=0.3, limit=2)] == [2, 1]
 
 
 def test_every_recall_counts_one_vector_query(customer):
