@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> None:
     sizes = [int(size) for size in args.sizes.split(",") if size]
     with connection.cursor() as cursor:
         owners = synthetic.create_customers(cursor, len(sizes), "kw")
-        # recall() sets the threshold of ``<%`` before its keyword SQL; this script calls the SQL itself
+        # recall() sets the threshold of ``<%`` on its connection; this script calls the SQL itself
         cursor.execute(
             "SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)",
             [str(settings.MEMORY_RECALL_MIN_TRIGRAM)],

@@ -24,7 +24,7 @@ from pgvector.django import CosineDistance
 from agentsite import clock
 from memory.embeddings import get_embedder
 from memory.keys import is_single_valued
-from memory.models import LongTermMemory, MemoryConflict, MemoryEvent, Source
+from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, Source
 
 LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
 REDACTED = {"redacted": True}
@@ -57,8 +57,7 @@ class Outcome:
 # plain SQL, because building the ORM's query cost more than PostgreSQL took to run it.
 _LEARNED_SQL = f"""
     SELECT content FROM {LongTermMemory._meta.db_table}
-    WHERE customer_id = %(customer)s AND source_conversation_id = %(conversation)s
-      AND invalidated_at IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)
+    WHERE customer_id = %(customer)s AND source_conversation_id = %(conversation)s AND {VALID_SQL}
     ORDER BY id LIMIT %(limit)s
 """  # noqa: S608 - constant SQL, every value a parameter
 

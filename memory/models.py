@@ -147,12 +147,17 @@ class Source(models.TextChoices):
         return {"system_record": 3, "customer_stated": 2, "agent_inferred": 1}[self.value]
 
 
+# ``LongTermMemoryQuerySet.valid`` as a condition for the plain SQL of the turn's path (recall, the
+# inspector's learned list), with the time as the parameter ``%(now)s``.
+VALID_SQL = "invalidated_at IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)"
+
+
 class LongTermMemoryQuerySet(models.QuerySet):
     def for_customer(self, customer_id: int) -> LongTermMemoryQuerySet:
         return self.filter(customer_id=customer_id)
 
     def valid(self, now=None) -> LongTermMemoryQuerySet:
-        """Memories that may be recalled: not invalidated, not archived, not expired."""
+        """Memories that may be recalled: not invalidated, not archived, not expired (``VALID_SQL`` in SQL)."""
         now = now or clock.now()
         return self.filter(invalidated_at__isnull=True, archived_at__isnull=True).filter(
             models.Q(expires_at__isnull=True) | models.Q(expires_at__gt=now)

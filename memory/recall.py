@@ -31,7 +31,7 @@ from django.db import connection
 
 from agentsite import clock, metrics, timings
 from memory.embeddings import get_embedder
-from memory.models import LongTermMemory, MemoryConflict
+from memory.models import VALID_SQL, LongTermMemory, MemoryConflict
 from memory.redaction import redact
 
 logger = logging.getLogger(__name__)
@@ -83,10 +83,7 @@ class _Counter:
 
 vector_queries = _Counter()
 
-_VALID = (
-    "customer_id = %(customer)s AND invalidated_at IS NULL AND archived_at IS NULL"
-    " AND (expires_at IS NULL OR expires_at > %(now)s)"
-)
+_VALID = f"customer_id = %(customer)s AND {VALID_SQL}"
 _DENSE_SQL = f"""
     SELECT id FROM memory_longtermmemory
     WHERE {_VALID}
