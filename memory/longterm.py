@@ -54,7 +54,7 @@ class Outcome:
 
 
 # The inspector's "learned" list, at the end of every turn once the conversation has been consolidated:
-# plain SQL, because building the ORM's query cost more than PostgreSQL took to run it.
+# plain SQL, without the ORM's query building on that path (docs/bench.md).
 _LEARNED_SQL = f"""
     SELECT content FROM {LongTermMemory._meta.db_table}
     WHERE customer_id = %(customer)s AND source_conversation_id = %(conversation)s AND {VALID_SQL}
