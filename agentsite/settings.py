@@ -321,6 +321,9 @@ if MEMORY_RECALL_MODE not in {"active", "deferred", "tool", "off"} or MEMORY_REC
     raise ImproperlyConfigured(
         "MEMORY_RECALL_MODE must be active|deferred|tool|off and MEMORY_RECALL_RANKING hybrid|dense"
     )
+# Active recall runs in a helper thread (its own database connection) beside the turn's first writes;
+# off: on the turn's thread, one connection per turn worker fewer (docs/operations.md).
+MEMORY_RECALL_AHEAD = env.bool("MEMORY_RECALL_AHEAD", default=True)
 MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
 MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # dense ranking takes k x this
 # Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).

@@ -157,15 +157,19 @@ def turn_section(f: dict) -> list[str]:
     if statements:
         lines += [
             "",
-            "Where the turn waits on PostgreSQL (cache-hit pass; wall time as the turn's thread sees it, "
-            "round trip included; the memory layer's and the model's records alike):",
+            "Where the turn waits on PostgreSQL (cache-hit pass; wall time as the sending thread sees it, "
+            "round trip included; the memory layer's and the model's records alike). Thread `helper`: sent by "
+            "active recall's helper beside the turn (`RecallAhead`), which waits for it only while it runs:",
             "",
-            "| statement | per turn | ms per turn | p50 ms |",
-            "|---|---:|---:|---:|",
+            "| statement | thread | per turn | ms per turn | p50 ms |",
+            "|---|---|---:|---:|---:|",
         ]
         for row in statements[:10]:
             text = row["statement"].replace("|", "\\|")
-            lines.append(f"| `{text}` | {row['per turn']:.2f} | {row['ms per turn']:.2f} | {row['p50 ms']:.2f} |")
+            lines.append(
+                f"| `{text}` | {row.get('thread', 'turn')} | {row['per turn']:.2f} | {row['ms per turn']:.2f} "
+                f"| {row['p50 ms']:.2f} |"
+            )
     return lines
 
 

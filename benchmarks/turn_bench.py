@@ -7,7 +7,9 @@ Runs ``chat.agent.run_turn`` itself — the function the websocket consumer call
 on servers of its own (``benchmarks/services.py``) with the offline model answering over HTTP. Each
 turn fills ``TurnResult.timings`` (``agentsite/timings.py``): exclusive milliseconds in
 ``short_term`` (the session store: Redis, and PostgreSQL for the durable copy of each message),
-``embedding`` (the query's), ``recall`` (the hybrid SQL over the customer's rows and the read-back),
+``embedding`` (the query's), ``recall`` (the hybrid SQL over the customer's rows and the read-back;
+in active mode both run in a helper thread from the turn's start, and these are the turn's waits for
+them: ``memory.recall.RecallAhead``),
 ``working_memory`` (building the prompt), ``bookkeeping`` (turn lock, state transitions, access
 statistics, the inspector's frame, queueing consolidation), and ``model``/``tools``, which are not the
 memory layer and are excluded.
@@ -35,6 +37,7 @@ import itertools
 import random
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -185,6 +188,7 @@ def run(args: argparse.Namespace) -> dict:
         passes = {}
         statements = {"n": 0}
         by_statement: dict[str, list[float]] = {}
+        beside: set[str] = set()  # kinds sent by recall's helper threads, beside the turn's own thread
 
         import psycopg
 
@@ -197,7 +201,10 @@ def run(args: argparse.Namespace) -> dict:
             try:
                 return execute(cursor, query, *args, **kwargs)
             finally:
-                by_statement.setdefault(statement_kind(str(query)), []).append((time.perf_counter() - started) * 1000)
+                kind = statement_kind(str(query))
+                by_statement.setdefault(kind, []).append((time.perf_counter() - started) * 1000)
+                if threading.current_thread().name.startswith("recall-ahead"):
+                    beside.add(kind)
 
         def counters() -> tuple[int, int]:
             return _commits(), _redis_commands(redis)
@@ -211,6 +218,7 @@ def run(args: argparse.Namespace) -> dict:
             hits_before = getattr(cache, "hits", 0)
             statements["n"] = 0
             by_statement.clear()
+            beside.clear()
             turns, cpu, queued, compressed, commits, redis_commands = [], [], 0, 0, 0, 0
             for i, message in enumerate(texts):
                 customer, conversation = conversations[i % len(conversations)]
@@ -233,7 +241,7 @@ def run(args: argparse.Namespace) -> dict:
                 "turns": turns,
                 "cpu": cpu,
                 "cache_hits": getattr(cache, "hits", 0) - hits_before,
-                "statements": statement_table(by_statement, len(texts)),
+                "statements": statement_table(by_statement, len(texts), beside),
                 "per turn": {
                     "consolidation queued": queued / len(texts),
                     "compression queued": compressed / len(texts),
@@ -385,11 +393,12 @@ def statement_kind(sql: str) -> str:
     return " ".join(sql.split())[:72]
 
 
-def statement_table(by_statement: dict[str, list[float]], turns: int) -> list[dict]:
-    """Each kind of statement a pass ran, by wall milliseconds per turn (as the turn's thread waits for it)."""
+def statement_table(by_statement: dict[str, list[float]], turns: int, beside: set[str]) -> list[dict]:
+    """Each kind of statement a pass ran, by wall milliseconds per turn as the sending thread waits for it,
+    and whether a recall helper sent it (``beside``: the turn waits for it only if it is still running)."""
     rows = [
         {"statement": kind, "per turn": len(ms) / turns, "ms per turn": sum(ms) / turns,
-         "p50 ms": statistics.median(ms)}
+         "p50 ms": statistics.median(ms), "thread": "helper" if kind in beside else "turn"}
         for kind, ms in by_statement.items()
     ]  # fmt: skip
     return sorted(rows, key=lambda row: -row["ms per turn"])
@@ -441,10 +450,10 @@ def print_figures(figures: dict) -> None:
                 print(f"  {phase:<38} p50 {s['p50']:8.2f}  p95 {s['p95']:8.2f}  mean {s['mean']:8.2f}  n={s['n']}")
         print(f"  embedding share of the memory layer: {summary['embedding share of the memory layer']:.0%}")
         print("  per turn:", ", ".join(f"{k} {v:.1f}" for k, v in summary["per turn"].items()))
-        print("  SQL statements by wall time per turn (the ten costliest kinds):")
+        print("  SQL statements by wall time per turn (the ten costliest kinds; helper: sent beside the turn):")
         for row in summary["SQL by statement"][:10]:
             numbers = f"{row['ms per turn']:6.2f} ms  {row['per turn']:4.2f}x  p50 {row['p50 ms']:5.2f} ms"
-            print(f"    {numbers}  {row['statement']}")
+            print(f"    {numbers}  {row.get('thread', 'turn'):6s}  {row['statement']}")
         print("  CPU ms per turn (this thread by phase; the servers' whole turn, model call records included):")
         for phase, s in summary["cpu"].items():
             print(f"  {phase:<54} p50 {s['p50']:8.2f}  p95 {s['p95']:8.2f}  mean {s['mean']:8.2f}")

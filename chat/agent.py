@@ -41,7 +41,14 @@ from memory import session as short_term
 from memory.consolidation import needs_consolidation
 from memory.longterm import learned_in
 from memory.models import Conversation
-from memory.recall import Recalled, confidence_tag, format_memory_block, prefetch, recall, signals_missing_memory
+from memory.recall import (
+    RecallAhead,
+    Recalled,
+    confidence_tag,
+    format_memory_block,
+    recall,
+    signals_missing_memory,
+)
 from memory.redaction import redact
 from memory.states import AgentState, bot_may_reply
 from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
@@ -132,8 +139,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
     """Answer one customer message in one conversation."""
     store = timings.Timed(short_term.store(), "short_term")
     mode = settings.MEMORY_RECALL_MODE
-    embedding = prefetch(text) if mode == "active" else None  # overlaps the lock and the first writes
-    with turn_lock(conversation_id, customer_id) as speaker, short_term.observing_transitions() as transitions:
+    # Active recall starts now, beside the lock and the first writes; it is read at step 3.
+    ahead = RecallAhead(customer_id, text) if mode == "active" else contextlib.nullcontext()
+    with ahead, turn_lock(conversation_id, customer_id) as speaker, short_term.observing_transitions() as transitions:
         # 1. Short-term memory: the session, and the customer's message, stored before anything can fail
         #    (with its slots and the state it moves to: one transaction, one MULTI/EXEC).
         session = store.load(conversation_id, recent=store.max_messages, since_summary=True)
@@ -163,7 +171,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
         #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
-        recalled = _recall(customer_id, text, prefetched=embedding) if mode == "active" else []
+        recalled = ahead.result() if isinstance(ahead, RecallAhead) else []
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.

@@ -22,12 +22,14 @@ import re
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import close_old_connections, connection
 
 from agentsite import clock, metrics, timings
 from memory.embeddings import get_embedder
@@ -79,6 +81,10 @@ class _Counter:
             self.value += 1
         self._thread.value = self.in_this_thread + 1
         metrics.count_vector_query()  # to Redis with the process's next metrics write, not a round trip now
+
+    def credit(self, count: int) -> None:
+        """Count in the calling thread's figure ``count`` queries another thread made for it (``RecallAhead``)."""
+        self._thread.value = self.in_this_thread + count
 
 
 vector_queries = _Counter()
@@ -179,31 +185,6 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
     }
 
 
-_prefetch_pool: ThreadPoolExecutor | None = None
-_prefetch_lock = threading.Lock()
-
-
-def prefetch(query: str) -> Future:
-    """Start embedding ``query`` as ``recall`` will, in a thread of its own; pass the result to ``recall``.
-
-    A turn calls it first, so the query embedding — recall's slowest step — runs while the turn
-    takes its lock and stores the customer's message (that thread mostly waits on PostgreSQL and
-    Redis). ``recall(..., prefetched=)`` then waits only for what is left.
-    """
-    global _prefetch_pool
-    with _prefetch_lock:
-        if _prefetch_pool is None:  # as many as the turns that can run at once in this process
-            _prefetch_pool = ThreadPoolExecutor(settings.AGENT_TURN_WORKERS, thread_name_prefix="embed-query")
-    return _prefetch_pool.submit(_embed_query, redact(query))
-
-
-def _embed_query(query: str) -> tuple:
-    """The query's vector (``None`` for an empty query) and the CPU seconds it took in this thread."""
-    started = time.thread_time()
-    vector = get_embedder().embed_queries([query])[0] if query.strip() else None
-    return vector, time.thread_time() - started
-
-
 def recall(
     customer_id: int,
     query: str,
@@ -212,25 +193,29 @@ def recall(
     ranking: str | None = None,
     now: datetime | None = None,
     touch: bool = True,
-    prefetched: Future | None = None,
 ) -> list[Recalled]:
     """Return up to ``k`` valid memories of ONE customer for ``query``, best first.
 
     Valid means not invalidated, not archived and not expired. ``touch`` updates the access
-    statistics of exactly the returned rows, in one statement. ``prefetched`` is ``prefetch(query)``.
+    statistics of exactly the returned rows, in the statement that reads them. A chat turn in
+    active mode starts ``RecallAhead`` instead, which does the same beside the turn's first writes.
     """
-    k = k or settings.MEMORY_RECALL_TOP_K
-    ranking = ranking or settings.MEMORY_RECALL_RANKING
     now = now or clock.now()
     query = redact(query)  # a card number helps no search; it would stay in the query cache and SQL logs
     if not query.strip():
         return []
     with timings.phase("embedding"):
-        if prefetched is not None:
-            vector, cpu_seconds = prefetched.result()
-            timings.add_cpu("embedding", cpu_seconds)
-        else:
-            vector = get_embedder().embed_queries([query])[0]
+        vector = get_embedder().embed_queries([query])[0]
+    chosen, scores = _search(customer_id, query, vector, k=k, ranking=ranking, now=now)
+    return _load(customer_id, chosen, scores, now=now, touch=touch)
+
+
+def _search(
+    customer_id: int, query: str, vector, *, k: int | None, ranking: str | None, now: datetime
+) -> tuple[list[int], dict[int, float]]:
+    """The ids of the best ``k`` memories for the query, best first, and their fused scores (two statements)."""
+    k = k or settings.MEMORY_RECALL_TOP_K
+    ranking = ranking or settings.MEMORY_RECALL_RANKING
     params = query_params(customer_id, query, vector, k=k, now=now)
     with connection.cursor() as cursor:
         cursor.execute(_DENSE_SQL, params)
@@ -255,7 +240,115 @@ def recall(
         scores,
         key=lambda memory_id: (memory_id not in exact, -scores[memory_id], dense_rank.get(memory_id, len(dense))),
     )[:k]
-    return _load(customer_id, chosen, scores, now=now, touch=touch)
+    return chosen, scores
+
+
+_helpers: ThreadPoolExecutor | None = None
+_helpers_lock = threading.Lock()
+
+
+def _helper_pool() -> ThreadPoolExecutor:
+    global _helpers
+    with _helpers_lock:
+        if _helpers is None:  # as many as the turns that can run at once in this process
+            _helpers = ThreadPoolExecutor(settings.AGENT_TURN_WORKERS, thread_name_prefix="recall-ahead")
+    return _helpers
+
+
+def _with_checked_connection(function: Callable[..., Any], *args: Any) -> Any:
+    """Run ``function`` in a helper thread on that thread's own connection, checked before and after as a
+    request's is (``CONN_MAX_AGE``, ``CONN_HEALTH_CHECKS``): a connection the server dropped is replaced."""
+    close_old_connections()
+    try:
+        return function(*args)
+    finally:
+        close_old_connections()
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What a helper thread's recall found, and what it cost there."""
+
+    recalled: list[Recalled]
+    vector_queries: int
+    embedding_cpu_seconds: float
+    search_cpu_seconds: float
+
+
+class RecallAhead:
+    """Active recall for one turn, started when the turn starts and run in a helper thread.
+
+    A turn in active mode needs its recall only when it builds the prompt, after it has taken its
+    lock, read the session and stored the customer's message: three round trips in which its
+    thread mostly waits on PostgreSQL and Redis. The query embedding and recall's statements run
+    meanwhile on the helper's own connection, so ``result()`` usually finds them done (the turn's
+    memory-layer time, docs/bench.md). The helper only reads: the access statistics of what the turn
+    used are written after ``result()``, beside the model call, and ``close()`` waits for them; a
+    turn that ends before its prompt (another customer's conversation, a person in charge) leaves
+    them untouched. Inside a caller's transaction, or with ``MEMORY_RECALL_AHEAD`` off, ``result()``
+    recalls on the caller's thread instead: a helper's connection cannot see uncommitted rows.
+    """
+
+    def __init__(self, customer_id: int, query: str, *, now: datetime | None = None) -> None:
+        self.customer_id = customer_id
+        self.query = redact(query)
+        self.now = now or clock.now()
+        self._embedded = threading.Event()
+        self._touch: Future | None = None
+        self._inline = connection.in_atomic_block or not settings.MEMORY_RECALL_AHEAD or not self.query.strip()
+        self._search = None if self._inline else _helper_pool().submit(_with_checked_connection, self._find)
+
+    def __enter__(self) -> RecallAhead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _find(self) -> _Found:
+        started, queries = time.thread_time(), vector_queries.in_this_thread
+        try:
+            vector = get_embedder().embed_queries([self.query])[0]
+        finally:
+            self._embedded.set()  # also on failure: result() then raises it
+        embedded = time.thread_time()
+        chosen, scores = _search(self.customer_id, self.query, vector, k=None, ranking=None, now=self.now)
+        recalled = _load(self.customer_id, chosen, scores, now=self.now, touch=False)
+        return _Found(recalled, vector_queries.in_this_thread - queries, embedded - started,
+                      time.thread_time() - embedded)  # fmt: skip
+
+    def result(self) -> list[Recalled]:
+        """The recalled memories (the waits charged to ``embedding`` and ``recall``); their access is recorded."""
+        if self._inline:
+            with timings.phase("recall"):
+                return recall(self.customer_id, self.query, now=self.now)
+        if self._search is None:
+            raise RuntimeError("RecallAhead.result() called twice or after close()")
+        search, self._search = self._search, None  # its outcome is the caller's now, not close()'s
+        with timings.phase("embedding"):
+            self._embedded.wait()
+        with timings.phase("recall"):
+            found = search.result()
+        timings.add_cpu("embedding", found.embedding_cpu_seconds)
+        timings.add_cpu("recall", found.search_cpu_seconds)
+        vector_queries.credit(found.vector_queries)
+        if found.recalled:
+            ids = [memory.id for memory in found.recalled]
+            self._touch = _helper_pool().submit(_with_checked_connection, record_access, self.customer_id, ids,
+                                                self.now)  # fmt: skip
+        return found.recalled
+
+    def close(self) -> None:
+        """Wait for the helper: its search if the turn never read it (so nothing of a turn outlives it), and
+        the access record of what the turn used. A failure of either is logged, not raised: the turn has
+        answered, or ended before its prompt for a reason of its own."""
+        search, touch, self._search, self._touch = self._search, self._touch, None, None
+        for future, what in ((search, "recall ahead"), (touch, "recording the access to memories")):
+            if future is None:
+                continue
+            try:
+                future.result()
+            except Exception:
+                logger.warning("%s failed for customer %s", what, self.customer_id, exc_info=True)
 
 
 # The threshold of ``<%`` (``pg_trgm.word_similarity_threshold``), which the trigram index answers, as
@@ -303,6 +396,21 @@ _TOUCH_CHOSEN = f"""
 _TOUCH_CHOSEN_ALONE = _TOUCH_CHOSEN.replace(
     "FROM touched m", "FROM touched m, (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode"
 )
+
+# What a turn's ``RecallAhead`` records once the turn has used what it read: the same update, without the
+# read-back, always sent alone.
+_RECORD_ACCESS = f"""
+    UPDATE {LongTermMemory._meta.db_table}
+    SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
+    FROM (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode
+    WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
+"""  # noqa: S608
+
+
+def record_access(customer_id: int, ids: list[int], now: datetime) -> None:
+    """Update the access statistics of the customer's memories ``ids`` (outside any transaction)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_RECORD_ACCESS, {"customer": customer_id, "ids": ids, "now": now})
 
 
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:

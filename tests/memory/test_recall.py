@@ -12,10 +12,10 @@ from memory.models import LongTermMemory, MemoryConflict
 from memory.recall import (
     MEMORY_CLOSE,
     MEMORY_OPEN,
+    RecallAhead,
     Recalled,
     format_memory_block,
     keyword_ranking,
-    prefetch,
     recall,
     signals_missing_memory,
     vector_queries,
@@ -105,15 +105,109 @@ def test_a_memory_under_an_open_conflict_is_recalled_as_disputed(customer, touch
     assert not any(m.disputed for m in recall(customer.pk, "SF Express", k=5, touch=touch))
 
 
-def test_a_prefetched_query_embedding_recalls_the_same_rows(customer):
-    for n in range(1, 6):
-        remember(customer, f"The customer owns {n} bicycles in colour number {n}")
+@pytest.mark.django_db(transaction=True)
+def test_recall_ahead_finds_what_recall_finds_and_records_the_access_only_when_used(make_customer, sent_sql):
+    customer = make_customer()
+    memories = [remember(customer, f"The customer owns {n} bicycles in colour number {n}") for n in range(1, 8)]
     query = "how many bicycles? my card is 4111 1111 1111 1111"  # redacted the same way on both paths
+    expected = [m.id for m in recall(customer.pk, query, touch=False)]
+    sent_sql.clear()
 
-    ahead = recall(customer.pk, query, k=3, touch=False, prefetched=prefetch(query))
+    with RecallAhead(customer.pk, query):  # the turn ended before its prompt: read, never used
+        pass
+    assert sent_sql and not any("UPDATE" in statement for statement in sent_sql), sent_sql
+    assert not any("4111" in statement for statement in sent_sql)
+    assert set(LongTermMemory.objects.values_list("access_count", flat=True)) == {0}
 
-    assert [m.id for m in ahead] == [m.id for m in recall(customer.pk, query, k=3, touch=False)]
-    assert len(ahead) == 3
+    with RecallAhead(customer.pk, query) as ahead:
+        found = ahead.result()
+    assert [m.id for m in found] == expected and len(found) == 5
+    for memory in LongTermMemory.objects.filter(pk__in=[m.pk for m in memories]):
+        assert memory.access_count == (1 if memory.pk in expected else 0)
+        assert memory.decay_steps == 0
+        assert (memory.last_accessed_at is not None) == (memory.pk in expected)
+    with pytest.raises(RuntimeError):
+        ahead.result()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recall_ahead_runs_beside_the_caller_and_counts_its_vector_query_for_it(make_customer, monkeypatch):
+    import threading
+
+    import psycopg
+
+    customer = make_customer()
+    remember(customer, "The customer owns a red bicycle")
+    threads: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def record(cursor, query, *args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return execute(cursor, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", record)
+    before = vector_queries.in_this_thread
+    with RecallAhead(customer.pk, "bicycle") as ahead:
+        assert [m.content for m in ahead.result()] == ["The customer owns a red bicycle"]
+
+    assert vector_queries.in_this_thread == before + 1
+    assert threads and threading.current_thread().name not in threads  # every statement on a helper's connection
+
+
+def test_inside_a_transaction_recall_ahead_recalls_on_the_callers_connection(customer):
+    """A helper's connection could not see rows the caller has not committed (a test's, here)."""
+    memory = remember(customer, "The customer owns a red bicycle")
+    before = vector_queries.in_this_thread
+
+    with RecallAhead(customer.pk, "bicycle") as ahead:
+        assert [m.id for m in ahead.result()] == [memory.pk]
+
+    assert vector_queries.in_this_thread == before + 1
+    assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_recall_ahead_off_recalls_on_the_callers_thread(make_customer, settings, sent_sql):
+    settings.MEMORY_RECALL_AHEAD = False
+    customer = make_customer()
+    memory = remember(customer, "The customer owns a red bicycle")
+    sent_sql.clear()
+
+    with RecallAhead(customer.pk, "bicycle") as ahead:
+        assert not sent_sql  # nothing started before the result is asked for
+        assert [m.id for m in ahead.result()] == [memory.pk]
+
+    assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_helper_connection_the_server_dropped_is_replaced(make_customer):
+    """The helpers keep their connections between turns; one whose backend is gone is replaced, not reused."""
+    import threading
+
+    from django.db import connection
+
+    from memory.recall import _helper_pool, _with_checked_connection
+
+    customer = make_customer()
+    memory = remember(customer, "The customer owns a red bicycle")
+    pool = _helper_pool()
+    everyone = threading.Barrier(pool._max_workers)
+
+    def backend() -> int:
+        everyone.wait(timeout=10)  # every helper thread takes one: each has opened its connection
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    pids = [f.result() for f in [pool.submit(_with_checked_connection, backend) for _ in range(pool._max_workers)]]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid) t", [pids]
+        )
+    with RecallAhead(customer.pk, "bicycle") as ahead:
+        assert [m.id for m in ahead.result()] == [memory.pk]
+    assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
 
 
 def test_recall_without_touch_changes_nothing(customer):
