@@ -101,8 +101,10 @@ def stop(datadir: Path, server_url: str, database: str, *, keep: bool = False) -
     from django.db import connections
 
     from agentsite.embedded import stop_postgres, stop_redis
+    from memory.recall import stop_helpers
 
     connections.close_all()
+    stop_helpers()  # recall's helper threads keep connections of their own
     if not keep:
         import psycopg
 

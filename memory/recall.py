@@ -244,15 +244,39 @@ def _search(
 
 
 _helpers: ThreadPoolExecutor | None = None
+_helper_threads = 0
 _helpers_lock = threading.Lock()
 
 
 def _helper_pool() -> ThreadPoolExecutor:
-    global _helpers
+    global _helpers, _helper_threads
     with _helpers_lock:
         if _helpers is None:  # as many as the turns that can run at once in this process
-            _helpers = ThreadPoolExecutor(settings.AGENT_TURN_WORKERS, thread_name_prefix="recall-ahead")
+            _helper_threads = settings.AGENT_TURN_WORKERS
+            _helpers = ThreadPoolExecutor(_helper_threads, thread_name_prefix="recall-ahead")
     return _helpers
+
+
+def stop_helpers() -> None:
+    """Close every helper thread's database connection and end the threads (before dropping a database).
+
+    Each thread closes its own: Django's connections belong to the thread that opened them. All
+    tasks wait for each other, so every thread of the pool takes exactly one.
+    """
+    global _helpers
+    with _helpers_lock:
+        pool, _helpers = _helpers, None
+    if pool is None:
+        return
+    everyone = threading.Barrier(_helper_threads)
+
+    def close() -> None:
+        everyone.wait(timeout=30)
+        connection.close()
+
+    for future in [pool.submit(close) for _ in range(_helper_threads)]:
+        future.result()
+    pool.shutdown()
 
 
 def _with_checked_connection(function: Callable[..., Any], *args: Any) -> Any:

@@ -397,3 +397,37 @@ def test_planning_the_trigram_match_does_not_compare_the_query_with_sampled_cont
 
     assert other_columns_analysed
     assert histogram + common < 100, (histogram, common)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stopping_the_helpers_closes_their_connections():
+    """A benchmark drops its database at the end: no helper may still hold a session on it."""
+    import threading
+
+    from django.db import connection
+
+    from memory.recall import _helper_pool, stop_helpers
+
+    pool = _helper_pool()
+    everyone = threading.Barrier(pool._max_workers)
+
+    def open_and_keep() -> int:  # as a helper does with persistent connections (the tests' are closed after each task)
+        everyone.wait(timeout=10)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    pids = [f.result() for f in [pool.submit(open_and_keep) for _ in range(pool._max_workers)]]
+
+    def alive() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [pids])
+            return cursor.fetchone()[0]
+
+    assert alive() == len(pids)
+    stop_helpers()
+    for _ in range(50):  # a backend leaves pg_stat_activity just after its client has gone
+        if alive() == 0:
+            break
+        threading.Event().wait(0.05)
+    assert alive() == 0
