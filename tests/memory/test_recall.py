@@ -187,7 +187,7 @@ def test_a_helper_connection_the_server_dropped_is_replaced(make_customer):
 
     from django.db import connection
 
-    from memory.recall import _helper_pool, _with_checked_connection
+    from memory.recall import _helper_pool, stop_helpers
 
     customer = make_customer()
     memory = remember(customer, "The customer owns a red bicycle")
@@ -200,7 +200,8 @@ def test_a_helper_connection_the_server_dropped_is_replaced(make_customer):
             cursor.execute("SELECT pg_backend_pid()")
             return cursor.fetchone()[0]
 
-    pids = [f.result() for f in [pool.submit(_with_checked_connection, backend) for _ in range(pool._max_workers)]]
+    # not through _with_checked_connection: the tests' DATABASE_CONN_MAX_AGE=0 would close them after the task
+    pids = [f.result() for f in [pool.submit(backend) for _ in range(pool._max_workers)]]
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid) t", [pids]
@@ -208,6 +209,7 @@ def test_a_helper_connection_the_server_dropped_is_replaced(make_customer):
     with RecallAhead(customer.pk, "bicycle") as ahead:
         assert [m.id for m in ahead.result()] == [memory.pk]
     assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
+    stop_helpers()  # the other threads' connections are dead too: no later test should meet them
 
 
 def test_recall_without_touch_changes_nothing(customer):
@@ -413,6 +415,7 @@ def test_stopping_the_helpers_closes_their_connections():
 
     def open_and_keep() -> int:  # as a helper does with persistent connections (the tests' are closed after each task)
         everyone.wait(timeout=10)
+        connection.close()  # whatever an earlier test left in this thread
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
             return cursor.fetchone()[0]
