@@ -257,25 +257,29 @@ def _helper_pool() -> ThreadPoolExecutor:
     return _helpers
 
 
+def on_every_helper(function: Callable[[], Any], pool: ThreadPoolExecutor | None = None) -> list[Any]:
+    """Run ``function`` once in each helper thread (all wait for each other, so no thread takes two)."""
+    pool = pool or _helper_pool()
+    everyone = threading.Barrier(_helper_threads)
+
+    def each() -> Any:
+        everyone.wait(timeout=30)
+        return function()
+
+    return [future.result() for future in [pool.submit(each) for _ in range(_helper_threads)]]
+
+
 def stop_helpers() -> None:
     """Close every helper thread's database connection and end the threads (before dropping a database).
 
-    Each thread closes its own: Django's connections belong to the thread that opened them. All
-    tasks wait for each other, so every thread of the pool takes exactly one.
+    Each thread closes its own: Django's connections belong to the thread that opened them.
     """
     global _helpers
     with _helpers_lock:
         pool, _helpers = _helpers, None
     if pool is None:
         return
-    everyone = threading.Barrier(_helper_threads)
-
-    def close() -> None:
-        everyone.wait(timeout=30)
-        connection.close()
-
-    for future in [pool.submit(close) for _ in range(_helper_threads)]:
-        future.result()
+    on_every_helper(lambda: connection.close(), pool)  # looked up in each thread: its own connection
     pool.shutdown()
 
 
@@ -418,31 +422,24 @@ _DISPUTED = (
     "AND c.existing_id = m.id AND c.status = %(open)s) AS disputed"
 )
 _COLUMNS = "m.id, m.type, m.key, m.value, m.content, m.confidence, m.source"
+_ACCESS_UPDATE = f"""
+    UPDATE {LongTermMemory._meta.db_table}
+    SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
+    {{also_from}}WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
+"""  # noqa: S608
+_NO_FLUSH_WAIT = "(SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode"
 _READ_CHOSEN = f"""
     SELECT {_COLUMNS}, {_DISPUTED}
     FROM {LongTermMemory._meta.db_table} m WHERE m.customer_id = %(customer)s AND m.id = ANY(%(ids)s)
 """  # noqa: S608
 _TOUCH_CHOSEN = f"""
-    WITH touched AS (
-        UPDATE {LongTermMemory._meta.db_table}
-        SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
-        WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
-        RETURNING id, type, key, value, content, confidence, source
-    )
+    WITH touched AS ({_ACCESS_UPDATE.format(also_from="")} RETURNING id, type, key, value, content, confidence, source)
     SELECT {_COLUMNS}, {_DISPUTED} FROM touched m
 """  # noqa: S608
-_TOUCH_CHOSEN_ALONE = _TOUCH_CHOSEN.replace(
-    "FROM touched m", "FROM touched m, (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode"
-)
-
+_TOUCH_CHOSEN_ALONE = _TOUCH_CHOSEN.replace("FROM touched m", f"FROM touched m, {_NO_FLUSH_WAIT}")
 # What a turn's ``RecallAhead`` records once the turn has used what it read: the same update, without the
 # read-back, always sent alone.
-_RECORD_ACCESS = f"""
-    UPDATE {LongTermMemory._meta.db_table}
-    SET access_count = access_count + 1, last_accessed_at = %(now)s, decay_steps = 0
-    FROM (SELECT set_config('synchronous_commit', 'off', true)) AS commit_mode
-    WHERE customer_id = %(customer)s AND id = ANY(%(ids)s)
-"""  # noqa: S608
+_RECORD_ACCESS = _ACCESS_UPDATE.format(also_from=f"FROM {_NO_FLUSH_WAIT} ")
 
 
 def record_access(customer_id: int, ids: list[int], now: datetime) -> None:

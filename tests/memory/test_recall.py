@@ -180,28 +180,32 @@ def test_recall_ahead_off_recalls_on_the_callers_thread(make_customer, settings,
     assert LongTermMemory.objects.get(pk=memory.pk).access_count == 1
 
 
-@pytest.mark.django_db(transaction=True)
-def test_a_helper_connection_the_server_dropped_is_replaced(make_customer):
-    """The helpers keep their connections between turns; one whose backend is gone is replaced, not reused."""
-    import threading
-
+def _open_on_every_helper() -> list[int]:
+    """A new connection in each recall helper thread, kept open as with persistent connections (the tests'
+    ``DATABASE_CONN_MAX_AGE=0`` closes a helper's after each of its own tasks); their backends' pids."""
     from django.db import connection
 
-    from memory.recall import _helper_pool, stop_helpers
+    from memory.recall import on_every_helper
 
-    customer = make_customer()
-    memory = remember(customer, "The customer owns a red bicycle")
-    pool = _helper_pool()
-    everyone = threading.Barrier(pool._max_workers)
-
-    def backend() -> int:
-        everyone.wait(timeout=10)  # every helper thread takes one: each has opened its connection
+    def reopen() -> int:
+        connection.close()  # whatever an earlier test left in this thread
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
             return cursor.fetchone()[0]
 
-    # not through _with_checked_connection: the tests' DATABASE_CONN_MAX_AGE=0 would close them after the task
-    pids = [f.result() for f in [pool.submit(backend) for _ in range(pool._max_workers)]]
+    return on_every_helper(reopen)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_helper_connection_the_server_dropped_is_replaced(make_customer):
+    """The helpers keep their connections between turns; one whose backend is gone is replaced, not reused."""
+    from django.db import connection
+
+    from memory.recall import stop_helpers
+
+    customer = make_customer()
+    memory = remember(customer, "The customer owns a red bicycle")
+    pids = _open_on_every_helper()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM unnest(%s::int[]) AS pid) t", [pids]
@@ -408,19 +412,9 @@ def test_stopping_the_helpers_closes_their_connections():
 
     from django.db import connection
 
-    from memory.recall import _helper_pool, stop_helpers
+    from memory.recall import stop_helpers
 
-    pool = _helper_pool()
-    everyone = threading.Barrier(pool._max_workers)
-
-    def open_and_keep() -> int:  # as a helper does with persistent connections (the tests' are closed after each task)
-        everyone.wait(timeout=10)
-        connection.close()  # whatever an earlier test left in this thread
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_backend_pid()")
-            return cursor.fetchone()[0]
-
-    pids = [f.result() for f in [pool.submit(open_and_keep) for _ in range(pool._max_workers)]]
+    pids = _open_on_every_helper()
 
     def alive() -> int:
         with connection.cursor() as cursor:
