@@ -194,6 +194,11 @@ class StoredMessage:
 
     def to_entry(self) -> Entry:
         """Return the working-memory entry for this message (its token count is reused, not recounted)."""
+        return self._entry
+
+    @functools.cached_property
+    def _entry(self) -> Entry:
+        # Built once per message object: a message parsed once (``SessionStore._message``) is read by every turn.
         meta = {k: v for k, v in self.metadata.items() if k not in RESERVED_METADATA}
         meta["seq"] = self.seq
         calls = tuple(ToolCall(**call) for call in self.metadata.get("tool_calls", ()))
@@ -221,6 +226,10 @@ class Summary:
     @classmethod
     def from_row(cls, row: CompressionSummary) -> Summary:
         return cls(row.first_seq, row.last_seq, row.content, row.tokens_before, row.tokens_after)
+
+    @classmethod
+    def from_redis(cls, raw: bytes) -> Summary:
+        return cls(**json.loads(raw))
 
     def to_redis(self) -> str:
         return json.dumps(self.__dict__, ensure_ascii=False)
@@ -451,9 +460,15 @@ class SessionStore:
         self.chunk_size = setting("MEMORY_COMPRESS_CHUNK", "chunk_size")
         self.loop_threshold = setting("MEMORY_LOOP_THRESHOLD", "loop_threshold")
         self.redis_retry_after = setting("MEMORY_REDIS_RETRY_AFTER_SECONDS", "redis_retry_after")
+        self._redis_down_until = 0.0
+        # The hot copy's items never change once written, and each turn reads the same latest messages
+        # again: parse each one once (the same bytes always give the same frozen value).
+        parsed = setting("MEMORY_SESSION_PARSE_CACHE", "parse_cache")
+        self._message = functools.lru_cache(maxsize=parsed)(StoredMessage.from_redis)
+        self._transition = functools.lru_cache(maxsize=parsed)(TransitionRecord.from_redis)
+        self._summary = functools.lru_cache(maxsize=parsed)(Summary.from_redis)
         if overrides:
             raise TypeError(f"unknown settings: {', '.join(overrides)}")
-        self._redis_down_until = 0.0
         self._read_session = self.redis.register_script(_READ_SESSION)
         self._apply_if_version = self.redis.register_script(_APPLY_IF_VERSION)
 
@@ -883,9 +898,9 @@ class SessionStore:
             last_seq=int(head[b"last_seq"]),
             version=int(head[b"version"]),
             loop_flagged=head.get(b"loop_flagged") == b"1",
-            messages=tuple(StoredMessage.from_redis(raw) for raw in messages),
-            summaries=tuple(sorted((Summary(**json.loads(raw)) for raw in summaries), key=lambda s: s.first_seq)),
-            transitions=tuple(TransitionRecord.from_redis(raw) for raw in transitions),
+            messages=tuple(map(self._message, messages)),
+            summaries=tuple(sorted(map(self._summary, summaries), key=lambda s: s.first_seq)),
+            transitions=tuple(map(self._transition, transitions)),
             source="redis",
         )
 

@@ -227,3 +227,39 @@ def test_no_session_key_is_left_without_a_ttl(store, customer, redis_conn):
 
     assert len(session_keys(redis_conn)) == 3  # no summaries yet
     assert all(redis_conn.ttl(key) > 0 for key in session_keys(redis_conn))
+
+
+def test_each_hot_copy_item_is_parsed_once_and_read_again_by_later_loads(store, customer, redis_conn):
+    session = store.start(customer.pk)
+    store.transition(session.id, AgentState.COLLECTING_INFO, "the customer wrote")
+    store.append(session.id, entry(Role.USER, "我的订单号是 ORD-2025-0816"))
+    first = store.load(session.id)
+
+    store.append(session.id, entry(Role.ASSISTANT, "好的，我查一下这个订单。"))
+    second = store.load(session.id)
+
+    # The message and the transition both loads read are the same objects, entries included ...
+    assert second.messages[0] is first.messages[0] and second.transitions[0] is first.transitions[0]
+    assert second.messages[0].to_entry() is first.messages[0].to_entry()
+    # ... and what the second load read anew is what a store without the cache reads.
+    uncached = SessionStore(redis_conn, parse_cache=0).load(session.id)
+    assert uncached.messages == second.messages and uncached.transitions == second.transitions
+    assert uncached.messages[0] is not second.messages[0]
+    assert [m.to_entry() for m in uncached.messages] == [m.to_entry() for m in second.messages]
+
+
+def test_the_parse_cache_is_bounded_and_a_rewritten_item_is_parsed_anew(customer, redis_conn):
+    store = SessionStore(redis_conn, parse_cache=2)
+    session = store.start(customer.pk)
+    for text in ("one", "two", "three"):
+        store.append(session.id, entry(Role.USER, text))
+    store.load(session.id)
+    assert store._message.cache_info().currsize == 2
+
+    # A copy rebuilt from PostgreSQL holds the same messages: read, they equal what was stored.
+    redis_conn.delete(*SessionKeys.of(session.id).all())
+    assert [m.content for m in store.load(session.id).messages] == ["one", "two", "three"]
+    keys = SessionKeys.of(session.id)
+    raw = redis_conn.lindex(keys.messages, 0)
+    redis_conn.lset(keys.messages, 0, raw.replace(b'"one"', b'"uno"'))
+    assert store.load(session.id).messages[0].content == "uno"
