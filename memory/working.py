@@ -294,9 +294,12 @@ class WorkingMemory:
         results = {e.tool_call_id for e in entries if e.role is Role.TOOL_RESULT}
         complete = {id(e) for e in entries if e.role is Role.TOOL_CALL and all(c.id in results for c in e.tool_calls)}
         kept_calls = {c.id for e in entries if id(e) in complete for c in e.tool_calls}
+        # Only the stretch's last customer message ends up pinned: the others go in as they are (a pinned
+        # copy made and unpinned again for each would be most of the cost of filling the buffer).
+        last_user = max((i for i, e in enumerate(entries) if e.role is Role.USER), default=None)
         saved = self._save()
         try:
-            for entry in entries:
+            for index, entry in enumerate(entries):
                 if entry.role is Role.TOOL_CALL and id(entry) not in complete:
                     continue
                 if entry.role is Role.TOOL_RESULT and entry.tool_call_id not in kept_calls:
@@ -304,7 +307,7 @@ class WorkingMemory:
                 if entry.role is Role.SYSTEM and entry.pinned:
                     entry = dataclasses.replace(entry, pinned=False)
                 self._check_tool_ids(entry)
-                self._add(entry)
+                self._add(entry, pin=index == last_user)
             self._evict()
         except (PinnedOverflow, ValueError):
             self._restore(saved)
@@ -321,9 +324,10 @@ class WorkingMemory:
             if entry.tool_call_id in self._answered:
                 raise ValueError(f"tool call {entry.tool_call_id!r} already has a result")
 
-    def _add(self, entry: Entry) -> Entry:
+    def _add(self, entry: Entry, *, pin: bool = True) -> Entry:
+        """Add ``entry``; a customer message becomes the pinned latest one unless ``pin`` is false."""
         index = len(self._turns)
-        if entry.role is Role.USER:
+        if entry.role is Role.USER and pin:
             entry = dataclasses.replace(entry, pinned=True)
             if self._latest_user is not None:
                 self._turns[self._latest_user] = dataclasses.replace(self._turns[self._latest_user], pinned=False)

@@ -232,6 +232,23 @@ def test_history_with_split_tool_pairs_is_repaired():
     assert wm.entries()[1].pinned  # the latest user message of the history is pinned
 
 
+def test_extend_pins_only_the_last_customer_message_and_keeps_the_others_as_given():
+    wm = WorkingMemory(1000)
+    earlier = wm.append_user("before the history")
+    history = [entry(Role.USER, "first"), entry(Role.ASSISTANT, "reply"), entry(Role.USER, "second"),
+               entry(Role.ASSISTANT, "reply again"), entry(Role.USER, "third", pinned=True)]  # fmt: skip
+    history.append(entry(Role.ASSISTANT, "last reply"))
+
+    wm.extend(history)
+
+    kept = wm.entries()
+    assert [e.pinned for e in kept] == [False, False, False, False, False, True, False]
+    assert kept[0].content == earlier.content
+    # Entries that need no change go in as the very objects given (history is read once per turn, shared).
+    assert all(kept[i + 1] is history[i] for i in (0, 1, 2, 3, 5))
+    assert kept[5].content == "third" and wm.append_user("now").pinned and not wm.entries()[5].pinned
+
+
 def test_extend_evicts_once_to_the_budget():
     wm = WorkingMemory(30)
     wm.extend([entry(Role.USER, words(10)), entry(Role.ASSISTANT, words(10)), entry(Role.USER, words(10)),
