@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/report.py [--out reports/bench.md] [--quick]
 
 Runs, each as its own process on servers of its own: ``session_bench``, ``turn_bench``,
+``floor_bench`` (a turn's storage round trips alone),
 ``consolidation_bench``, ``ws_load`` (50, 200 and 400 customers connecting at once; 200 arriving over
 a minute, with and without persistent database connections) and ``locomo_bench``. The report holds
 their figures, the row counts they touched, their full output, and the machine. Recall at
@@ -65,7 +66,7 @@ class Step:
 
 def plan(quick: bool, scratch: Path) -> list[Step]:
     """The benchmark runs, in order."""
-    names = ("turn", "consolidation", "ws50", "ws200", "ws400", "ws200r", "ws200r0")
+    names = ("turn", "floor", "consolidation", "ws50", "ws200", "ws400", "ws200r", "ws200r0")
     j = {name: scratch / f"{name}.json" for name in names}
     ws = ["--messages", "2", "--workers", "8"]
     if quick:
@@ -74,6 +75,7 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
                              "--repeat", "20"]),
             Step("turn", ["benchmarks/turn_bench.py", "--customers", "5", "--memories", "20", "--conversations", "2",
                           "--turns", "6", "--warmup", "2", "--pool", "20", "--json", str(j["turn"])], j["turn"]),
+            Step("floor", ["benchmarks/floor_bench.py", "--turns", "5", "--json", str(j["floor"])], j["floor"]),
             Step("consolidation", ["benchmarks/consolidation_bench.py", "--conversations", "2", "--processes", "1",
                                    "--json", str(j["consolidation"])], j["consolidation"]),
             Step("ws200", ["benchmarks/ws_load.py", "--customers", "4", *ws, "--json", str(j["ws200"])], j["ws200"]),
@@ -82,6 +84,7 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
         Step("session", ["benchmarks/session_bench.py", "--repeat", "200"]),
         Step("turn", ["benchmarks/turn_bench.py", "--customers", "100", "--turns", "100", "--json", str(j["turn"])],
              j["turn"]),
+        Step("floor", ["benchmarks/floor_bench.py", "--turns", "300", "--json", str(j["floor"])], j["floor"]),
         Step("consolidation", ["benchmarks/consolidation_bench.py", "--conversations", "40", "--json",
                                str(j["consolidation"])], j["consolidation"]),
         Step("ws50", ["benchmarks/ws_load.py", "--customers", "50", *ws, "--json", str(j["ws50"])], j["ws50"]),
@@ -170,6 +173,39 @@ def turn_section(f: dict) -> list[str]:
                 f"| `{text}` | {row.get('thread', 'turn')} | {row['per turn']:.2f} | {row['ms per turn']:.2f} "
                 f"| {row['p50 ms']:.2f} |"
             )
+    return lines
+
+
+def floor_section(f: dict, turn: dict | None) -> list[str]:
+    """The storage round trips of a turn alone (``floor_bench``), beside the whole memory layer of ``turn_bench``."""
+    kinds = f["kinds"]
+    p = f["parameters"]
+    lines = [
+        f"The round trips a turn must make, sent with the thinnest client code (one conversation, {p['turns']} turns "
+        f"of each kind, alternating; an untimed {p['model ms']:g} ms pause for the model and {p['between ms']:g} ms "
+        f"between turns; {p.get('history', 40)} messages read a turn). What a turn measures above this is its "
+        "application code.",
+        "",
+        "| ms per turn | " + " | ".join(f"{kind}: p50 | p95" for kind in kinds) + " |",
+        "|---|" + "---:|---:|" * len(kinds),
+    ]
+    names = list(next(iter(kinds.values()))["parts"])
+    for name in ["all of them", *names, "client CPU"]:
+        cells = []
+        for k in kinds.values():
+            figure = {"all of them": k["total"], "client CPU": k["client CPU"]}.get(name) or k["parts"][name]
+            cells.append(f"{ms(figure['p50'])} | {ms(figure['p95'])}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if turn:
+        layer = turn["passes"]["hit"]["memory layer without the embedding"]
+        floor = kinds["durable"]["total"]
+        side = "below" if floor["p50"] > 5 else "above"
+        lines += [
+            "",
+            "The memory layer without the embedding, cache-hit pass of the turn benchmark above: p50 "
+            f"{ms(layer['p50'])} ms, p95 {ms(layer['p95'])} ms; this floor is {floor['p50'] / layer['p50']:.0%} of "
+            f"its p50. The goal (p50 ≤ 5 ms) is {side} the floor on this machine.",
+        ]
     return lines
 
 
@@ -267,6 +303,9 @@ def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: f
     ]
     if (turn := by_name.get("turn")) and turn.figures:
         out += ["", "## Memory-layer time per chat turn (model excluded)", "", *turn_section(turn.figures)]
+    if (floor := by_name.get("floor")) and floor.figures:
+        out += ["", "## The floor: a turn's storage round trips alone", "",
+                *floor_section(floor.figures, turn.figures if turn else None)]  # fmt: skip
     if (cons := by_name.get("consolidation")) and cons.figures:
         out += ["", "## Consolidation throughput per worker process", "", *consolidation_section(cons.figures)]
     ws = [s.figures for s in steps if s.name.startswith("ws") and s.figures]

@@ -57,6 +57,27 @@ def test_the_sections_carry_the_figures():
     assert "| 200 × 2 (60 s) | 8 | 0 | 9.5 | 1.5 s | 4.0 s | 5.0 s | 0 |" in ws
 
 
+FLOOR = {
+    "parameters": {"turns": 300, "model ms": 20.0, "between ms": 5.0, "history": 40},
+    "kinds": {
+        kind: {"total": _stats(total), "client CPU": _stats(2.5),
+               "parts": {"turn lock": _stats(0.7), "session read": _stats(0.6), "message: PostgreSQL": _stats(2.0)}}
+        for kind, total in (("durable", 7.2), ("no WAL flush wait", 6.1))
+    },
+}  # fmt: skip
+
+
+def test_the_floor_section_carries_both_kinds_and_compares_with_the_turn():
+    floor = "\n".join(report.floor_section(FLOOR, TURN))
+    assert "| all of them | 7.2 | 14.4 | 6.1 | 12.2 |" in floor
+    assert (
+        "| message: PostgreSQL | 2.0 | 4.0 | 2.0 | 4.0 |" in floor and "| client CPU | 2.5 | 5.0 | 2.5 | 5.0 |" in floor
+    )
+    assert "this floor is 103% of its p50" in floor and "is below the floor on this machine" in floor
+    assert "is above the floor" in "\n".join(report.floor_section({**FLOOR, "kinds": {
+        "durable": {**FLOOR["kinds"]["durable"], "total": _stats(4.0)}}}, TURN))  # fmt: skip
+
+
 def test_slow_benchmarks_are_included_only_from_their_files(tmp_path, monkeypatch):
     monkeypatch.setattr(report, "ROOT", tmp_path)
     missing = "\n".join(report.slow_section("recall"))
