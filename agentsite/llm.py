@@ -28,7 +28,6 @@ from decimal import Decimal
 import jsonschema
 import openai
 from django.conf import settings
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from agentsite import clock
 
@@ -284,6 +283,119 @@ def parse_json_object(text: str, schema: dict | None = None) -> dict:
     return parsed
 
 
+class _ReplyReader:
+    """Read a reply from the endpoint's JSON — a completion, or a stream's chunks — as it comes.
+
+    The client's typed models are not built: constructing a pydantic model for every chunk of a
+    stream was a sixth of a daphne process's CPU under load (docs/bench.md, 2026-12-03). Anything of
+    the wrong shape raises ``MalformedOutput`` here, not an ``AttributeError`` deep in a turn.
+    """
+
+    def __init__(self, on_token: Callable[[str], None] | None = None) -> None:
+        self.on_token = on_token
+        self.pieces: list[str] = []
+        self.calls: dict[int, dict[str, str]] = {}
+        self.finish = "stop"
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def completion(self, data: object) -> None:
+        """Read a whole (not streamed) completion."""
+        data = _mapping(data, "the completion")
+        choices = _sequence(data.get("choices"), "the completion's choices")
+        if not choices:
+            raise MalformedOutput("the completion has no choices", raw=_excerpt(data))
+        choice = _mapping(choices[0], "a choice")
+        message = _mapping(choice.get("message"), "a choice's message")
+        self._content(message.get("content"))
+        for index, call in enumerate(_sequence(message.get("tool_calls"), "a message's tool calls")):
+            self._call(index, _mapping(call, "a tool call"))
+        self._finish(choice.get("finish_reason"))
+        self._usage(data.get("usage"))
+
+    def chunk(self, data: object) -> None:
+        """Read one chunk of a stream (its text goes to ``on_token`` at once)."""
+        data = _mapping(data, "a stream chunk")
+        self._usage(data.get("usage"))
+        for choice in _sequence(data.get("choices"), "a chunk's choices"):
+            choice = _mapping(choice, "a chunk's choice")
+            delta = _mapping(choice.get("delta") or {}, "a chunk's delta")
+            self._content(delta.get("content"))
+            for part in _sequence(delta.get("tool_calls"), "a delta's tool calls"):
+                part = _mapping(part, "a tool call's part")
+                index = part.get("index", 0)
+                if not isinstance(index, int):
+                    raise MalformedOutput("a tool call's part has no integer index", raw=_excerpt(part))
+                self._call(index, part)
+            self._finish(choice.get("finish_reason"))
+
+    @property
+    def content(self) -> str:
+        return "".join(self.pieces)
+
+    def raw_calls(self) -> list[tuple[str, str, str]]:
+        """The tool calls as ``(id, name, arguments JSON)``, in the order the endpoint numbered them."""
+        return [(c["id"], c["name"], c["arguments"]) for _, c in sorted(self.calls.items())]
+
+    def _content(self, text: object) -> None:
+        if text is None or text == "":
+            return
+        if not isinstance(text, str):
+            raise MalformedOutput("the reply's content is not text", raw=_excerpt(text))
+        self.pieces.append(text)
+        if self.on_token is not None:
+            self.on_token(text)
+
+    def _call(self, index: int, part: dict) -> None:
+        call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+        function = _mapping(part.get("function") or {}, "a tool call's function")
+        for key, value in (("id", part.get("id")), ("name", function.get("name")),
+                           ("arguments", function.get("arguments"))):  # fmt: skip
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise MalformedOutput(f"a tool call's {key} is not text", raw=_excerpt(part))
+            call[key] = value if key == "id" else call[key] + value
+
+    def _finish(self, reason: object) -> None:
+        if reason:
+            if not isinstance(reason, str):
+                raise MalformedOutput("a finish reason is not text", raw=_excerpt(reason))
+            self.finish = reason
+
+    def _usage(self, usage: object) -> None:
+        # Token counts are telemetry: a count that is not a number is recorded as 0, never fails a reply.
+        if isinstance(usage, dict):
+            self.prompt_tokens = _count(usage.get("prompt_tokens"))
+            self.completion_tokens = _count(usage.get("completion_tokens"))
+
+
+def _mapping(value: object, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise MalformedOutput(f"{what} is not a JSON object", raw=_excerpt(value))
+    return value
+
+
+def _sequence(value: object, what: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise MalformedOutput(f"{what} is not a list", raw=_excerpt(value))
+    return value
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _excerpt(value: object) -> str:
+    return repr(value)[:300]
+
+
+class StreamBroken(ModelUnavailable):
+    """The endpoint failed in the middle of a streamed reply (an error event, or the connection lost)."""
+
+
 class ModelGateway:
     """The one client of the model endpoint in a process (built by ``get_gateway``)."""
 
@@ -337,34 +449,36 @@ class ModelGateway:
         if response_format:
             request["response_format"] = response_format
         options = {"headers": extra_headers} if extra_headers else {}
+        reply = _ReplyReader(on_token if stream else None)
         try:
             if stream:
-                content, raw_calls, finish, usage = self._stream(request, options, on_token)
+                self._stream(request, options, reply)
             else:
-                response = self._post(request, options, stream=False)
-                choice = response.choices[0]
-                content = choice.message.content or ""
-                raw_calls = [(c.id, c.function.name, c.function.arguments) for c in choice.message.tool_calls or ()]
-                finish = choice.finish_reason or "stop"
-                usage = response.usage
+                reply.completion(self._post(request, options, stream=False))
+        except MalformedOutput as exc:
+            self.breaker.record_success()  # the endpoint answered; what it said is the caller's problem
+            record_call(meter, reply.prompt_tokens, reply.completion_tokens, error=str(exc))
+            raise
         except openai.BadRequestError as exc:
             # Our request was wrong (a malformed message list, say): the endpoint itself is healthy.
             self.breaker.record_success()
             record_call(meter, 0, 0, error=f"400: {exc}")
             raise LLMError(f"the model endpoint rejected the request: {exc}") from exc
-        except (openai.APIConnectionError, openai.APIStatusError) as exc:  # includes timeouts, 429, 5xx
+        except (openai.APIConnectionError, openai.APIStatusError, StreamBroken) as exc:  # timeouts, 429, 5xx too
             self.breaker.record_failure()
             self.breaker.publish()
             record_call(meter, 0, 0, error=f"{type(exc).__name__}: {exc}")
+            if isinstance(exc, StreamBroken):
+                raise
             raise ModelUnavailable(f"the model endpoint failed: {type(exc).__name__}") from exc
         recovered = self.breaker.failures > 0
         self.breaker.record_success()
         if recovered:  # only a change is published: a healthy endpoint costs no Redis write per call
             self.breaker.publish()
-        prompt_tokens = getattr(usage, "prompt_tokens", 0) or 0
-        completion_tokens = getattr(usage, "completion_tokens", 0) or 0
+        content, finish = reply.content, reply.finish
+        prompt_tokens, completion_tokens = reply.prompt_tokens, reply.completion_tokens
         try:
-            tool_calls = parse_tool_calls(raw_calls, tools)
+            tool_calls = parse_tool_calls(reply.raw_calls(), tools)
         except MalformedOutput as exc:
             record_call(meter, prompt_tokens, completion_tokens, error=str(exc))
             raise
@@ -384,41 +498,33 @@ class ModelGateway:
         ``client.chat.completions.create`` first walks the whole body against its type hints
         (``maybe_transform``), which changes nothing in a body of plain JSON like ours but costs
         ~18 ms of CPU, holding the GIL, for a 60-message prompt: more than the whole memory layer.
-        The client's documented ``post`` sends the body untouched and parses the same types.
+        The client's documented ``post`` sends the body untouched; ``cast_to=object`` hands back the
+        decoded JSON (``_ReplyReader`` reads it), a stream's chunks included.
         """
         if stream:
             body = {**request, "stream": True, "stream_options": {"include_usage": True}}
             return self.client.post(
-                "/chat/completions", body=body, cast_to=ChatCompletion, options=options,
-                stream=True, stream_cls=openai.Stream[ChatCompletionChunk],
+                "/chat/completions", body=body, cast_to=object, options=options,
+                stream=True, stream_cls=openai.Stream[object],
             )  # fmt: skip
-        return self.client.post("/chat/completions", body=request, cast_to=ChatCompletion, options=options)
+        return self.client.post("/chat/completions", body=request, cast_to=object, options=options)
 
-    def _stream(self, request: dict, options: dict, on_token: Callable[[str], None] | None):
-        pieces: list[str] = []
-        calls: dict[int, dict] = {}
-        finish = "stop"
-        usage = None
-        stream = self._post(request, options, stream=True)
-        for chunk in stream:
-            if chunk.usage is not None:
-                usage = chunk.usage
-            for choice in chunk.choices:
-                delta = choice.delta
-                if delta.content:
-                    pieces.append(delta.content)
-                    if on_token is not None:
-                        on_token(delta.content)
-                for part in delta.tool_calls or ():
-                    call = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
-                    call["id"] = part.id or call["id"]
-                    if part.function is not None:
-                        call["name"] += part.function.name or ""
-                        call["arguments"] += part.function.arguments or ""
-                if choice.finish_reason:
-                    finish = choice.finish_reason
-        raw_calls = [(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items())]
-        return "".join(pieces), raw_calls, finish, usage
+    def _stream(self, request: dict, options: dict, reply: _ReplyReader) -> None:
+        """Read a streamed reply into ``reply``; a stream that breaks on its way raises ``StreamBroken``.
+
+        The client raises an error event as a bare ``openai.APIError`` (which a request never raises),
+        and a connection lost or timing out between chunks as ``APIConnectionError``. Only fetching the
+        next chunk is guarded, so an error of ``on_token`` stays its own.
+        """
+        chunks = iter(self._post(request, options, stream=True))
+        while True:
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                return
+            except openai.APIError as exc:
+                raise StreamBroken(f"the model endpoint broke off its reply: {type(exc).__name__}: {exc}") from exc
+            reply.chunk(chunk)
 
     def summarise(self, text: str, *, conversation_id: str | None = None) -> str:
         """Return a short summary of ``text`` from the cheap model, keeping IDs, dates and amounts."""

@@ -27,6 +27,12 @@ UNKNOWN_TOOL = "unknown_tool"
 BAD_EXTRACTION_JSON = "bad_extraction_json"
 HOSTILE_REFUND = "hostile_refund"
 HOSTILE_MEMORY = "hostile_memory"
+# Break a streamed reply on its way (server.py); a reply that is not streamed is sent as it is, but for
+# ``bad_chunk``, whose message is then a string.
+BAD_CHUNK = "bad_chunk"
+STREAM_ERROR = "stream_error"
+CUT_STREAM = "cut_stream"
+STREAM_FAULTS = (BAD_CHUNK, STREAM_ERROR, CUT_STREAM)
 
 NAMES = (
     RATE_LIMIT,
@@ -37,6 +43,7 @@ NAMES = (
     BAD_EXTRACTION_JSON,
     HOSTILE_REFUND,
     HOSTILE_MEMORY,
+    *STREAM_FAULTS,
 )
 DEFAULT_STALL_SECONDS = 30.0
 DEFAULT_ORDER = "ORD-2025-0001"

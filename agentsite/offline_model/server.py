@@ -319,17 +319,13 @@ class Handler(BaseHTTPRequestHandler):
         key = hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
         prompt = tokens.prompt_tokens(body["messages"], body.get("tools"))
         if not streamed:
-            self._send_json(
-                200,
-                protocol.completion(
-                    reply,
-                    model=model,
-                    request_key=key,
-                    prompt_tokens=prompt,
-                    finish_reason=finish_reason,
-                    n=body.get("n") or 1,
-                ),
-            )
+            completion = protocol.completion(
+                reply, model=model, request_key=key, prompt_tokens=prompt, finish_reason=finish_reason,
+                n=body.get("n") or 1,
+            )  # fmt: skip
+            if behaviour and behaviour.name == scripts.BAD_CHUNK:
+                completion["choices"][0]["message"] = "not an object"
+            self._send_json(200, completion)
             return
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         chunks = protocol.chunks(
@@ -340,7 +336,8 @@ class Handler(BaseHTTPRequestHandler):
             finish_reason=finish_reason,
             include_usage=include_usage,
         )
-        self._stream(chunks, self._pace_ms())
+        fault = behaviour.name if behaviour and behaviour.name in scripts.STREAM_FAULTS else None
+        self._stream(chunks, self._pace_ms(), fault)
 
     def _pace_ms(self) -> int:
         value = self.headers.get(PACE_HEADER)
@@ -355,7 +352,9 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
-    def _stream(self, chunks: list[dict[str, Any]], pace_ms: int) -> None:
+    def _stream(self, chunks: list[dict[str, Any]], pace_ms: int, fault: str | None = None) -> None:
+        """Send ``chunks`` as server-sent events; a ``fault`` (scripts.STREAM_FAULTS) breaks the stream after
+        its second event: a chunk of the wrong shape, an error event, or the connection closed mid-reply."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
@@ -365,6 +364,14 @@ class Handler(BaseHTTPRequestHandler):
             for i, chunk in enumerate(chunks):
                 if i and pace_ms:
                     time.sleep(pace_ms / 1000)
+                if i == 2 and fault == scripts.CUT_STREAM:
+                    self.close_connection = True  # no terminating chunk: the client sees the body end early
+                    return
+                if i == 2 and fault == scripts.STREAM_ERROR:
+                    chunk = {"error": {"message": "The server had an error while streaming (offline model script).",
+                                       "type": "server_error"}}  # fmt: skip
+                elif i == 2 and fault == scripts.BAD_CHUNK:
+                    chunk = {**chunk, "choices": [{"index": 0, "delta": "not an object", "finish_reason": None}]}
                 self._write_chunk(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
             self._write_chunk(b"data: [DONE]\n\n")
             self.wfile.write(b"0\r\n\r\n")

@@ -187,6 +187,70 @@ def test_a_stalled_endpoint_times_out(gateway_factory, offline_model):
         gateway_factory(timeout=0.3).chat([{"role": "user", "content": "hello"}])
 
 
+STREAMED = [{"role": "user", "content": "Can you tell me about your refund policy and shipping times?"}]
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_reply_of_the_wrong_shape_is_malformed_output_and_the_endpoint_stays_healthy(
+    gateway_factory, offline_model, stream
+):
+    offline_model.script(["bad_chunk"])
+    gateway = gateway_factory(threshold=1)
+    pieces: list[str] = []
+
+    with pytest.raises(MalformedOutput, match="delta is not a JSON object" if stream else "message is not a JSON"):
+        gateway.chat(STREAMED, stream=stream, on_token=pieces.append)
+
+    assert bool(pieces) == stream  # streamed, the first pieces had gone out
+    assert gateway.breaker.state == "closed"  # it answered: what it said is the caller's problem
+    assert ModelCall.objects.get().ok is False
+
+
+@pytest.mark.parametrize("fault", ["stream_error", "cut_stream"])
+def test_a_stream_broken_off_midway_is_an_outage_not_a_crash(gateway_factory, offline_model, fault):
+    offline_model.script([fault])
+    gateway = gateway_factory(threshold=1)
+    pieces: list[str] = []
+
+    with pytest.raises(ModelUnavailable, match="broke off its reply"):
+        gateway.chat(STREAMED, stream=True, on_token=pieces.append)
+
+    assert pieces  # the first pieces had arrived
+    assert gateway.breaker.state == "open"
+    assert ModelCall.objects.get().ok is False
+
+
+def test_a_stream_that_stalls_between_chunks_times_out(gateway_factory):
+    # The headers and the first event come at once, the next event after two seconds: the timeout
+    # strikes while the reply is read (only reading it raises StreamBroken), not while it is requested.
+    with pytest.raises(llm.StreamBroken, match="broke off its reply: APITimeoutError"):
+        gateway_factory(timeout=0.3).chat(STREAMED, stream=True, on_token=lambda piece: None,
+                                          extra_headers={"X-Offline-Pace-Ms": "2000"})  # fmt: skip
+
+
+def test_every_level_of_a_reply_is_checked_before_it_is_read():
+    for broken, message in [
+        ([], "completion is not a JSON object"),
+        ({"choices": []}, "no choices"),
+        ({"choices": "x"}, "choices is not a list"),
+        ({"choices": [{"message": {"content": 42}}]}, "content is not text"),
+        ({"choices": [{"message": {"content": "", "tool_calls": {"id": "c"}}}]}, "tool calls is not a list"),
+        ({"choices": [{"message": {"content": "", "tool_calls": [{"function": {"name": 7}}]}}]}, "name is not text"),
+        ({"choices": [{"message": {"content": "ok"}, "finish_reason": ["stop"]}]}, "finish reason is not text"),
+    ]:  # fmt: skip
+        with pytest.raises(MalformedOutput, match=message):
+            llm._ReplyReader().completion(broken)
+    for broken, message in [
+        ({"choices": [{"delta": {"tool_calls": [{"index": "0"}]}}]}, "no integer index"),
+        ({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": "f"}]}}]}, "function is not a JSON object"),
+    ]:  # fmt: skip
+        with pytest.raises(MalformedOutput, match=message):
+            llm._ReplyReader().chunk(broken)
+    reader = llm._ReplyReader()
+    reader.completion({"choices": [{"message": {"content": "ok"}}], "usage": {"prompt_tokens": "many"}})
+    assert (reader.content, reader.prompt_tokens) == ("ok", 0)  # a token count is telemetry: never fails a reply
+
+
 def test_breaker_opens_after_the_threshold_and_fails_fast(gateway_factory, offline_model):
     clock = FakeMonotonic()
     gateway = gateway_factory(threshold=2, cooldown=30, monotonic=clock)
