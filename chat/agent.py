@@ -192,6 +192,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 reply = _model_loop(store, memory, ctx, tools, emit)
         except (llm.LLMError, PinnedOverflow) as exc:
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
+            if memory.streamed:  # the customer saw the start of a reply that is not kept: take it back
+                emit({"type": "reply_reset"})
             result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True,
                              expected=memory.snapshot)  # fmt: skip
             result.failed = True
@@ -216,6 +218,7 @@ class _Memory:
         self.buffer = buffer
         self.snapshot = snapshot
         self.used_tools = False
+        self.streamed = False  # some of a reply went to the customer as tokens
 
 
 def _entry(role: Role, content: str) -> Entry:
@@ -266,12 +269,16 @@ def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dic
 
 def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emit: Emit | None) -> str:
     """Call the model until it answers in words, running the tools it asks for (bounded)."""
-    on_token = (lambda piece: emit({"type": "token", "text": piece})) if emit is not None else None
+
+    def on_token(piece: str) -> None:
+        memory.streamed = True
+        emit({"type": "token", "text": piece})
+
     for _ in range(settings.AGENT_MAX_TOOL_STEPS):
         messages = memory.buffer.to_messages()
         with timings.phase("model"):
             completion = llm.chat(
-                messages, tools, stream=on_token is not None, on_token=on_token,
+                messages, tools, stream=emit is not None, on_token=on_token if emit is not None else None,
                 conversation_id=str(ctx.conversation_id),
             )  # fmt: skip
         if not completion.tool_calls:

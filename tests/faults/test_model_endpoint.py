@@ -108,6 +108,29 @@ def test_malformed_tool_calls_run_nothing_and_store_nothing(gateway, conversatio
     assert ModelCall.objects.filter(purpose="chat", ok=False).count() == 1
 
 
+@pytest.mark.parametrize("fault", ["stream_error", "cut_stream", "bad_chunk"])
+def test_a_reply_broken_off_midway_is_taken_back_and_replaced_by_the_apology(gateway, conversation, offline_model,
+                                                                             fault):  # fmt: skip
+    question = "Thanks a lot for your help today, have a nice evening!"  # answered in words, no tool
+    offline_model.script([fault], task="chat")
+
+    result, frames = turn(conversation, question)
+
+    assert result.failed and result.reply == prompts.APOLOGY["en"]
+    kinds = [f["type"] for f in frames]
+    reset = kinds.index("reply_reset")
+    assert "token" in kinds[:reset]  # the customer had seen the start of the reply ...
+    after = "".join(f["text"] for f in frames[reset:] if f["type"] == "token")
+    assert after == prompts.APOLOGY["en"]  # ... which is taken back and replaced by the apology
+    assert stored(conversation[1]) == [("user", question), ("assistant", prompts.APOLOGY["en"])]
+
+
+def test_a_turn_that_fails_before_any_token_sends_no_reset(settings, gateway, conversation):
+    settings.OPENAI_BASE_URL = f"http://127.0.0.1:{free_port()}/v1"
+    result, frames = turn(conversation)
+    assert result.failed and "reply_reset" not in [f["type"] for f in frames]
+
+
 def test_malformed_extraction_json_stores_no_memory_and_the_next_run_does(
     gateway, offline_model, django_user_model, store
 ):

@@ -236,6 +236,21 @@ def test_a_dropped_socket_shows_reconnecting_and_resumes_the_same_conversation(s
     assert send_and_watch(page, "Thanks!")[-1]
 
 
+def test_a_reply_that_breaks_off_midway_gives_way_to_the_apology(site, paced_model, browser):
+    from chat import prompts
+
+    page = log_in(browser, site, "alice", "en")
+    paced_model.script(["stream_error"], task="chat")
+
+    seen = send_and_watch(page, "Thanks a lot for your help today, have a nice evening!")
+
+    # The first piece of the reply reached the page before the error (the server sends the frames in that
+    # order, tests/faults/test_model_endpoint.py); it is gone: one reply, the apology alone.
+    assert seen[-1] == prompts.APOLOGY["en"]
+    assert page.locator("#log .msg.agent .body").all_inner_texts() == [prompts.APOLOGY["en"]]
+    shot(page, "chat-reply-broken-off-en")
+
+
 def test_staff_and_system_frames_are_shown_and_never_parsed_as_html(site, browser):
     sockets: list = []
     page = log_in(browser, site, "bob", "en", sockets=sockets)

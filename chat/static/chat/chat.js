@@ -136,6 +136,11 @@
       current.body.textContent += f.text;
       current.item.classList.add("streaming");
     },
+    reply_reset: function () {
+      // The reply being streamed failed midway: its start goes, and the apology that follows takes its place.
+      if (current) current.item.remove();
+      current = null;
+    },
     reply_done: function (f) {
       if (current) current.item.classList.remove("streaming");
       current = null;
