@@ -112,6 +112,16 @@ class Turn:
             "reply_redis": hot(v + 1, seq + 2, reply_text, "assistant", []),
         }
 
+    def _batch(self, sql: str, parameters: list, script_arguments: list, marks: list[float]) -> None:
+        """One batch as the product writes it: its statement, then its Redis script; a mark after each."""
+        self.pg.execute(sql, parameters, prepare=True)
+        if self.pg.fetchone() is None:
+            raise RuntimeError("a batch found another version: the benchmark's bookkeeping is wrong")
+        marks.append(time.perf_counter())
+        if not self.redis.execute_command("EVALSHA", self.apply_sha, 4, *self.keys.all(), *script_arguments):
+            raise RuntimeError("the hot copy was not at the expected version")
+        marks.append(time.perf_counter())
+
     def run(self, arguments: dict, model_seconds: float, synchronous: bool) -> tuple[list[float], float]:
         """Make the turn's round trips; the wall milliseconds of each, and this thread's CPU milliseconds."""
         pg, redis, keys = self.pg, self.redis, self.keys.all()
@@ -128,24 +138,12 @@ class Turn:
         marks.append(time.perf_counter())
         redis.execute_command("EVALSHA", self.read_sha, 4, keys[0], keys[1], keys[3], keys[2], self.history, 0)
         marks.append(time.perf_counter())
-        pg.execute(message_sql, arguments["message_sql"], prepare=True)
-        if pg.fetchone() is None:
-            raise RuntimeError("the message's batch found another version: the benchmark's bookkeeping is wrong")
-        marks.append(time.perf_counter())
-        if not redis.execute_command("EVALSHA", self.apply_sha, 4, *keys, *arguments["message_redis"]):
-            raise RuntimeError("the hot copy was not at the expected version")
-        marks.append(time.perf_counter())
+        self._batch(message_sql, arguments["message_sql"], arguments["message_redis"], marks)
         cpu += time.thread_time() - started_cpu
         time.sleep(model_seconds)
         marks.append(time.perf_counter())
         started_cpu = time.thread_time()
-        pg.execute(reply_sql, arguments["reply_sql"], prepare=True)
-        if pg.fetchone() is None:
-            raise RuntimeError("the reply's batch found another version")
-        marks.append(time.perf_counter())
-        if not redis.execute_command("EVALSHA", self.apply_sha, 4, *keys, *arguments["reply_redis"]):
-            raise RuntimeError("the hot copy was not at the expected version")
-        marks.append(time.perf_counter())
+        self._batch(reply_sql, arguments["reply_sql"], arguments["reply_redis"], marks)
         pg.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", self.lock_key, prepare=True)
         pg.fetchone()
         marks.append(time.perf_counter())
