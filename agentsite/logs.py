@@ -89,8 +89,8 @@ def install(target: logging.Logger) -> None:
     from memory.redaction import RedactingFilter
 
     for handler in target.handlers:
-        if not any(isinstance(f, ContextFilter) for f in handler.filters):
-            handler.addFilter(ContextFilter())
-            handler.addFilter(RedactingFilter())
+        for kind in (ContextFilter, RedactingFilter):
+            if not any(isinstance(f, kind) for f in handler.filters):
+                handler.addFilter(kind())
         if settings.LOG_FORMAT == "json":
             handler.setFormatter(JsonFormatter())

@@ -294,7 +294,15 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["context", "redact"]}
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}, "pgserver": {"level": "WARNING"}},
+    # Django's own handlers (console with DEBUG, mail_admins, runserver's) would write lines unredacted: its
+    # loggers use the console handler above instead.
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO"},
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "django.db.backends": {"level": "WARNING"},
+        "pgserver": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},  # failed logins and lockouts; not four lines for every login that works
+    },
 }
 # /metrics (agentsite/metrics.py) answers staff sessions, and "Authorization: Bearer <token>" when this is set.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")

@@ -10,6 +10,7 @@ from agentsite import clock
 from memory import keys, longterm
 from memory.embeddings import get_embedder
 from memory.models import LongTermMemory, MemoryConflict, Source
+from memory.redaction import redact
 
 # What a keyed memory is about, in the customer's language (memory.keys.REGISTRY names).
 KEY_LABELS = {
@@ -97,3 +98,6 @@ class RatingForm(forms.Form):
     conversation_id = forms.UUIDField()
     score = forms.IntegerField(min_value=1, max_value=5)
     comment = forms.CharField(max_length=2000, required=False, strip=True)
+
+    def clean_comment(self) -> str:
+        return redact(self.cleaned_data["comment"])  # shown to staff and kept: no secret

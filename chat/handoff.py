@@ -23,6 +23,7 @@ from memory import session as short_term
 from memory.embeddings import get_embedder
 from memory.longterm import Candidate, customer_lock, store
 from memory.models import Conversation, LongTermMemory, StateTransition
+from memory.redaction import redact, redact_json
 from memory.states import AgentState
 from memory.working import Entry, Role
 
@@ -75,7 +76,7 @@ def build_packet(conversation_id: UUID | str) -> dict:
 
 def open_handoff(conversation_id: UUID | str) -> Handoff:
     """Queue an escalated conversation for staff with its packet (once per escalation)."""
-    packet = build_packet(conversation_id)
+    packet = json.loads(redact_json(json.dumps(build_packet(conversation_id))))  # staff read it: no secret
     handoff, created = Handoff.objects.get_or_create(conversation_id=conversation_id, defaults={"packet": packet})
     if not created:
         handoff.packet, handoff.created_at, handoff.taken_by, handoff.taken_at, handoff.closed_at = (
@@ -127,7 +128,7 @@ def close(conversation_id: UUID | str, staff, resolution: str = "") -> None:
     the system (confidence 1.0), so the agent knows next time how this was settled.
     """
     _finish(conversation_id, staff, AgentState.RESOLVED, "closed by staff")
-    resolution = " ".join(resolution.split())
+    resolution = redact(" ".join(resolution.split()))  # before the cut below, which could halve a card number
     if resolution:
         customer_id = Conversation.objects.values_list("customer_id", flat=True).get(pk=conversation_id)
         candidate = Candidate(
@@ -172,4 +173,4 @@ def _push(conversation_id, event: dict) -> None:
     try:
         async_to_sync(get_channel_layer().group_send)(f"conversation.{conversation_id}", event)
     except Exception:  # stored anyway: the customer sees it in the history on reconnect
-        logger.warning("channel layer unavailable; %s not pushed live", json.dumps(event)[:80])
+        logger.warning("channel layer unavailable; a %s event not pushed live", event["type"])

@@ -112,7 +112,7 @@ def _write_through(customer_id: int, key: str, value: str, content: str, convers
         conversation_id=conversation_id,
     )
     customer_lock(customer_id)
-    store(customer_id, candidate, get_embedder().embed_passages([content])[0], actor="shop")
+    store(customer_id, candidate, get_embedder().embed_passages([candidate.content])[0], actor="shop")
 
 
 def _profile(customer_id: int) -> CustomerProfile:

@@ -10,6 +10,7 @@ message confirms it — whatever the model says, and however often the confirmat
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from chat import shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
 from memory.recall import confidence_tag, recall
+from memory.redaction import redact, redact_json
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
 
@@ -142,6 +144,8 @@ def _proposer(tool: str, propose: Callable[..., tuple[dict, str]]) -> Callable[.
 
 def propose_change(ctx: ToolContext, tool: str, arguments: dict, summary: str) -> dict:
     """Store the change as the conversation's one pending action and ask for confirmation."""
+    # The model wrote the arguments from what the customer typed; they become shop records once confirmed.
+    arguments, summary = json.loads(redact_json(json.dumps(arguments))), redact(summary)
     with transaction.atomic():
         PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
             status=PendingAction.Status.CANCELLED, decided_at=clock.now()

@@ -92,11 +92,11 @@ def validate(raw: dict, conversation_id: UUID | str) -> tuple[list[Candidate], l
     for item in raw.get("memories", []):
         content = " ".join(item["content"].split())
         key, value = item.get("key", "") or "", item.get("value", "") or ""
+        if contains_secret(content) or contains_secret(value):  # first: the other reasons quote the content
+            rejected.append("contains a card number, ID number or password")
+            continue
         if item["confidence"] < settings.MEMORY_MIN_CONFIDENCE:
             rejected.append(f"low confidence {item['confidence']}: {content[:60]}")
-            continue
-        if contains_secret(content) or contains_secret(value):
-            rejected.append("contains a card number, ID number or password")
             continue
         if INSTRUCTION_PATTERNS.search(content) or INSTRUCTION_PATTERNS.search(value):
             rejected.append(f"reads like an instruction: {content[:80]}")

@@ -25,6 +25,7 @@ from agentsite import clock
 from memory.embeddings import get_embedder
 from memory.keys import is_single_valued
 from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, Source
+from memory.redaction import redact
 
 LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
 REDACTED = {"redacted": True}
@@ -42,6 +43,11 @@ class Candidate:
     value: str = ""
     conversation_id: UUID | str | None = None
     metadata: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Whoever proposes it (extraction, a form, staff, a tool's arguments), no secret is stored.
+        object.__setattr__(self, "content", redact(self.content))
+        object.__setattr__(self, "value", redact(self.value))
 
 
 @dataclass(frozen=True)
@@ -366,6 +372,7 @@ def update_memory(
     an older version never overwrites the row; it raises ``StaleVersion`` with the conflict it opened.
     """
     now = clock.now()
+    content = redact(content)
     memory = LongTermMemory.objects.get(pk=memory_id, customer_id=customer_id)
     old = _snapshot(memory)
     changes = {

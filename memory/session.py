@@ -685,6 +685,7 @@ class SessionStore:
         """
         to_state = AgentState(to_state)
         now = now or clock.now()
+        reason = redact(reason)  # a tool's reason is the model's words, from what the customer typed
         with self._writing(conversation_id, now) as writes:
             if writes.optimistic:
                 writes.replay.append(functools.partial(self.transition, conversation_id, to_state, reason,
@@ -796,6 +797,7 @@ class SessionStore:
         return rows.covered_seq(conversation_id)
 
     def _store_summary(self, conversation_id: uuid.UUID | str, summary: Summary, now: datetime) -> None:
+        summary = dataclasses.replace(summary, content=redact(summary.content))  # the model may echo a secret
         with self._writing(conversation_id, now) as writes:
             conversation = writes.conversation
             CompressionSummary.objects.create(
