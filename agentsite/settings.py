@@ -7,6 +7,7 @@ hardening and makes the settings a deployment cannot do without mandatory.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -52,6 +53,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "axes",
     "agentsite",
     "memory",
     "chat",
@@ -67,6 +69,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: it turns a login that django-axes refused into the lockout page (chat.views.login_locked_out).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "agentsite.urls"
@@ -201,7 +205,29 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": {"max_retries": REDIS
                                                             "interval_max": REDIS_RETRY_BACKOFF_MAX}}  # fmt: skip
 CELERY_TIMEZONE = "UTC"
 
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Sessions: read from the Redis cache, written through to PostgreSQL (agentsite/sessions.py), so that the
+# chat socket can check the login behind every frame cheaply and logins outlive a Redis outage.
+SESSION_ENGINE = "agentsite.sessions"
+# How long a session stays in the cache before it is read from PostgreSQL again: the longest a logout
+# made while Redis was unreachable can go unseen by a cached copy that outlived the outage.
+SESSION_CACHE_SECONDS = env.int("SESSION_CACHE_SECONDS", default=300)
+
+# Logins: django-axes counts failed logins per username *and* address together (the demo's login
+# page lists the usernames: a lockout by username alone would let anyone lock every customer out).
+# Staff see and lift lockouts in the admin ("Access attempts"); docs/operations.md.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # refuses a locked-out login before the password is checked
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)  # failed logins in a row that lock the pair out
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "chat.views.login_locked_out"
+AXES_VERBOSE = False  # no banner at every start of every process; failures and lockouts are still logged
+# axes logs failed logins always; a row for every successful login too only when this is on.
+AXES_DISABLE_ACCESS_LOG = not env.bool("LOGIN_ACCESS_LOG", default=False)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -47,6 +48,25 @@ class CustomerLoginView(auth_views.LoginView):
 
 class CustomerLogoutView(auth_views.LogoutView):
     pass
+
+
+def login_locked_out(request: HttpRequest, *args: object) -> HttpResponse:
+    """django-axes' answer to a locked-out login (``AXES_LOCKOUT_CALLABLE``): the same login page, unfilled,
+    saying why, with status 429 — the admin's login for the admin, the customers' for everyone else.
+
+    Both templates show the lockout notice when axes has marked the request (``request.axes_locked_out``).
+    The page is rendered as for a GET: the refused attempt is not processed again.
+    """
+    request.method = "GET"
+    context = {"lockout_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)}
+    if request.path == reverse("admin:login"):
+        response = admin.site.login(request, extra_context=context)
+    else:
+        response = CustomerLoginView.as_view(extra_context=context)(request)
+    if hasattr(response, "render"):
+        response.render()
+    response.status_code = 429
+    return response
 
 
 def _js_strings() -> dict[str, str]:

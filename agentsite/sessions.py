@@ -1,0 +1,66 @@
+"""Django's sessions read from the Redis cache and written through to PostgreSQL, outliving a Redis outage.
+
+Django's ``cached_db`` store, with three changes. A cache that cannot be reached never fails a request:
+the session is read from and written to PostgreSQL alone (Django's own store raised on a cache write
+after a database read, on a logout, and on creating a session key). A session stays in the cache at most
+``SESSION_CACHE_SECONDS``: a logout made while Redis was unreachable could not delete the cached copy,
+and a copy that outlived the outage would otherwise log the browser in for the rest of its age. And the
+chat socket checks the login behind every frame through this store, so that check is one Redis read
+(docs/operations.md has its cost). Only the synchronous API is used by the project (views and Channels'
+session middleware both call it from threads).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.contrib.sessions.backends import cached_db
+
+logger = logging.getLogger(__name__)
+
+
+class SessionStore(cached_db.SessionStore):
+    def load(self) -> dict:
+        try:
+            data = self._cache.get(self.cache_key)
+        except Exception:
+            logger.warning("session cache unavailable: session read from the database")
+            data = None
+        if data is not None:
+            return data
+        row = self._get_session_from_db()
+        if not row:
+            return {}
+        data = self.decode(row.session_data)
+        self._cache_put(data, self.get_expiry_age(expiry=row.expire_date))
+        return data
+
+    def exists(self, session_key: str) -> bool:
+        try:
+            if session_key and (self.cache_key_prefix + session_key) in self._cache:
+                return True
+        except Exception:
+            logger.warning("session cache unavailable: existence checked in the database")
+        return super(cached_db.SessionStore, self).exists(session_key)
+
+    def save(self, must_create: bool = False) -> None:
+        super(cached_db.SessionStore, self).save(must_create)
+        self._cache_put(self._session, self.get_expiry_age())
+
+    def delete(self, session_key: str | None = None) -> None:
+        super(cached_db.SessionStore, self).delete(session_key)
+        session_key = session_key or self.session_key
+        if session_key is None:
+            return
+        try:
+            self._cache.delete(self.cache_key_prefix + session_key)
+        except Exception:  # the database row is gone; a cached copy lives at most SESSION_CACHE_SECONDS
+            logger.warning("session cache unavailable: a deleted session stays cached for up to %s s",
+                           settings.SESSION_CACHE_SECONDS)  # fmt: skip
+
+    def _cache_put(self, data: dict, age: int) -> None:
+        try:
+            self._cache.set(self.cache_key, data, min(age, settings.SESSION_CACHE_SECONDS))
+        except Exception:
+            logger.warning("session cache unavailable: session kept in the database only")
