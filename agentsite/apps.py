@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.admin import apps as admin_apps
 
 
 class AgentsiteConfig(AppConfig):
@@ -6,3 +7,11 @@ class AgentsiteConfig(AppConfig):
 
     name = "agentsite"
     verbose_name = "Agent site"
+
+
+class AgentAdminConfig(admin_apps.AdminConfig):
+    """Django's admin on the project's site class (``agentsite.admin_site``); named in INSTALLED_APPS."""
+
+    default = False  # the app "agentsite" itself is AgentsiteConfig
+
+    default_site = "agentsite.admin_site.AgentAdminSite"

@@ -46,7 +46,7 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "agentsite.apps.AgentAdminConfig",  # django.contrib.admin on the project's site class
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -107,6 +107,9 @@ def take(conversation_id: UUID | str, staff) -> Handoff:
     return handoff
 
 
+MAX_REPLY_CHARS = 4000  # a staff reply, as a customer's message is limited by AGENT_MAX_FRAME_CHARS
+
+
 def reply(conversation_id: UUID | str, staff, text: str) -> None:
     """Store a staff member's reply and push it to the customer's open sockets."""
     handoff = Handoff.objects.get(conversation_id=conversation_id, closed_at__isnull=True)
@@ -115,6 +118,8 @@ def reply(conversation_id: UUID | str, staff, text: str) -> None:
     text = text.strip()
     if not text:
         raise HandoffError("an empty reply")
+    if len(text) > MAX_REPLY_CHARS:
+        raise HandoffError(f"a reply is limited to {MAX_REPLY_CHARS} characters")
     name = staff.get_full_name() or staff.get_username()
     entry = Entry.create(Role.ASSISTANT, text, timestamp=clock.now(), metadata={"staff_name": name})
     short_term.store().append(conversation_id, entry, by_staff=True)

@@ -168,7 +168,7 @@ def rate_conversation(request: HttpRequest) -> JsonResponse:
     """Store the customer's 1-5 rating of one of their own conversations (JSON body; CSRF header)."""
     try:
         payload = json.loads(request.body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # json gives up on deeply nested input with a RecursionError
         return JsonResponse({"error": "bad_json"}, status=400)
     form = RatingForm(payload if isinstance(payload, dict) else {})
     if not form.is_valid():

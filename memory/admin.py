@@ -10,7 +10,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.db.models import Case, IntegerField, When
-from django.shortcuts import redirect
+from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
@@ -304,7 +304,7 @@ class MemoryConflictAdmin(admin.ModelAdmin):
 
     def edit_and_merge_view(self, request, conflict_id: int):
         """Staff write the value themselves; it supersedes the current memory as a system record."""
-        conflict = MemoryConflict.objects.get(pk=conflict_id)
+        conflict = get_object_or_404(MemoryConflict, pk=conflict_id)
         if request.method == "POST":
             form = EditMergeForm(request.POST)
             if form.is_valid():
