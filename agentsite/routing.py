@@ -1,11 +1,16 @@
-"""Websocket routes of every app, gathered for asgi.py."""
+"""Websocket routes of every app, gathered for asgi.py; any other path is refused at the handshake."""
 
-from django.urls import path
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.urls import re_path
 
-from agentsite.consumers import EchoConsumer
 from chat.routing import websocket_urlpatterns as chat_routes
 
-websocket_urlpatterns = [
-    path("ws/echo/", EchoConsumer.as_asgi()),
-    *chat_routes,
-]
+
+class NoSuchRoute(AsyncWebsocketConsumer):
+    """Refuse the handshake (HTTP 403) of a path no app serves, rather than fail inside the router."""
+
+    async def connect(self) -> None:
+        await self.close()
+
+
+websocket_urlpatterns = [*chat_routes, re_path(r"", NoSuchRoute.as_asgi())]

@@ -345,6 +345,8 @@ if MEMORY_CONTRADICTION_POLICY not in {"auto", "hold"}:
 MEMORY_CONSOLIDATE_EVERY_MESSAGES = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
 MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
 MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
+# Consolidation runs the turn and new conversations may queue per customer an hour; past it the sweep catches up.
+MEMORY_CONSOLIDATIONS_PER_HOUR = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
 # One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
 MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
 # Memory: recall
@@ -378,7 +380,12 @@ AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads p
 # A socket not authenticated and loaded within this many seconds is closed with 4503 (try again later).
 AGENT_CONNECT_TIMEOUT_SECONDS = env.float("AGENT_CONNECT_TIMEOUT_SECONDS", default=20.0)
 AGENT_MAX_FRAME_CHARS = env.int("AGENT_MAX_FRAME_CHARS", default=8192)  # longer websocket frames are refused
-AGENT_RATE_LIMIT_PER_MINUTE = env.int("AGENT_RATE_LIMIT_PER_MINUTE", default=20)  # messages per customer
+# What one customer may send a minute, over all their sockets, by frame type (agentsite/ratelimit.py) ...
+AGENT_RATE_LIMIT_PER_MINUTE = env.int("AGENT_RATE_LIMIT_PER_MINUTE", default=20)  # messages
+AGENT_NEW_CONVERSATIONS_PER_MINUTE = env.int("AGENT_NEW_CONVERSATIONS_PER_MINUTE", default=6)
+AGENT_HISTORY_FRAMES_PER_MINUTE = env.int("AGENT_HISTORY_FRAMES_PER_MINUTE", default=30)
+# ... and what one socket may send a minute, of any type, valid or not (counted in the web process).
+AGENT_SOCKET_FRAMES_PER_MINUTE = env.int("AGENT_SOCKET_FRAMES_PER_MINUTE", default=120)
 
 # Agent: the shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
 KNOWLEDGE_RANKING = env.str("KNOWLEDGE_RANKING", default="dense")

@@ -372,12 +372,9 @@ def _finish(
         except Exception:  # broker down: the next turn asks again
             logger.warning("could not queue compression of %s", conversation.pk)
     if settings.MEMORY_RECALL_MODE != "off" and needs_consolidation(conversation):
-        from memory.tasks import consolidate_conversation
+        from memory.tasks import queue_consolidation
 
-        try:
-            consolidate_conversation.delay(str(conversation.pk))
-        except Exception:  # broker down (Redis outage): the reply stands, the beat sweep consolidates later
-            logger.warning("could not queue consolidation of %s; the sweep will", conversation.pk)
+        queue_consolidation(conversation.pk, conversation.customer_id)  # not queued: the beat sweep catches up
     return TurnResult(reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled)
 
 

@@ -6,3 +6,6 @@ class ChatConfig(AppConfig):
 
     name = "chat"
     verbose_name = "Chat"
+
+    def ready(self) -> None:
+        from chat import signals  # noqa: F401  (connects its receivers)

@@ -39,6 +39,26 @@ CLOSE_TRY_AGAIN_LATER = 4503
 _pools: dict[str, ThreadPoolExecutor] = {}
 
 
+class FrameBudget:
+    """How many frames of any kind one socket may send a minute: counted on the event loop, no I/O.
+
+    The per-customer budgets by frame type live in Redis (``conversations.admit_frame``); this one also
+    bounds frames that are never served (broken JSON, unknown types) before they cost anything more.
+    """
+
+    def __init__(self, per_minute: int) -> None:
+        self.per_minute = per_minute
+        self.window_started = time.monotonic()
+        self.count = 0
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        if now - self.window_started >= 60:
+            self.window_started, self.count = now, 0
+        self.count += 1
+        return self.count <= self.per_minute
+
+
 def pool(kind: str = "turn") -> ThreadPoolExecutor:
     """The process's bounded pool for blocking work of one kind: ``turn`` or ``connect``."""
     if kind not in _pools:
@@ -81,6 +101,8 @@ def observed_turn(*args, **kwargs) -> TurnResult:
 class ChatConsumer(AsyncWebsocketConsumer):
     """One customer's chat socket on one conversation at a time."""
 
+    logged_out = False
+
     async def connect(self) -> None:
         # Accept first, then authenticate and load. daphne drops a handshake not accepted within its connect
         # timeout (5 s), and a burst of customers' session and user lookups, queued on one thread, outlasted
@@ -110,6 +132,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_LOGGED_OUT)
             return
         self.inbox: asyncio.Queue[str] = asyncio.Queue()
+        self.frames = FrameBudget(settings.AGENT_SOCKET_FRAMES_PER_MINUTE)
         self.worker = asyncio.create_task(self._work())
         await self._send(history)
 
@@ -129,6 +152,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return None
         self.customer_id, self.conversation_id, history = opened.customer_id, opened.conversation_id, opened.history
         await self._join()
+        await self._group_call("group_add", conversations.login_group(self.session_key))
         return history
 
     async def disconnect(self, code: int) -> None:
@@ -136,11 +160,16 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if worker is not None:
             worker.cancel()
         await self._leave()
+        if getattr(self, "customer_id", None) is not None:
+            await self._group_call("group_discard", conversations.login_group(self.session_key))
 
     # -- frames from the customer -------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if getattr(self, "worker", None) is None:  # connect() closed the socket; frames sent before the close
+        if getattr(self, "worker", None) is None or self.logged_out:  # closed; frames sent before the close
+            return
+        if not self.frames.take():
+            await self._error("rate_limited", "too many frames; please wait a minute")
             return
         if text_data is None:
             await self._error("bad_frame", "send JSON text frames")
@@ -162,7 +191,14 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if handler is None:
             await self._error("unknown_type", f"unknown frame type {frame['type'][:40]!r}")
             return
-        await handler(frame)
+        refused = await run_blocking(conversations.admit_frame, self.session_key, self.customer_id, frame["type"],
+                                     kind="connect")  # fmt: skip
+        if refused == "logged_out":
+            await self._logged_out()
+        elif refused == "rate_limited":
+            await self._error("rate_limited", "too many requests of this kind; please wait a minute")
+        else:
+            await handler(frame)
 
     async def _on_message(self, frame: dict) -> None:
         text = frame.get("text")
@@ -171,9 +207,6 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         if "\x00" in text or _LONE_SURROGATE.search(text):  # PostgreSQL stores neither: the turn would fail
             await self._error("bad_message", "the text holds a NUL or an unpaired surrogate")
-            return
-        if not await run_blocking(conversations.within_rate_limit, self.customer_id):
-            await self._error("rate_limited", "too many messages; please wait a minute")
             return
         await self.inbox.put(text.strip())
 
@@ -204,9 +237,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
                     await self._error("turn_failed", "something went wrong; your message was kept")
 
     async def _turn(self, text: str) -> None:
-        if not await run_blocking(conversations.session_alive, self.session_key, self.customer_id):
-            await self._error("logged_out", "you have been logged out")
-            await self.close(code=CLOSE_LOGGED_OUT)
+        if not await self._still_logged_in():  # logged out while the message waited for an earlier turn
             return
         loop = asyncio.get_running_loop()
         outgoing: asyncio.Queue[dict | None] = asyncio.Queue()
@@ -240,18 +271,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
         return f"conversation.{self.conversation_id}"
 
     async def _join(self) -> None:
-        try:
-            await self.channel_layer.group_add(self.group, self.channel_name)
-        except Exception:  # without the channel layer chat still works; live staff replies do not
-            logger.warning("channel layer unavailable; conversation %s joins no group", self.conversation_id)
+        await self._group_call("group_add", self.group)
 
     async def _leave(self) -> None:
-        if getattr(self, "conversation_id", None) is None:
-            return
-        try:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-        except Exception:
-            logger.warning("channel layer unavailable while leaving %s", self.group)
+        if getattr(self, "conversation_id", None) is not None:
+            await self._group_call("group_discard", self.group)
 
     async def _broadcast(self, event: dict) -> None:
         try:
@@ -261,14 +285,44 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
     async def conversation_changed(self, event: dict) -> None:
         """Another socket on this conversation finished a turn: refresh this one's history."""
-        if event.get("origin") != self.channel_name:
+        if event.get("origin") != self.channel_name and await self._still_logged_in():
             await self._send_history()
 
     async def staff_message(self, event: dict) -> None:
-        await self._send({"type": "staff_message", "text": event["text"], "staff_name": event["staff_name"]})
+        if await self._still_logged_in():
+            await self._send({"type": "staff_message", "text": event["text"], "staff_name": event["staff_name"]})
 
     async def state_changed(self, event: dict) -> None:
-        await self._send({"type": "state", "from": event["from"], "to": event["to"]})
+        if await self._still_logged_in():
+            await self._send({"type": "state", "from": event["from"], "to": event["to"]})
+
+    async def login_ended(self, event: dict) -> None:
+        """The login behind this socket was logged out over HTTP (``chat.signals``): close at once."""
+        await self._logged_out()
+
+    async def _group_call(self, method: str, group: str) -> None:
+        """Join or leave a group. Without the channel layer chat still works; live pushes (staff replies, other
+        tabs, a logout elsewhere) do not, and a logout is seen at the socket's next frame instead."""
+        try:
+            await getattr(self.channel_layer, method)(group, self.channel_name)
+        except Exception:
+            logger.warning("channel layer unavailable: %s %s failed", method, group)
+
+    # -- the login behind the socket -----------------------------------------------------------
+
+    async def _still_logged_in(self) -> bool:
+        """Whether the login still holds; if not, the socket is told and closed."""
+        if await run_blocking(conversations.session_alive, self.session_key, self.customer_id, kind="connect"):
+            return True
+        await self._logged_out()
+        return False
+
+    async def _logged_out(self) -> None:
+        if self.logged_out:
+            return
+        self.logged_out = True
+        await self._error("logged_out", "you have been logged out")
+        await self.close(code=CLOSE_LOGGED_OUT)
 
     # -- sending ---------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ Blocking helpers the consumer runs in its thread pools.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 from importlib import import_module
@@ -14,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
 from django.utils.crypto import constant_time_compare
 
-from agentsite import clock
+from agentsite import ratelimit
 from memory import session as short_term
 from memory.models import Conversation
 from memory.working import Role
@@ -59,15 +60,15 @@ def open_for(customer_id: int, wanted: str | None = None) -> UUID:
 
 
 def start_new(customer_id: int, previous: UUID | str | None) -> UUID:
-    """End the previous conversation (queueing its final consolidation) and start an empty one."""
-    if previous and Conversation.objects.filter(pk=previous, customer_id=customer_id, ended_at__isnull=True).exists():
-        short_term.store().end(previous)
-        from memory.tasks import consolidate_conversation
+    """End the previous conversation (queueing its final consolidation if it holds anything new) and start an
+    empty one."""
+    ending = Conversation.objects.filter(pk=previous, customer_id=customer_id, ended_at__isnull=True).first()
+    if ending is not None:
+        short_term.store().end(ending.pk)
+        if ending.last_seq > ending.consolidated_seq:
+            from memory.tasks import queue_consolidation
 
-        try:
-            consolidate_conversation.delay(str(previous), final=True)
-        except Exception:  # the sweep will pick it up
-            logger.warning("could not queue the final consolidation of %s", previous)
+            queue_consolidation(ending.pk, customer_id, final=True)
     return short_term.store().start(customer_id).id
 
 
@@ -91,21 +92,26 @@ def history_frame(customer_id: int, conversation_id: UUID | str) -> dict:
     return {"type": "history", "conversation_id": str(conversation_id), "state": session.state, "messages": messages}
 
 
-def within_rate_limit(customer_id: int) -> bool:
-    """Count one message against the customer's per-minute budget (allowed when Redis is unreachable)."""
-    from django_redis import get_redis_connection
+def frame_budget(kind: str) -> int:
+    """Frames of ``kind`` one customer may send a minute, over all their sockets (settings)."""
+    return {
+        "message": settings.AGENT_RATE_LIMIT_PER_MINUTE,
+        "new_conversation": settings.AGENT_NEW_CONVERSATIONS_PER_MINUTE,
+        "history": settings.AGENT_HISTORY_FRAMES_PER_MINUTE,
+    }[kind]
 
-    key = f"rate:{customer_id}:{int(clock.now().timestamp() // 60)}"
-    try:
-        redis = get_redis_connection("default")
-        pipe = redis.pipeline()
-        pipe.incr(key)
-        pipe.expire(key, 120)
-        count, _ = pipe.execute()
-    except Exception:
-        logger.warning("rate limit unavailable (Redis down); message allowed")
-        return True
-    return count <= settings.AGENT_RATE_LIMIT_PER_MINUTE
+
+def admit_frame(session_key: str | None, customer_id: int, kind: str) -> str | None:
+    """Check a frame before it is served: ``"logged_out"``, ``"rate_limited"``, or ``None`` to serve it.
+
+    Every frame type is checked, not only messages: a socket outlives neither its login (a logout
+    in another tab, a password change, a deactivation) nor its customer's budget for that type.
+    """
+    if not session_alive(session_key, customer_id):
+        return "logged_out"
+    if not ratelimit.allow(kind, customer_id, frame_budget(kind), 60):
+        return "rate_limited"
+    return None
 
 
 def logged_in_customer(session_key: str | None) -> int | None:
@@ -133,6 +139,11 @@ def logged_in_customer(session_key: str | None) -> int | None:
         return None
     hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
     return user.pk if any(constant_time_compare(session_hash, h) for h in hashes) else None
+
+
+def login_group(session_key: str) -> str:
+    """The channel-layer group of every socket opened with one login (a hash: the key itself is a credential)."""
+    return "login." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
 def session_alive(session_key: str | None, customer_id: int) -> bool:

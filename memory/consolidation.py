@@ -147,12 +147,17 @@ def _wait_at_test_barrier() -> None:
 
 
 def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
-    """Consolidate the conversation's messages after its watermark; with ``final``, also summarise it."""
+    """Consolidate the conversation's messages after its watermark; with ``final``, also summarise it.
+
+    Any run on a conversation that has ended is its final one, whoever queued it (the sweep catches up
+    on final runs that were never queued).
+    """
     report = Report(conversation_id=str(conversation_id))
     conversation = Conversation.objects.filter(pk=conversation_id).first()
     if conversation is None:  # erased (customer_erase) while its run waited in the queue
         report.skipped_reason = "the conversation no longer exists"
         return report
+    final = final or conversation.ended_at is not None
     start, end = conversation.consolidated_seq, conversation.last_seq
     messages = list(
         ConversationMessage.objects.filter(conversation=conversation, seq__gt=start, seq__lte=end).order_by("seq")

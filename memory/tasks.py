@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
+from uuid import UUID
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from agentsite import timings
+from agentsite import ratelimit, timings
 from agentsite.celery import app
 from memory.consolidation import ConsolidationDeferred
+
+logger = logging.getLogger(__name__)
 
 
 @app.task(name="memory.embed_probe")
@@ -43,6 +48,24 @@ def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
         "timings": spent.milliseconds(),
         "cpu_timings": spent.cpu_milliseconds(),
     }
+
+
+def queue_consolidation(conversation_id: UUID | str, customer_id: int, *, final: bool = False) -> bool:
+    """Queue a consolidation run within the customer's hourly budget; whether it was queued.
+
+    A run not queued (budget spent, broker down) loses nothing: its messages stay above the
+    conversation's watermark and the beat sweep consolidates them once the conversation is quiet.
+    """
+    if not ratelimit.allow("consolidation", customer_id, settings.MEMORY_CONSOLIDATIONS_PER_HOUR, 3600):
+        logger.info("consolidation of %s not queued: the customer's hourly budget is spent; the sweep will",
+                    conversation_id)  # fmt: skip
+        return False
+    try:
+        consolidate_conversation.delay(str(conversation_id), final=final)
+    except Exception:  # broker down (Redis outage)
+        logger.warning("could not queue consolidation of %s; the sweep will", conversation_id)
+        return False
+    return True
 
 
 @app.task(

@@ -43,9 +43,9 @@ def daphne(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         connection.ensure_connection()
         env = ProcessEnv.from_connection(connection.settings_dict, django_settings.REDIS_URL)
-    server = start_daphne(
-        env, extra_env={"AGENT_RATE_LIMIT_PER_MINUTE": "100000", "MEMORY_CONSOLIDATE_EVERY_MESSAGES": "100000"}
-    )
+    unlimited = {name: "100000" for name in ("AGENT_RATE_LIMIT_PER_MINUTE", "AGENT_HISTORY_FRAMES_PER_MINUTE",
+                                              "AGENT_SOCKET_FRAMES_PER_MINUTE")}  # fmt: skip
+    server = start_daphne(env, extra_env={**unlimited, "MEMORY_CONSOLIDATE_EVERY_MESSAGES": "100000"})
     yield server
     server.stop()
 
