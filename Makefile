@@ -45,6 +45,7 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 # Stops the embedded servers and deletes their data (demo and tests).
 clean-data: $(STAMP)

@@ -8,6 +8,11 @@ class AgentsiteConfig(AppConfig):
     name = "agentsite"
     verbose_name = "Agent site"
 
+    def ready(self) -> None:
+        # Every process that sets Django up gets the project's Celery app, so the apps' shared tasks queue
+        # to its broker (not Celery's default) wherever they are called from: web, shell, tests, benchmarks.
+        from agentsite import celery  # noqa: F401
+
 
 class AgentAdminConfig(admin_apps.AdminConfig):
     """Django's admin on the project's site class (``agentsite.admin_site``); named in INSTALLED_APPS."""

@@ -30,6 +30,7 @@ import openai
 from django.conf import settings
 
 from agentsite import clock
+from agentsite.redaction import redact
 
 logger = logging.getLogger(__name__)
 
@@ -208,7 +209,9 @@ def record_call(meter: _CallMeter, prompt_tokens: int, completion_tokens: int, e
                 "latency_ms": int((time.perf_counter() - meter.started) * 1000),
                 "cost_usd": cost,
                 "ok": not error,
-                "error": error[:300],
+                "error": redact(error)[
+                    :300
+                ],  # a schema error quotes the model's output, which saw the customer's words
                 "conversation_id": meter.conversation_id,
             }
         )

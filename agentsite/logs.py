@@ -86,7 +86,7 @@ def install(target: logging.Logger) -> None:
     """
     from django.conf import settings
 
-    from memory.redaction import RedactingFilter
+    from agentsite.redaction import RedactingFilter
 
     for handler in target.handlers:
         for kind in (ContextFilter, RedactingFilter):

@@ -3,9 +3,11 @@
 Several daphne processes serve turns and several Celery workers call the model, so nothing is
 counted in process memory alone. Counters and the turn-latency histogram are Redis hashes
 (``metrics:*`` in the cache database), incremented where things happen; each process publishes
-its circuit breaker under ``metrics:breaker:<host>:<pid>``. Gauges (consolidation lag, open
-conflicts, escalations waiting) are queried from PostgreSQL when ``/metrics`` is scraped.
-Counting never fails the work being counted. What each metric means: docs/operations.md.
+its circuit breaker under ``metrics:breaker:<host>:<pid>``. The apps' gauges (consolidation lag,
+open conflicts, escalations waiting) are collectors each app registers here from its
+``AppConfig.ready()`` (``register``), queried from PostgreSQL when ``/metrics`` is scraped: this
+module names no app. Counting never fails the work being counted. What each metric means:
+docs/operations.md.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -149,8 +152,23 @@ def breaker_state(published: dict, now: float) -> str:
     return "open" if now - opened_at < published.get("cooldown", 0) else "half_open"
 
 
+class Collector(Protocol):
+    """What an app registers: something that yields Prometheus metric families when scraped."""
+
+    def collect(self) -> Iterable[Metric]: ...
+
+
+_collectors: list[Collector] = []
+
+
+def register(collector: Collector) -> None:
+    """Serve ``collector``'s metrics on ``/metrics`` too (apps call this from ``AppConfig.ready``)."""
+    if not any(type(known) is type(collector) for known in _collectors):  # ready() may run twice in tests
+        _collectors.append(collector)
+
+
 class AgentCollector:
-    """Reads every metric from Redis and PostgreSQL when collected (one scrape, one read)."""
+    """Reads the site's own metrics from Redis when collected (one scrape, one read)."""
 
     def collect(self) -> Iterator[Metric]:
         redis = _redis()
@@ -160,7 +178,6 @@ class AgentCollector:
         queries.add_metric([], float(redis.get(VECTOR_QUERIES) or 0))
         yield queries
         yield from self._breakers(redis)
-        yield from self._database()
 
     def _turns(self, redis) -> Iterator[Metric]:
         turns = CounterMetricFamily("agent_turns", "Agent turns answered, by outcome.", labels=["outcome"])
@@ -215,48 +232,6 @@ class AgentCollector:
         yield state
         yield opened
 
-    def _database(self) -> Iterator[Metric]:
-        from agentsite import clock
-
-        lag_seconds, pending = consolidation_lag(clock.now())
-        lag = GaugeMetricFamily(
-            "agent_consolidation_lag_seconds", "Age of the oldest message not yet consolidated into long-term memory."
-        )
-        lag.add_metric([], lag_seconds)
-        yield lag
-        waiting = GaugeMetricFamily("agent_conversations_unconsolidated", "Conversations with unconsolidated messages.")
-        waiting.add_metric([], float(pending))
-        yield waiting
-        from chat.models import Handoff
-        from memory.models import MemoryConflict
-
-        conflicts = GaugeMetricFamily("agent_memory_conflicts_open", "Memory conflicts waiting for staff.")
-        conflicts.add_metric([], float(MemoryConflict.objects.filter(status=MemoryConflict.Status.OPEN).count()))
-        yield conflicts
-        handoffs = Handoff.objects.filter(closed_at__isnull=True)
-        escalations = GaugeMetricFamily(
-            "agent_escalations", "Escalated conversations not closed, by whether staff took them.", labels=["status"]
-        )
-        escalations.add_metric(["waiting"], float(handoffs.filter(taken_by__isnull=True).count()))
-        escalations.add_metric(["taken"], float(handoffs.filter(taken_by__isnull=False).count()))
-        yield escalations
-
-
-def consolidation_lag(now) -> tuple[float, int]:
-    """Seconds since the oldest unconsolidated message was written, and how many conversations have one."""
-    from django.db import connection
-
-    from memory.models import Conversation, ConversationMessage
-
-    conversations, messages = Conversation._meta.db_table, ConversationMessage._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT min(m.created_at), count(*) FROM {conversations} c JOIN {messages} m "  # noqa: S608
-            "ON m.conversation_id = c.id AND m.seq = c.consolidated_seq + 1 WHERE c.last_seq > c.consolidated_seq"
-        )
-        oldest, count = cursor.fetchone()
-    return (max((now - oldest).total_seconds(), 0.0) if oldest else 0.0), count
-
 
 def authorised(request: HttpRequest) -> bool:
     """A logged-in staff member, or ``Authorization: Bearer <METRICS_TOKEN>`` when that setting is set."""
@@ -275,5 +250,6 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(AgentCollector())
+    for collector in (AgentCollector(), *_collectors):
+        registry.register(collector)
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_PLAIN_0_0_4)  # what every Prometheus reads

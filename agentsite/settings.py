@@ -310,7 +310,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {
         "context": {"()": "agentsite.logs.ContextFilter"},
-        "redact": {"()": "memory.redaction.RedactingFilter"},
+        "redact": {"()": "agentsite.redaction.RedactingFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [conversation %(conversation_id)s] %(message)s"},

@@ -2,16 +2,16 @@
 
 import os
 
-from agentsite.celery import app
+from celery import shared_task
 
 
-@app.task(name="agentsite.echo")
+@shared_task(name="agentsite.echo")
 def echo(value: object) -> dict:
     """Return ``value`` with the pid of the process that ran the task."""
     return {"value": value, "pid": os.getpid()}
 
 
-@app.task(name="agentsite.clock_now")
+@shared_task(name="agentsite.clock_now")
 def clock_now() -> str:
     """Return the project clock's now as the worker sees it (ISO 8601)."""
     from agentsite import clock

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import connection
 
 from agentsite import clock, llm, timings
+from agentsite.redaction import redact
 from chat import handoff, prompts
 from chat.models import CustomerProfile
 from chat.tools import (
@@ -49,7 +50,6 @@ from memory.recall import (
     recall,
     signals_missing_memory,
 )
-from memory.redaction import redact
 from memory.states import AgentState, bot_may_reply
 from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
 
@@ -365,12 +365,9 @@ def _finish(
             emit({"type": "token", "text": piece})
     emit(memory_frame(conversation, recalled, ctx.language, memory.buffer.usage().used if memory else 0))
     if store.compression_due(conversation.pk, conversation.last_seq):
-        from memory.tasks import compress_conversation
+        from memory.tasks import compress_conversation, enqueue
 
-        try:  # the cheap model summarises old chunks off the turn's path; the next turns read the summaries
-            compress_conversation.delay(str(conversation.pk))
-        except Exception:  # broker down: the next turn asks again
-            logger.warning("could not queue compression of %s", conversation.pk)
+        enqueue(compress_conversation, str(conversation.pk))  # the cheap model summarises old chunks off the turn
     if settings.MEMORY_RECALL_MODE != "off" and needs_consolidation(conversation):
         from memory.tasks import queue_consolidation
 

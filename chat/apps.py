@@ -8,4 +8,8 @@ class ChatConfig(AppConfig):
     verbose_name = "Chat"
 
     def ready(self) -> None:
+        from agentsite import metrics
         from chat import signals  # noqa: F401  (connects its receivers)
+        from chat.metrics import ChatCollector
+
+        metrics.register(ChatCollector())

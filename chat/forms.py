@@ -7,10 +7,10 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from agentsite import clock
+from agentsite.redaction import redact
 from memory import keys, longterm
 from memory.embeddings import get_embedder
 from memory.models import LongTermMemory, MemoryConflict, Source
-from memory.redaction import redact
 
 # What a keyed memory is about, in the customer's language (memory.keys.REGISTRY names).
 KEY_LABELS = {

@@ -18,12 +18,12 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from agentsite import clock, llm
+from agentsite.redaction import redact, redact_json
 from chat.models import Handoff, PendingAction, Refund
 from memory import session as short_term
 from memory.embeddings import get_embedder
 from memory.longterm import Candidate, customer_lock, store
 from memory.models import Conversation, LongTermMemory, StateTransition
-from memory.redaction import redact, redact_json
 from memory.states import AgentState
 from memory.working import Entry, Role
 

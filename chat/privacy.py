@@ -212,12 +212,11 @@ def _drop_queued_consolidations(conversation_ids: set[str]) -> int:
     if not conversation_ids:
         return 0
     import redis as redis_py
+    from celery import current_app
     from django.conf import settings
 
-    from agentsite.celery import app
-
     broker = redis_py.Redis.from_url(settings.CELERY_BROKER_URL)
-    queue = app.conf.task_default_queue
+    queue = current_app.conf.task_default_queue
     dropped = 0
     try:
         for raw in broker.lrange(queue, 0, -1):

@@ -21,11 +21,11 @@ import jsonschema
 from django.db import IntegrityError, transaction
 
 from agentsite import clock
+from agentsite.redaction import redact, redact_json
 from chat import shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
 from memory.recall import confidence_tag, recall
-from memory.redaction import redact, redact_json
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
 

@@ -6,3 +6,9 @@ class MemoryConfig(AppConfig):
 
     name = "memory"
     verbose_name = "Memory"
+
+    def ready(self) -> None:
+        from agentsite import metrics
+        from memory.metrics import MemoryCollector
+
+        metrics.register(MemoryCollector())

@@ -23,11 +23,11 @@ from django.db import transaction
 from django.db.models import F
 
 from agentsite import clock, llm, timings
+from agentsite.redaction import contains_secret, redact
 from memory import keys
 from memory.embeddings import get_embedder
 from memory.longterm import Candidate, customer_lock, store
 from memory.models import Conversation, ConversationMessage, LongTermMemory, MemoryType, Source
-from memory.redaction import contains_secret, redact
 
 logger = logging.getLogger(__name__)
 

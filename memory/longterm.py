@@ -22,10 +22,10 @@ from django.db.models import F
 from pgvector.django import CosineDistance
 
 from agentsite import clock
+from agentsite.redaction import redact
 from memory.embeddings import get_embedder
 from memory.keys import is_single_valued
 from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, Source
-from memory.redaction import redact
 
 LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
 REDACTED = {"redacted": True}

@@ -32,9 +32,9 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 from agentsite import clock, metrics, timings
+from agentsite.redaction import redact
 from memory.embeddings import get_embedder
 from memory.models import VALID_SQL, LongTermMemory, MemoryConflict
-from memory.redaction import redact
 
 logger = logging.getLogger(__name__)
 

@@ -43,10 +43,10 @@ from django.db import transaction
 from redis.exceptions import RedisError
 
 from agentsite import clock
+from agentsite.redaction import redact, redact_json
 from memory import session_rows as rows
 from memory.locks import try_advisory_lock
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
-from memory.redaction import redact, redact_json
 from memory.states import (
     SILENT_STATES,
     AgentState,

@@ -6,17 +6,17 @@ import logging
 import os
 from uuid import UUID
 
+from celery import Task, shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from agentsite import ratelimit, timings
-from agentsite.celery import app
 from memory.consolidation import ConsolidationDeferred
 
 logger = logging.getLogger(__name__)
 
 
-@app.task(name="memory.embed_probe")
+@shared_task(name="memory.embed_probe")
 def embed_probe(text: str) -> dict:
     """Embed ``text`` as a query in this worker process (proves embedding works after a fork)."""
     from memory.embeddings import get_embedder
@@ -25,7 +25,7 @@ def embed_probe(text: str) -> dict:
     return {"pid": os.getpid(), "vector": [float(x) for x in vector]}
 
 
-@app.task(
+@shared_task(
     name="memory.consolidate_conversation",
     autoretry_for=(ConsolidationDeferred, OperationalError, InterfaceError),
     retry_backoff=5,
@@ -50,6 +50,21 @@ def consolidate_conversation(conversation_id: str, final: bool = False) -> dict:
     }
 
 
+def enqueue(task: Task, *args: object, **kwargs: object) -> bool:
+    """Queue ``task`` once the caller's transaction commits (at once outside one); whether it was handed over.
+
+    Follow-up work is queued here and nowhere else. Queueing never fails the caller: with the broker
+    down the work is not lost, only late (the beat sweep consolidates what was not queued; the next
+    turn asks for compression again).
+    """
+    try:
+        task.delay_on_commit(*args, **kwargs)
+    except Exception:  # broker down (Redis outage)
+        logger.warning("could not queue %s for %s; it will be asked for again", task.name, args[0] if args else "")
+        return False
+    return True
+
+
 def queue_consolidation(conversation_id: UUID | str, customer_id: int, *, final: bool = False) -> bool:
     """Queue a consolidation run within the customer's hourly budget; whether it was queued.
 
@@ -57,18 +72,14 @@ def queue_consolidation(conversation_id: UUID | str, customer_id: int, *, final:
     conversation's watermark and the beat sweep consolidates them once the conversation is quiet.
     """
     if not ratelimit.allow("consolidation", customer_id, settings.MEMORY_CONSOLIDATIONS_PER_HOUR, 3600):
-        logger.info("consolidation of %s not queued: the customer's hourly budget is spent; the sweep will",
-                    conversation_id)  # fmt: skip
+        logger.info(
+            "consolidation of %s not queued: the customer's hourly budget is spent; the sweep will", conversation_id
+        )
         return False
-    try:
-        consolidate_conversation.delay(str(conversation_id), final=final)
-    except Exception:  # broker down (Redis outage)
-        logger.warning("could not queue consolidation of %s; the sweep will", conversation_id)
-        return False
-    return True
+    return enqueue(consolidate_conversation, str(conversation_id), final=final)
 
 
-@app.task(
+@shared_task(
     name="memory.compress_conversation",
     autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=5,
@@ -84,18 +95,18 @@ def compress_conversation(conversation_id: str) -> int:
         return len(short_term.store().compress(conversation_id, llm.summarise))
 
 
-@app.task(name="memory.sweep_consolidation")
+@shared_task(name="memory.sweep_consolidation")
 def sweep_consolidation() -> int:
     """Queue consolidation for every quiet conversation with unconsolidated messages; return how many."""
     from memory.consolidation import due_for_consolidation
 
     due = due_for_consolidation()
     for conversation_id in due:
-        consolidate_conversation.delay(conversation_id)
+        enqueue(consolidate_conversation, conversation_id)
     return len(due)
 
 
-@app.task(name="memory.run_forgetting")
+@shared_task(name="memory.run_forgetting")
 def run_forgetting() -> dict | None:
     """The daily forgetting run; ``None`` when another beat already ran it today."""
     from dataclasses import asdict

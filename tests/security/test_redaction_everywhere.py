@@ -23,7 +23,6 @@ from memory.embeddings import get_embedder
 from memory.longterm import Candidate, insert
 from memory.session import SessionStore
 from memory.working import Entry, Role
-from tests.security.conftest import login_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

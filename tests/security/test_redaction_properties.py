@@ -2,7 +2,7 @@
 always do, and redacting twice is redacting once (the outside review's "redaction that does not hold").
 
 The generators compute their own check digits (Luhn, the ID checksum, mod-97) rather than borrow
-``memory.redaction``'s, so a bug there cannot hide itself. Examples are derandomized: the same
+``agentsite.redaction``'s, so a bug there cannot hide itself. Examples are derandomized: the same
 inputs on every run and every machine.
 """
 
@@ -15,7 +15,7 @@ import string
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.redaction import (
+from agentsite.redaction import (
     CARD_MARK,
     IBAN_MARK,
     ID_MARK,

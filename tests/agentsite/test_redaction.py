@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from memory.redaction import (
+from agentsite.redaction import (
     CARD_MARK,
     IBAN_MARK,
     ID_MARK,
