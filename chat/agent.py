@@ -39,6 +39,7 @@ from chat.tools import (
     schemas,
 )
 from memory import session as short_term
+from memory import working
 from memory.consolidation import needs_consolidation
 from memory.longterm import learned_in
 from memory.models import Conversation
@@ -391,7 +392,7 @@ def memory_frame(conversation: Conversation, recalled: list[Recalled], language:
         "recalled": [
             {"content": m.content, "tag": confidence_tag(m, language), "key": m.key, "value": m.value} for m in recalled
         ],
-        "working": {"used": used_tokens, "max": settings.MEMORY_WORKING_BUDGET_TOKENS},
+        "working": {"used": used_tokens, "max": working.budget_tokens()},
         "learned": learned,
         "state": conversation.state,
     }

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.conf import settings
+
+
+def customer_password() -> str:
+    """Every demo customer's password (``DEMO_CUSTOMER_PASSWORD``; listed on the demo login page)."""
+    return settings.DEMO_CUSTOMER_PASSWORD
+
+
 # (days before seeding, location, description)
 Event = tuple[float, str, str]
 

@@ -15,6 +15,7 @@ from uuid import UUID
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import transaction
 
 from agentsite import clock, llm
@@ -37,7 +38,7 @@ class HandoffError(Exception):
 def build_packet(conversation_id: UUID | str) -> dict:
     """What a person needs: the issue, what the agent tried, the customer's facts, open promises, states."""
     conversation = Conversation.objects.get(pk=conversation_id)
-    session = short_term.store().load(conversation_id, recent=200)
+    session = short_term.store().load(conversation_id, recent=settings.AGENT_HANDOFF_MESSAGES)
     spoken = [
         (m.role.value, m.content) for m in session.messages if m.role in (Role.USER, Role.ASSISTANT) and m.content
     ]

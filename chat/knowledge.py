@@ -62,7 +62,7 @@ def search_policies(query: str, *, language: str = "", k: int = 3, ranking: str 
         "limit": k * 4,
         "query": query,
         "tokens": exact_tokens(query),
-        "min_trigram": settings.MEMORY_RECALL_MIN_TRIGRAM,
+        "min_trigram": settings.KNOWLEDGE_MIN_TRIGRAM,
     }
     with connection.cursor() as cursor:
         cursor.execute(_DENSE_SQL, params)

@@ -10,6 +10,7 @@ from django.db import models, transaction
 from pgvector.django import VectorField
 
 from agentsite import clock
+from memory import embeddings
 
 
 class Language(models.TextChoices):
@@ -133,7 +134,7 @@ class PolicyArticle(models.Model):
     language = models.CharField(max_length=10, choices=Language.choices)
     title = models.CharField(max_length=200)
     body = models.TextField()
-    embedding = VectorField(dimensions=settings.MEMORY_EMBEDDING_DIMENSIONS, null=True, blank=True, editable=False)
+    embedding = VectorField(dimensions=embeddings.DIMENSIONS, null=True, blank=True, editable=False)
     updated_at = models.DateTimeField(default=clock.now)
 
     class Meta:
@@ -169,7 +170,7 @@ class PolicyChunk(models.Model):
 
     article = models.ForeignKey(PolicyArticle, on_delete=models.CASCADE, related_name="chunk_set")
     text = models.TextField()
-    embedding = VectorField(dimensions=settings.MEMORY_EMBEDDING_DIMENSIONS)
+    embedding = VectorField(dimensions=embeddings.DIMENSIONS)
 
     def __str__(self) -> str:
         return self.text[:60]

@@ -213,9 +213,8 @@ def _drop_queued_consolidations(conversation_ids: set[str]) -> int:
         return 0
     import redis as redis_py
     from celery import current_app
-    from django.conf import settings
 
-    broker = redis_py.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker = redis_py.Redis.from_url(current_app.conf.broker_url)
     queue = current_app.conf.task_default_queue
     dropped = 0
     try:

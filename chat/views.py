@@ -18,17 +18,12 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from agentsite import clock
+from agentsite import clock, llm
 from chat import demo_data
 from chat.forms import KEY_LABELS, SOURCE_LABELS, CorrectMemoryForm, RatingForm
 from chat.models import ConversationRating
 from memory import longterm
 from memory.models import Conversation, LongTermMemory
-
-
-def uses_offline_model() -> bool:
-    """Whether the agent talks to the project's own offline demo model rather than a real one."""
-    return not settings.OPENAI_BASE_URL or settings.LLM_MAIN_MODEL.startswith("offline")
 
 
 class CustomerLoginView(auth_views.LoginView):
@@ -40,9 +35,9 @@ class CustomerLoginView(auth_views.LoginView):
         context["demo_mode"] = settings.DEMO_MODE
         if settings.DEMO_MODE:
             context["demo_customers"] = [(c.username, c.display_name, c.language) for c in demo_data.CUSTOMERS]
-            context["demo_password"] = settings.DEMO_CUSTOMER_PASSWORD
-        context["offline_model"] = uses_offline_model()
-        context["model_name"] = settings.LLM_MAIN_MODEL
+            context["demo_password"] = demo_data.customer_password()
+        context["offline_model"] = llm.uses_offline_model()
+        context["model_name"] = llm.main_model()
         return context
 
 
@@ -108,7 +103,7 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "chat/chat.html",
-        {"js_strings": _js_strings(), "offline_model": uses_offline_model(), "model_name": settings.LLM_MAIN_MODEL},
+        {"js_strings": _js_strings(), "offline_model": llm.uses_offline_model(), "model_name": llm.main_model()},
     )
 
 

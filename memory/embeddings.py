@@ -25,6 +25,10 @@ import numpy as np
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+# Every stored vector's length (memory and the shop's policy articles), fixed when the models load: changing it
+# needs a migration. An embedder checks what it gets against the setting as it is when it is built.
+DIMENSIONS: int = settings.MEMORY_EMBEDDING_DIMENSIONS
+
 
 class Embedder(Protocol):
     """What long-term memory needs from an embedding model."""
@@ -93,10 +97,10 @@ class OpenAIEmbedder:
         self.name = f"{self.model} (openai-compatible)"
         self.dimensions = settings.MEMORY_EMBEDDING_DIMENSIONS
         self._client = openai.OpenAI(
-            base_url=settings.MEMORY_EMBEDDING_BASE_URL or settings.OPENAI_BASE_URL or None,
-            api_key=settings.MEMORY_EMBEDDING_API_KEY or settings.OPENAI_API_KEY,
+            base_url=settings.MEMORY_EMBEDDING_BASE_URL or None,
+            api_key=settings.MEMORY_EMBEDDING_API_KEY,
             timeout=settings.MEMORY_EMBEDDING_TIMEOUT_SECONDS,
-            max_retries=settings.LLM_MAX_RETRIES,
+            max_retries=settings.MEMORY_EMBEDDING_MAX_RETRIES,
         )
 
     def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:

@@ -20,6 +20,7 @@ from django.db.models.expressions import RawSQL
 from pgvector.django import VectorField
 
 from agentsite import clock
+from memory import embeddings
 from memory.states import AgentState
 from memory.working import Role
 
@@ -179,7 +180,7 @@ class LongTermMemory(models.Model):
     key = models.CharField(max_length=40, blank=True, default="")
     value = models.CharField(max_length=300, blank=True, default="")
     content = models.TextField()
-    embedding = VectorField(dimensions=settings.MEMORY_EMBEDDING_DIMENSIONS)
+    embedding = VectorField(dimensions=embeddings.DIMENSIONS)
     embedding_model = models.CharField(max_length=100)
     source = models.CharField(max_length=20, choices=Source.choices)
     source_conversation = models.ForeignKey(

@@ -252,7 +252,7 @@ def _helper_pool() -> ThreadPoolExecutor:
     global _helpers, _helper_threads
     with _helpers_lock:
         if _helpers is None:  # as many as the turns that can run at once in this process
-            _helper_threads = settings.AGENT_TURN_WORKERS
+            _helper_threads = settings.MEMORY_RECALL_AHEAD_WORKERS
             _helpers = ThreadPoolExecutor(_helper_threads, thread_name_prefix="recall-ahead")
     return _helpers
 

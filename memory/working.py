@@ -25,7 +25,6 @@ from typing import Any
 
 from memory.tokens import count_tokens
 
-DEFAULT_SUMMARISE_OVER_TOKENS = 500
 SUMMARY_TEMPLATE = "[summary] {summary}\n[full length {chars} characters, omitted]"
 
 
@@ -156,12 +155,11 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _default_threshold() -> int:
+def budget_tokens() -> int:
+    """The token budget of one reasoning loop (``MEMORY_WORKING_BUDGET_TOKENS``)."""
     from django.conf import settings
 
-    if settings.configured:
-        return int(getattr(settings, "MEMORY_TOOL_RESULT_SUMMARY_TOKENS", DEFAULT_SUMMARISE_OVER_TOKENS))
-    return DEFAULT_SUMMARISE_OVER_TOKENS
+    return settings.MEMORY_WORKING_BUDGET_TOKENS
 
 
 class WorkingMemory:
@@ -172,12 +170,22 @@ class WorkingMemory:
         budget_tokens: int,
         *,
         summarise_over_tokens: int | None = None,
+        keep_tool_results: int | None = None,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
+        """``summarise_over_tokens`` and ``keep_tool_results`` default to their settings
+        (``MEMORY_TOOL_RESULT_SUMMARY_TOKENS``, ``MEMORY_WORKING_KEEP_TOOL_RESULTS``)."""
+        from django.conf import settings
+
         if budget_tokens <= 0:
             raise ValueError("budget_tokens must be positive")
         self.budget_tokens = budget_tokens
-        self.summarise_over_tokens = _default_threshold() if summarise_over_tokens is None else summarise_over_tokens
+        self.summarise_over_tokens = (
+            settings.MEMORY_TOOL_RESULT_SUMMARY_TOKENS if summarise_over_tokens is None else summarise_over_tokens
+        )
+        self.keep_tool_results = (
+            settings.MEMORY_WORKING_KEEP_TOOL_RESULTS if keep_tool_results is None else keep_tool_results
+        )
         self._clock = clock
         self._system: Entry | None = None
         self._memory: Entry | None = None
@@ -191,9 +199,7 @@ class WorkingMemory:
     @classmethod
     def from_settings(cls, **kwargs: Any) -> WorkingMemory:
         """Build a buffer with ``MEMORY_WORKING_BUDGET_TOKENS``."""
-        from django.conf import settings
-
-        return cls(settings.MEMORY_WORKING_BUDGET_TOKENS, **kwargs)
+        return cls(budget_tokens(), **kwargs)
 
     # -- pinned entries ------------------------------------------------------------------
 
@@ -354,10 +360,11 @@ class WorkingMemory:
     def _evict(self) -> None:
         """Evict whole units, oldest first by phase, until within budget; one pass, O(n).
 
-        Phase 1: tool-call turns (with all their results) except those holding the latest two
-        results. Phase 2: unpinned user, assistant and summary entries. Phase 3: the remaining
-        tool-call turns. The step in progress (a tool-call turn still waiting for a result, and
-        the newest tool-call turn after the latest user message) counts as pinned.
+        Phase 1: tool-call turns (with all their results) except those holding the latest
+        ``keep_tool_results`` results (two by default). Phase 2: unpinned user, assistant and
+        summary entries. Phase 3: the remaining tool-call turns. The step in progress (a tool-call
+        turn still waiting for a result, and the newest tool-call turn after the latest user
+        message) counts as pinned.
         """
         excess = self._used - self.budget_tokens
         if excess <= 0:
@@ -379,14 +386,14 @@ class WorkingMemory:
         newest = max(group_tokens, default=None)
         if newest is not None and (self._latest_user is None or newest > self._latest_user):
             protected.add(newest)
-        recent: set[int] = set()
+        recent: set[int] = set()  # tool-call turns holding the latest keep_tool_results results
         seen = 0
         for index in range(len(turns) - 1, -1, -1):
+            if seen >= self.keep_tool_results:
+                break
             if turns[index].role is Role.TOOL_RESULT:
                 recent.add(self._call_entry[turns[index].tool_call_id])
                 seen += 1
-                if seen == 2:
-                    break
 
         phase1 = [(i, group_tokens[i]) for i in group_tokens if i not in recent and i not in protected]
         phase2 = [(i, e.tokens) for i, e in enumerate(turns) if e.role in CONVERSATIONAL and not e.pinned]

@@ -42,6 +42,8 @@ MEMORY_SCHEMA = {
     "properties": {"memories": {"type": "array", "items": {"type": "object", "required": ["content"]}}},
     "required": ["memories"],
 }
+# The boundary takes any prompt; this one starts with the marker the offline model reads.
+EXTRACTION_PROMPT = "TASK: extract_memories\nReturn what the customer said about themselves as JSON."
 
 
 class FakeMonotonic:
@@ -126,7 +128,9 @@ def test_arguments_failing_their_schema_are_an_error(gateway_factory):
 
 
 def test_extraction_returns_validated_json(gateway_factory):
-    result = gateway_factory().extract([("customer", "我的生日是3月15日"), ("agent", "好的，记下了。")], MEMORY_SCHEMA)
+    result = gateway_factory().extract(
+        [("customer", "我的生日是3月15日"), ("agent", "好的，记下了。")], MEMORY_SCHEMA, prompt=EXTRACTION_PROMPT
+    )
 
     assert any(m.get("key") == "birthday" and m.get("value") == "03-15" for m in result["memories"])
     assert ModelCall.objects.get().purpose == "extract"
@@ -136,7 +140,7 @@ def test_malformed_extraction_json_is_an_error(gateway_factory, offline_model):
     offline_model.script(["bad_extraction_json"])
 
     with pytest.raises(MalformedOutput, match="not valid JSON"):
-        gateway_factory().extract([("customer", "My birthday is March 15")], MEMORY_SCHEMA)
+        gateway_factory().extract([("customer", "My birthday is March 15")], MEMORY_SCHEMA, prompt=EXTRACTION_PROMPT)
 
 
 def test_extra_headers_reach_the_endpoint(gateway_factory):
@@ -145,6 +149,7 @@ def test_extra_headers_reach_the_endpoint(gateway_factory):
         gateway_factory().extract(
             [("customer", "My birthday is March 15")],
             MEMORY_SCHEMA,
+            prompt=EXTRACTION_PROMPT,
             extra_headers={"X-Offline-Script": "bad_extraction_json"},
         )
 

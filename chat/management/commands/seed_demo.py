@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from agentsite import clock
+from chat import demo_data
 from chat.demo_data import ARTICLES, CUSTOMERS
 from chat.models import CustomerProfile, Order, OrderItem, PolicyArticle, Shipment, TrackingEvent
 
@@ -21,7 +21,7 @@ class Command(BaseCommand):
     @transaction.atomic
     def handle(self, *args, **options) -> None:
         now = clock.now()
-        password = settings.DEMO_CUSTOMER_PASSWORD
+        password = demo_data.customer_password()
         user_model = get_user_model()
         for customer in CUSTOMERS:
             user, created = user_model.objects.get_or_create(username=customer.username)
