@@ -12,6 +12,8 @@ import re
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
+from websockets.sync.client import ClientConnection, connect
+
 _CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -65,3 +67,12 @@ class HttpBrowser:
     @property
     def session_cookie(self) -> str:
         return f"sessionid={self.cookies['sessionid']}"
+
+    def chat_socket(self) -> ClientConnection:
+        """Open the chat websocket as this browser's page does (use it as a context manager)."""
+        return connect(
+            f"ws://127.0.0.1:{self.port}/ws/chat/",
+            origin=f"http://127.0.0.1:{self.port}",
+            additional_headers={"Cookie": self.session_cookie},
+            open_timeout=30,
+        )

@@ -8,7 +8,6 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
-from websockets.sync.client import connect
 
 from chat.models import CustomerProfile
 from tests.http_login import HttpBrowser
@@ -28,13 +27,8 @@ def chat_page(browser: HttpBrowser) -> int:
     return browser.request("GET", "/")[0]  # 200 logged in; 302 to the login page otherwise
 
 
-def first_frame(port: int, browser: HttpBrowser) -> dict:
-    with connect(
-        f"ws://127.0.0.1:{port}/ws/chat/",
-        origin=f"http://127.0.0.1:{port}",
-        additional_headers={"Cookie": browser.session_cookie},
-        open_timeout=30,
-    ) as socket:
+def first_frame(browser: HttpBrowser) -> dict:
+    with browser.chat_socket() as socket:
         return json.loads(socket.recv(timeout=30))
 
 
@@ -52,7 +46,7 @@ def test_logins_work_through_a_redis_outage_and_survive_its_end(process_env, own
         during = HttpBrowser(server.port)
         logged_in_during = during.log_in("during", "pw-during")[0]
         pages_during = chat_page(before), chat_page(during)
-        socket_during = first_frame(server.port, before)["type"]
+        socket_during = first_frame(before)["type"]
         logout_during = leaver.log_out()
         leaver_after_logout = chat_page(leaver)
 

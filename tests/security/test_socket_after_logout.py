@@ -16,7 +16,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import ClientConnection
 
 from chat.consumers import CLOSE_LOGGED_OUT
 from chat.models import CustomerProfile
@@ -55,13 +55,9 @@ def logged_in(daphne):
 
 
 @contextlib.contextmanager
-def chat_socket(server, browser: HttpBrowser) -> Iterator[ClientConnection]:
-    with connect(
-        f"ws://127.0.0.1:{server.port}/ws/chat/",
-        origin=f"http://127.0.0.1:{server.port}",
-        additional_headers={"Cookie": browser.session_cookie},
-        open_timeout=30,
-    ) as socket:
+def chat_socket(browser: HttpBrowser) -> Iterator[ClientConnection]:
+    """The browser's chat socket, past its opening history frame."""
+    with browser.chat_socket() as socket:
         assert json.loads(socket.recv(timeout=30))["type"] == "history"
         yield socket
 
@@ -78,7 +74,7 @@ def closing_frames(socket: ClientConnection) -> tuple[list[dict], int | None]:
 
 def test_a_logout_over_http_closes_the_open_socket_at_once(daphne, logged_in):
     _, browser = logged_in()
-    with chat_socket(daphne, browser) as socket:
+    with chat_socket(browser) as socket:
         assert browser.log_out() == 302
         frames, code = closing_frames(socket)  # nothing sent: the server closes by itself
 
@@ -94,7 +90,7 @@ def test_a_logout_over_http_closes_the_open_socket_at_once(daphne, logged_in):
 @pytest.mark.parametrize("ended_by", ["password_change", "deactivation"])
 def test_every_frame_type_is_refused_once_the_login_has_ended(daphne, logged_in, frame, ended_by):
     user, browser = logged_in()
-    with chat_socket(daphne, browser) as socket:
+    with chat_socket(browser) as socket:
         if ended_by == "password_change":
             user.set_password("changed elsewhere")
         else:
@@ -115,7 +111,7 @@ def test_every_frame_type_is_refused_once_the_login_has_ended(daphne, logged_in,
 def test_frames_other_than_messages_have_a_budget_per_customer(daphne, logged_in, frame, budget):
     _, browser = logged_in()
     answers = []
-    with chat_socket(daphne, browser) as first, chat_socket(daphne, browser) as second:
+    with chat_socket(browser) as first, chat_socket(browser) as second:
         for i in range(budget + 2):  # alternating sockets: the budget is the customer's, not the socket's
             socket = first if i % 2 == 0 else second
             socket.send(json.dumps(frame))
