@@ -36,6 +36,13 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 CLOSE_LOGGED_OUT = 4401
 CLOSE_TRY_AGAIN_LATER = 4503
 
+# What a frame that could not be served because the database is down is answered with (error "unavailable").
+UNAVAILABLE = {
+    "message": "we could not take your message just now; please send it again in a moment",
+    "new_conversation": "we could not start a new conversation just now; please try again in a moment",
+    "history": "we could not load the conversation just now; please try again in a moment",
+}
+
 _pools: dict[str, ThreadPoolExecutor] = {}
 
 
@@ -191,8 +198,17 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if handler is None:
             await self._error("unknown_type", f"unknown frame type {frame['type'][:40]!r}")
             return
-        refused = await run_blocking(conversations.admit_frame, self.session_key, self.customer_id, frame["type"],
-                                     kind="connect")  # fmt: skip
+        try:
+            refused = await run_blocking(
+                conversations.admit_frame, self.session_key, self.customer_id, frame["type"], kind="connect"
+            )
+        except (
+            OperationalError,
+            InterfaceError,
+        ) as error:  # the login cannot be checked: serve nothing, keep the socket
+            logger.warning("frame refused: database unavailable (%s)", str(error).strip()[:200])
+            await self._error("unavailable", UNAVAILABLE[frame["type"]])
+            return
         if refused == "logged_out":
             await self._logged_out()
         elif refused == "rate_limited":
@@ -230,8 +246,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 except (OperationalError, InterfaceError) as error:  # PostgreSQL down or restarting
                     logger.warning("turn refused in conversation %s: database unavailable (%s)", self.conversation_id,
                                    str(error).strip()[:200])  # fmt: skip
-                    await self._error("unavailable", "we could not take your message just now; please send it again "
-                                      "in a moment")  # fmt: skip
+                    await self._error("unavailable", UNAVAILABLE["message"])
                 except Exception:
                     logger.exception("turn failed in conversation %s", self.conversation_id)
                     await self._error("turn_failed", "something went wrong; your message was kept")
@@ -285,15 +300,15 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
     async def conversation_changed(self, event: dict) -> None:
         """Another socket on this conversation finished a turn: refresh this one's history."""
-        if event.get("origin") != self.channel_name and await self._still_logged_in():
+        if event.get("origin") != self.channel_name and await self._may_push():
             await self._send_history()
 
     async def staff_message(self, event: dict) -> None:
-        if await self._still_logged_in():
+        if await self._may_push():
             await self._send({"type": "staff_message", "text": event["text"], "staff_name": event["staff_name"]})
 
     async def state_changed(self, event: dict) -> None:
-        if await self._still_logged_in():
+        if await self._may_push():
             await self._send({"type": "state", "from": event["from"], "to": event["to"]})
 
     async def login_ended(self, event: dict) -> None:
@@ -311,11 +326,20 @@ class ChatConsumer(AsyncWebsocketConsumer):
     # -- the login behind the socket -----------------------------------------------------------
 
     async def _still_logged_in(self) -> bool:
-        """Whether the login still holds; if not, the socket is told and closed."""
+        """Whether the login still holds; if not, the socket is told and closed (a database error propagates)."""
         if await run_blocking(conversations.session_alive, self.session_key, self.customer_id, kind="connect"):
             return True
         await self._logged_out()
         return False
+
+    async def _may_push(self) -> bool:
+        """Whether something may be pushed to this socket unasked: only while its login holds. When that cannot be
+        checked (the database is down), nothing is pushed; it is in the history the next time it is loaded."""
+        try:
+            return await self._still_logged_in()
+        except (OperationalError, InterfaceError):
+            logger.warning("login of a socket not checked (database unavailable): nothing pushed")
+            return False
 
     async def _logged_out(self) -> None:
         if self.logged_out:
