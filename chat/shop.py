@@ -68,10 +68,22 @@ def describe_order(order: Order) -> dict:
     return data
 
 
+# What an order without a shipment row says, by its status: the order's status is the truth, and a delivered
+# order whose carrier details were never recorded was still shipped.
+NO_SHIPMENT_NOTE = {
+    Order.Status.SHIPPED: "shipped; no tracking details recorded",
+    Order.Status.IN_TRANSIT: "in transit; no tracking details recorded",
+    Order.Status.DELIVERED: "delivered; no tracking details recorded",
+    Order.Status.CANCELLED: "cancelled; it will not be shipped",
+    Order.Status.REFUNDED: "refunded",
+}
+
+
 def describe_shipment(order: Order) -> dict:
     shipment = getattr(order, "shipment", None)
     if shipment is None:
-        return {"order_number": order.number, "status": order.status, "events": [], "note": "not shipped yet"}
+        note = NO_SHIPMENT_NOTE.get(order.status, "not shipped yet")
+        return {"order_number": order.number, "status": order.status, "events": [], "note": note}
     return {
         "order_number": order.number,
         "carrier": shipment.carrier,

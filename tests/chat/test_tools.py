@@ -53,6 +53,18 @@ def test_an_unshipped_order_says_so(context_for):
     assert result["status"] == "processing" and result["events"] == []
 
 
+@pytest.mark.parametrize("status", ["shipped", "in_transit", "delivered", "cancelled", "refunded"])
+def test_an_order_without_tracking_details_is_described_by_its_status(context_for, status):
+    """The order's status is the truth: a delivered order whose shipment row is missing was not "not shipped"."""
+    ctx = context_for("wang")
+    Order.objects.filter(number="ORD-2025-0816").update(status=status)
+
+    result = run_tool(ctx, "track_shipment", {"order_number": "ORD-2025-0816"})
+
+    assert result["status"] == status and result["events"] == []
+    assert "not shipped yet" not in result["note"] and result["note"].startswith(status.replace("_", " "))
+
+
 def test_list_my_orders_lists_only_mine_optionally_by_status(context_for):
     ctx = context_for("bob")
 
