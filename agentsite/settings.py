@@ -366,6 +366,10 @@ MEMORY_LOOP_THRESHOLD = env.int("MEMORY_LOOP_THRESHOLD", default=3)
 
 # Long-term memory (memory/longterm.py, memory/consolidation.py)
 MEMORY_MIN_CONFIDENCE = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)  # extracted memories below it are dropped
+# Only a shop record is [confirmed] (memory.models.Tag); what a customer said or we inferred is capped at this
+# confidence, and is a [reference] at MEMORY_REFERENCE_CONFIDENCE or above, [unconfirmed] below.
+MEMORY_STATED_CONFIDENCE_CAP = env.float("MEMORY_STATED_CONFIDENCE_CAP", default=0.9)
+MEMORY_REFERENCE_CONFIDENCE = env.float("MEMORY_REFERENCE_CONFIDENCE", default=0.7)
 MEMORY_DEDUP_WINDOW_MINUTES = env.int("MEMORY_DEDUP_WINDOW_MINUTES", default=60)  # same text again within it: skip
 # Cosine similarity above which two free-form memories MAY be the same fact (they must also agree on every
 # number, date, ID and name). Calibrated for multilingual-e5-small: paraphrases score 0.96-0.99 there.

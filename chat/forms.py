@@ -9,8 +9,9 @@ from django.utils.translation import gettext_lazy as _
 from agentsite import clock
 from agentsite.redaction import redact
 from memory import keys, longterm
+from memory.consolidation import INSTRUCTION_PATTERNS
 from memory.embeddings import get_embedder
-from memory.models import LongTermMemory, MemoryConflict, Source
+from memory.models import LongTermMemory, MemoryConflict, Source, Tag
 
 # What a keyed memory is about, in the customer's language (memory.keys.REGISTRY names).
 KEY_LABELS = {
@@ -23,6 +24,14 @@ KEY_LABELS = {
     "phone_number": _("Phone number"),
     "email": _("Email address"),
     "name": _("Name"),
+}
+
+# The tag of a memory in the customer's words: the definition the prompt and the admin use (memory.models.Tag).
+TAG_LABELS = {
+    Tag.CONFIRMED: _("confirmed by our records"),
+    Tag.REFERENCE: _("noted, not verified"),
+    Tag.UNCONFIRMED: _("not sure yet"),
+    Tag.DISPUTED: _("being checked by our team"),
 }
 
 SOURCE_LABELS = {
@@ -43,6 +52,10 @@ class CorrectMemoryForm(forms.Form):
 
     def clean_text(self) -> str:
         text = self.cleaned_data["text"]
+        if INSTRUCTION_PATTERNS.search(text):  # the filter extraction applies: a memory is never an instruction
+            raise forms.ValidationError(
+                _("That reads like an instruction to the assistant; we only keep facts about you."), code="instruction"
+            )
         if self.memory.key:
             try:
                 self.cleaned_data["value"] = keys.normalise(self.memory.key, text)
@@ -67,7 +80,7 @@ class CorrectMemoryForm(forms.Form):
         return longterm.Candidate(
             type=memory.type,
             content=content,
-            confidence=1.0,
+            confidence=1.0,  # the customer's own word; capped as every statement is (longterm.Candidate)
             source=Source.CUSTOMER_STATED,
             key=memory.key,
             value=self.cleaned_data.get("value", ""),

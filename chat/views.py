@@ -20,10 +20,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agentsite import clock, llm
 from chat import demo_data
-from chat.forms import KEY_LABELS, SOURCE_LABELS, CorrectMemoryForm, RatingForm
+from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm
 from chat.models import ConversationRating
 from memory import longterm
-from memory.models import Conversation, LongTermMemory
+from memory.models import Conversation, LongTermMemory, MemoryConflict, tag_of
 
 
 class CustomerLoginView(auth_views.LoginView):
@@ -113,6 +113,11 @@ def _mine(request: HttpRequest, pk: int) -> LongTermMemory:
 
 def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | None = None) -> list[dict]:
     memories = LongTermMemory.objects.valid().filter(customer=request.user).order_by("key", "-created_at")
+    disputed = set(
+        MemoryConflict.objects.filter(customer=request.user, status=MemoryConflict.Status.OPEN).values_list(
+            "existing_id", flat=True
+        )
+    )
     rows = []
     for memory in memories:
         form = failed[1] if failed and failed[0] == memory.pk else CorrectMemoryForm(memory=memory)
@@ -121,6 +126,7 @@ def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | N
                 "memory": memory,
                 "about": KEY_LABELS.get(memory.key, ""),
                 "source": SOURCE_LABELS.get(memory.source, memory.source),
+                "tag": TAG_LABELS[tag_of(memory.source, memory.confidence, memory.pk in disputed)],
                 "form": form,
             }
         )

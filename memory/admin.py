@@ -24,6 +24,7 @@ from memory.models import (
     MemoryConflict,
     MemoryEvent,
     StateTransition,
+    Tag,
 )
 
 
@@ -104,17 +105,21 @@ class StateTransitionAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 class ConfidenceBand(admin.SimpleListFilter):
-    title = "confidence"
+    """The tags the prompt shows, by the one definition (``memory.models.Tag``)."""
+
+    title = "tag"
     parameter_name = "band"
-    BANDS = {"confirmed": (0.9, 1.01), "reference": (0.7, 0.9), "unconfirmed": (0.0, 0.7)}
 
     def lookups(self, request, model_admin):
-        return [("confirmed", "> 0.9 confirmed"), ("reference", "0.7-0.9 reference"), ("unconfirmed", "< 0.7")]
+        return [
+            (Tag.CONFIRMED, "confirmed (shop record)"),
+            (Tag.REFERENCE, "reference (stated or inferred)"),
+            (Tag.UNCONFIRMED, "unconfirmed (low confidence)"),
+        ]
 
     def queryset(self, request, queryset):
-        if self.value() in self.BANDS:
-            low, high = self.BANDS[self.value()]
-            return queryset.filter(confidence__gte=low, confidence__lt=high)
+        if self.value() in (Tag.CONFIRMED, Tag.REFERENCE, Tag.UNCONFIRMED):
+            return queryset.tagged(self.value())
         return queryset
 
 

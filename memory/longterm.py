@@ -45,9 +45,12 @@ class Candidate:
     metadata: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        # Whoever proposes it (extraction, a form, staff, a tool's arguments), no secret is stored.
+        # Whoever proposes it (extraction, a form, staff, a tool's arguments), no secret is stored ...
         object.__setattr__(self, "content", redact(self.content))
         object.__setattr__(self, "value", redact(self.value))
+        # ... and only the shop's own records are certain: what anyone said or inferred is capped.
+        if self.source != Source.SYSTEM_RECORD:
+            object.__setattr__(self, "confidence", min(self.confidence, settings.MEMORY_STATED_CONFIDENCE_CAP))
 
 
 @dataclass(frozen=True)

@@ -148,6 +148,29 @@ class Source(models.TextChoices):
         return {"system_record": 3, "customer_stated": 2, "agent_inferred": 1}[self.value]
 
 
+class Tag(models.TextChoices):
+    """How a memory is qualified wherever it is shown: in the prompt, the admin and the customer's page.
+
+    Defined once (``tag_of`` and ``LongTermMemoryQuerySet.tagged``): only a shop record is confirmed,
+    whatever its confidence; what a customer said or we inferred is a reference at
+    ``MEMORY_REFERENCE_CONFIDENCE`` or above, unconfirmed below; an open conflict makes it disputed.
+    """
+
+    CONFIRMED = "confirmed"
+    REFERENCE = "reference"
+    UNCONFIRMED = "unconfirmed"
+    DISPUTED = "disputed"
+
+
+def tag_of(source: str, confidence: float, disputed: bool = False) -> Tag:
+    """The tag of a memory from its source, its confidence and whether a conflict on it is open."""
+    if disputed:
+        return Tag.DISPUTED
+    if source == Source.SYSTEM_RECORD:
+        return Tag.CONFIRMED
+    return Tag.REFERENCE if confidence >= settings.MEMORY_REFERENCE_CONFIDENCE else Tag.UNCONFIRMED
+
+
 # ``LongTermMemoryQuerySet.valid`` as a condition for the plain SQL of the turn's path (recall, the
 # inspector's learned list), with the time as the parameter ``%(now)s``.
 VALID_SQL = "invalidated_at IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)"
@@ -156,6 +179,16 @@ VALID_SQL = "invalidated_at IS NULL AND archived_at IS NULL AND (expires_at IS N
 class LongTermMemoryQuerySet(models.QuerySet):
     def for_customer(self, customer_id: int) -> LongTermMemoryQuerySet:
         return self.filter(customer_id=customer_id)
+
+    def tagged(self, tag: Tag | str) -> LongTermMemoryQuerySet:
+        """Memories with ``tag`` by source and confidence, as ``tag_of`` gives it (disputes aside)."""
+        shop = models.Q(source=Source.SYSTEM_RECORD)
+        threshold = settings.MEMORY_REFERENCE_CONFIDENCE
+        return {
+            Tag.CONFIRMED: lambda: self.filter(shop),
+            Tag.REFERENCE: lambda: self.exclude(shop).filter(confidence__gte=threshold),
+            Tag.UNCONFIRMED: lambda: self.exclude(shop).filter(confidence__lt=threshold),
+        }[Tag(tag)]()
 
     def valid(self, now=None) -> LongTermMemoryQuerySet:
         """Memories that may be recalled: not invalidated, not archived, not expired (``VALID_SQL`` in SQL)."""

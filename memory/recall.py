@@ -34,7 +34,7 @@ from django.db import InterfaceError, OperationalError, connection
 from agentsite import clock, metrics, timings
 from agentsite.redaction import redact
 from memory.embeddings import get_embedder
-from memory.models import VALID_SQL, LongTermMemory, MemoryConflict
+from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, tag_of
 
 logger = logging.getLogger(__name__)
 
@@ -480,15 +480,8 @@ TAGS = {
 
 
 def confidence_tag(memory: Recalled, language: str = "zh") -> str:
-    """The tag the prompt shows for a memory: disputed, or by confidence (> 0.9, > 0.7, else)."""
-    names = TAGS.get(language, TAGS["en"])
-    if memory.disputed:
-        return names["disputed"]
-    if memory.confidence > 0.9:
-        return names["confirmed"]
-    if memory.confidence > 0.7:
-        return names["reference"]
-    return names["unconfirmed"]
+    """The tag the prompt shows for a memory, in the prompt's language (``memory.models.tag_of``)."""
+    return TAGS.get(language, TAGS["en"])[tag_of(memory.source, memory.confidence, memory.disputed)]
 
 
 def _quoted(text: str) -> str:

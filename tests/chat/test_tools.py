@@ -216,7 +216,7 @@ def test_recall_memory_returns_this_customers_memories_with_tags(context_for, se
     theirs = run_tool(other, "recall_memory", {"query": "快递"})
 
     assert mine["memories"][0] == {"content": "客户偏好顺丰快递", "key": "preferred_carrier", "value": "sf_express",
-                                   "tag": "已确认"}  # fmt: skip
+                                   "tag": "参考"}  # fmt: skip
     assert theirs == {"memories": []}
 
 

@@ -16,8 +16,9 @@ from tests.memory.test_recall import remember
 pytestmark = pytest.mark.django_db
 
 
-def aged(customer, days, confidence=0.9, accessed_days_ago=None, content=None):
-    memory = remember(customer, content or f"fact aged {days} days at {confidence}", confidence=confidence)
+def aged(customer, days, confidence=0.9, accessed_days_ago=None, content=None, source="customer_stated"):
+    content = content or f"fact aged {days} days at {confidence}"
+    memory = remember(customer, content, confidence=confidence, source=source)
     now = clock.now()
     LongTermMemory.objects.filter(pk=memory.pk).update(
         created_at=now - timedelta(days=days),
@@ -107,7 +108,8 @@ def readme_forgetting_table() -> dict[float, tuple[int, int]]:
 def test_the_readme_table_of_archive_and_delete_days_is_what_the_policy_does(customer):
     table = readme_forgetting_table()
     assert len(table) == 7 and table[0.7] == (120, 270)  # 0.7 x 0.9^4 = 0.459 < 0.5; 0.7 x 0.9^9 = 0.271 < 0.3
-    stored = {aged(customer, 0, confidence=c, content=f"stored at {c}"): c for c in table}
+    # Stored as the shop's records: only those may hold a confidence above MEMORY_STATED_CONFIDENCE_CAP.
+    stored = {aged(customer, 0, confidence=c, content=f"stored at {c}", source="system_record"): c for c in table}
     archived_on: dict[float, int] = {}
     deleted_on: dict[float, int] = {}
     for day in range(1, 366):

@@ -89,7 +89,7 @@ def test_a_free_form_paraphrase_merges_and_the_stronger_text_wins(customer):
 
     assert second.action == "merged" and second.memory_id == first.memory_id
     memory = LongTermMemory.objects.get()
-    assert (memory.content, memory.confidence, memory.version) == (strong.content, 0.95, 2)
+    assert (memory.content, memory.confidence, memory.version) == (strong.content, strong.confidence, 2)
     merge = MemoryEvent.objects.get(action="merged")
     assert merge.old["content"] == weak.content
 

@@ -319,18 +319,28 @@ def test_every_recall_counts_one_vector_query(customer):
     assert vector_queries.value - before == 2
 
 
-def _recalled(content, confidence, disputed=False, key="", value=""):
+def _recalled(content, confidence, disputed=False, key="", value="", source="customer_stated"):
     return Recalled(id=1, type="fact", key=key, value=value, content=content, confidence=confidence,
-                    source="customer_stated", score=1.0, disputed=disputed)  # fmt: skip
+                    source=source, score=1.0, disputed=disputed)  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("confidence", "disputed", "zh", "en"),
-    [(0.95, False, "已确认", "confirmed"), (0.91, False, "已确认", "confirmed"), (0.9, False, "参考", "reference"),
-     (0.71, False, "参考", "reference"), (0.7, False, "有待确认", "unconfirmed"), (0.95, True, "有争议", "disputed")],
-)  # fmt: skip
-def test_memory_block_tags_by_confidence_and_dispute(confidence, disputed, zh, en):
-    memory = _recalled("客户希望关闭通知", confidence, disputed, key="notification_preference", value="mute")
+    ("source", "confidence", "disputed", "zh", "en"),
+    [
+        # Only a shop record is confirmed, whatever its confidence ...
+        ("system_record", 1.0, False, "已确认", "confirmed"),
+        ("system_record", 0.5, False, "已确认", "confirmed"),
+        # ... never a statement or an inference, however confident; the reference band starts at 0.7.
+        ("customer_stated", 0.96, False, "参考", "reference"),
+        ("agent_inferred", 0.95, False, "参考", "reference"),
+        ("customer_stated", 0.7, False, "参考", "reference"),
+        ("customer_stated", 0.69, False, "有待确认", "unconfirmed"),
+        ("customer_stated", 0.95, True, "有争议", "disputed"),
+        ("system_record", 1.0, True, "有争议", "disputed"),
+    ],
+)
+def test_memory_block_tags_by_source_confidence_and_dispute(source, confidence, disputed, zh, en):
+    memory = _recalled("客户希望关闭通知", confidence, disputed, "notification_preference", "mute", source)
 
     assert f"- [{zh}] 客户希望关闭通知 {{key=notification_preference; value=mute}}" in format_memory_block(
         [memory], "zh"
