@@ -60,6 +60,18 @@ def _clean_redis() -> Iterator[None]:
     yield
 
 
+@pytest.fixture
+def fresh_rate_window() -> None:
+    """Move the shared clock to just past the start of a minute: the per-minute budgets count in fixed windows
+    (agentsite/ratelimit.py), and a test whose frames straddled a window's end would see the budget twice."""
+    from datetime import timedelta
+
+    from agentsite import clock
+
+    now = clock.now()
+    clock.advance(timedelta(seconds=61 - now.second - now.microsecond / 1e6))
+
+
 @pytest.fixture(autouse=True)
 def _channels_still_closes_connections() -> Iterator[None]:
     """Fail the test that leaves ``channels.db.close_old_connections`` patched out (tests/chat/wsclient.py says how).

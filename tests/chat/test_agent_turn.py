@@ -208,7 +208,7 @@ def test_bad_frames_get_error_frames_and_the_socket_stays_usable(shop):
     assert turn.of("reply_done") and turn.reply
 
 
-def test_a_flood_past_the_rate_limit_is_refused(shop, settings):
+def test_a_flood_past_the_rate_limit_is_refused(shop, settings, fresh_rate_window):
     settings.AGENT_RATE_LIMIT_PER_MINUTE = 3
 
     async def scenario():

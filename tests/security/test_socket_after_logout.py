@@ -108,7 +108,7 @@ def test_every_frame_type_is_refused_once_the_login_has_ended(daphne, logged_in,
     [({"type": "new_conversation"}, 2), ({"type": "history"}, 3)],
     ids=["new_conversation", "history"],
 )
-def test_frames_other_than_messages_have_a_budget_per_customer(daphne, logged_in, frame, budget):
+def test_frames_other_than_messages_have_a_budget_per_customer(daphne, logged_in, frame, budget, fresh_rate_window):
     _, browser = logged_in()
     answers = []
     with chat_socket(browser) as first, chat_socket(browser) as second:
