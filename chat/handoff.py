@@ -35,6 +35,21 @@ class HandoffError(Exception):
     """The handoff cannot do that now (taken by someone else, not escalated …)."""
 
 
+def transcript(conversation_id: UUID | str) -> tuple[list[dict], str]:
+    """The conversation as staff read it (its last ``AGENT_HANDOFF_MESSAGES`` messages), and its state."""
+    session = short_term.store().load(conversation_id, recent=settings.AGENT_HANDOFF_MESSAGES)
+    lines = [
+        {
+            "who": "staff" if m.metadata.get("by_staff") else ("customer" if m.role is Role.USER else m.role.value),
+            "text": m.content,
+            "at": m.created_at,
+        }
+        for m in session.messages
+        if m.content
+    ]
+    return lines, session.state
+
+
 def build_packet(conversation_id: UUID | str) -> dict:
     """What a person needs: the issue, what the agent tried, the customer's facts, open promises, states."""
     conversation = Conversation.objects.get(pk=conversation_id)

@@ -6,36 +6,25 @@ from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from chat import handoff
 from chat.models import Handoff
-from memory import session as short_term
-from memory.working import Role
 
 
 @staff_member_required
+@require_safe
 def console(request: HttpRequest) -> HttpResponse:
     mine = Handoff.objects.filter(closed_at__isnull=True, taken_by=request.user).order_by("taken_at")
     return render(request, "staff/console.html", {"waiting": handoff.waiting(), "mine": mine})
 
 
 @staff_member_required
+@require_safe
 def conversation(request: HttpRequest, conversation_id) -> HttpResponse:
     item = get_object_or_404(Handoff, conversation_id=conversation_id)
-    session = short_term.store().load(conversation_id, recent=200)
-    transcript = [
-        {
-            "who": "staff" if m.metadata.get("by_staff") else ("customer" if m.role is Role.USER else m.role.value),
-            "text": m.content,
-            "at": m.created_at,
-        }
-        for m in session.messages
-        if m.content
-    ]
-    return render(
-        request, "staff/conversation.html", {"handoff": item, "transcript": transcript, "state": session.state}
-    )
+    lines, state = handoff.transcript(conversation_id)
+    return render(request, "staff/conversation.html", {"handoff": item, "transcript": lines, "state": state})
 
 
 @staff_member_required
