@@ -225,6 +225,7 @@ AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)  # failed logins 
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "chat.views.login_locked_out"
+AXES_USERNAME_CALLABLE = "agentsite.logins.attempted_username"
 AXES_VERBOSE = False  # no banner at every start of every process; failures and lockouts are still logged
 # axes logs failed logins always; a row for every successful login too only when this is on.
 AXES_DISABLE_ACCESS_LOG = not env.bool("LOGIN_ACCESS_LOG", default=False)
@@ -335,6 +336,8 @@ AGENT_NEW_CONVERSATIONS_PER_MINUTE = env.int("AGENT_NEW_CONVERSATIONS_PER_MINUTE
 AGENT_HISTORY_FRAMES_PER_MINUTE = env.int("AGENT_HISTORY_FRAMES_PER_MINUTE", default=30)
 # ... and what one socket may send a minute, of any type, valid or not (counted in the web process).
 AGENT_SOCKET_FRAMES_PER_MINUTE = env.int("AGENT_SOCKET_FRAMES_PER_MINUTE", default=120)
+# Sockets one customer may open a minute (each opens with the whole history); past it: 4503, try again later.
+AGENT_SOCKETS_PER_MINUTE = env.int("AGENT_SOCKETS_PER_MINUTE", default=20)
 # The shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
 KNOWLEDGE_RANKING = env.str("KNOWLEDGE_RANKING", default="dense")
 # Trigram similarity a Chinese query's keyword hits on policy articles need (hybrid ranking only).

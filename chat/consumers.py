@@ -130,6 +130,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
             await self._error("busy", "the chat is busy; reconnecting in a moment")
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
+        except conversations.TooManySockets:
+            await self._error("rate_limited", "too many connections this minute; reconnecting in a moment")
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+            return
         except (OperationalError, InterfaceError) as error:
             logger.warning("socket not opened: database unavailable (%s)", str(error).strip()[:200])
             await self._error("unavailable", "the chat is unavailable just now; reconnecting in a moment")

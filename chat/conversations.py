@@ -32,6 +32,10 @@ class Opened:
     history: dict
 
 
+class TooManySockets(Exception):
+    """The customer opened more sockets this minute than ``AGENT_SOCKETS_PER_MINUTE``."""
+
+
 def open_socket(session_key: str, wanted: str | None = None) -> Opened | None:
     """Authenticate a new socket and load its conversation (``None``: nobody is logged in by the session).
 
@@ -41,6 +45,10 @@ def open_socket(session_key: str, wanted: str | None = None) -> Opened | None:
     customer_id = logged_in_customer(session_key)
     if customer_id is None:
         return None
+    # Each socket opens with the whole history: without a budget, reconnecting would get around the history
+    # frames' budget (and the socket's own).
+    if not ratelimit.allow("socket", customer_id, settings.AGENT_SOCKETS_PER_MINUTE, 60):
+        raise TooManySockets
     conversation_id = open_for(customer_id, wanted)
     return Opened(customer_id, conversation_id, history_frame(customer_id, conversation_id))
 

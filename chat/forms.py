@@ -26,6 +26,14 @@ KEY_LABELS = {
     "name": _("Name"),
 }
 
+
+def storable(text: str) -> None:
+    """Refuse text PostgreSQL cannot store: an unpaired surrogate (a JSON body can carry one as ``\\ud800``).
+    Django's CharField already refuses NUL."""
+    if any("\ud800" <= char <= "\udfff" for char in text):
+        raise forms.ValidationError(_("The text holds a character that cannot be stored."), code="surrogate")
+
+
 # The tag of a memory in the customer's words: the definition the prompt and the admin use (memory.models.Tag).
 TAG_LABELS = {
     Tag.CONFIRMED: _("confirmed by our records"),
@@ -44,7 +52,7 @@ SOURCE_LABELS = {
 class CorrectMemoryForm(forms.Form):
     """The customer's new text for one of their memories; ``save`` supersedes the memory at once."""
 
-    text = forms.CharField(label=_("Correct it"), max_length=300, strip=True)
+    text = forms.CharField(label=_("Correct it"), max_length=300, strip=True, validators=[storable])
 
     def __init__(self, *args, memory: LongTermMemory, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -110,7 +118,7 @@ class RatingForm(forms.Form):
 
     conversation_id = forms.UUIDField()
     score = forms.IntegerField(min_value=1, max_value=5)
-    comment = forms.CharField(max_length=2000, required=False, strip=True)
+    comment = forms.CharField(max_length=2000, required=False, strip=True, validators=[storable])
 
     def clean_comment(self) -> str:
         return redact(self.cleaned_data["comment"])  # shown to staff and kept: no secret

@@ -85,6 +85,14 @@ def test_the_admin_login_is_locked_out_the_same_way(daphne, staff):
     assert "sessionid" not in attacker.cookies
 
 
+@pytest.mark.parametrize("path", ["/accounts/login/", "/admin/login/"])
+def test_an_overlong_username_is_a_failed_login_not_a_500(daphne, path):
+    lengths = {"a": 255, "b": 256, "c": 5000}  # each a username of its own: one failure each
+    statuses = [HttpBrowser(daphne.port).log_in(c * n, "whatever", path)[0] for c, n in lengths.items()]
+
+    assert statuses == [200, 200, 200]
+
+
 def test_staff_lift_a_lockout_in_the_admin_and_the_customer_logs_in(daphne, customers, staff):
     from axes.models import AccessAttempt
 

@@ -25,7 +25,11 @@ from tests.procs import ProcessEnv, start_daphne
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
-BUDGETS = {"AGENT_NEW_CONVERSATIONS_PER_MINUTE": "2", "AGENT_HISTORY_FRAMES_PER_MINUTE": "3"}
+BUDGETS = {
+    "AGENT_NEW_CONVERSATIONS_PER_MINUTE": "2",
+    "AGENT_HISTORY_FRAMES_PER_MINUTE": "3",
+    "AGENT_SOCKETS_PER_MINUTE": "4",
+}
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +123,18 @@ def test_frames_other_than_messages_have_a_budget_per_customer(daphne, logged_in
             answers.append(answer.get("code") or answer["type"])
 
     assert answers == ["history"] * budget + ["rate_limited"] * 2
+
+
+def test_reconnecting_does_not_get_around_the_budgets(daphne, logged_in, fresh_rate_window):
+    """Each socket opens with the whole history: opening sockets has a budget of its own."""
+    _, browser = logged_in()
+    opened = []
+    for _ in range(6):
+        with browser.chat_socket() as socket:
+            first = json.loads(socket.recv(timeout=30))
+            opened.append(first.get("code") or first["type"])
+            if first["type"] == "error":
+                _, code = closing_frames(socket)
+                opened.append(code)
+
+    assert opened == ["history"] * 4 + ["rate_limited", 4503, "rate_limited", 4503]

@@ -130,6 +130,18 @@ def test_a_correction_that_reads_like_an_instruction_is_refused(make_customer, t
     assert list(LongTermMemory.objects.valid().filter(customer=me)) == [old]
 
 
+def test_text_that_cannot_be_stored_is_a_400_not_a_500(make_customer):
+    """A JSON body can carry an unpaired surrogate (PostgreSQL stores none): refused like a NUL."""
+    me = make_customer()
+    conversation = SessionStore().start(me.pk)
+    client = logged_in(me)
+    body = json.dumps({"conversation_id": str(conversation.id), "score": 5, "comment": "x"}).replace('"x"', '"\\ud800"')
+
+    response = client.post("/rating/", body, "application/json", HTTP_X_CSRFTOKEN=csrf(client, "/"))
+
+    assert response.status_code == 400 and response.json()["fields"] == ["comment"]
+
+
 def test_correcting_a_free_form_memory_replaces_its_text(make_customer):
     me = make_customer()
     old = remember(me, "The customer prefers deliveries after 6pm")
