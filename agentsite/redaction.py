@@ -29,10 +29,10 @@ MARKS = (CARD_MARK, ID_MARK, PASSWORD_MARK, PASSPORT_MARK, IBAN_MARK, SECURITY_C
 _DIGIT = re.compile(r"\d")
 # Words without which a pattern cannot match, looked for in the lowered text first: most log lines and
 # messages name no secret, and a substring test costs far less than a pattern starting with a lookbehind.
-_PASSWORD_HINTS = ("pass", "pwd", "pin", "密码", "密碼", "口令")
+_PASSWORD_HINTS = ("pass", "pwd", "pw", "pin", "密码", "密碼", "口令")
 _PASSPORT_HINTS = ("passport", "护照", "護照")
 _SSN_HINTS = ("ssn", "social")
-_SECURITY_CODE_HINTS = ("cvv", "cvc", "security", "verification", "otp", "one-time", "one time", "sms", "安全",
+_SECURITY_CODE_HINTS = ("cvv", "cvc", "security", "verification", "otp", "one-time", "one time", "sms", "back", "安全",
                         "验证", "驗證", "动态", "背面")  # fmt: skip
 
 _MARK = "|".join(re.escape(mark) for mark in MARKS)
@@ -47,7 +47,10 @@ _ALONE_AFTER = rf"(?![-_]?[\d{_LETTER}])(?!\.\d)(?![-_]?(?:{_MARK}))"
 
 # Cards and resident IDs: digit groups joined by spaces, dashes or dots, in any mix, as people type them.
 _GROUP = r"\d++[XxＸｘ]?+"  # an ID's check character may be X
-_SEPARATOR = rf"(?:{_SPACE}{{1,3}}|{_SPACE}{{0,3}}[-\u2010-\u2015\u2212\uff0d]{_SPACE}{{0,3}}|\.(?=\d))"
+_SEPARATOR = (
+    rf"(?:{_SPACE}{{1,3}}|{_SPACE}{{0,3}}[-\u2010-\u2015\u2212\uff0d\u00b7\u2022\u30fb]{_SPACE}{{0,3}}"
+    r"|[._/,](?=\d))"  # a dot, an underscore, a slash or a comma only between digits: not "1, 2" in prose
+)
 _DIGIT_RUN = re.compile(rf"{_FIRST_DIGIT}\d*+[XxＸｘ]?+(?:{_SEPARATOR}{_GROUP})*{_ALONE_AFTER}")
 _GROUPS = re.compile(_GROUP)
 _MIN_GROUP = 3  # groups of one or two digits are dates, country codes, list numbers, expiry months: never a card's
@@ -85,11 +88,13 @@ _IBAN_LENGTHS = {
 }  # fmt: skip
 
 # Secrets known by the word before them. Between word and value: spaces, ":", "#", "is", "number", "号码" ...
-_FILLER = r"(?>(?:\s+|[:：=#＃]|(?:is|was|number|no|nr|num)(?![A-Za-z])\.?|是|为|為|号码|號碼|号|號|编号)*)"
+_FILLER = r"(?>(?:\s+|[:：=#＃-]|(?:is|was|are|number|no|nr|num|code)(?![A-Za-z])\.?|是|为|為|号码|號碼|号|號|编号)*)"
 _PASSPORT_WORD = r"(?:(?<![A-Za-z])passport(?![A-Za-z])(?! number removed\])|护照|護照)"
 _PASSPORT_WORDS = re.compile(_PASSPORT_WORD, re.IGNORECASE)
 _PASSPORT = re.compile(
-    rf"(?P<context>{_PASSPORT_WORD}{_FILLER})(?=[A-Za-z]*\d)[A-Za-z\d]{{5,20}}+{_ALONE_AFTER}", re.IGNORECASE
+    rf"(?P<context>{_PASSPORT_WORD}{_FILLER})(?=[A-Za-z]*[ -]?\d)"
+    rf"(?:[A-Za-z]{{1,2}}[ -]?)?[A-Za-z\d]*\d(?:[ -]?\d)*+{_ALONE_AFTER}",
+    re.IGNORECASE,
 )
 # The shape of a Chinese passport number (E or G and eight digits, or E, a letter, seven digits) is
 # redacted anywhere on a line that mentions a passport, before or after it.
@@ -103,6 +108,7 @@ _SSN_AFTER_WORD = re.compile(
 _SECURITY_CODE = re.compile(
     r"(?P<context>(?:(?<![A-Za-z])(?:cvv2?|cvc2?|security\s+code|card\s+verification\s+(?:code|value)"
     r"|verification\s+code|one[- ]time\s+(?:code|password|passcode)|otp|sms\s+code)(?![A-Za-z])"
+    r"|(?:(?:three|3|four|4)\s+)?(?:digits?|code|number)\s+on\s+(?:the\s+)?back(?:\s+of\s+(?:the|my)\s+card)?"
     rf"|安全码|安全碼|验证码|驗證碼|动态码|动态密码|(?:卡片?)?背面的?[三3]位(?:数字?|码)?){_FILLER})"
     rf"\d{{3,8}}+{_ALONE_AFTER}",
     re.IGNORECASE,
@@ -112,7 +118,7 @@ _SECURITY_CODE = re.compile(
 # ASCII character starts one (密码abc123), so 密码错误 ("wrong password") is prose. The value is never "code"
 # or "number" alone: that is the end of the label ("PIN code [password removed]").
 _PASSWORD = re.compile(
-    r"(?P<label>(?<![A-Za-z])(?:password(?! removed\])|passcode|passwd|pwd|pin(?:\s*(?:code|number)|码)?)"
+    r"(?P<label>(?<![A-Za-z])(?:password(?! removed\])|passcode|passwd|pwd|pw|pin(?:\s*(?:code|number)|码)?)"
     r"(?![A-Za-z])|密码|密碼|口令)"
     r"(?P<sep>(?>(?:\s*(?:(?:is|was)(?![A-Za-z\d])|[=:：]|是|为))+\s*|\s+|(?<=[码碼令])(?=[!-~])))"
     rf"(?P<value>(?!(?:code|number)(?![A-Za-z\d]))(?:(?!{_MARK})[^\s,，。;；])+)",
@@ -148,8 +154,8 @@ def cn_id_valid(number: str) -> bool:
 
 
 def iban_valid(iban: str) -> bool:
-    """Return whether ``iban`` (spaces allowed) passes the ISO 13616 mod-97 check."""
-    compact = iban.replace(" ", "").upper()
+    """Return whether ``iban`` (spaces and dashes allowed) passes the ISO 13616 mod-97 check."""
+    compact = iban.replace(" ", "").replace("-", "").upper()
     rearranged = compact[4:] + compact[:4]
     return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
 
@@ -228,7 +234,7 @@ def _digit_run(match: re.Match[str]) -> str:
 
 @functools.cache
 def _iban_body(length: int) -> re.Pattern[str]:
-    return re.compile(rf"(?: ?+[A-Za-z0-9]){{{length}}}{_ALONE_AFTER}")
+    return re.compile(rf"(?:[ -]?+[A-Za-z0-9]){{{length}}}{_ALONE_AFTER}")
 
 
 def _redact_ibans(text: str) -> str:

@@ -112,6 +112,21 @@ def test_json_keeps_its_shape_when_redacted():
         ("pwd=s3cret!", f"pwd={PASSWORD_MARK}"),
         ("PIN code 4321", f"PIN code {PASSWORD_MARK}"),
         ("my password is: hunter2", f"my password is: {PASSWORD_MARK}"),
+        # variants an attack on the running demo typed (2026-12-03)
+        ("4111_1111_1111_1111", CARD_MARK),
+        ("4111/1111/1111/1111", CARD_MARK),
+        ("4111,1111,1111,1111", CARD_MARK),
+        ("4111•1111•1111•1111", CARD_MARK),
+        ("4111 · 1111 · 1111 · 1111", CARD_MARK),
+        ("DE89-3704-0044-0532-0130-00", IBAN_MARK),
+        ("CVV2 - 123", f"CVV2 - {SECURITY_CODE_MARK}"),
+        ("cvv code 123", f"cvv code {SECURITY_CODE_MARK}"),
+        ("the 3 digits on the back are 123", f"the 3 digits on the back are {SECURITY_CODE_MARK}"),
+        ("code on back: 456", f"code on back: {SECURITY_CODE_MARK}"),
+        ("passport number A 1234567", f"passport number {PASSPORT_MARK}"),
+        ("passport E 1234 5678", f"passport {PASSPORT_MARK}"),
+        ("passport X12-34567", f"passport {PASSPORT_MARK}"),
+        ("pw hunter2", f"pw {PASSWORD_MARK}"),
     ],
 )
 def test_each_kind_of_secret_becomes_its_mark(text, expected):
@@ -151,6 +166,13 @@ def test_each_kind_of_secret_becomes_its_mark(text, expected):
         "身份证号 440305199013071236",  # month 13, even with the right check character
         # prose that names a password without giving one
         "我忘记密码了，密码错误",
+        # near misses of the attack's variants: lists, prose, product codes
+        "ORD-2025-0816 / 13812345678",
+        "items 1,234 and 5,678; 1, 2, 3",
+        "order 12345 / 67890 / 11111",
+        "the passport is valid until 2030",
+        "call me back at 13812345678",
+        "PW-200 vacuum cleaner",
     ],
 )
 def test_more_look_alikes_are_kept(text):
