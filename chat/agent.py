@@ -41,6 +41,7 @@ from chat.tools import (
 from memory import session as short_term
 from memory import working
 from memory.consolidation import needs_consolidation
+from memory.keys import SHOP_OWNED
 from memory.longterm import learned_in
 from memory.models import Conversation
 from memory.recall import (
@@ -82,14 +83,23 @@ class TurnResult:
 
 @dataclass(frozen=True)
 class Speaker:
-    """What the turn needs of the customer's profile: the name the prompt uses and the preferred language."""
+    """What the turn needs of the customer's profile: the name the prompt uses, the preferred language, and
+    the shop's record of each shop-owned key (``memory.keys.SHOP_OWNED``), the truth the memory block shows."""
 
     display_name: str
     language: str
+    records: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_row(cls, row: tuple) -> Speaker:
+        values = dict(zip(SHOP_OWNED, row[2:], strict=True))
+        return cls(row[0], row[1], {key: value for key, value in values.items() if value})
 
 
 _LOCK_AND_PROFILE = (
-    "SELECT p.display_name, p.language FROM (SELECT pg_advisory_lock(%s, hashtext(%s))) AS locked"
+    "SELECT p.display_name, p.language, "
+    + ", ".join(f"p.{CustomerProfile._meta.get_field(name).column}" for name in SHOP_OWNED.values())
+    + " FROM (SELECT pg_advisory_lock(%s, hashtext(%s))) AS locked"
     f" LEFT JOIN {CustomerProfile._meta.db_table} p ON p.user_id = %s"
 )  # noqa: S608 - constant SQL, every value a parameter
 
@@ -106,7 +116,7 @@ def turn_lock(conversation_id: UUID | str, customer_id: int | None = None) -> It
         cursor.execute(_LOCK_AND_PROFILE, [*key, customer_id])
         row = cursor.fetchone()
     try:
-        yield Speaker(*row) if row[0] is not None else None
+        yield Speaker.from_row(row) if row[0] is not None else None
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
@@ -176,7 +186,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
 
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
-        memory = _Memory(_working_memory(store.history_of(session), text, language, recalled, speaker), conversation)
+        records = speaker.records if speaker and mode != "off" else {}  # "off" knows this conversation only
+        buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records)
+        memory = _Memory(buffer, conversation, records)
         if confirmed is not None:
             with store.batch(conversation_id, expected=memory.snapshot) as saved:
                 _record_confirmation(store, memory, conversation_id, confirmed)
@@ -215,9 +227,10 @@ class _Memory:
     after a tool that changes something: that write takes the row lock.
     """
 
-    def __init__(self, buffer: WorkingMemory, snapshot: Conversation | None) -> None:
+    def __init__(self, buffer: WorkingMemory, snapshot: Conversation | None, records: dict[str, str]) -> None:
         self.buffer = buffer
         self.snapshot = snapshot
+        self.records = records  # the shop's values of its shop-owned keys, for the memory block
         self.used_tools = False
         self.streamed = False  # some of a reply went to the customer as tokens
 
@@ -247,12 +260,15 @@ def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord
 
 
 @timings.timed("working_memory")
-def _working_memory(history: list[Entry], text, language, recalled, speaker: Speaker | None) -> WorkingMemory:
-    """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned."""
+def _working_memory(
+    history: list[Entry], text, language, recalled, speaker: Speaker | None, records: dict[str, str]
+) -> WorkingMemory:
+    """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned.
+    The memory block shows the shop's ``records`` first, whatever was recalled."""
     buffer = WorkingMemory.from_settings()
     buffer.set_system(prompts.system_prompt(language, clock.now(), speaker.display_name if speaker else ""))
-    if recalled:
-        buffer.set_memory(format_memory_block(recalled, language))
+    if recalled or records:
+        buffer.set_memory(format_memory_block(recalled, language, records))
     buffer.extend(history)
     buffer.append_user(text)
     return buffer
@@ -334,7 +350,7 @@ def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> t
             emit({"type": "token", "text": piece})
         return first, []
     recalled = _recall(customer_id, text)
-    memory.buffer.set_memory(format_memory_block(recalled, language))
+    memory.buffer.set_memory(format_memory_block(recalled, language, memory.records))
     return _model_loop(store, memory, ctx, tools, emit), recalled
 
 

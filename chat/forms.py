@@ -37,6 +37,7 @@ def storable(text: str) -> None:
 # The tag of a memory in the customer's words: the definition the prompt and the admin use (memory.models.Tag).
 TAG_LABELS = {
     Tag.CONFIRMED: _("confirmed by our records"),
+    Tag.REQUESTED: _("you asked for this; our records decide"),
     Tag.REFERENCE: _("noted, not verified"),
     Tag.UNCONFIRMED: _("not sure yet"),
     Tag.DISPUTED: _("being checked by our team"),

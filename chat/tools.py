@@ -25,6 +25,7 @@ from agentsite.redaction import redact, redact_json
 from chat import shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
+from memory.keys import normalise
 from memory.recall import confidence_tag, recall
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
@@ -142,15 +143,27 @@ def _proposer(tool: str, propose: Callable[..., tuple[dict, str]]) -> Callable[.
     return run
 
 
+# The shop-owned key (``memory.keys.SHOP_OWNED``) each change tool sets, and the argument holding its value.
+CHANGED_KEY = {
+    "update_notification_preference": ("notification_preference", "preference"),
+    "update_contact_channel": ("contact_channel", "channel"),
+    "update_shipping_address": ("shipping_address", "address"),
+}
+
+
 def propose_change(ctx: ToolContext, tool: str, arguments: dict, summary: str) -> dict:
-    """Store the change as the conversation's one pending action and ask for confirmation."""
+    """Store the change as the conversation's one pending action and ask for confirmation.
+
+    For a shop-owned key the result names the request (key, value, pending action): consolidation
+    stores what the customer said about the key as that request (``memory.consolidation``).
+    """
     # The model wrote the arguments from what the customer typed; they become shop records once confirmed.
     arguments, summary = json.loads(redact_json(json.dumps(arguments))), redact(summary)
     with transaction.atomic():
         PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
             status=PendingAction.Status.CANCELLED, decided_at=clock.now()
         )
-        PendingAction.objects.create(
+        action = PendingAction.objects.create(
             conversation_id=ctx.conversation_id,
             customer_id=ctx.customer_id,
             tool=tool,
@@ -163,7 +176,12 @@ def propose_change(ctx: ToolContext, tool: str, arguments: dict, summary: str) -
             ctx.store.transition(ctx.conversation_id, AgentState.CONFIRMING, f"{tool} proposed", progress=True)
         except IllegalTransition:
             logger.warning("conversation %s: cannot move to confirming", ctx.conversation_id)
-    return {"status": "pending_confirmation", "summary": summary}
+    result = {"status": "pending_confirmation", "summary": summary}
+    if tool in CHANGED_KEY:
+        key, argument = CHANGED_KEY[tool]
+        value = normalise(key, arguments[argument])
+        result["request"] = {"key": key, "value": value, "pending_action": str(action.pk)}
+    return result
 
 
 TOOLS: dict[str, Tool] = {

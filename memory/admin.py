@@ -113,12 +113,13 @@ class ConfidenceBand(admin.SimpleListFilter):
     def lookups(self, request, model_admin):
         return [
             (Tag.CONFIRMED, "confirmed (shop record)"),
+            (Tag.REQUESTED, "requested (a shop-owned value the customer asked for)"),
             (Tag.REFERENCE, "reference (stated or inferred)"),
             (Tag.UNCONFIRMED, "unconfirmed (low confidence)"),
         ]
 
     def queryset(self, request, queryset):
-        if self.value() in (Tag.CONFIRMED, Tag.REFERENCE, Tag.UNCONFIRMED):
+        if self.value() in (Tag.CONFIRMED, Tag.REQUESTED, Tag.REFERENCE, Tag.UNCONFIRMED):
             return queryset.tagged(self.value())
         return queryset
 

@@ -14,7 +14,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from uuid import UUID
 
@@ -187,6 +187,7 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
             logger.warning("consolidation of %s deferred: %s", conversation.pk, exc)
             raise ConsolidationDeferred(str(exc)) from exc
         candidates, report.rejected = validate(raw, conversation.pk)
+        candidates = as_requests(candidates, _proposals(conversation, start, end))
         for reason in report.rejected:
             logger.warning("conversation %s: extracted memory rejected: %s", conversation.pk, reason)
     if final:
@@ -219,16 +220,12 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
 def _experiences(conversation: Conversation) -> list[Candidate]:
     """Experiences the conversation's tools reported (a refund requested or refused …).
 
-    Tools put a sentence worth remembering in an ``experience`` field of their JSON result; that is
-    the whole contract between the shop and long-term memory here.
+    Tools put a sentence worth remembering in an ``experience`` field of their JSON result (with
+    ``request``, read by ``_proposals``, the whole contract between the shop's tools and memory).
     """
     found = []
-    for row in ConversationMessage.objects.filter(conversation=conversation, role="tool_result").order_by("seq"):
-        try:
-            result = json.loads(row.metadata.get("raw") or row.content)
-        except (TypeError, ValueError):
-            continue
-        sentence = result.get("experience") if isinstance(result, dict) else None
+    for result in _tool_results(conversation):
+        sentence = result.get("experience")
         if isinstance(sentence, str) and sentence.strip():
             found.append(
                 Candidate(type=MemoryType.EXPERIENCE, content=redact(sentence.strip())[:500],
@@ -236,6 +233,51 @@ def _experiences(conversation: Conversation) -> list[Candidate]:
                           source=Source.SYSTEM_RECORD, conversation_id=conversation.pk)
             )  # fmt: skip
     return found
+
+
+def _tool_results(conversation: Conversation, start: int = 0, end: int | None = None):
+    """The JSON objects of the conversation's tool results (``seq`` in ``start``..``end``), oldest first."""
+    rows = ConversationMessage.objects.filter(conversation=conversation, role="tool_result", seq__gt=start)
+    if end is not None:
+        rows = rows.filter(seq__lte=end)
+    for row in rows.order_by("seq"):
+        try:
+            result = json.loads(row.metadata.get("raw") or row.content)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(result, dict):
+            yield result
+
+
+def _proposals(conversation: Conversation, start: int, end: int) -> dict[tuple[str, str], str]:
+    """The changes to shop-owned keys proposed in these messages: (key, value) → the pending action's id.
+
+    A change tool's result names its request (``{"request": {"key", "value", "pending_action"}}``):
+    the contract between the shop's tools and memory, as ``experience`` is for experiences.
+    """
+    found = {}
+    for result in _tool_results(conversation, start, end):
+        request = result.get("request")
+        if isinstance(request, dict) and all(isinstance(request.get(f), str) for f in ("key", "value")):
+            found[(request["key"], request["value"])] = str(request.get("pending_action") or "")
+    return found
+
+
+def as_requests(candidates: list[Candidate], proposals: dict[tuple[str, str], str]) -> list[Candidate]:
+    """Mark what the customer said about a shop-owned key as a request, with the change proposed for it.
+
+    The shop's field is the truth about such a key: a statement is what the customer asked for, shown as
+    not applied until the shop's own write-through record replaces it (``longterm._store_shop_owned``).
+    """
+    marked = []
+    for candidate in candidates:
+        if keys.is_shop_owned(candidate.key) and candidate.source != Source.SYSTEM_RECORD:
+            request = {"conversation": str(candidate.conversation_id), "via": "chat"}
+            if action := proposals.get((candidate.key, candidate.value)):
+                request["pending_action"] = action
+            candidate = replace(candidate, metadata={**candidate.metadata, "request": request})
+        marked.append(candidate)
+    return marked
 
 
 def _has_summary(conversation: Conversation) -> bool:

@@ -4,6 +4,11 @@ A key names one attribute of a customer (``birthday``, ``notification_preference
 says whether the attribute holds one value at a time — then a different value is a contradiction —
 or many (order numbers), and normalises values so that "3月15日", "三月十五号" and "March 15th" are
 the same fact ``03-15``. Memories without a key are free-form; they are compared by content.
+
+Some keys are *shop-owned*: the shop records their value in a field of its own (``shop_field``), and
+that field is the truth. Memory then holds what the customer asked for and copies of what the shop
+did, never a rival value: a customer's statement about such a key is a request until the shop
+applies it (docs/longterm.md, "One truth").
 """
 
 from __future__ import annotations
@@ -192,6 +197,7 @@ class KeySpec:
     cardinality: str
     normalise: Callable[[str], str]
     description: str
+    shop_field: str = ""  # the shop's field holding the true value (``chat.models.CustomerProfile``), if any
 
 
 REGISTRY: dict[str, KeySpec] = {
@@ -203,6 +209,7 @@ REGISTRY: dict[str, KeySpec] = {
             Cardinality.ONE,
             _choice({"mute": ("muted", "off", "静音", "关闭"), "on": ("enabled", "开启", "打开")}),
             "whether the customer wants notifications: mute or on",
+            shop_field="notification_preference",
         ),
         KeySpec(
             "contact_channel",
@@ -216,8 +223,15 @@ REGISTRY: dict[str, KeySpec] = {
                 }
             ),
             "how the customer wants to be contacted: email, phone, sms or wechat",
+            shop_field="contact_channel",
         ),
-        KeySpec("shipping_address", Cardinality.ONE, normalise_text, "the customer's current shipping address"),
+        KeySpec(
+            "shipping_address",
+            Cardinality.ONE,
+            normalise_text,
+            "the customer's current shipping address",
+            shop_field="default_address",
+        ),
         KeySpec(
             "order_number", Cardinality.MANY, normalise_order_number, "an order the customer asked about, ORD-YYYY-NNNN"
         ),
@@ -244,6 +258,16 @@ def normalise(key: str, value: str) -> str:
 def is_single_valued(key: str) -> bool:
     """Return whether a different value for ``key`` contradicts the current one."""
     return bool(key) and REGISTRY[key].cardinality == Cardinality.ONE
+
+
+# Shop-owned keys and the shop's field of each: the one list the memory block, storage, the customer's
+# corrections and the staff's conflict actions consult.
+SHOP_OWNED: dict[str, str] = {spec.name: spec.shop_field for spec in REGISTRY.values() if spec.shop_field}
+
+
+def is_shop_owned(key: str) -> bool:
+    """Whether the shop's own record, not memory, holds the truth about ``key``."""
+    return key in SHOP_OWNED
 
 
 def describe_registry() -> str:

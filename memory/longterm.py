@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from uuid import UUID
 
@@ -24,7 +24,7 @@ from pgvector.django import CosineDistance
 from agentsite import clock
 from agentsite.redaction import redact
 from memory.embeddings import get_embedder
-from memory.keys import is_single_valued
+from memory.keys import is_shop_owned, is_single_valued
 from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, Source
 
 LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
@@ -196,9 +196,13 @@ def merge(memory: LongTermMemory, candidate: Candidate, *, actor: str, now: date
             memory.confidence = candidate.confidence
         if higher_source:
             memory.source = candidate.source
+            if candidate.source == Source.SYSTEM_RECORD:  # the shop applied what was asked for
+                memory.metadata = {k: v for k, v in memory.metadata.items() if k != "request"}
         memory.version += 1
         memory.updated_at = now
-        memory.save(update_fields=["content", "content_hash", "confidence", "source", "version", "updated_at"])
+        memory.save(
+            update_fields=["content", "content_hash", "confidence", "source", "metadata", "version", "updated_at"]
+        )
     record_event(
         memory,
         memory.customer_id,
@@ -223,20 +227,7 @@ def supersede(
 ) -> tuple[LongTermMemory, MemoryConflict]:
     """Replace ``current`` by a new memory from ``candidate``; keep ``current`` invalidated and restorable."""
     new = insert(current.customer_id, candidate, embedding, actor=actor, now=now)
-    current.invalidated_at = now
-    current.superseded_by = new
-    current.version += 1
-    current.save(update_fields=["invalidated_at", "superseded_by", "version"])
-    record_event(
-        current,
-        current.customer_id,
-        MemoryEvent.Action.SUPERSEDED,
-        actor,
-        old=_snapshot(current),
-        new={**_snapshot(new), "memory_id": new.pk},
-        version=current.version,
-        conversation_id=candidate.conversation_id,
-    )
+    _invalidate(current, new, actor=actor, now=now, conversation_id=candidate.conversation_id)
     conflict = MemoryConflict.objects.create(
         customer_id=current.customer_id,
         status=conflict_status,
@@ -317,6 +308,8 @@ def store(
     window = timedelta(minutes=settings.MEMORY_DEDUP_WINDOW_MINUTES)
     if mine.filter(content_hash=content_hash(candidate.content), created_at__gte=now - window).exists():
         return Outcome("skipped")
+    if is_shop_owned(candidate.key):
+        return _store_shop_owned(customer_id, candidate, embedding, actor=actor, now=now)
     if candidate.key:
         same = mine.filter(key=candidate.key, value=candidate.value, invalidated_at__isnull=True).first()
         if same is not None:
@@ -329,6 +322,56 @@ def store(
     if same is not None:
         return Outcome("merged", memory_id=merge(same, candidate, actor=actor, now=now).pk)
     return Outcome("created", memory_id=insert(customer_id, candidate, embedding, actor=actor, now=now).pk)
+
+
+def _store_shop_owned(
+    customer_id: int, candidate: Candidate, embedding: np.ndarray, *, actor: str, now: datetime
+) -> Outcome:
+    """Store a memory about a shop-owned key (``memory.keys.SHOP_OWNED``): the shop's field is the truth.
+
+    A system record is a copy of what the shop now holds: it replaces every other value of the key,
+    records and requests alike. Anything else (a statement, an inference) is a request: it replaces an
+    older request but never a record, and contradicts nothing, so it opens no conflict. The same value
+    again merges, as for any key; a request the shop then applies becomes the record.
+    """
+    valid = list(
+        LongTermMemory.objects.for_customer(customer_id).filter(key=candidate.key, invalidated_at__isnull=True)
+    )
+    same = next((row for row in valid if row.value == candidate.value), None)
+    shop = candidate.source == Source.SYSTEM_RECORD
+    if not shop:
+        candidate = replace(
+            candidate, metadata={**candidate.metadata, "request": candidate.metadata.get("request", {})}
+        )
+    kept = merge(same, candidate, actor=actor, now=now) if same is not None else None
+    replaced = [row for row in valid if row is not same and (shop or row.source != Source.SYSTEM_RECORD)]
+    if kept is None:
+        kept = insert(customer_id, candidate, embedding, actor=actor, now=now)
+    for row in replaced:
+        _invalidate(row, kept, actor=actor, now=now, conversation_id=candidate.conversation_id)
+    if same is not None:
+        return Outcome("merged", memory_id=kept.pk)
+    return Outcome("superseded" if replaced else "created", memory_id=kept.pk)
+
+
+def _invalidate(
+    row: LongTermMemory, by: LongTermMemory, *, actor: str, now: datetime, conversation_id: UUID | str | None = None
+) -> None:
+    """Mark ``row`` as superseded by ``by``, kept and restorable, with its event."""
+    row.invalidated_at = now
+    row.superseded_by = by
+    row.version += 1
+    row.save(update_fields=["invalidated_at", "superseded_by", "version"])
+    record_event(
+        row,
+        row.customer_id,
+        MemoryEvent.Action.SUPERSEDED,
+        actor,
+        old=_snapshot(row),
+        new={**_snapshot(by), "memory_id": by.pk},
+        version=row.version,
+        conversation_id=conversation_id,
+    )
 
 
 def contradict(
@@ -561,17 +604,5 @@ def _supersede_quietly(current: LongTermMemory, candidate: Candidate, *, actor: 
     """Supersede ``current`` without opening another conflict (staff decided this one)."""
     embedding = get_embedder().embed_passages([candidate.content])[0]
     new = insert(current.customer_id, candidate, embedding, actor=actor, now=now)
-    current.invalidated_at = now
-    current.superseded_by = new
-    current.version += 1
-    current.save(update_fields=["invalidated_at", "superseded_by", "version"])
-    record_event(
-        current,
-        current.customer_id,
-        MemoryEvent.Action.SUPERSEDED,
-        actor,
-        old=_snapshot(current),
-        new={**_snapshot(new), "memory_id": new.pk},
-        version=current.version,
-    )
+    _invalidate(current, new, actor=actor, now=now)
     return new

@@ -21,6 +21,7 @@ from pgvector.django import VectorField
 
 from agentsite import clock
 from memory import embeddings
+from memory.keys import SHOP_OWNED, is_shop_owned
 from memory.states import AgentState
 from memory.working import Role
 
@@ -152,22 +153,26 @@ class Tag(models.TextChoices):
     """How a memory is qualified wherever it is shown: in the prompt, the admin and the customer's page.
 
     Defined once (``tag_of`` and ``LongTermMemoryQuerySet.tagged``): only a shop record is confirmed,
-    whatever its confidence; what a customer said or we inferred is a reference at
+    whatever its confidence; what a customer said about a shop-owned key (``memory.keys.SHOP_OWNED``) is
+    a request, never a value; anything else said or inferred is a reference at
     ``MEMORY_REFERENCE_CONFIDENCE`` or above, unconfirmed below; an open conflict makes it disputed.
     """
 
     CONFIRMED = "confirmed"
+    REQUESTED = "requested"
     REFERENCE = "reference"
     UNCONFIRMED = "unconfirmed"
     DISPUTED = "disputed"
 
 
-def tag_of(source: str, confidence: float, disputed: bool = False) -> Tag:
-    """The tag of a memory from its source, its confidence and whether a conflict on it is open."""
+def tag_of(source: str, confidence: float, disputed: bool = False, key: str = "") -> Tag:
+    """The tag of a memory from its source, its confidence, its key and whether a conflict on it is open."""
     if disputed:
         return Tag.DISPUTED
     if source == Source.SYSTEM_RECORD:
         return Tag.CONFIRMED
+    if is_shop_owned(key):
+        return Tag.REQUESTED
     return Tag.REFERENCE if confidence >= settings.MEMORY_REFERENCE_CONFIDENCE else Tag.UNCONFIRMED
 
 
@@ -183,11 +188,13 @@ class LongTermMemoryQuerySet(models.QuerySet):
     def tagged(self, tag: Tag | str) -> LongTermMemoryQuerySet:
         """Memories with ``tag`` by source and confidence, as ``tag_of`` gives it (disputes aside)."""
         shop = models.Q(source=Source.SYSTEM_RECORD)
+        request = ~shop & models.Q(key__in=list(SHOP_OWNED))
         threshold = settings.MEMORY_REFERENCE_CONFIDENCE
         return {
             Tag.CONFIRMED: lambda: self.filter(shop),
-            Tag.REFERENCE: lambda: self.exclude(shop).filter(confidence__gte=threshold),
-            Tag.UNCONFIRMED: lambda: self.exclude(shop).filter(confidence__lt=threshold),
+            Tag.REQUESTED: lambda: self.filter(request),
+            Tag.REFERENCE: lambda: self.exclude(shop | request).filter(confidence__gte=threshold),
+            Tag.UNCONFIRMED: lambda: self.exclude(shop | request).filter(confidence__lt=threshold),
         }[Tag(tag)]()
 
     def valid(self, now=None) -> LongTermMemoryQuerySet:

@@ -16,7 +16,14 @@ from .conversation import TAGS, Conversation, MemoryEntry, ToolResult
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
 
-TAG_RANK = {"confirmed": 0, "reference": 1, "unconfirmed": 2, "disputed": 3}
+TAG_RANK = {"confirmed": 0, "reference": 1, "unconfirmed": 2, "disputed": 3, "requested": 4}
+# The tools that change what the shop records for a key, and their argument: a statement of a new value
+# for such a key is a change to propose (the customer confirms it), never something merely "noted".
+CHANGE_TOOLS = {
+    "shipping_address": ("update_shipping_address", "address"),
+    "notification_preference": ("update_notification_preference", "preference"),
+    "contact_channel": ("update_contact_channel", "channel"),
+}
 # The customer speaks of an order as if we knew which ("my parcel", "the order from last time"): with no
 # number anywhere, the agent says it is not sure which one (deferred recall listens for that), then asks.
 _OWN_ORDER = re.compile(
@@ -115,12 +122,17 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
 
 
 def known_values(conv: Conversation, key: str, extra: list[MemoryEntry] | None = None) -> list[Known]:
-    """What the conversation, else the memory block (and recalled memories), says about `key`."""
+    """What the conversation, else the memory block (and recalled memories), says about `key`.
+
+    A request line (what the customer asked for and the shop has not applied) is no value of the key.
+    """
     said = said_in_turns(conv, key)
     if said:
         return [Known(said, "turn")]
     out: list[Known] = []
     for entry in _ranked(list(conv.memories) + (extra or [])):
+        if entry.tag == "requested":
+            continue
         value = ""
         if entry.key == key and entry.value:
             value = entry.value
@@ -132,8 +144,35 @@ def known_values(conv: Conversation, key: str, extra: list[MemoryEntry] | None =
     return out
 
 
+def record_of(conv: Conversation, key: str, extra: list[MemoryEntry] | None = None) -> str | None:
+    """The value a confirmed (shop record) line of the memory block gives `key`: the truth about it."""
+    for entry in list(conv.memories) + (extra or []):
+        if entry.tag == "confirmed" and entry.key == key and entry.value:
+            return entry.value
+    return None
+
+
+def requests_for(conv: Conversation, key: str, record: str) -> list[str]:
+    """Values the customer asked for that differ from the record: in this chat, then in the memory block."""
+    out: list[str] = []
+    said = said_in_turns(conv, key)
+    if said and said != record:
+        out.append(said)
+    for entry in conv.memories:
+        if entry.tag == "requested" and entry.key == key and entry.value and entry.value != record:
+            out.append(entry.value)
+    return list(dict.fromkeys(out))
+
+
 def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntry] | None = None) -> str | None:
-    """Answer a question about the customer, or None when nothing says."""
+    """Answer a question about the customer, or None when nothing says.
+
+    A shop record answers first, whatever the customer said: what they asked for is reported beside it,
+    as not applied.
+    """
+    record = record_of(conv, key, extra)
+    if record is not None:
+        return replies.answer_record(key, record, requests_for(conv, key, record), lang)
     known = known_values(conv, key, extra)
     if not known:
         return None
@@ -213,6 +252,10 @@ def _statement(conv: Conversation, text: str, lang: str) -> Reply | None:
     if not stated:
         return None
     keyed = [f for f in stated if f.key]
+    for fact in keyed:  # a new value for something the shop records: propose the change, one at a time
+        tool, argument = CHANGE_TOOLS.get(fact.key, ("", ""))
+        if tool in conv.tools and fact.value != record_of(conv, fact.key) and not fact.hedged:
+            return _call(tool, **{argument: fact.value})
     said = [replies.acknowledge(f, lang) for f in (keyed or stated[:1])]
     return Reply(" ".join(dict.fromkeys(said)))
 

@@ -45,6 +45,10 @@ TAGS = {
     "disputed": "disputed",
     "有争议": "disputed",
     "争议": "disputed",
+    "requested": "requested",
+    "requested, not applied": "requested",
+    "客户要求，未生效": "requested",
+    "未生效": "requested",
 }
 
 
@@ -82,7 +86,7 @@ def task_of(messages: list[dict[str, Any]]) -> str:
 class MemoryEntry:
     """One line of the memory block. Data, never instructions."""
 
-    tag: str  # confirmed | reference | unconfirmed | disputed
+    tag: str  # confirmed | requested | reference | unconfirmed | disputed
     content: str
     key: str = ""
     value: str = ""

@@ -187,9 +187,12 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
     (
         "contact_channel",
         _re(
-            r"联系方式|联络方式|(?:怎么|如何|用什么|通过什么|以什么)(?:方式)?(?:联系|联络|通知)我|"
-            r"(?i:contact\s+(?:method|channel|preference)|how\s+(?:will|do|should|would)\s+you\s+(?:contact|reach)\s+me|"
-            r"preferred\s+(?:contact|channel)|(?:which|what)\s+channel)"
+            r"联系方式|联络方式|联系渠道|(?:怎么|如何|用什么|通过什么|以什么|哪种|什么)(?:方式)?[^，。？?]{0,4}(?:联系|联络|沟通|通知)我|"
+            r"(?:会|是)(?:给我)?(?:打电话|发短信|发邮件|发微信)[^，。]{0,8}(?:吗|还是)|"
+            r"(?i:contact\s+(?:method|channel|preference|option)|how\s+(?:will|do|should|would|did|does|are)\s+(?:you|support|"
+            r"the\s+shop|your\s+team|they)\s+(?:\w+\s+){0,3}?(?:contact|reach|get\s+(?:in\s+touch\s+with|hold\s+of)|message)\s+me|"
+            r"preferred\s+(?:contact|channel)|(?:which|what)\s+(?:channel|way|contact)|"
+            r"(?:do|will|would|are)\s+you\s+(?:\w+\s+){0,2}?(?:call|text|email|phone|message|reach)(?:ing)?\s+me\b)"
         ),
     ),
     ("shipping_address", _re(r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live)")),

@@ -198,18 +198,14 @@ def acknowledge(fact: facts.Fact, lang: str) -> str:
             if fact.correction
             else f"Got it: your birthday is {said} ({v})."
         )
-    if k == "notification_preference":
+    if k in ("notification_preference", "contact_channel", "shipping_address"):
+        # Only noted: the shop's setting changes through a change the customer confirms, never here.
         if zh:
-            return f"好的，已记录您的通知偏好：{'静音' if v == 'mute' else '开启'}（{v}）。"
-        return f"Got it, I've noted your notification preference: {v}."
-    if k == "contact_channel":
-        return (
-            f"好的，以后我们将通过{said}（{v}）联系您。"
-            if zh
-            else f"Got it, we'll contact you by {said} ({v}) from now on."
-        )
-    if k == "shipping_address":
-        return f"好的，已记下您的收货地址：{v}。" if zh else f"Got it, your shipping address is {v}."
+            wish = {"notification_preference": "通知设置为{}", "contact_channel": "通过{}联系您"}.get(
+                k, "收货地址改为{}"
+            )
+            return f"好的，已记下您希望{wish.format(said)}；账户设置需经您确认更改后才会生效。"
+        return f"Noted: you'd like {_SUBJECT_EN[k]} to be {said}. Your account changes only once you confirm a change."
     if k == "preferred_carrier":
         return (
             f"好的，已记下您偏好的快递：{said}（{v}）。" if zh else f"Got it, your preferred carrier is {said} ({v})."
@@ -280,6 +276,23 @@ def answer(key: str, value: str, lang: str) -> str:
         "preferred_carrier": f"Your preferred carrier is {said}.",
         "order_number": f"Last time you asked about order {said}.",
     }.get(key, f"{_SUBJECT_EN.get(key, key).capitalize()} is {said}.")
+
+
+def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
+    """The shop's record of `key`, and what the customer asked for that was not applied."""
+    said = answer(key, value, lang)
+    if not requested:
+        return said
+    asked = " / ".join(say_value(key, v, lang) for v in requested)
+    if lang == "zh":
+        return (
+            f"{said}这是我们系统里的记录。您曾提出改为{asked}，但这项更改尚未生效；"
+            "如果仍需要更改，请告诉我，我会为您发起更改，经您确认后生效。"
+        )
+    return (
+        f"{said} That is what our records say. You asked for {asked}, but that change has not been applied; "
+        "if you still want it, tell me and I'll set it up for you to confirm."
+    )
 
 
 def answer_unconfirmed(key: str, value: str, lang: str) -> str:

@@ -73,15 +73,15 @@ def test_a_near_miss_birthday_is_a_contradiction_never_a_merge(store, customer, 
     assert not MemoryEvent.objects.filter(memory_id=old.pk, action="merged").exists()
 
 
-def test_opposite_preferences_newer_wins_and_the_older_is_restorable(store, customer):
+def test_opposite_statements_about_a_shop_owned_key_are_requests_the_newer_replacing_the_older(store, customer):
     consolidate(converse(store, customer, "请把通知静音"))
     consolidate(converse(store, customer, "我要开启通知", days_later=2))
 
     current = valid(customer, key="notification_preference").get()
     older = LongTermMemory.objects.get(customer=customer, key="notification_preference", value="mute")
-    assert current.value == "on"
-    assert older.invalidated_at is not None
-    assert MemoryConflict.objects.get().status == "auto_resolved"
+    assert current.value == "on" and "request" in current.metadata and "request" in older.metadata
+    assert older.invalidated_at is not None and older.superseded_by == current
+    assert not MemoryConflict.objects.exists()  # what a customer asks for contradicts nothing: the shop decides
 
     restore(older, actor="staff:test")
 

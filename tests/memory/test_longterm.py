@@ -22,44 +22,46 @@ def put(customer, candidate, seed=1):
         return store(customer.pk, candidate, vector(seed), actor="test")
 
 
-STATED_MUTE = Candidate(type="preference", key="notification_preference", value="mute",
-                        content="客户希望关闭通知", confidence=0.9, source="customer_stated")  # fmt: skip
-INFERRED_ON = Candidate(type="preference", key="notification_preference", value="on",
-                        content="客户似乎想开启通知", confidence=0.75, source="agent_inferred")  # fmt: skip
+STATED_ZTO = Candidate(type="preference", key="preferred_carrier", value="zto",
+                        content="客户喜欢用中通快递", confidence=0.9, source="customer_stated")  # fmt: skip
+INFERRED_SF = Candidate(type="preference", key="preferred_carrier", value="sf_express",
+                        content="客户似乎更喜欢顺丰", confidence=0.75, source="agent_inferred")  # fmt: skip
 
 
 def test_an_agent_inference_against_a_customer_statement_leaves_an_open_conflict(customer):
-    put(customer, STATED_MUTE)
+    put(customer, STATED_ZTO)
 
-    outcome = put(customer, INFERRED_ON, seed=2)
+    outcome = put(customer, INFERRED_SF, seed=2)
 
     assert outcome.action == "conflict"
-    valid = LongTermMemory.objects.valid().filter(customer=customer, key="notification_preference").get()
-    assert valid.value == "mute"
+    valid = LongTermMemory.objects.valid().filter(customer=customer, key="preferred_carrier").get()
+    assert valid.value == "zto"
     conflict = MemoryConflict.objects.get()
-    assert (conflict.status, conflict.incoming_value, conflict.incoming_source) == ("open", "on", "agent_inferred")
+    assert (conflict.status, conflict.incoming_value, conflict.incoming_source) == (
+        "open",
+        "sf_express",
+        "agent_inferred",
+    )
     assert conflict.incoming is None
 
 
 def test_a_system_record_supersedes_a_customer_statement(customer):
-    put(customer, STATED_MUTE)
-    record = Candidate(type="preference", key="notification_preference", value="on", content="通知已开启（系统记录）",
+    put(customer, STATED_ZTO)
+    record = Candidate(type="preference", key="preferred_carrier", value="sf_express", content="快递偏好：顺丰（系统记录）",
                        confidence=1.0, source="system_record")  # fmt: skip
 
     assert put(customer, record, seed=3).action == "superseded"
-    assert (
-        LongTermMemory.objects.valid().get(customer=customer, key="notification_preference").source == "system_record"
-    )
+    assert LongTermMemory.objects.valid().get(customer=customer, key="preferred_carrier").source == "system_record"
 
 
 def test_hold_policy_sends_every_contradiction_to_staff(customer, settings):
     settings.MEMORY_CONTRADICTION_POLICY = "hold"
-    put(customer, STATED_MUTE)
-    stated_on = Candidate(type="preference", key="notification_preference", value="on", content="客户希望开启通知",
+    put(customer, STATED_ZTO)
+    stated_on = Candidate(type="preference", key="preferred_carrier", value="sf_express", content="客户希望改用顺丰",
                           confidence=0.95, source="customer_stated")  # fmt: skip
 
     assert put(customer, stated_on, seed=4).action == "conflict"
-    assert LongTermMemory.objects.valid().get(customer=customer, key="notification_preference").value == "mute"
+    assert LongTermMemory.objects.valid().get(customer=customer, key="preferred_carrier").value == "zto"
 
 
 def test_same_text_within_the_window_is_skipped(customer):
@@ -95,7 +97,7 @@ def test_a_free_form_paraphrase_merges_and_the_stronger_text_wins(customer):
 
 
 def test_a_stale_version_update_becomes_a_conflict_and_changes_nothing(customer):
-    memory = LongTermMemory.objects.get(pk=put(customer, STATED_MUTE).memory_id)
+    memory = LongTermMemory.objects.get(pk=put(customer, STATED_ZTO).memory_id)
     update_memory(memory.pk, customer.pk, memory.version, content="客户希望所有通知静音", actor="staff:a")
 
     with pytest.raises(StaleVersion) as raised:
@@ -108,8 +110,8 @@ def test_a_stale_version_update_becomes_a_conflict_and_changes_nothing(customer)
 
 
 def test_a_deleted_memory_leaves_no_content_in_events_or_conflicts(customer):
-    memory = LongTermMemory.objects.get(pk=put(customer, STATED_MUTE).memory_id)
-    put(customer, INFERRED_ON, seed=2)  # an open conflict about it
+    memory = LongTermMemory.objects.get(pk=put(customer, STATED_ZTO).memory_id)
+    put(customer, INFERRED_SF, seed=2)  # an open conflict about it
 
     memory_id = memory.pk
     delete_memory(memory, actor="customer", reason="customer asked")
@@ -117,12 +119,12 @@ def test_a_deleted_memory_leaves_no_content_in_events_or_conflicts(customer):
     assert not LongTermMemory.objects.filter(pk=memory_id).exists()
     history = " ".join(str(e.old) + str(e.new) for e in MemoryEvent.objects.all())
     conflicts = " ".join(c.incoming_content + c.incoming_value for c in MemoryConflict.objects.all())
-    assert "通知" not in history and "通知" not in conflicts and "mute" not in history
+    assert "中通" not in history and "顺丰" not in history and "顺丰" not in conflicts and "zto" not in history
     assert MemoryEvent.objects.filter(memory_id=memory_id, action="deleted").exists()
 
 
 def test_updates_are_scoped_to_the_customer(customer, make_customer):
-    memory = LongTermMemory.objects.get(pk=put(customer, STATED_MUTE).memory_id)
+    memory = LongTermMemory.objects.get(pk=put(customer, STATED_ZTO).memory_id)
     other = make_customer()
 
     with pytest.raises(LongTermMemory.DoesNotExist):

@@ -1,6 +1,6 @@
 """Recall for one customer: validity, isolation, access bookkeeping, exact tokens, prompt formatting."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import transaction
@@ -319,9 +319,9 @@ def test_every_recall_counts_one_vector_query(customer):
     assert vector_queries.value - before == 2
 
 
-def _recalled(content, confidence, disputed=False, key="", value="", source="customer_stated"):
+def _recalled(content, confidence, disputed=False, key="", value="", source="customer_stated", created_at=None):
     return Recalled(id=1, type="fact", key=key, value=value, content=content, confidence=confidence,
-                    source=source, score=1.0, disputed=disputed)  # fmt: skip
+                    source=source, score=1.0, disputed=disputed, created_at=created_at)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -340,12 +340,36 @@ def _recalled(content, confidence, disputed=False, key="", value="", source="cus
     ],
 )
 def test_memory_block_tags_by_source_confidence_and_dispute(source, confidence, disputed, zh, en):
-    memory = _recalled("客户希望关闭通知", confidence, disputed, "notification_preference", "mute", source)
+    memory = _recalled("客户喜欢用中通快递", confidence, disputed, "preferred_carrier", "zto", source)
 
-    assert f"- [{zh}] 客户希望关闭通知 {{key=notification_preference; value=mute}}" in format_memory_block(
-        [memory], "zh"
+    assert f"- [{zh}] 客户喜欢用中通快递 {{key=preferred_carrier; value=zto}}" in format_memory_block([memory], "zh")
+    assert f"- [{en}] 客户喜欢用中通快递" in format_memory_block([memory], "en")
+
+
+@pytest.mark.parametrize("source", ["customer_stated", "agent_inferred"])
+def test_a_shop_owned_value_comes_from_the_record_and_a_differing_statement_is_a_request(source):
+    said = _recalled("I moved to 9 Oak Rd", 0.9, key="shipping_address", value="9 Oak Rd", source=source,
+                     created_at=datetime(2026, 12, 1, tzinfo=UTC))  # fmt: skip
+    copy = _recalled("Address 5 Elm St (system)", 1.0, key="shipping_address", value="5 Elm St", source="system_record")
+    stale = _recalled(
+        "Address 1 Old Rd (system)", 1.0, key="shipping_address", value="1 Old Rd", source="system_record"
     )
-    assert f"- [{en}] 客户希望关闭通知" in format_memory_block([memory], "en")
+
+    block = format_memory_block([said, copy, stale], "en", {"shipping_address": "5 Elm St"}).splitlines()
+
+    assert block[2] == (
+        "- [confirmed] Shop record: the customer's shipping address is 5 Elm St {key=shipping_address; value=5 Elm St}"
+    )
+    assert block[3].startswith("- [requested, not applied] The customer asked on 2026-12-01 for: I moved to 9 Oak Rd")
+    assert len(block) == 5  # the record's copy and a stale copy add nothing beside the record
+
+
+def test_a_statement_equal_to_the_record_adds_nothing_and_no_record_means_no_record_line():
+    said = _recalled("通知静音", 0.9, key="notification_preference", value="mute")
+
+    assert "通知静音" not in format_memory_block([said], "zh", {"notification_preference": "mute"})
+    block = format_memory_block([said], "zh", {})
+    assert "[已确认]" not in block and "- [客户要求，未生效] 客户要求改为：通知静音" in block
 
 
 def test_memory_text_cannot_break_out_of_its_block():

@@ -75,3 +75,16 @@ def test_the_customers_page_shows_the_same_tags(customer):
 
     assert page.count("confirmed by our records") == 1  # the shop's record, not the customer's statement
     assert page.count("noted, not verified") == 1
+
+
+@pytest.mark.parametrize("key", ["shipping_address", "notification_preference", "contact_channel"])
+def test_what_anyone_says_about_a_shop_owned_key_is_a_request_and_only_the_record_is_confirmed(key, customer):
+    for source, confidence in itertools.product(SOURCES, CONFIDENCES):
+        expected = Tag.CONFIRMED if source == Source.SYSTEM_RECORD else Tag.REQUESTED
+        assert tag_of(source, confidence, key=key) == expected
+    row = LongTermMemory.objects.create(
+        customer=customer, type="fact", key=key, value="x", content="x", embedding=[0.1] * 384,
+        embedding_model="test", source=Source.CUSTOMER_STATED, confidence=0.9, content_hash="x",
+    )  # fmt: skip
+    assert list(LongTermMemory.objects.tagged(Tag.REQUESTED)) == [row]
+    assert not LongTermMemory.objects.tagged(Tag.REFERENCE).filter(pk=row.pk).exists()

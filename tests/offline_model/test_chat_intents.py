@@ -181,11 +181,11 @@ def test_notification_changes_call_the_update_tool_with_the_normalised_value(say
         assert say(text).calls == [("update_notification_preference", {"preference": "on"})], text
 
 
-def test_notification_change_without_the_tool_is_acknowledged_with_the_value(say):
+def test_notification_change_without_the_tool_is_noted_never_claimed_done(say):
     said = say("please mute notifications", tools_offered=None)
-    assert said.calls == [] and "mute" in said.content
+    assert said.calls == [] and "muted" in said.content and "only once you confirm" in said.content
     said = say("请开启通知", tools_offered=None)
-    assert said.calls == [] and "on" in said.content and "开启" in said.content
+    assert said.calls == [] and "开启" in said.content and "确认" in said.content
 
 
 def test_contact_channel_changes(say, gen):

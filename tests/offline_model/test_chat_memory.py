@@ -245,7 +245,7 @@ def test_stating_a_fact_is_acknowledged_with_the_normalised_value(say, gen):
         )
         said = say(text, tools_offered=None)
         assert said.calls == [] and f"{month:02d}-{day:02d}" in said.content, text
-    assert "wechat" in say("以后用微信联系我", tools_offered=None).content
+    assert "微信" in say("以后用微信联系我", tools_offered=None).content
     assert "sf_express" in say("我比较喜欢用顺丰快递", tools_offered=None).content
 
 
