@@ -2,7 +2,17 @@
 
 from django.contrib import admin
 
-from chat.models import CustomerProfile, Order, OrderItem, PendingAction, PolicyArticle, Refund, Shipment, TrackingEvent
+from chat.models import (
+    CustomerProfile,
+    Order,
+    OrderItem,
+    OutboxMessage,
+    PendingAction,
+    PolicyArticle,
+    Refund,
+    Shipment,
+    TrackingEvent,
+)
 
 
 @admin.register(PolicyArticle)
@@ -63,10 +73,26 @@ class RefundAdmin(ReadOnly):
 
 @admin.register(CustomerProfile)
 class CustomerProfileAdmin(ReadOnly):
-    list_display = ("user", "display_name", "language", "notification_preference", "contact_channel")
+    list_display = (
+        "user",
+        "display_name",
+        "language",
+        "notification_preference",
+        "contact_channel",
+        "default_address",
+    )
 
 
 @admin.register(PendingAction)
 class PendingActionAdmin(ReadOnly):
     list_display = ("created_at", "tool", "status", "customer", "summary")
     list_filter = ("status", "tool")
+
+
+@admin.register(OutboxMessage)
+class OutboxMessageAdmin(ReadOnly):
+    """What the shop told customers: notices of a changed address or contact channel (the demo sends nothing)."""
+
+    list_display = ("created_at", "customer", "channel", "destination", "subject")
+    list_filter = ("channel", ("customer", admin.RelatedOnlyFieldListFilter))
+    search_fields = ("customer__username", "destination", "subject")

@@ -11,5 +11,8 @@ class ChatConfig(AppConfig):
         from agentsite import metrics
         from chat import signals  # noqa: F401  (connects its receivers)
         from chat.metrics import ChatCollector
+        from chat.shop import apply_staff_change
+        from memory import shop_writes
 
         metrics.register(ChatCollector())
+        shop_writes.register(apply_staff_change)  # staff decisions on shop-owned keys change the shop

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from django import forms
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
@@ -96,13 +98,24 @@ class CorrectMemoryForm(forms.Form):
             metadata={"corrected_from": memory.pk},
         )
 
+    @property
+    def changes_the_shop(self) -> bool:
+        """A correction of a shop-owned value asks for a change; the shop's record stays until it is made."""
+        return keys.is_shop_owned(self.memory.key)
+
     def save(self) -> LongTermMemory:
-        """Replace the memory by the customer's correction, keeping the old one invalidated."""
+        """Replace the memory by the customer's correction, keeping the old one invalidated.
+
+        For a shop-owned key the correction is stored as a request beside the shop's record, and staff
+        get it as an open conflict to apply through the shop (``memory.longterm.resolve_conflict``).
+        """
         candidate = self.candidate()
         embedding = get_embedder().embed_passages([candidate.content])[0]
         with transaction.atomic():
             longterm.customer_lock(self.memory.customer_id)
             current = LongTermMemory.objects.select_for_update().valid().get(pk=self.memory.pk)
+            if self.changes_the_shop:
+                return self._request(current, candidate, embedding)
             new, _conflict = longterm.supersede(
                 current,
                 candidate,
@@ -111,6 +124,16 @@ class CorrectMemoryForm(forms.Form):
                 now=clock.now(),
                 conflict_status=MemoryConflict.Status.AUTO_RESOLVED,
             )
+        return new
+
+    def _request(self, current: LongTermMemory, candidate: longterm.Candidate, embedding) -> LongTermMemory:
+        request = replace(candidate, metadata={**candidate.metadata, "request": {"via": "memory_page"}})
+        outcome = longterm.store(current.customer_id, request, embedding, actor="customer")
+        if outcome.memory_id is None:  # the same words again within the dedup window: the request stands
+            return current
+        new = LongTermMemory.objects.get(pk=outcome.memory_id)
+        longterm.open_conflict(current, request, actor="customer", now=clock.now(),
+                               reason=MemoryConflict.Reason.CHANGE_REQUEST, incoming=new)  # fmt: skip
         return new
 
 

@@ -206,6 +206,35 @@ class PendingAction(models.Model):
         return f"{self.tool} ({self.status})"
 
 
+class OutboxMessage(models.Model):
+    """A message the shop sends the customer (the demo only queues it: staff see it in the admin).
+
+    A changed address or contact channel is announced on the previous one as well as the new one, so
+    that a customer whose account was taken over hears of it where they still read.
+    """
+
+    class Channel(models.TextChoices):
+        EMAIL = "email"
+        PHONE = "phone"
+        SMS = "sms"
+        WECHAT = "wechat"
+        POST = "post"
+
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="outbox")
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    destination = models.CharField(max_length=300, help_text="where it goes: an address, or the channel's account")
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    created_at = models.DateTimeField(default=clock.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["customer", "-created_at"], name="chat_outbox_customer_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.channel} to {self.destination}: {self.subject}"
+
+
 class ConversationRating(models.Model):
     """The customer's satisfaction with one conversation: 1-5 and an optional comment (one per conversation)."""
 

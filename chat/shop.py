@@ -15,7 +15,7 @@ from uuid import UUID
 from django.db import transaction
 
 from agentsite import clock
-from chat.models import CustomerProfile, Order, Refund
+from chat.models import CustomerProfile, Order, OutboxMessage, Refund
 from memory.embeddings import get_embedder
 from memory.keys import normalise
 from memory.longterm import Candidate, customer_lock, store
@@ -164,6 +164,7 @@ def set_notification_preference(customer_id: int, preference: str, conversation_
 def set_contact_channel(customer_id: int, channel: str, conversation_id=None) -> dict:
     value = normalise("contact_channel", channel)
     profile = _profile(customer_id)
+    previous = profile.contact_channel
     profile.contact_channel = value
     profile.save(update_fields=["contact_channel"])
     content = (
@@ -172,6 +173,8 @@ def set_contact_channel(customer_id: int, channel: str, conversation_id=None) ->
         else f"The customer wants to be contacted by {value} (confirmed in the system)"
     )
     _write_through(customer_id, "contact_channel", value, content, conversation_id)
+    if previous != value:
+        _announce(profile, "contact_channel", previous, value, [(previous, ""), (value, "")])
     return {"status": "done", "summary": content}
 
 
@@ -181,6 +184,7 @@ def set_shipping_address(customer_id: int, address: str, conversation_id=None) -
     if len(value) < 5:
         raise ShopError("that address is too short to deliver to")
     profile = _profile(customer_id)
+    previous = profile.default_address
     profile.default_address = value
     profile.save(update_fields=["default_address"])
     content = (
@@ -189,7 +193,59 @@ def set_shipping_address(customer_id: int, address: str, conversation_id=None) -
         else f"The customer's shipping address is {value} (confirmed in the system)"
     )
     _write_through(customer_id, "shipping_address", value, content, conversation_id)
+    if previous != value:
+        letters = [(OutboxMessage.Channel.POST, place) for place in (previous, value) if place]
+        _announce(profile, "shipping_address", previous, value, [*letters, (profile.contact_channel, "")])
     return {"status": "done", "summary": content}
+
+
+# The notice of a changed address or contact channel, in the customer's language.
+NOTICE = {
+    "zh": (
+        "您的账户信息已更改",
+        "您账户的{what}已由「{old}」改为「{new}」。如果这不是您本人的操作，请立即联系我们。",
+        {"shipping_address": "收货地址", "contact_channel": "联系方式"},
+    ),
+    "en": (
+        "Your account details changed",
+        "The {what} on your account changed from '{old}' to '{new}'. If you did not ask for this, contact us now.",
+        {"shipping_address": "shipping address", "contact_channel": "contact channel"},
+    ),
+}
+
+
+def _announce(profile: CustomerProfile, key: str, old: str, new: str, routes: list[tuple[str, str]]) -> None:
+    """Queue the notice of a change on each ``(channel, destination)``; an empty destination is the
+    channel's account of the customer (their email address for email)."""
+    subject, body, names = NOTICE[_language(profile)]
+    text = body.format(what=names[key], old=old or "—", new=new)
+    sent = set()
+    for channel, destination in routes:
+        where = destination or (profile.user.email if channel == "email" else f"the customer's {channel} account")
+        if (channel, where) not in sent:
+            sent.add((channel, where))
+            OutboxMessage.objects.create(
+                customer_id=profile.user_id, channel=channel, destination=where or "—", subject=subject, body=text
+            )
+
+
+# The shop's change function for each shop-owned key (``memory.keys.SHOP_OWNED``).
+CHANGE = {
+    "notification_preference": set_notification_preference,
+    "contact_channel": set_contact_channel,
+    "shipping_address": set_shipping_address,
+}
+
+
+def apply_staff_change(customer_id: int, key: str, value: str, actor: str) -> None:
+    """A staff decision in memory's conflict queue, carried out by the shop (``memory.shop_writes``).
+
+    The shop's refusals become ``ValueError``: ``memory`` cannot know ``ShopError``.
+    """
+    try:
+        CHANGE[key](customer_id, value)
+    except (ShopError, CustomerProfile.DoesNotExist, KeyError) as exc:
+        raise ValueError(str(exc) or f"no shop change for {key}") from exc
 
 
 def check_refundable(customer_id: int, order_number: str) -> Order:

@@ -22,7 +22,7 @@ from agentsite import clock, llm
 from chat import demo_data
 from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm
 from chat.models import ConversationRating
-from memory import longterm
+from memory import longterm, provenance
 from memory.models import Conversation, LongTermMemory, MemoryConflict, tag_of
 
 
@@ -118,6 +118,8 @@ def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | N
             "existing_id", flat=True
         )
     )
+    memories = list(memories)
+    said = provenance.quotes(memories)
     rows = []
     for memory in memories:
         form = failed[1] if failed and failed[0] == memory.pk else CorrectMemoryForm(memory=memory)
@@ -126,7 +128,8 @@ def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | N
                 "memory": memory,
                 "about": KEY_LABELS.get(memory.key, ""),
                 "source": SOURCE_LABELS.get(memory.source, memory.source),
-                "tag": TAG_LABELS[tag_of(memory.source, memory.confidence, memory.pk in disputed)],
+                "tag": TAG_LABELS[tag_of(memory.source, memory.confidence, memory.pk in disputed, memory.key)],
+                "quote": said.get(memory.pk),
                 "form": form,
             }
         )
@@ -150,7 +153,16 @@ def correct_memory(request: HttpRequest, pk: int) -> HttpResponse:
         form.save()
     except LongTermMemory.DoesNotExist:  # changed or deleted since the page was loaded
         raise Http404 from None
-    messages.success(request, _("Corrected. We will use the new version from now on."))
+    if form.changes_the_shop:
+        messages.success(
+            request,
+            _(
+                "Your change is with our team. Until it is applied, our records stay as they are; "
+                "you can also ask the assistant in chat to change it."
+            ),
+        )
+    else:
+        messages.success(request, _("Corrected. We will use the new version from now on."))
     return redirect("memories")
 
 

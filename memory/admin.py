@@ -15,6 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from memory import provenance
 from memory.longterm import CannotResolve, ConflictAction, resolve_conflict
 from memory.models import (
     CompressionSummary,
@@ -165,6 +166,7 @@ class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
         "embedding_model",
         "source",
         "source_conversation",
+        "said",
         "confidence",
         "created_at",
         "updated_at",
@@ -185,6 +187,10 @@ class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
     @admin.display(boolean=True, description="valid")
     def is_valid(self, obj: LongTermMemory) -> bool:
         return obj.is_valid
+
+    @admin.display(description="taken from")
+    def said(self, obj: LongTermMemory) -> str:
+        return _quote_of(obj) or "—"
 
     @admin.display(description="event history")
     def history(self, obj: LongTermMemory) -> str:
@@ -216,14 +222,24 @@ def _conversation_link(conversation_id) -> str:
     return format_html('<a href="{}">transcript</a>', url)
 
 
-def _side(content: str, source: str, confidence: float, when, conversation_id) -> str:
+def _quote_of(memory: LongTermMemory | None) -> str:
+    """The customer's message the memory was taken from, as the customer's page shows it (``memory.provenance``)."""
+    quote = provenance.quotes([memory]).get(memory.pk) if memory is not None else None
+    if quote is None:
+        return ""
+    return format_html("from the chat on {} (message {}): «{}»", f"{quote.said_at:%Y-%m-%d}", quote.seq, quote.text)
+
+
+def _side(content: str, source: str, confidence: float, when, conversation_id, memory=None) -> str:
+    quote = _quote_of(memory)
     return format_html(
-        "{}<br><small>{} · {} · {} · {}</small>",
+        "{}<br><small>{} · {} · {} · {}</small>{}",
         content,
         source,
         f"{confidence:.2f}",
         when,
         _conversation_link(conversation_id),
+        format_html("<br><small>{}</small>", quote) if quote else "",
     )
 
 
@@ -271,6 +287,7 @@ class MemoryConflictAdmin(admin.ModelAdmin):
             memory.confidence,
             memory.created_at,
             memory.source_conversation_id,
+            memory,
         )
 
     @admin.display(description="incoming")
@@ -281,6 +298,7 @@ class MemoryConflictAdmin(admin.ModelAdmin):
             obj.incoming_confidence,
             obj.created_at,
             obj.incoming_conversation_id,
+            obj.incoming,
         )
 
     @admin.action(description="Keep the current value")

@@ -188,6 +188,7 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
             raise ConsolidationDeferred(str(exc)) from exc
         candidates, report.rejected = validate(raw, conversation.pk)
         candidates = as_requests(candidates, _proposals(conversation, start, end))
+        candidates = [replace(c, source_seqs=attribute(c, messages)) for c in candidates]
         for reason in report.rejected:
             logger.warning("conversation %s: extracted memory rejected: %s", conversation.pk, reason)
     if final:
@@ -233,6 +234,33 @@ def _experiences(conversation: Conversation) -> list[Candidate]:
                           source=Source.SYSTEM_RECORD, conversation_id=conversation.pk)
             )  # fmt: skip
     return found
+
+
+def _bigrams(text: str) -> set[str]:
+    flat = "".join(text.lower().split())
+    return {flat[i : i + 2] for i in range(len(flat) - 1)}
+
+
+def attribute(candidate: Candidate, messages: list[ConversationMessage]) -> tuple[int, ...]:
+    """The customer's message a memory was taken from (its provenance), whatever model extracted it.
+
+    A message holding the memory's value, else its words, wins; otherwise the message sharing the most
+    character pairs with it (a paraphrase keeps most of them, in Chinese as in English), if it shares
+    at least a third. Returns ``()`` when no message is close enough to quote honestly.
+    """
+    said = [m for m in messages if m.role == "user" and m.content.strip()]
+    needles = [candidate.content.lower(), *([candidate.value.lower()] if len(candidate.value) >= 5 else [])]
+    for needle in needles:  # a short value ("on", "sms") would be found in any message
+        for message in reversed(said):
+            if needle in message.content.lower():
+                return (message.seq,)
+    wanted = _bigrams(candidate.content)
+    best, best_share = None, 1 / 3
+    for message in said:
+        share = len(wanted & _bigrams(message.content)) / max(len(wanted), 1)
+        if share >= best_share:
+            best, best_share = message, share
+    return (best.seq,) if best else ()
 
 
 def _tool_results(conversation: Conversation, start: int = 0, end: int | None = None):

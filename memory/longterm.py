@@ -23,8 +23,9 @@ from pgvector.django import CosineDistance
 
 from agentsite import clock
 from agentsite.redaction import redact
+from memory import shop_writes
 from memory.embeddings import get_embedder
-from memory.keys import is_shop_owned, is_single_valued
+from memory.keys import InvalidValue, is_shop_owned, is_single_valued, normalise
 from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, Source
 
 LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
@@ -43,6 +44,7 @@ class Candidate:
     value: str = ""
     conversation_id: UUID | str | None = None
     metadata: dict = field(default_factory=dict)
+    source_seqs: tuple[int, ...] = ()  # the messages of ``conversation_id`` it was taken from
 
     def __post_init__(self) -> None:
         # Whoever proposes it (extraction, a form, staff, a tool's arguments), no secret is stored ...
@@ -165,6 +167,7 @@ def insert(
         embedding_model=get_embedder().name,
         source=candidate.source,
         source_conversation_id=candidate.conversation_id,
+        source_seqs=list(candidate.source_seqs),
         confidence=candidate.confidence,
         created_at=now,
         updated_at=now,
@@ -248,14 +251,21 @@ def supersede(
 
 
 def open_conflict(
-    current: LongTermMemory, candidate: Candidate, *, actor: str, now: datetime, reason: str
+    current: LongTermMemory,
+    candidate: Candidate,
+    *,
+    actor: str,
+    now: datetime,
+    reason: str,
+    incoming: LongTermMemory | None = None,
 ) -> MemoryConflict:
-    """Record a contradiction for staff without changing any memory."""
+    """Record a contradiction (or a change request, stored as ``incoming``) for staff without changing any memory."""
     conflict = MemoryConflict.objects.create(
         customer_id=current.customer_id,
         reason=reason,
         status=MemoryConflict.Status.OPEN,
         existing=current,
+        incoming=incoming,
         key=candidate.key,
         incoming_value=candidate.value,
         incoming_content=candidate.content,
@@ -538,6 +548,7 @@ def resolve_conflict(
       incoming value is discarded);
     - accept incoming: an open conflict's incoming value supersedes the current memory;
     - edit and merge: staff's own text (and value) supersedes the current memory, as a system record;
+    - for a shop-owned key, accept and edit-and-merge change the shop's field instead (``_through_the_shop``);
     - restore: the value the conflict replaced becomes valid again (reverts an auto-resolution);
     - dismiss: the conflict is closed without any change.
     """
@@ -549,7 +560,9 @@ def resolve_conflict(
     customer_lock(conflict.customer_id)
     now = clock.now()
     current = _current_of(conflict)
-    if action == ConflictAction.ACCEPT_INCOMING:
+    if action in (ConflictAction.ACCEPT_INCOMING, ConflictAction.EDIT_AND_MERGE) and is_shop_owned(conflict.key):
+        conflict.incoming = _through_the_shop(conflict, action, value, actor=actor)
+    elif action == ConflictAction.ACCEPT_INCOMING:
         if conflict.status != MemoryConflict.Status.OPEN or conflict.existing is None or current is None:
             raise CannotResolve("only an open conflict has an incoming value waiting")
         candidate = Candidate(
@@ -598,6 +611,29 @@ def resolve_conflict(
         version=subject.version if subject else 0,
     )
     return conflict
+
+
+def _through_the_shop(conflict: MemoryConflict, action: str, value: str, *, actor: str) -> LongTermMemory | None:
+    """Apply a staff decision on a shop-owned key by changing the shop's field (``memory.shop_writes``).
+
+    Accepting takes the incoming value; edit and merge takes the value staff typed (their text is not
+    stored: the shop's write-through record says what changed). Returns the record the write left.
+    """
+    if action == ConflictAction.ACCEPT_INCOMING and conflict.status != MemoryConflict.Status.OPEN:
+        raise CannotResolve("only an open conflict has an incoming value waiting")
+    wanted = conflict.incoming_value if action == ConflictAction.ACCEPT_INCOMING else value
+    try:
+        wanted = normalise(conflict.key, wanted)
+        shop_writes.write(conflict.customer_id, conflict.key, wanted, actor=actor)
+    except (InvalidValue, ValueError) as exc:
+        raise CannotResolve(f"the shop refused {wanted!r} for {conflict.key}: {exc}") from exc
+    except shop_writes.NoShopWriter as exc:
+        raise CannotResolve(str(exc)) from exc
+    return (
+        LongTermMemory.objects.for_customer(conflict.customer_id)
+        .filter(key=conflict.key, value=wanted, invalidated_at__isnull=True)
+        .first()
+    )
 
 
 def _supersede_quietly(current: LongTermMemory, candidate: Candidate, *, actor: str, now: datetime) -> LongTermMemory:

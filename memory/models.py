@@ -226,6 +226,12 @@ class LongTermMemory(models.Model):
     source_conversation = models.ForeignKey(
         Conversation, null=True, blank=True, on_delete=models.SET_NULL, related_name="learned_memories"
     )
+    source_seqs = ArrayField(
+        models.PositiveIntegerField(),
+        default=list,
+        blank=True,
+        help_text="the sequence numbers of the source conversation's messages it was taken from",
+    )
     confidence = models.FloatField()
     created_at = models.DateTimeField(default=clock.now)
     updated_at = models.DateTimeField(default=clock.now)
@@ -336,6 +342,7 @@ class MemoryConflict(models.Model):
     class Reason(models.TextChoices):
         CONTRADICTION = "contradiction"
         STALE_VERSION = "stale_version", "stale version"
+        CHANGE_REQUEST = "change_request", "change request (a shop-owned value)"
 
     customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_conflicts")
     reason = models.CharField(max_length=20, choices=Reason.choices, default=Reason.CONTRADICTION)
