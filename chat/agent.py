@@ -277,7 +277,8 @@ def _working_memory(
 def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dict) -> None:
     """Show the model what the confirmed change did, as the tool call it was and its result."""
     name = confirmed.pop("tool")
-    call = ToolCall(id=f"confirmed-{clock.now().timestamp():.0f}", name=name, arguments="{}")
+    # Named by the action: two confirmations within one second of each other are still two calls.
+    call = ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=name, arguments="{}")
     store.append(conversation_id, memory.buffer.append_tool_call([call]))
     raw = json.dumps(confirmed, ensure_ascii=False)
     store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)

@@ -306,7 +306,9 @@ def pending_action(conversation_id: UUID | str) -> PendingAction | None:
 
 
 def confirm_pending(ctx: ToolContext) -> dict | None:
-    """Carry out the conversation's pending change, once; ``None`` if nothing is pending."""
+    """Carry out the conversation's pending change, once; ``None`` if nothing is pending.
+
+    Returns the shop's result with the tool's name (``tool``) and the pending action's id (``action``)."""
     with transaction.atomic():
         action = (
             PendingAction.objects.select_for_update()
@@ -328,7 +330,7 @@ def confirm_pending(ctx: ToolContext) -> dict | None:
         action.result = result
         action.decided_at = clock.now()
         action.save(update_fields=["status", "result", "decided_at"])
-    return {"tool": action.tool, **result}
+    return {"tool": action.tool, "action": str(action.pk), **result}
 
 
 def cancel_pending(ctx: ToolContext) -> PendingAction | None:
