@@ -156,6 +156,8 @@ class Command(BaseCommand):
                 "failures": {run.mode: report.failures(run) for run in runs},
             }  # fmt: skip
             simulations_md = self._simulations(results, out, options["no_simulations"])
+            truth_md = self._shop_truth(results, options["no_simulations"])
+            simulations_md = f"{simulations_md}\n{truth_md}" if truth_md else simulations_md
         finally:
             worker.terminate()
             try:
@@ -217,6 +219,30 @@ class Command(BaseCommand):
             for run in runs
             if run.mode not in sample_modes
         ]
+
+    def _shop_truth(self, results: dict, skip: bool) -> str:
+        """The "One truth" figure (``chat.evaluation.shop_truth``), beside the simulations and skipped with them."""
+        if skip:
+            return ""
+        from chat.evaluation import shop_truth
+
+        self.stderr.write("one truth (answers about shop-owned keys against the record) …")
+        stream = self.stderr._out
+
+        def progress(stage: str, done: int, total: int) -> None:
+            stream.write(f"\r  {stage:<24} {done}/{total}")
+            stream.flush()
+
+        try:
+            truth = shop_truth.run(progress)
+        except Exception as exc:  # like the simulations: never lose the scenario runs
+            self.stderr.write(f"\none truth failed: {exc!r}")
+            results["shop_truth_note"] = f"failed: {exc!r}"
+            return ""
+        stream.write("\n")
+        results["shop_truth"] = {"table": truth["table"], "seconds": truth["seconds"]}
+        results["shop_truth_cases"] = truth["cases"]
+        return shop_truth.markdown(truth)
 
     def _simulations(self, results: dict, out: Path, skip: bool) -> str:
         if skip:
