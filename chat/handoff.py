@@ -20,11 +20,12 @@ from django.db import transaction
 
 from agentsite import clock, llm
 from agentsite.redaction import redact, redact_json
-from chat.models import Handoff, PendingAction, Refund
+from chat.models import CustomerProfile, Handoff, PendingAction, Refund
 from memory import session as short_term
 from memory.embeddings import get_embedder
+from memory.keys import SHOP_OWNED
 from memory.longterm import Candidate, customer_lock, store
-from memory.models import Conversation, LongTermMemory, StateTransition
+from memory.models import Conversation, LongTermMemory, StateTransition, tag_of
 from memory.states import AgentState
 from memory.working import Entry, Role
 
@@ -79,10 +80,22 @@ def build_packet(conversation_id: UUID | str) -> dict:
         for r in Refund.objects.filter(order__customer_id=conversation.customer_id, status=Refund.Status.REQUESTED)
     ]
     states = StateTransition.objects.filter(conversation_id=conversation_id).order_by("id")
+    profile = CustomerProfile.objects.filter(user_id=conversation.customer_id).first()
     return {
         "issue": issue,
         "tried": tried,
-        "facts": [{"content": m.content, "key": m.key, "value": m.value, "source": m.source} for m in facts[:20]],
+        # The shop's values first: for these keys a memory is what was asked for, never the value (its tag says so).
+        "records": {key: getattr(profile, field) for key, field in SHOP_OWNED.items()} if profile else {},
+        "facts": [
+            {
+                "content": m.content,
+                "key": m.key,
+                "value": m.value,
+                "source": m.source,
+                "tag": tag_of(m.source, m.confidence, key=m.key).value,
+            }
+            for m in facts[:20]
+        ],  # fmt: skip
         "open_promises": promises,
         "states": [
             {"from": t.from_state, "to": t.to_state, "reason": t.reason, "at": t.created_at.isoformat()} for t in states

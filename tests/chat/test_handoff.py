@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from chat import handoff
-from chat.models import Handoff
+from chat.models import CustomerProfile, Handoff
 from memory.models import Conversation
 from tests.chat.wsclient import ChatSocket, run
 from tests.memory.test_recall import remember
@@ -55,6 +55,8 @@ def test_escalation_takeover_live_reply_silence_and_hand_back(shop):
     assert escalated.of("escalated")
     packet = item.packet
     assert "客户偏好顺丰快递" in [f["content"] for f in packet["facts"]]
+    assert packet["records"]["contact_channel"] == CustomerProfile.objects.get(user=customer).contact_channel
+    assert all(f["tag"] != "confirmed" for f in packet["facts"] if f["source"] != "system_record")
     assert any(p["kind"] == "refund requested" and "ORD-2025-0790" in p["summary"] for p in packet["open_promises"])
     assert any(t["tool"] == "escalate_to_human" for t in packet["tried"])
     assert packet["states"][-1]["to"] == "escalated"
