@@ -365,9 +365,15 @@ def _store_shop_owned(
 
 
 def _invalidate(
-    row: LongTermMemory, by: LongTermMemory, *, actor: str, now: datetime, conversation_id: UUID | str | None = None
+    row: LongTermMemory,
+    by: LongTermMemory,
+    *,
+    actor: str,
+    now: datetime,
+    conversation_id: UUID | str | None = None,
+    event: dict | None = None,
 ) -> None:
-    """Mark ``row`` as superseded by ``by``, kept and restorable, with its event."""
+    """Mark ``row`` as superseded by ``by``, kept and restorable, with its event (``event``: its ``new``)."""
     row.invalidated_at = now
     row.superseded_by = by
     row.version += 1
@@ -378,7 +384,7 @@ def _invalidate(
         MemoryEvent.Action.SUPERSEDED,
         actor,
         old=_snapshot(row),
-        new={**_snapshot(by), "memory_id": by.pk},
+        new=event or {**_snapshot(by), "memory_id": by.pk},
         version=row.version,
         conversation_id=conversation_id,
     )
@@ -470,19 +476,7 @@ def restore(memory: LongTermMemory, *, actor: str, now: datetime | None = None) 
             key=memory.key, invalidated_at__isnull=True
         )
         for holder in holders.exclude(pk=memory.pk):
-            holder.invalidated_at = now
-            holder.superseded_by = memory
-            holder.version += 1
-            holder.save(update_fields=["invalidated_at", "superseded_by", "version"])
-            record_event(
-                holder,
-                holder.customer_id,
-                MemoryEvent.Action.SUPERSEDED,
-                actor,
-                old=_snapshot(holder),
-                new={"memory_id": memory.pk, "restored": True},
-                version=holder.version,
-            )
+            _invalidate(holder, memory, actor=actor, now=now, event={"memory_id": memory.pk, "restored": True})
     memory.invalidated_at = None
     memory.superseded_by = None
     memory.version += 1

@@ -232,8 +232,16 @@ def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     return Reply(replies.not_sure(key, lang))
 
 
+def _is_shop_record(entry: MemoryEntry) -> bool:
+    """A confirmed line about a key the shop's change tools set: the shop's own record, not a memory."""
+    return entry.tag == "confirmed" and entry.key in CHANGE_TOOLS
+
+
 def _recall(conv: Conversation, text: str, lang: str, extra: list[MemoryEntry] | None = None) -> Reply:
     entries = [m for m in list(conv.memories) + (extra or []) if not _INSTRUCTION_LIKE.search(m.content)]
+    if entries and all(_is_shop_record(m) for m in entries) and extra is None:
+        # Only the shop's records are in sight: say so, and that nothing else is (deferred recall listens).
+        return Reply(replies.memories_listing(entries, lang) + " " + replies.phrase("nothing_else_noted", lang))
     if entries:
         return Reply(replies.memories_listing(entries, lang))
     if extra is None and "recall_memory" in conv.tools:

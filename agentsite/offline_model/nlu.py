@@ -208,7 +208,7 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
     (
         "preferred_carrier",
         _re(
-            r"(?:快递|物流)(?:偏好|喜好)|喜欢(?:用)?(?:哪家|什么|哪个)快递|(?:哪家|什么)快递[^，。]{0,4}(?:喜欢|偏好)|"
+            r"(?:快递|物流)(?:偏好|喜好)|(?:喜欢|偏好|偏爱)(?:用)?(?:哪家|什么|哪个)快递|(?:哪家|什么)快递[^，。]{0,4}(?:喜欢|偏好)|"
             r"(?i:preferred\s+(?:carrier|courier|shipping\s+company)|(?:which|what)\s+(?:carrier|courier))"
         ),
     ),

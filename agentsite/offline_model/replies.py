@@ -108,6 +108,10 @@ PHRASES = {
     ),
     "thanks": ("不客气！还有其他可以帮您的吗？", "You're welcome! Is there anything else I can help with?"),
     "confirm": ("好的，已收到您的确认，正在为您处理。", "Thanks, confirmed. I'll take care of it."),
+    "nothing_else_noted": (
+        "除此之外，我不确定还记得您的其他信息。",
+        "Beyond that, I'm not sure I have anything noted.",
+    ),
     "deny": (
         "好的，这个操作不会执行。还有什么可以帮您？",
         "Okay, I won't go ahead with that. Anything else I can help with?",
