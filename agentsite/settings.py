@@ -325,6 +325,10 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 # Agent ===============================================================================================
 # The turn and the websocket (chat/agent.py, chat/consumers.py)
 AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=4)  # model calls per turn that may ask for tools
+# A proposed change (refund, address, settings) stays confirmable this long, and through this many other
+# requests of the customer (each reminds them of it); then it lapses and nothing changes (chat.tools).
+AGENT_CONFIRM_MINUTES = env.int("AGENT_CONFIRM_MINUTES", default=15)
+AGENT_CONFIRM_INTERRUPTIONS = env.int("AGENT_CONFIRM_INTERRUPTIONS", default=1)
 AGENT_TURN_WORKERS = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
 AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads per daphne process opening sockets
 # A socket not authenticated and loaded within this many seconds is closed with 4503 (try again later).

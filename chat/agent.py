@@ -26,17 +26,18 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
 from chat import handoff, prompts
-from chat.models import CustomerProfile
+from chat.models import CustomerProfile, PendingAction
 from chat.tools import (
     TOOLS,
     ToolContext,
     cancel_pending,
     confirm_pending,
+    hold,
     is_cancellation,
     is_confirmation,
-    pending_action,
     run_tool,
     schemas,
+    waiting_action,
 )
 from memory import session as short_term
 from memory import working
@@ -173,12 +174,18 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if conversation.state == AgentState.ESCALATED:  # loop detection escalated on the customer's message
             return _hand_over(ctx, [], emit)
 
-        # 2. A pending change is confirmed or declined by the customer, never by the model.
-        if is_cancellation(text) and pending_action(conversation_id) is not None:
+        # 2. A pending change is confirmed or declined by the customer, never by the model, and only while
+        #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
+        waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
+        if waiting is not None and is_cancellation(text):
             cancel_pending(ctx)
             declined = (AgentState.COLLECTING_INFO, "declined", {AgentState.CONFIRMING})
             return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True, move=declined)
-        confirmed = confirm_pending(ctx) if is_confirmation(text) else None
+        confirmed = confirm_pending(ctx) if waiting is not None and is_confirmation(text) else None
+        if confirmed is None and is_confirmation(text):  # "yes" to nothing: say so, and change nothing
+            reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
+            return _finish(store, ctx, reply, [], None, emit, stream=True)
+        held = waiting if confirmed is None else None  # another request while a change waits
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
         #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
@@ -212,10 +219,19 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             result.failed = True
             return result
 
-        # 6. Short-term memory again: the reply, and the state it leaves the conversation in; unless a
-        #    person was asked for (a tool, or loop detection), and the bot falls silent.
-        resolved = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
-        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=resolved, expected=memory.snapshot)
+        # 6. Short-term memory again: the reply (naming a change that still waits, or lapsed), and the state
+        #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
+        move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
+        still_waiting, lapsed_now = hold(held) if held is not None else (None, None)
+        notices = _with_notice(_with_notice("", lapsed or lapsed_now, prompts.LAPSED, language),
+                               still_waiting, prompts.ON_HOLD, language)  # fmt: skip
+        if notices:
+            emit({"type": "token", "text": "\n" + notices})
+            reply = f"{reply}\n{notices}"
+        if still_waiting is not None:
+            move = (AgentState.CONFIRMING, "waiting for confirmation again",
+                    {AgentState.PROCESSING, AgentState.COLLECTING_INFO})  # fmt: skip
+        return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=move, expected=memory.snapshot)
 
 
 class _Memory:
@@ -233,6 +249,14 @@ class _Memory:
         self.records = records  # the shop's values of its shop-owned keys, for the memory block
         self.used_tools = False
         self.streamed = False  # some of a reply went to the customer as tokens
+
+
+def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, str], language: str) -> str:
+    """``reply`` followed by the notice ``wording`` naming ``action`` (none without an action)."""
+    if action is None:
+        return reply
+    notice = wording[language].format(summary=action.summary)
+    return f"{reply}\n{notice}" if reply else notice
 
 
 def _entry(role: Role, content: str) -> Entry:

@@ -183,6 +183,7 @@ class PendingAction(models.Model):
         PENDING = "pending"
         DONE = "done"
         CANCELLED = "cancelled"
+        LAPSED = "lapsed", "lapsed (not confirmed in time)"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation_id = models.UUIDField(db_index=True)
@@ -194,6 +195,9 @@ class PendingAction(models.Model):
     result = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=clock.now)
     decided_at = models.DateTimeField(null=True, blank=True)
+    interruptions = models.PositiveSmallIntegerField(
+        default=0, help_text="other requests of the customer while it waited (AGENT_CONFIRM_INTERRUPTIONS)"
+    )
 
     class Meta:
         constraints = [

@@ -39,6 +39,22 @@ CANCELLED = {
 }
 
 
+NOTHING_PENDING = {
+    "zh": "好的。目前没有等待您确认的操作，所以什么都没有改动。还有什么可以帮您？",
+    "en": "OK. Nothing is waiting for your confirmation, so nothing was changed. Anything else I can help with?",
+}
+# A pending change named after a reply to another request, and a change that lapsed unconfirmed.
+ON_HOLD = {
+    "zh": "（仍在等待您确认：{summary}。回复“确认”继续，回复“取消”放弃。）",
+    "en": "(Still waiting for your confirmation: {summary}. Reply 'yes' to go ahead or 'no' to drop it.)",
+}
+LAPSED = {
+    "zh": "（之前的请求“{summary}”未获确认，已失效，没有任何改动；如仍需要，请重新提出。）",
+    "en": "(The earlier request to {summary} was not confirmed in time and has lapsed; nothing was changed. "
+    "Ask again if you still want it.)",
+}
+
+
 def language_of(text: str, default: str = "zh") -> str:
     """``zh`` when the text contains Chinese characters, ``en`` when it has Latin letters only."""
     if _CJK.search(text):

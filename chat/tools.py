@@ -15,10 +15,13 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from uuid import UUID
 
 import jsonschema
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 
 from agentsite import clock
 from agentsite.redaction import redact, redact_json
@@ -289,7 +292,14 @@ AFFIRM = re.compile(
     r"\s*[.!。！,，]*\s*$",
     re.IGNORECASE,
 )
-DECLINE = re.compile(r"^\s*(?:取消|不用了?|不要|算了|no|nope|cancel|don'?t)\b", re.IGNORECASE)
+# A decline opens the message. Chinese has no word boundaries ("算了吧", "不要了", "不用了谢谢"), so its words
+# need none; "不用谢" and "no problem" are thanks, not declines.
+DECLINE = re.compile(
+    r"^\s*(?:(?:取消|不用(?!谢)|不要|算了|先不|暂时不|别(?:改|退|弄|换)|不必了|不需要了)"
+    r"|(?:no(?!\s+(?:problem|worries))|nope|nah|cancel|don'?t|never\s*mind|forget\s+(?:it|that)|not\s+now"
+    r"|stop|leave\s+it|scratch\s+that)\b)",
+    re.IGNORECASE,
+)
 
 
 def is_confirmation(text: str) -> bool:
@@ -301,8 +311,53 @@ def is_cancellation(text: str) -> bool:
     return bool(DECLINE.match(text))
 
 
-def pending_action(conversation_id: UUID | str) -> PendingAction | None:
-    return PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING).first()
+def _fresh() -> Q:
+    """Pending actions still confirmable: younger than AGENT_CONFIRM_MINUTES, not interrupted too often."""
+    cutoff = clock.now() - timedelta(minutes=settings.AGENT_CONFIRM_MINUTES)
+    return Q(created_at__gte=cutoff, interruptions__lte=settings.AGENT_CONFIRM_INTERRUPTIONS)
+
+
+def waiting_action(
+    conversation_id: UUID | str, *, confirming: bool
+) -> tuple[PendingAction | None, PendingAction | None]:
+    """The conversation's confirmable pending action, and the one that lapsed just now (if any).
+
+    A pending action is confirmable only while the conversation waits for it (``confirming``: a proposal
+    moves it there, a reminder back there) and it is fresh (``_fresh``); a stale one lapses here:
+    nothing changes, and the customer is told once. Outside ``confirming`` nothing is read (no round
+    trip on most turns), and nothing can be confirmed.
+    """
+    if not confirming:
+        return None, None
+    action = PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING).first()
+    if action is None:
+        return None, None
+    cutoff = clock.now() - timedelta(minutes=settings.AGENT_CONFIRM_MINUTES)
+    if action.created_at >= cutoff and action.interruptions <= settings.AGENT_CONFIRM_INTERRUPTIONS:
+        return action, None
+    return None, lapse(action)
+
+
+def lapse(action: PendingAction) -> PendingAction | None:
+    """Mark a still-pending action as lapsed; ``None`` if someone decided it meanwhile."""
+    changed = PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).update(
+        status=PendingAction.Status.LAPSED, decided_at=clock.now()
+    )
+    return action if changed else None
+
+
+def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | None]:
+    """The customer asked something else while ``action`` waited: count it. Returns ``(still waiting,
+    lapsed)``: it waits on (and is named again) until it was interrupted too often, then it lapses."""
+    PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).update(
+        interruptions=F("interruptions") + 1
+    )
+    current = PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).first()
+    if current is None:  # replaced by a new proposal, or decided, during the turn
+        return None, None
+    if current.interruptions > settings.AGENT_CONFIRM_INTERRUPTIONS:
+        return None, lapse(current)
+    return current, None
 
 
 def confirm_pending(ctx: ToolContext) -> dict | None:
@@ -315,6 +370,7 @@ def confirm_pending(ctx: ToolContext) -> dict | None:
             .filter(
                 conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.PENDING
             )
+            .filter(_fresh())  # a stale confirmation changes nothing, whoever sends it
             .first()
         )
         if action is None:

@@ -27,6 +27,7 @@ UNKNOWN_TOOL = "unknown_tool"
 BAD_EXTRACTION_JSON = "bad_extraction_json"
 HOSTILE_REFUND = "hostile_refund"
 HOSTILE_MEMORY = "hostile_memory"
+CLAIM_DONE = "claim_done"  # says the change is done, calling no tool: what a real model may say whenever it likes
 # Break a streamed reply on its way (server.py); a reply that is not streamed is sent as it is, but for
 # ``bad_chunk``, whose message is then a string.
 BAD_CHUNK = "bad_chunk"
@@ -43,6 +44,7 @@ NAMES = (
     BAD_EXTRACTION_JSON,
     HOSTILE_REFUND,
     HOSTILE_MEMORY,
+    CLAIM_DONE,
     *STREAM_FAULTS,
 )
 DEFAULT_STALL_SECONDS = 30.0
@@ -155,6 +157,8 @@ def apply(behaviour: Behaviour, reply: Reply, conv: Conversation) -> Reply:
         memories = list(memories) if isinstance(memories, list) else []
         memories.append(dict(HOSTILE_MEMORY_ENTRY))
         return Reply(json.dumps({"memories": memories}, ensure_ascii=False))
+    if behaviour.name == CLAIM_DONE:
+        return Reply("Done! Your refund has been processed and your address is updated. 已为您办理完成。")
     if behaviour.name == BAD_EXTRACTION_JSON:
         text = reply.content or '{"memories": []}'
         return Reply(text[: max(12, len(text) // 2)].rstrip("}]") + ', "confid')

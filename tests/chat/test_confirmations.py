@@ -1,0 +1,136 @@
+"""A confirmation means what it says: a change happens only on a "yes" to a proposal that is still
+waiting for it. Another request puts it on hold (named in the reply), a second one lets it lapse, so does
+time; a "yes" to nothing changes nothing and says so; declines in common wordings cancel. The rules are
+the product's: a model that claims success changes nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+
+from agentsite import clock
+from chat.agent import run_turn
+from chat.models import PendingAction, Refund
+from chat.tools import is_cancellation, is_confirmation
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REFUND = {
+    "zh": ("wang", "ORD-2025-0816", "订单 ORD-2025-0816 我要退款，因为不想要了"),
+    "en": ("alice", "ORD-2025-0923", "I want a refund for ORD-2025-0923 because I changed my mind"),
+}
+YES = {"zh": "确认", "en": "yes"}
+MOVED_ON = {
+    "zh": ["退货政策是什么？", "帮我查一下订单 ORD-2025-0817 的状态", "谢谢", "你好", "我的生日是3月15日"],
+    "en": ["What is your returns policy?", "What's the status of ORD-2025-0924?", "thanks", "hello",
+           "My birthday is March 15"],
+}  # fmt: skip
+ON_HOLD = {"zh": "仍在等待您确认", "en": "Still waiting for your confirmation"}
+LAPSED = {"zh": "已失效", "en": "has lapsed"}
+NOTHING = {"zh": "目前没有等待您确认的操作", "en": "Nothing is waiting for your confirmation"}
+
+
+@pytest.fixture
+def customers(db):
+    from django.contrib.auth import get_user_model
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    return {u.username: u for u in get_user_model().objects.all()}
+
+
+def _proposed(customers, lang):
+    username, order, ask = REFUND[lang]
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    reply = run_turn(user.pk, conversation, ask).reply
+    assert PendingAction.objects.filter(conversation_id=conversation, status="pending").exists(), reply
+    return user, conversation, order
+
+
+def _refunds(order):
+    return Refund.objects.filter(order__number=order).count()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("topic", [0, 2, 4])  # with the next one: every kind of topic once
+def test_after_moving_on_twice_a_yes_changes_nothing_even_if_the_model_claims_it_did(
+    customers, offline_model, lang, topic
+):
+    user, conversation, order = _proposed(customers, lang)
+    first, second = MOVED_ON[lang][topic], MOVED_ON[lang][(topic + 1) % 5]
+
+    held = run_turn(user.pk, conversation, first).reply
+    offline_model.script(["claim_done"], task="chat")  # the model says it's all done
+    dropped = run_turn(user.pk, conversation, second).reply
+    late = run_turn(user.pk, conversation, YES[lang]).reply
+
+    assert ON_HOLD[lang] in held and order in held
+    assert LAPSED[lang] in dropped
+    assert NOTHING[lang] in late
+    assert _refunds(order) == 0
+    assert PendingAction.objects.get(conversation_id=conversation).status == "lapsed"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_yes_right_after_the_reminder_goes_ahead(customers, lang):
+    user, conversation, order = _proposed(customers, lang)
+
+    run_turn(user.pk, conversation, MOVED_ON[lang][0])
+    run_turn(user.pk, conversation, YES[lang])
+
+    assert _refunds(order) == 1
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_confirmation_after_its_time_changes_nothing(customers, settings, lang):
+    user, conversation, order = _proposed(customers, lang)
+    clock.advance(timedelta(minutes=settings.AGENT_CONFIRM_MINUTES + 1))
+
+    reply = run_turn(user.pk, conversation, YES[lang]).reply
+
+    assert NOTHING[lang] in reply and LAPSED[lang] in reply
+    assert _refunds(order) == 0
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "好的"), ("zh", "确认"), ("en", "ok"), ("en", "yes")])
+def test_a_yes_to_nothing_is_answered_honestly_even_if_the_model_would_claim_success(
+    customers, offline_model, lang, text
+):
+    username, order, _ = REFUND[lang]
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, f"{order}?")  # a lookup
+    offline_model.script(["claim_done"], task="chat")
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert NOTHING[lang] in reply and "Done" not in reply
+    offline_model.reset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["never mind", "Never mind, leave it", "nah", "no thanks", "forget it", "not now", "cancel that",
+     "算了吧", "不要了", "不用了谢谢", "算了", "先不了", "取消吧", "别退了"],
+)  # fmt: skip
+def test_declines_in_common_wordings(text):
+    assert is_cancellation(text) and not is_confirmation(text)
+
+
+@pytest.mark.parametrize("text", ["no problem", "No worries!", "不用谢", "ok", "好的", "thanks"])
+def test_thanks_and_acknowledgements_are_not_declines(text):
+    assert not is_cancellation(text)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_decline_cancels_and_changes_nothing(customers, lang):
+    user, conversation, order = _proposed(customers, lang)
+
+    run_turn(user.pk, conversation, {"zh": "算了吧", "en": "never mind"}[lang])
+    run_turn(user.pk, conversation, YES[lang])
+
+    assert _refunds(order) == 0
+    assert PendingAction.objects.get(conversation_id=conversation).status == "cancelled"
