@@ -190,7 +190,7 @@ class PendingAction(models.Model):
     customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_actions")
     tool = models.CharField(max_length=40)
     arguments = models.JSONField()
-    summary = models.CharField(max_length=300)
+    summary = models.CharField(max_length=600)  # names the whole change: an address is up to 300
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     result = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=clock.now)

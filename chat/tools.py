@@ -108,18 +108,21 @@ def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[d
 
 
 def _propose_preference(ctx: ToolContext, preference: str) -> tuple[dict, str]:
-    return {"preference": preference}, f"set notifications to {preference}"
+    return {"preference": preference}, f"set your notifications to {'muted' if preference == 'mute' else 'on'}"
 
 
 def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, str]:
-    return {"channel": channel}, f"contact the customer by {channel} from now on"
+    return {"channel": channel}, f"contact you by {channel} from now on"
 
 
 def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, str]:
     address = " ".join(address.split())
     if len(address) < 5:
         raise shop.ShopError("that address is too short to deliver to")
-    return {"address": address}, f"change the shipping address to {address}"
+    return {"address": address}, (
+        f"change your default shipping address to {address} (for orders placed from now on; orders already "
+        "placed keep the address they have)"
+    )
 
 
 EXECUTE: dict[str, Callable[..., dict]] = {

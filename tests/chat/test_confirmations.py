@@ -134,3 +134,19 @@ def test_a_decline_cancels_and_changes_nothing(customers, lang):
 
     assert _refunds(order) == 0
     assert PendingAction.objects.get(conversation_id=conversation).status == "cancelled"
+
+
+def test_each_proposal_names_what_will_happen(customers):
+    from chat.tools import ToolContext, run_tool
+
+    user = customers["alice"]
+    ctx = ToolContext(user.pk, short_term.store().start(user.pk).id, "en", short_term.store())
+    long_address = "Flat 9, " + "Long Street " * 24 + "Leeds"
+
+    refund = run_tool(ctx, "request_refund", {"order_number": "ORD-2025-0923", "reason": "changed my mind"})
+    address = run_tool(ctx, "update_shipping_address", {"address": long_address[:300]})
+
+    order = customers["alice"].orders.get(number="ORD-2025-0923")
+    assert f"{order.total} {order.currency}" in refund["summary"] and order.number in refund["summary"]
+    assert "default shipping address" in address["summary"] and "orders already placed keep" in address["summary"]
+    assert long_address[:300] in address["summary"]  # the whole address, however long
