@@ -248,6 +248,35 @@ def apply_staff_change(customer_id: int, key: str, value: str, actor: str) -> No
         raise ValueError(str(exc) or f"no shop change for {key}") from exc
 
 
+# An order's own shipping address can change until it leaves the warehouse.
+ADDRESS_CHANGEABLE = {Order.Status.PENDING, Order.Status.PAID, Order.Status.PROCESSING}
+
+
+def check_address_changeable(customer_id: int, order_number: str) -> Order:
+    order = find_order(customer_id, order_number)
+    if order.status not in ADDRESS_CHANGEABLE:
+        raise ShopError(
+            f"order {order.number} is {order.get_status_display()}: it has left the warehouse, so its address "
+            "can no longer change (the carrier may offer a redirect)"
+        )
+    return order
+
+
+@transaction.atomic
+def set_order_address(customer_id: int, order_number: str, address: str, conversation_id=None) -> dict:
+    """Change where ONE order goes; the customer's default address stays as it is."""
+    value = normalise("shipping_address", address)
+    if len(value) < 5:
+        raise ShopError("that address is too short to deliver to")
+    order = check_address_changeable(customer_id, order_number)
+    order = Order.objects.select_for_update().get(pk=order.pk)
+    if order.status not in ADDRESS_CHANGEABLE:  # shipped between the proposal and the confirmation
+        raise ShopError(f"order {order.number} has just shipped; its address can no longer change")
+    order.shipping_address = value
+    order.save(update_fields=["shipping_address"])
+    return {"status": "done", "summary": f"order {order.number} will be delivered to {value}"}
+
+
 def check_refundable(customer_id: int, order_number: str) -> Order:
     order = find_order(customer_id, order_number)
     if order.status not in REFUNDABLE:

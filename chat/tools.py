@@ -125,6 +125,16 @@ def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, str]:
     )
 
 
+def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[dict, str]:
+    address = " ".join(address.split())
+    if len(address) < 5:
+        raise shop.ShopError("that address is too short to deliver to")
+    order = shop.check_address_changeable(ctx.customer_id, order_number)
+    return {"order_number": order.number, "address": address}, (
+        f"deliver order {order.number} to {address} (only this order; your default shipping address stays as it is)"
+    )
+
+
 EXECUTE: dict[str, Callable[..., dict]] = {
     "request_refund": lambda ctx, order_number, reason: shop.request_refund(
         ctx.customer_id, order_number, reason, ctx.conversation_id
@@ -137,6 +147,9 @@ EXECUTE: dict[str, Callable[..., dict]] = {
     ),
     "update_shipping_address": lambda ctx, address: shop.set_shipping_address(
         ctx.customer_id, address, ctx.conversation_id
+    ),
+    "update_order_address": lambda ctx, order_number, address: shop.set_order_address(
+        ctx.customer_id, order_number, address, ctx.conversation_id
     ),
 }
 
@@ -240,9 +253,21 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "update_shipping_address",
-            "Propose a new default shipping address (customer confirms).",
+            "Propose a new default shipping address for future orders (customer confirms); orders already placed "
+            "keep theirs.",
             _object({"address": {"type": "string", "minLength": 1, "maxLength": 300}}, ["address"]),
             _proposer("update_shipping_address", _propose_address),
+            True,
+        ),
+        Tool(
+            "update_order_address",
+            "Propose delivering ONE order, not yet shipped, to another address (customer confirms); the default "
+            "shipping address does not change.",
+            _object(
+                {"order_number": ORDER_NUMBER, "address": {"type": "string", "minLength": 1, "maxLength": 300}},
+                ["order_number", "address"],
+            ),
+            _proposer("update_order_address", _propose_order_address),
             True,
         ),
         Tool(

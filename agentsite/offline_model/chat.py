@@ -384,6 +384,9 @@ def respond(conv: Conversation) -> Reply:
         address = slots.address(text)
         if not address:
             return Reply(replies.phrase("ask_address", lang))
+        orders = slots.order_numbers(text)
+        if orders and "update_order_address" in tools:  # one order's address, not the default one
+            return _call("update_order_address", order_number=orders[0], address=address)
         if "update_shipping_address" in tools:
             return _call("update_shipping_address", address=address)
         return Reply(replies.acknowledge(facts.Fact("shipping_address", address, facts.FACT), lang))

@@ -151,7 +151,7 @@ ADDRESS_CHANGE = _re(
     r"(?:改|修改|更改|更新|换|变更)(?:一下)?(?:我的)?(?:收货|配送|送货|邮寄)?地址|地址(?:改|换|更新|变)|新地址|"
     r"寄到|(?<!什么时候)(?<!何时)送到|发到|搬到|搬家"
     r"|(?i:(?:change|update|modify|correct|edit)\s+(?:my\s+|the\s+)?(?:shipping\s+|delivery\s+|mailing\s+|"
-    r"home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w']+\s+){0,4}?to\b|\bmoved\s+to\b|address\s+(?:is\s+)?(?:now|changed))"
+    r"home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|address\s+(?:is\s+)?(?:now|changed))"
 )
 THANKS = _re(r"谢谢|多谢|感谢|谢啦|辛苦了|(?i:\bthanks?\b|thank\s+you|\bthx\b|\bty\b|appreciate|\bcheers\b)")
 REFUSED_CHANNEL = _re(

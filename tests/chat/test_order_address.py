@@ -1,0 +1,57 @@
+"""Whose address: one order's delivery address changes with its own tool, until the order ships; the
+default address is another change, and each proposal says which one it is."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from chat.models import CustomerProfile, Order, PendingAction
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ASK = {
+    "en": ("alice", "ORD-2025-0923", "ORD-2025-0924", "Please deliver order {order} to 12 Oak Road, Leeds",
+           "12 Oak Road, Leeds", "yes"),
+    "zh": ("wang", "ORD-2025-0816", "ORD-2025-0817", "把订单 {order} 的收货地址改成北京市海淀区中关村大街27号",
+           "北京市海淀区中关村大街27号", "确认"),
+}  # fmt: skip
+
+
+@pytest.fixture
+def customers(db):
+    from django.contrib.auth import get_user_model
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    return {u.username: u for u in get_user_model().objects.all()}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_one_orders_address_changes_and_the_default_stays(customers, lang):
+    username, open_order, _, ask, address, yes = ASK[lang]
+    user = customers[username]
+    default = CustomerProfile.objects.get(user=user).default_address
+    conversation = short_term.store().start(user.pk).id
+
+    proposal = run_turn(user.pk, conversation, ask.format(order=open_order)).reply
+    run_turn(user.pk, conversation, yes)
+
+    assert PendingAction.objects.get(conversation_id=conversation).tool == "update_order_address"
+    assert open_order in proposal and address in proposal
+    assert Order.objects.get(number=open_order).shipping_address == address
+    assert CustomerProfile.objects.get(user=user).default_address == default
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_shipped_orders_address_is_refused_with_the_reason(customers, lang):
+    username, _, shipped, ask, address, _ = ASK[lang]
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, ask.format(order=shipped)).reply
+
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists()
+    assert Order.objects.get(number=shipped).shipping_address != address
+    assert "left the warehouse" in reply or "shipped" in reply or "发货" in reply, reply
