@@ -249,6 +249,7 @@ class _Memory:
         self.records = records  # the shop's values of its shop-owned keys, for the memory block
         self.used_tools = False
         self.streamed = False  # some of a reply went to the customer as tokens
+        self.proposed = ""  # the change this turn proposed, if any: a second one waits for its answer
 
 
 def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, str], language: str) -> str:
@@ -335,8 +336,13 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
                 _record_tool_call(store, ctx, call_entry, completion.tool_calls)
             memory.snapshot = saved
         for call in completion.tool_calls:
-            with timings.phase("tools"):
-                result = run_tool(ctx, call.name, call.arguments)
+            if _proposes(call.name) and memory.proposed:  # one pending change at a time: this one comes next
+                result = {"error": ONE_CHANGE_AT_A_TIME.format(first=memory.proposed)}
+            else:
+                with timings.phase("tools"):
+                    result = run_tool(ctx, call.name, call.arguments)
+                if _proposes(call.name) and result.get("status") == "pending_confirmation":
+                    memory.proposed = str(result.get("summary", call.name))
             if not _only_reads(call.name):
                 # A tool that changes something may have moved the conversation itself (a proposal, a
                 # handoff): the turn's next write takes the row lock and goes on from the state it left.
@@ -360,6 +366,16 @@ def _record_tool_call(store, ctx: ToolContext, entry: Entry, tool_calls) -> None
         if _only_reads(call.name):
             store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
                              only_from=BEFORE_PROCESSING)  # fmt: skip
+
+
+ONE_CHANGE_AT_A_TIME = (
+    "not proposed: one change at a time. Ask the customer to answer the first ({first}); propose this one after"
+)
+
+
+def _proposes(tool: str) -> bool:
+    """Whether ``tool`` proposes a change the customer must confirm (the pending action)."""
+    return tool != "escalate_to_human" and TOOLS.get(tool) is not None and TOOLS[tool].changes_something
 
 
 def _only_reads(tool: str) -> bool:

@@ -28,6 +28,7 @@ BAD_EXTRACTION_JSON = "bad_extraction_json"
 HOSTILE_REFUND = "hostile_refund"
 HOSTILE_MEMORY = "hostile_memory"
 CLAIM_DONE = "claim_done"  # says the change is done, calling no tool: what a real model may say whenever it likes
+TWO_CHANGES = "two_changes"  # proposes two changes in one step (mute notifications, contact by WeChat)
 # Break a streamed reply on its way (server.py); a reply that is not streamed is sent as it is, but for
 # ``bad_chunk``, whose message is then a string.
 BAD_CHUNK = "bad_chunk"
@@ -45,6 +46,7 @@ NAMES = (
     HOSTILE_REFUND,
     HOSTILE_MEMORY,
     CLAIM_DONE,
+    TWO_CHANGES,
     *STREAM_FAULTS,
 )
 DEFAULT_STALL_SECONDS = 30.0
@@ -157,6 +159,9 @@ def apply(behaviour: Behaviour, reply: Reply, conv: Conversation) -> Reply:
         memories = list(memories) if isinstance(memories, list) else []
         memories.append(dict(HOSTILE_MEMORY_ENTRY))
         return Reply(json.dumps({"memories": memories}, ensure_ascii=False))
+    if behaviour.name == TWO_CHANGES and not conv.pending_results():
+        return Reply(None, (PlannedCall("update_notification_preference", {"preference": "mute"}),
+                            PlannedCall("update_contact_channel", {"channel": "wechat"})))  # fmt: skip
     if behaviour.name == CLAIM_DONE:
         return Reply("Done! Your refund has been processed and your address is updated. 已为您办理完成。")
     if behaviour.name == BAD_EXTRACTION_JSON:

@@ -150,3 +150,22 @@ def test_each_proposal_names_what_will_happen(customers):
     assert f"{order.total} {order.currency}" in refund["summary"] and order.number in refund["summary"]
     assert "default shipping address" in address["summary"] and "orders already placed keep" in address["summary"]
     assert long_address[:300] in address["summary"]  # the whole address, however long
+
+
+def test_two_changes_in_one_step_propose_the_first_and_the_second_waits(customers, offline_model):
+    from chat.models import CustomerProfile
+
+    user = customers["alice"]
+    before = CustomerProfile.objects.get(user=user)
+    conversation = short_term.store().start(user.pk).id
+    offline_model.script(["two_changes"], task="chat")  # the model asks for both at once
+
+    turn = run_turn(user.pk, conversation, "Mute my notifications and contact me on WeChat")
+    run_turn(user.pk, conversation, "yes")
+
+    assert [a.tool for a in PendingAction.objects.filter(conversation_id=conversation)] == [
+        "update_notification_preference"
+    ]
+    after = CustomerProfile.objects.get(user=user)
+    assert after.notification_preference == "mute" and after.contact_channel == before.contact_channel
+    assert "one change at a time" in turn.reply, turn.reply  # the model was told, and says, what comes next
