@@ -8,6 +8,7 @@ data: what they say is reported, never done.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -73,6 +74,38 @@ def recent_order(conv: Conversation) -> str | None:
         if found:
             return found[-1]
     return _order_in(conv.memories)
+
+
+# Which orders fit a request with no number: a parcel to track is on its way, a refund is for what arrived.
+FITS = {"track_shipment": ("shipped", "in_transit"), "request_refund": ("delivered",)}
+# An order known from earlier that cannot be what the request is about (its status seen in a tool result).
+UNFIT = {
+    "track_shipment": ("delivered", "cancelled", "refunded"),
+    "request_refund": ("pending", "cancelled", "refunded"),
+}
+
+
+def status_seen(conv: Conversation, order: str) -> str | None:
+    """The latest status a tool result of this conversation gave ``order``."""
+    for turn in reversed(conv.turns):
+        if turn.role != "tool" or order not in turn.text:
+            continue
+        try:
+            data = json.loads(turn.text)
+        except ValueError:
+            continue
+        for item in [data, *(data.get("orders") or [])] if isinstance(data, dict) else []:
+            if isinstance(item, dict) and item.get("order_number") == order and isinstance(item.get("status"), str):
+                return item["status"]
+    return None
+
+
+def known_fitting_order(conv: Conversation, tool: str) -> str | None:
+    """The order spoken of earlier (this chat, else memory), unless what we saw of it rules it out."""
+    earlier = recent_order(conv)
+    if earlier and status_seen(conv, earlier) in UNFIT.get(tool, ()):
+        return None
+    return earlier
 
 
 def _order_in(memories: list[MemoryEntry]) -> str | None:
@@ -195,8 +228,10 @@ def _call(name: str, **arguments: object) -> Reply:
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
     if not orders:
-        earlier = recent_order(conv)
+        earlier = known_fitting_order(conv, tool)
         orders = [earlier] if earlier else []
+        if not earlier and recent_order(conv) and "list_my_orders" in conv.tools:
+            return _call("list_my_orders")  # what was spoken of does not fit: find the order that does
     if not orders:
         if nlu.LIST_ORDERS.search(text) and "list_my_orders" in conv.tools:
             return _list_orders(conv, text, lang)
@@ -211,8 +246,10 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
 
 
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
-    orders = slots.order_numbers(text) or ([o] if (o := recent_order(conv)) else [])
+    orders = slots.order_numbers(text) or ([o] if (o := known_fitting_order(conv, "request_refund")) else [])
     if not orders:
+        if "list_my_orders" in conv.tools:  # one delivered order is the one; several are asked about
+            return _call("list_my_orders")
         return Reply(replies.phrase("ask_refund_order", lang))
     if "request_refund" not in conv.tools:
         return Reply(replies.cannot_do(lang, orders[0]) + " " + replies.phrase("human", lang))
@@ -297,16 +334,18 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
     earlier = conv.earlier_turns()
     if len(earlier) < 2 or earlier[0].role != "assistant" or earlier[0].tool_calls:
         return text, understood
-    if not _ASKS_FOR_SOMETHING.search(earlier[0].text) or earlier[1].role != "user":
+    # the customer's request before the question, past the tool steps that led to it (a list of orders)
+    asked = next((t for t in earlier[1:] if t.role == "user" or not (t.role == "tool" or t.tool_calls)), None)
+    if not _ASKS_FOR_SOMETHING.search(earlier[0].text) or asked is None or asked.role != "user":
         return text, understood
     bare = re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}", "", text)
     answers_only = understood.intent in (Intent.OTHER, Intent.THANKS) or (
         understood.intent is Intent.STATUS and len(re.sub(r"[\W_]", "", bare)) <= 8
     )
-    previous = nlu.classify(earlier[1].text)
+    previous = nlu.classify(asked.text)
     if not answers_only or previous.intent not in _NEEDS_A_SLOT:
         return text, understood
-    combined = f"{earlier[1].text} {text}"
+    combined = f"{asked.text} {text}"
     again = nlu.classify(combined)
     lang = understood.lang if re.search(r"[A-Za-z\u4e00-\u9fff]{2}", bare) else previous.lang
     return combined, nlu.Understanding(again.intent, lang, again.subject, again.injection)
@@ -427,12 +466,33 @@ def _recalled_entries(result: ToolResult) -> list[MemoryEntry]:
     return entries
 
 
+def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
+    """After listing the orders for a tracking or refund request without a number: the one order that fits
+    is the order (tracked, or its refund proposed, and so named); several are offered to choose from."""
+    intent = nlu.classify(question).intent
+    tool = {Intent.TRACK: "track_shipment", Intent.REFUND: "request_refund"}.get(intent)
+    data = result.data()
+    listed = data.get("orders") if isinstance(data, dict) else None
+    if tool is None or tool not in conv.tools or not isinstance(listed, list):
+        return None
+    fitting = [o["order_number"] for o in listed if isinstance(o, dict) and o.get("status") in FITS[tool]]
+    if len(fitting) == 1:
+        if tool == "request_refund":
+            return _refund(conv, f"{question} {fitting[0]}", lang)
+        return _call(tool, order_number=fitting[0])
+    if len(fitting) > 1:
+        return Reply(replies.which_order(fitting, lang))
+    return Reply(replies.phrase("ask_refund_order", lang)) if tool == "request_refund" else None
+
+
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     question = conv.latest_user_text
     lang = nlu.detect_language(question) if question.strip() else "zh"
     parts = []
     for result in results:
+        if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):
+            return chosen
         if result.call.name == "recall_memory":
             entries = _recalled_entries(result)
             understood = nlu.classify(question)

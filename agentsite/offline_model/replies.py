@@ -282,6 +282,14 @@ def answer(key: str, value: str, lang: str) -> str:
     }.get(key, f"{_SUBJECT_EN.get(key, key).capitalize()} is {said}.")
 
 
+def which_order(orders: list[str], lang: str) -> str:
+    """Several orders fit: ask which one, naming them."""
+    named = "、".join(orders) if lang == "zh" else ", ".join(orders)
+    if lang == "zh":
+        return f"您有几个订单都符合：{named}。请问是哪一个？"
+    return f"Several of your orders fit: {named}. Which one do you mean?"
+
+
 def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
     """The shop's record of `key`, and what the customer asked for that was not applied."""
     said = answer(key, value, lang)

@@ -16,7 +16,7 @@ def test_every_tool_has_a_schema_the_model_can_use(seeded):
     names = {s["function"]["name"] for s in schemas()}
     assert names == {"lookup_order", "list_my_orders", "track_shipment", "request_refund",
                      "update_notification_preference", "update_contact_channel", "update_shipping_address",
-                     "search_policies", "recall_memory", "escalate_to_human"}  # fmt: skip
+                     "update_order_address", "search_policies", "recall_memory", "escalate_to_human"}  # fmt: skip
 
 
 def test_lookup_order_returns_the_customers_own_order(context_for):

@@ -85,6 +85,25 @@ def test_order_requests_call_the_matching_tool_with_the_order_number(say, gen, t
             assert set(args) == {"order_number", "reason"} and args["reason"], text
 
 
+@pytest.mark.parametrize(
+    ("text", "lang", "orders", "expected"),
+    [
+        ("我要退款", "zh", [], "订单号"),
+        ("I want a refund", "en", [("ORD-2025-0001", "processing")], "order number"),
+        ("I want a refund", "en", [("ORD-2025-0001", "delivered"), ("ORD-2025-0002", "delivered")], "ORD-2025-0002"),
+    ],
+)
+def test_a_refund_without_a_number_looks_for_the_one_delivered_order_first(
+    say, answer_tools, tools_without_recall, text, lang, orders, expected
+):
+    request = [{"role": "user", "content": text}]
+    said = say(request, tools_offered=tools_without_recall)
+    assert said.calls == [("list_my_orders", {})]
+    listed = {"orders": [{"order_number": n, "status": status} for n, status in orders]}
+    after = say(answer_tools(said, [listed], request), tools_offered=tools_without_recall)
+    assert after.calls == [] and expected in after.content
+
+
 def test_several_order_numbers_become_parallel_tool_calls(say, gen):
     g = gen(7)
     templates = [
@@ -106,10 +125,7 @@ def test_several_order_numbers_become_parallel_tool_calls(say, gen):
         assert len({c.id for c in said.raw.choices[0].message.tool_calls}) == 2
 
 
-@pytest.mark.parametrize(
-    ("text", "lang"),
-    [("我的快递到哪了？", "zh"), ("Where is my parcel?", "en"), ("我要退款", "zh"), ("I want a refund", "en")],
-)
+@pytest.mark.parametrize(("text", "lang"), [("我的快递到哪了？", "zh"), ("Where is my parcel?", "en")])
 def test_a_missing_order_number_is_asked_for(say, tools_without_recall, text, lang):
     said = say(text, tools_offered=tools_without_recall)  # the tool mode looks in memory first (test_chat_memory)
     assert said.calls == []
@@ -318,7 +334,7 @@ def test_customer_injection_attempts_change_nothing(say):
     assert said.calls == [] and said.content.startswith("Sorry")
 
 
-def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_without_recall):
+def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_without_recall, answer_tools):
     g = gen(29)
     for _ in range(10):
         order = g.order()
@@ -330,14 +346,14 @@ def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_wi
                 ("What's the status of my order?", "lookup_order"),
             ]
         )
-        first = say(ask, tools_offered=tools_without_recall)
+        request = [{"role": "user", "content": ask}]
+        first = say(request, tools_offered=tools_without_recall)
+        if first.calls == [("list_my_orders", {})]:  # a refund looks for the one delivered order first: none
+            request = answer_tools(first, [{"orders": []}], request)
+            first = say(request, tools_offered=tools_without_recall)
         assert first.calls == []
         answer = g.choice([order, order.lower(), f"订单号是{order}", f"it's {order}"])
-        messages = [
-            {"role": "user", "content": ask},
-            {"role": "assistant", "content": first.content},
-            {"role": "user", "content": answer},
-        ]
+        messages = [*request, {"role": "assistant", "content": first.content}, {"role": "user", "content": answer}]
         said = say(messages)
         assert said.names == [tool] and said.calls[0][1]["order_number"] == order, (ask, answer)
     address = g.zh_address()
