@@ -55,23 +55,33 @@ def _refunds(order):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("topic", [0, 2, 4])  # with the next one: every kind of topic once
-def test_after_moving_on_twice_a_yes_changes_nothing_even_if_the_model_claims_it_did(
-    customers, offline_model, lang, topic
+def test_every_kind_of_other_request_puts_it_on_hold_until_it_lapses_whatever_the_model_claims(
+    customers, offline_model, settings, lang
 ):
+    settings.AGENT_CONFIRM_INTERRUPTIONS = len(MOVED_ON[lang]) - 1  # every kind once, the last one too many
     user, conversation, order = _proposed(customers, lang)
-    first, second = MOVED_ON[lang][topic], MOVED_ON[lang][(topic + 1) % 5]
 
-    held = run_turn(user.pk, conversation, first).reply
+    held = [run_turn(user.pk, conversation, text).reply for text in MOVED_ON[lang][:-1]]
     offline_model.script(["claim_done"], task="chat")  # the model says it's all done
-    dropped = run_turn(user.pk, conversation, second).reply
+    dropped = run_turn(user.pk, conversation, MOVED_ON[lang][-1]).reply
     late = run_turn(user.pk, conversation, YES[lang]).reply
 
-    assert ON_HOLD[lang] in held and order in held
+    assert all(ON_HOLD[lang] in reply and order in reply for reply in held), held
     assert LAPSED[lang] in dropped
     assert NOTHING[lang] in late
     assert _refunds(order) == 0
     assert PendingAction.objects.get(conversation_id=conversation).status == "lapsed"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_by_default_the_second_other_request_lets_it_lapse(customers, lang):
+    user, conversation, order = _proposed(customers, lang)
+
+    held = run_turn(user.pk, conversation, MOVED_ON[lang][1]).reply
+    dropped = run_turn(user.pk, conversation, MOVED_ON[lang][0]).reply
+    run_turn(user.pk, conversation, YES[lang])
+
+    assert ON_HOLD[lang] in held and LAPSED[lang] in dropped and _refunds(order) == 0
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
