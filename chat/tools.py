@@ -320,14 +320,20 @@ AFFIRM = re.compile(
     r"\s*[.!。！,，]*\s*$",
     re.IGNORECASE,
 )
-# A decline opens the message. Chinese has no word boundaries ("算了吧", "不要了", "不用了谢谢"), so its words
-# need none; "不用谢" and "no problem" are thanks, not declines.
-DECLINE = re.compile(
-    r"^\s*(?:(?:取消|不用(?!谢)|不要|算了|先不|暂时不|别(?:改|退|弄|换)|不必了|不需要了)"
-    r"|(?:no(?!\s+(?:problem|worries))|nope|nah|cancel|don'?t|never\s*mind|forget\s+(?:it|that)|not\s+now"
-    r"|stop|leave\s+it|scratch\s+that)\b)",
-    re.IGNORECASE,
+# A decline opens the message, perhaps after a filler ("actually", "wait", "等等"). Chinese has no word
+# boundaries ("算了吧", "不要了", "不用了谢谢"), so its words need none; "no problem", "不用谢" and "不客气" are
+# thanks, not declines. Only read while a change waits for an answer.
+_FILLER = (
+    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|well|hold on|等等|等一下|哎|呃|嗯|那个|额)"
+    r"[\s,，.。!！-]*)*"
 )
+_DECLINE_EN = (
+    r"(?:no(?!\s+(?:problem|worries))|nope|nah|cancel|don'?t|do\s+not|never\s*mind|nvm|forget|not\s+now|stop"
+    r"|leave\s+it|scratch\s+that|i'?ll\s+pass|pass|hold\s+off|let'?s\s+not|i'?d\s+rather\s+not|rather\s+not"
+    r"|changed?\s+my\s+mind|skip\s+it|drop\s+it|not\s+any\s*more|i\s+don'?t\s+want)\b"
+)
+_DECLINE_ZH = r"(?:不(?!用谢|客气|错|过|好意思)|否|取消|撤销|撤回|算了|别|先别|先不|暂时不|没必要|免了|罢了|不必)"
+DECLINE = re.compile(rf"^\s*{_FILLER}(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE)
 
 
 def is_confirmation(text: str) -> bool:
