@@ -5,9 +5,7 @@ the product's: a model that claims success changes nothing."""
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -15,7 +13,6 @@ from django.core.management import call_command
 from agentsite import clock
 from chat.agent import run_turn
 from chat.models import PendingAction, Refund
-from chat.tools import is_cancellation, is_confirmation
 from memory import session as short_term
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,7 +104,7 @@ def test_a_confirmation_after_its_time_changes_nothing(customers, settings, lang
     assert _refunds(order) == 0
 
 
-@pytest.mark.parametrize(("lang", "text"), [("zh", "好的"), ("zh", "确认"), ("en", "ok"), ("en", "yes")])
+@pytest.mark.parametrize(("lang", "text"), [("zh", "好的"), ("en", "yes")])
 def test_a_yes_to_nothing_is_answered_honestly_even_if_the_model_would_claim_success(
     customers, offline_model, lang, text
 ):
@@ -121,29 +118,6 @@ def test_a_yes_to_nothing_is_answered_honestly_even_if_the_model_would_claim_suc
 
     assert NOTHING[lang] in reply and "Done" not in reply
     offline_model.reset()
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["never mind", "Never mind, leave it", "nah", "no thanks", "forget it", "not now", "cancel that",
-     "算了吧", "不要了", "不用了谢谢", "算了", "先不了", "取消吧", "别退了"],
-)  # fmt: skip
-def test_declines_in_common_wordings(text):
-    assert is_cancellation(text) and not is_confirmation(text)
-
-
-@pytest.mark.parametrize("text", ["no problem", "No worries!", "不用谢", "ok", "好的", "thanks"])
-def test_thanks_and_acknowledgements_are_not_declines(text):
-    assert not is_cancellation(text)
-
-
-def test_declines_a_helper_wrote_without_seeing_the_rules():
-    """50 declines and 24 replies that are not, written from the situation alone (data/decline_wordings.json);
-    the first version of the rule missed 22 of the 50."""
-    corpus = json.loads((Path(__file__).parent / "data" / "decline_wordings.json").read_text())
-    for lang in ("en", "zh"):
-        assert [t for t in corpus["declines"][lang] if not is_cancellation(t)] == [], lang
-        assert [t for t in corpus["not_declines"][lang] if is_cancellation(t)] == [], lang
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

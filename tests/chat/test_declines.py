@@ -1,0 +1,33 @@
+"""Which answers to a proposal are declines: common wordings, a blind corpus, and thanks that are not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chat.tools import is_cancellation, is_confirmation
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["never mind", "Never mind, leave it", "nah", "no thanks", "forget it", "not now", "cancel that",
+     "算了吧", "不要了", "不用了谢谢", "算了", "先不了", "取消吧", "别退了"],
+)  # fmt: skip
+def test_declines_in_common_wordings(text):
+    assert is_cancellation(text) and not is_confirmation(text)
+
+
+@pytest.mark.parametrize("text", ["no problem", "No worries!", "不用谢", "ok", "好的", "thanks"])
+def test_thanks_and_acknowledgements_are_not_declines(text):
+    assert not is_cancellation(text)
+
+
+def test_declines_a_helper_wrote_without_seeing_the_rules():
+    """50 declines and 24 replies that are not, written from the situation alone (data/decline_wordings.json);
+    the first version of the rule missed 22 of the 50."""
+    corpus = json.loads((Path(__file__).parent / "data" / "decline_wordings.json").read_text())
+    for lang in ("en", "zh"):
+        assert [t for t in corpus["declines"][lang] if not is_cancellation(t)] == [], lang
+        assert [t for t in corpus["not_declines"][lang] if is_cancellation(t)] == [], lang
