@@ -375,7 +375,7 @@ ONE_CHANGE_AT_A_TIME = (
 
 def _proposes(tool: str) -> bool:
     """Whether ``tool`` proposes a change the customer must confirm (the pending action)."""
-    return tool != "escalate_to_human" and TOOLS.get(tool) is not None and TOOLS[tool].changes_something
+    return tool in TOOLS and TOOLS[tool].changes_something
 
 
 def _only_reads(tool: str) -> bool:

@@ -17,7 +17,7 @@ from django.db import transaction
 from agentsite import clock
 from chat.models import CustomerProfile, Order, OutboxMessage, Refund
 from memory.embeddings import get_embedder
-from memory.keys import normalise
+from memory.keys import InvalidValue, normalise
 from memory.longterm import Candidate, customer_lock, store
 
 ORDER_NUMBER = re.compile(r"^ORD-\d{4}-\d{4}$")
@@ -149,6 +149,17 @@ def _language(profile: CustomerProfile) -> str:
     return "zh" if profile.language.startswith("zh") else "en"
 
 
+def deliverable(address: str) -> str:
+    """The address normalised, or ``ShopError`` if it is too short to deliver to (proposals and changes alike)."""
+    try:
+        value = normalise("shipping_address", address)
+    except InvalidValue:
+        value = ""
+    if len(value) < 5:
+        raise ShopError("that address is too short to deliver to")
+    return value
+
+
 @transaction.atomic
 def set_notification_preference(customer_id: int, preference: str, conversation_id=None) -> dict:
     value = normalise("notification_preference", preference)
@@ -180,9 +191,7 @@ def set_contact_channel(customer_id: int, channel: str, conversation_id=None) ->
 
 @transaction.atomic
 def set_shipping_address(customer_id: int, address: str, conversation_id=None) -> dict:
-    value = normalise("shipping_address", address)
-    if len(value) < 5:
-        raise ShopError("that address is too short to deliver to")
+    value = deliverable(address)
     profile = _profile(customer_id)
     previous = profile.default_address
     profile.default_address = value
@@ -252,8 +261,11 @@ def apply_staff_change(customer_id: int, key: str, value: str, actor: str) -> No
 ADDRESS_CHANGEABLE = {Order.Status.PENDING, Order.Status.PAID, Order.Status.PROCESSING}
 
 
-def check_address_changeable(customer_id: int, order_number: str) -> Order:
+def check_address_changeable(customer_id: int, order_number: str, *, lock: bool = False) -> Order:
+    """The customer's order if its own address may still change (``lock``: its row locked till commit)."""
     order = find_order(customer_id, order_number)
+    if lock:
+        order = Order.objects.select_for_update().get(pk=order.pk)
     if order.status not in ADDRESS_CHANGEABLE:
         raise ShopError(
             f"order {order.number} is {order.get_status_display()}: it has left the warehouse, so its address "
@@ -265,13 +277,8 @@ def check_address_changeable(customer_id: int, order_number: str) -> Order:
 @transaction.atomic
 def set_order_address(customer_id: int, order_number: str, address: str, conversation_id=None) -> dict:
     """Change where ONE order goes; the customer's default address stays as it is."""
-    value = normalise("shipping_address", address)
-    if len(value) < 5:
-        raise ShopError("that address is too short to deliver to")
-    order = check_address_changeable(customer_id, order_number)
-    order = Order.objects.select_for_update().get(pk=order.pk)
-    if order.status not in ADDRESS_CHANGEABLE:  # shipped between the proposal and the confirmation
-        raise ShopError(f"order {order.number} has just shipped; its address can no longer change")
+    value = deliverable(address)
+    order = check_address_changeable(customer_id, order_number, lock=True)  # it may have shipped since the proposal
     order.shipping_address = value
     order.save(update_fields=["shipping_address"])
     return {"status": "done", "summary": f"order {order.number} will be delivered to {value}"}

@@ -21,7 +21,7 @@ from uuid import UUID
 import jsonschema
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from agentsite import clock
 from agentsite.redaction import redact, redact_json
@@ -116,9 +116,7 @@ def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, str]:
 
 
 def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, str]:
-    address = " ".join(address.split())
-    if len(address) < 5:
-        raise shop.ShopError("that address is too short to deliver to")
+    address = shop.deliverable(address)
     return {"address": address}, (
         f"change your default shipping address to {address} (for orders placed from now on; orders already "
         "placed keep the address they have)"
@@ -126,9 +124,7 @@ def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, str]:
 
 
 def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[dict, str]:
-    address = " ".join(address.split())
-    if len(address) < 5:
-        raise shop.ShopError("that address is too short to deliver to")
+    address = shop.deliverable(address)
     order = shop.check_address_changeable(ctx.customer_id, order_number)
     return {"order_number": order.number, "address": address}, (
         f"deliver order {order.number} to {address} (only this order; your default shipping address stays as it is)"
@@ -363,11 +359,12 @@ def waiting_action(
     """
     if not confirming:
         return None, None
-    action = PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING).first()
-    if action is None:
-        return None, None
-    cutoff = clock.now() - timedelta(minutes=settings.AGENT_CONFIRM_MINUTES)
-    if action.created_at >= cutoff and action.interruptions <= settings.AGENT_CONFIRM_INTERRUPTIONS:
+    action = (
+        PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING)
+        .annotate(fresh=ExpressionWrapper(_fresh(), output_field=BooleanField()))
+        .first()
+    )
+    if action is None or action.fresh:
         return action, None
     return None, lapse(action)
 

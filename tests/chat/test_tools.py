@@ -252,3 +252,9 @@ def test_a_refused_and_a_requested_refund_become_experiences_at_conversation_end
     )
     assert any("ORD-2025-0702 was refused" in e for e in experiences)
     assert any("ORD-2025-0790 was requested" in e for e in experiences)
+
+
+def test_a_blank_address_is_refused_as_too_short_not_as_a_failure(context_for):
+    for tool, arguments in [("update_shipping_address", {"address": "   "}),
+                            ("update_order_address", {"order_number": "ORD-2025-0816", "address": " \t "})]:  # fmt: skip
+        assert run_tool(context_for("wang"), tool, arguments) == {"error": "that address is too short to deliver to"}
