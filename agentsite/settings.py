@@ -156,7 +156,7 @@ CACHES = {
         "OPTIONS": {
             "SOCKET_CONNECT_TIMEOUT": env.float("REDIS_CONNECT_TIMEOUT", default=2.0),
             "SOCKET_TIMEOUT": env.float("REDIS_SOCKET_TIMEOUT", default=2.0),
-            # The session store (memory/session.py) and the clock use this same client.
+            # The session store (memory/session/) and the clock use this same client.
             "CONNECTION_POOL_KWARGS": {"retry": redis_retry()},
         },
     }
@@ -355,7 +355,7 @@ AGENT_HANDOFF_MESSAGES = env.int("AGENT_HANDOFF_MESSAGES", default=200)
 MEMORY_WORKING_BUDGET_TOKENS = env.int("MEMORY_WORKING_BUDGET_TOKENS", default=8000)
 MEMORY_TOOL_RESULT_SUMMARY_TOKENS = env.int("MEMORY_TOOL_RESULT_SUMMARY_TOKENS", default=500)
 MEMORY_WORKING_KEEP_TOOL_RESULTS = env.int("MEMORY_WORKING_KEEP_TOOL_RESULTS", default=2)
-# Short-term memory (memory/session.py): the Redis copy of a session and its compression.
+# Short-term memory (memory/session/, memory/compression.py): the Redis copy of a session and its compression.
 MEMORY_SESSION_TTL_SECONDS = env.int("MEMORY_SESSION_TTL_SECONDS", default=24 * 3600)
 MEMORY_SESSION_MAX_MESSAGES = env.int("MEMORY_SESSION_MAX_MESSAGES", default=200)
 MEMORY_SESSION_MAX_TRANSITIONS = env.int("MEMORY_SESSION_MAX_TRANSITIONS", default=50)

@@ -7,7 +7,7 @@ conversation's turn lock (PostgreSQL, with the customer's profile in the same ro
 the session (one Redis script), store the customer's message (one PostgreSQL statement that
 commits durably, then one Redis script), and after the model store the reply the same way and
 release the lock. This script sends exactly those statements and scripts — the product's own
-texts (``chat.agent``, ``memory.session_rows``, ``memory.session``) — with the thinnest client
+texts (``chat.agent``, ``memory.session``) — with the thinnest client
 code there is: a bare psycopg cursor with server-side binding and prepared statements, a bare
 redis-py call with hiredis, every argument built before the clock starts. The model call is an
 untimed pause (``--model-ms``), as is a pause between turns, so that each round trip pays what it
@@ -67,24 +67,25 @@ class Turn:
 
         from chat.agent import _LOCK_AND_PROFILE, TURN_LOCK_NAMESPACE
         from memory import session as short_term
-        from memory import session_rows as rows
+        from memory.models import Conversation
+        from memory.session import hot, rows
 
         connection.ensure_connection()
         self.pg = psycopg.Cursor(connection.connection)  # server-side binding: no quoting in Python
         self.redis = get_redis_connection("default")
         store = short_term.store()
-        self.read_sha = self.redis.script_load(short_term._READ_SESSION)
-        self.apply_sha = self.redis.script_load(short_term._APPLY_IF_VERSION)
+        self.read_sha = self.redis.script_load(hot.READ_SESSION)
+        self.apply_sha = self.redis.script_load(hot.APPLY_IF_VERSION)
         self.keys = short_term.SessionKeys.of(conversation_id)
         self.id, self.customer = conversation_id, customer_id
         self.lock_sql = _LOCK_AND_PROFILE
         self.lock_key = [TURN_LOCK_NAMESPACE, str(conversation_id)]
         self.ttl, self.max_messages, self.history = store.ttl_seconds, store.max_messages, history
-        # The two batches of a plain turn, as memory.session_rows writes them.
+        # The two batches of a plain turn, as memory.session.rows writes them.
         self.message_sql = rows._batch_sql(rows._set_clause(("last_seq", "loop_flagged", "state", "updated_at",
                                                              "version"))[0], 1, 1)  # fmt: skip
         self.reply_sql = rows._batch_sql(rows._set_clause(("last_seq", "updated_at", "version"))[0], 1, 0)
-        row = short_term.Conversation.objects.get(pk=conversation_id)
+        row = Conversation.objects.get(pk=conversation_id)
         self.version, self.seq = row.version, row.last_seq
 
     def arguments(self, now, customer_text: str, reply_text: str) -> dict:

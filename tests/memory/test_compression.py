@@ -9,8 +9,9 @@ import threading
 import pytest
 from django.db import connection
 
+from memory.compression import SUMMARY_HEADER
 from memory.models import CompressionSummary, ConversationMessage
-from memory.session import SUMMARY_HEADER, SessionStore
+from memory.session import SessionStore
 from memory.states import AgentState
 from memory.tokens import count_tokens
 from memory.working import Role, ToolCall, WorkingMemory

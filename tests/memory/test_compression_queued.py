@@ -28,7 +28,7 @@ def test_a_turn_past_the_threshold_compresses_the_session(eager, settings):
     customer = get_user_model().objects.create_user(username="talkative")
     store = short_term.store()
     conversation = store.start(customer.pk).id
-    for number in range(store.compress_after + store.keep_recent // 2):
+    for number in range(store.compression.compress_after + store.compression.keep_recent // 2):
         role = Role.USER if number % 2 == 0 else Role.ASSISTANT
         store.append(
             conversation, Entry.create(role, f"message {number} about my blue umbrella", timestamp=clock.now())
@@ -43,5 +43,5 @@ def test_a_turn_past_the_threshold_compresses_the_session(eager, settings):
     assert history[0].metadata.get("kind") == "summary"
     assert history[0].metadata["last_seq"] == summaries.last().last_seq
     last_seq = Conversation.objects.get(pk=conversation).last_seq
-    assert last_seq - summaries.last().last_seq >= store.keep_recent  # the latest messages stay verbatim
+    assert last_seq - summaries.last().last_seq >= store.compression.keep_recent  # the latest messages stay verbatim
     assert len(history) == 1 + last_seq - summaries.last().last_seq

@@ -254,7 +254,7 @@ def test_the_parse_cache_is_bounded_and_a_rewritten_item_is_parsed_anew(customer
     for text in ("one", "two", "three"):
         store.append(session.id, entry(Role.USER, text))
     store.load(session.id)
-    assert store._message.cache_info().currsize == 2
+    assert store.hot._message.cache_info().currsize == 2
 
     # A copy rebuilt from PostgreSQL holds the same messages: read, they equal what was stored.
     redis_conn.delete(*SessionKeys.of(session.id).all())

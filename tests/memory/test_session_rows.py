@@ -9,8 +9,8 @@ import pytest
 from django.db import transaction
 
 from agentsite import clock
-from memory import session_rows as rows
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
+from memory.session import rows
 from memory.states import AgentState, Step
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def test_an_inserted_message_reads_back_through_the_orm(conversation):
     at = clock.now()
     metadata = {"tool_calls": [{"id": "c1", "name": "lookup_order", "arguments": "{}"}], "raw": "原文"}
 
-    rows.insert_message(conversation.pk, 8, "tool_call", "查一下订单", 5, at, metadata)
+    rows.insert_message(rows.MessageRow(conversation.pk, 8, "tool_call", "查一下订单", 5, at, metadata))
 
     message = ConversationMessage.objects.get(conversation=conversation, seq=8)
     assert (message.role, message.content, message.token_count, message.created_at) == (
@@ -81,7 +81,11 @@ def test_transitions_are_inserted_and_read_back_oldest_first_as_loop_detection_w
         (AgentState.PROCESSING, AgentState.COLLECTING_INFO, False),
     ]
     for from_state, to_state, progress in moves:
-        rows.insert_transition(conversation, from_state, to_state, "why", progress, at)
+        rows.insert_transition(
+            rows.TransitionRow(
+                conversation.pk, conversation.customer_id, from_state.value, to_state.value, "why", progress, at
+            )
+        )
 
     assert rows.recent_steps(conversation.pk, 2) == [Step(*move) for move in moves[1:]]
     stored = StateTransition.objects.filter(conversation=conversation).order_by("id")

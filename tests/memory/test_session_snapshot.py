@@ -6,6 +6,7 @@ import pytest
 
 from memory.models import Conversation, ConversationMessage, StateTransition
 from memory.session import BotMayNotReply, SessionKeys, SessionStore, StoredMessage, observing_transitions
+from memory.session.hot import encode_message
 from memory.states import AgentState
 from memory.working import Role
 from tests.memory.conftest import entry
@@ -128,7 +129,7 @@ def test_a_hot_copy_that_moved_on_meanwhile_is_rebuilt_not_written_over(store, c
     session = store.load(conversation.id)
     keys = SessionKeys.of(conversation.id)
     later = StoredMessage(1, Role.USER, "a message PostgreSQL never had", 5, session.created_at, {})
-    redis_conn.rpush(keys.messages, later.to_redis())
+    redis_conn.rpush(keys.messages, encode_message(later))
     redis_conn.hset(keys.hash, "version", session.version + 1)  # what a later write's MULTI/EXEC left
 
     with store.batch(conversation.id, expected=session):

@@ -1,4 +1,4 @@
-"""The session store's durable rows on a turn's path, written with plain SQL.
+"""The session's durable copy in PostgreSQL: the rows a turn writes, in plain SQL, and a session read back.
 
 A chat turn locks its conversation row twice, inserts two to four messages and a transition or
 two, and saves the row twice. Through the ORM each of those statements cost about 0.5 ms of
@@ -7,6 +7,7 @@ most of the memory layer's time (docs/bench.md). The statements below are built 
 models' own table and column names, so a migration that renames a column changes them too; rows
 come back as the model instances the rest of the code expects (``Model.from_db``). Everything off
 the turn's path (rebuilding a session, compression, the admin, consolidation) stays with the ORM.
+See docs/session.md.
 """
 
 from __future__ import annotations
@@ -15,12 +16,43 @@ import functools
 import uuid
 from collections.abc import Collection, Sequence
 from datetime import datetime
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from django.db import connection, models
 
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
+from memory.session.values import ROW_FIELDS, Session, StoredMessage, Summary, TransitionRecord
 from memory.states import AgentState, Step
+
+
+class MessageRow(NamedTuple):
+    """A ``ConversationMessage`` row's values, in the order of ``_MESSAGE_FIELDS``."""
+
+    conversation_id: uuid.UUID
+    seq: int
+    role: str
+    content: str
+    tokens: int
+    created_at: datetime
+    metadata: dict
+
+
+class TransitionRow(NamedTuple):
+    """A ``StateTransition`` row's values, in the order of ``_TRANSITION_FIELDS``."""
+
+    conversation_id: uuid.UUID
+    customer_id: int
+    from_state: str
+    to_state: str
+    reason: str
+    progress: bool
+    created_at: datetime
+
+    @property
+    def step(self) -> Step:
+        """The transition as loop detection reads it."""
+        return Step(AgentState(self.from_state), AgentState(self.to_state), self.progress)
 
 
 def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Field]:
@@ -118,21 +150,14 @@ def save_conversation(conversation: Conversation, names: Collection[str]) -> Non
         cursor.execute(f"UPDATE {table} SET {assignments} WHERE {pk} = %s", [*values, conversation.pk])
 
 
-def insert_message(
-    conversation_id: uuid.UUID, seq: int, role: str, content: str, tokens: int, at: datetime, metadata: dict
-) -> None:
-    values = _prepared(_MESSAGE_FIELDS, [conversation_id, seq, role, content, tokens, at, metadata])
+def insert_message(row: MessageRow) -> None:
     with connection.cursor() as cursor:
-        cursor.execute(_INSERT_MESSAGE, values)
+        cursor.execute(_INSERT_MESSAGE, _prepared(_MESSAGE_FIELDS, row))
 
 
-def insert_transition(
-    conversation: Conversation, from_state: AgentState, to_state: AgentState, reason: str, progress: bool,
-    at: datetime,
-) -> None:  # fmt: skip
-    values = [conversation.pk, conversation.customer_id, from_state.value, to_state.value, reason, progress, at]
+def insert_transition(row: TransitionRow) -> None:
     with connection.cursor() as cursor:
-        cursor.execute(_INSERT_TRANSITION, _prepared(_TRANSITION_FIELDS, values))
+        cursor.execute(_INSERT_TRANSITION, _prepared(_TRANSITION_FIELDS, row))
 
 
 def recent_steps(conversation_id: uuid.UUID, limit: int) -> list[Step]:
@@ -190,15 +215,14 @@ def commit_batch(
     conversation: Conversation,
     expected_version: int,
     names: Collection[str],
-    messages: Sequence[Sequence[Any]],
-    transitions: Sequence[Sequence[Any]],
+    messages: Sequence[MessageRow],
+    transitions: Sequence[TransitionRow],
 ) -> Conversation | None:
     """Write a batch in one statement if the row still holds ``expected_version``; the row it left, or ``None``.
 
-    The named fields of ``conversation`` are saved and the messages and transitions inserted (rows of
-    ``insert_message``'s and ``insert_transition``'s values) only if the row was not written since that
-    version: one autocommit statement, so one round trip and no row lock held across the caller's Python.
-    Nothing at all is written when it was.
+    The named fields of ``conversation`` are saved and the messages and transitions inserted only if the
+    row was not written since that version: one autocommit statement, so one round trip and no row lock
+    held across the caller's Python. Nothing at all is written when it was.
     """
     assignments, params = _assignments(conversation, names)
     params += [conversation.pk, expected_version]
@@ -210,3 +234,25 @@ def commit_batch(
         cursor.execute(_batch_sql(assignments, len(messages), len(transitions)), params)
         row = cursor.fetchone()
     return None if row is None else _conversation(row)
+
+
+def read_session(conversation: Conversation, recent: int, transitions: int, *, source: str) -> Session:
+    """The session as PostgreSQL holds it: its latest ``recent`` messages and ``transitions`` transitions."""
+    messages = list(ConversationMessage.objects.filter(conversation=conversation).order_by("-seq")[:recent])
+    moves = list(StateTransition.objects.filter(conversation=conversation).order_by("-id")[:transitions])
+    summaries = CompressionSummary.objects.filter(conversation=conversation).order_by("first_seq")
+    return Session(
+        **{name: getattr(conversation, name) for name in ROW_FIELDS},
+        state=AgentState(conversation.state),
+        collected_info=MappingProxyType(dict(conversation.collected_info)),
+        messages=tuple(StoredMessage.from_row(row) for row in messages[::-1]),
+        summaries=tuple(Summary.from_row(row) for row in summaries),
+        transitions=tuple(TransitionRecord.from_row(row) for row in moves[::-1]),
+        source=source,
+    )
+
+
+def read_chunk(conversation_id: uuid.UUID | str, first: int, last: int) -> list[StoredMessage]:
+    """Messages ``first``..``last`` of a conversation, in order: what compression summarises."""
+    chunk = ConversationMessage.objects.filter(conversation_id=conversation_id, seq__gte=first, seq__lte=last)
+    return [StoredMessage.from_row(row) for row in chunk.order_by("seq")]
