@@ -97,6 +97,7 @@ def figures(run: Run) -> dict:
         "turn_ms_p50": _percentile([t.wall_ms for t in run.turns], 0.5),
         "model_ms_p50": _percentile([t.model_ms for t in run.turns], 0.5),
         "turn_checks_passed": _share(turn_checks),
+        "mixed_language_replies": sum(bool(t.other_language) for t in run.turns),
         "session_checks_passed": _share(after),
         "session_checks_n": len(after),
         "model_calls": run.model_calls,
@@ -157,6 +158,8 @@ def failures(run: Run, limit: int = 15) -> list[str]:
         for c in s.after:
             if not c.passed and len(lines) < limit * 2:
                 lines.append(f"{s.customer} after s{s.session + 1}: {c.kind}: {c.detail}")
+    for t in [t for t in run.turns if t.other_language][:5]:
+        lines.append(f"{t.customer} s{t.session + 1} t{t.turn + 1} «{t.say}»: other language: {t.other_language}")
     return lines
 
 
@@ -271,14 +274,15 @@ def markdown(results: dict, simulations_md: str = "") -> str:
     lines += [
         "## Checks of the scenario files",
         "",
-        "| mode | turn checks passed | session checks passed | model calls | tokens in / out | cost (USD) | run time |",
-        "|---|---|---|---|---|---|---|",
+        "| mode | turn checks passed | session checks passed | replies with another language's words | model calls "
+        "| tokens in / out | cost (USD) | run time |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for f in results["modes"]:
         lines.append(
             f"| {f['mode']} | {_pct(f['turn_checks_passed'])} | {_pct(f['session_checks_passed'])} "
-            f"({f['session_checks_n']}) | {f['model_calls']} | {f['prompt_tokens']:,} / {f['completion_tokens']:,} | "
-            f"{f['cost_usd']:.4f} | {f['seconds']:.0f} s |"
+            f"({f['session_checks_n']}) | {f.get('mixed_language_replies', 0)} of {f['turns']} | {f['model_calls']} | "
+            f"{f['prompt_tokens']:,} / {f['completion_tokens']:,} | {f['cost_usd']:.4f} | {f['seconds']:.0f} s |"
         )
     for mode, lines_failed in results.get("failures", {}).items():
         if lines_failed:

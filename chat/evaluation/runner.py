@@ -29,6 +29,7 @@ from django.test.utils import override_settings
 from agentsite import clock
 from agentsite.models import ModelCall
 from chat.agent import run_turn
+from chat.evaluation.language_mix import foreign_runs
 from chat.evaluation.scenarios import Check, Customer, ScenarioFile
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
 from memory import session as short_term
@@ -118,6 +119,8 @@ class TurnRecord:
     model_calls: int
     tool_results: int
     working_tokens: int
+    # Words of the other language in the reply that are not data (chat.evaluation.language_mix).
+    other_language: list[str] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # wall ms by phase (agentsite.timings, TurnResult)
     cpu_phases: dict[str, float] = field(default_factory=dict)  # this thread's CPU ms by phase
 
@@ -231,6 +234,15 @@ def create_customer(customer: Customer, mode: str):
                 for d, loc, desc in spec.events
             )
     return user
+
+
+def shop_data(customer: Customer) -> list[str]:
+    """The values of the customer's shop rows, which a reply may quote in any language."""
+    data = [customer.name]
+    for order in customer.orders:
+        data += [order.number, order.carrier, order.tracking, *(name for name, _, _ in order.items)]
+        data += [text for _, location, description in order.events for text in (location, description)]
+    return data
 
 
 def _turn_checks(checks: tuple[Check, ...], reply: str, vector_count: int) -> list[CheckResult]:
@@ -370,6 +382,7 @@ def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], 
     conversation = store.start(player.user.pk).id
     given_now: set[str] = set()
     records: list[TurnRecord] = []
+    data, said = shop_data(customer), [turn.say for turn in session.turns]  # what the customer typed is data too
     for t, turn in enumerate(session.turns):
         frames: list[dict] = []
         before_vectors, before_call = vector_queries.in_this_thread, _last_model_call()
@@ -395,6 +408,7 @@ def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], 
                 question=turn.question,
                 needs_memory=turn.needs_memory,
                 checks=_turn_checks(turn.checks, result.reply, vectors),
+                other_language=foreign_runs(result.reply, customer.language, [*data, *said]),
                 asked_for=asked,
                 repeated=[k for k in asked if k in player.given_before and k not in given_now],
                 vector_queries=vectors,
