@@ -25,7 +25,7 @@ from django.db import connection
 
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
-from chat import handoff, prompts
+from chat import actions, handoff, prompts
 from chat.models import CustomerProfile, PendingAction
 from chat.tools import (
     TOOLS,
@@ -256,7 +256,7 @@ def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, st
     """``reply`` followed by the notice ``wording`` naming ``action`` (none without an action)."""
     if action is None:
         return reply
-    notice = wording[language].format(summary=action.summary)
+    notice = wording[language].format(summary=actions.proposed(action.tool, action.arguments, language))
     return f"{reply}\n{notice}" if reply else notice
 
 

@@ -22,6 +22,8 @@ from functools import partial
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from agentsite import metrics
 from agentsite.logs import log_context, run_in_context
@@ -38,9 +40,9 @@ CLOSE_TRY_AGAIN_LATER = 4503
 
 # What a frame that could not be served because the database is down is answered with (error "unavailable").
 UNAVAILABLE = {
-    "message": "we could not take your message just now; please send it again in a moment",
-    "new_conversation": "we could not start a new conversation just now; please try again in a moment",
-    "history": "we could not load the conversation just now; please try again in a moment",
+    "message": _("we could not take your message just now; please send it again in a moment"),
+    "new_conversation": _("we could not start a new conversation just now; please try again in a moment"),
+    "history": _("we could not load the conversation just now; please try again in a moment"),
 }
 
 _pools: dict[str, ThreadPoolExecutor] = {}
@@ -127,16 +129,16 @@ class ChatConsumer(AsyncWebsocketConsumer):
         except TimeoutError:  # work still queued is cancelled; work already running finishes unheard
             logger.warning("socket not opened within %s s: closed with %s", settings.AGENT_CONNECT_TIMEOUT_SECONDS,
                            CLOSE_TRY_AGAIN_LATER)  # fmt: skip
-            await self._error("busy", "the chat is busy; reconnecting in a moment")
+            await self._error("busy", _("the chat is busy; reconnecting in a moment"))
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
         except conversations.TooManySockets:
-            await self._error("rate_limited", "too many connections this minute; reconnecting in a moment")
+            await self._error("rate_limited", _("too many connections this minute; reconnecting in a moment"))
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
         except (OperationalError, InterfaceError) as error:
             logger.warning("socket not opened: database unavailable (%s)", str(error).strip()[:200])
-            await self._error("unavailable", "the chat is unavailable just now; reconnecting in a moment")
+            await self._error("unavailable", _("the chat is unavailable just now; reconnecting in a moment"))
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
         if history is None:
@@ -180,27 +182,29 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if getattr(self, "worker", None) is None or self.logged_out:  # closed; frames sent before the close
             return
         if not self.frames.take():
-            await self._error("rate_limited", "too many frames; please wait a minute")
+            await self._error("rate_limited", _("too many frames; please wait a minute"))
             return
         if text_data is None:
-            await self._error("bad_frame", "send JSON text frames")
+            await self._error("bad_frame", _("send JSON text frames"))
             return
         if len(text_data) > settings.AGENT_MAX_FRAME_CHARS:
-            await self._error("too_large", f"frames are limited to {settings.AGENT_MAX_FRAME_CHARS} characters")
+            await self._error(
+                "too_large", _("frames are limited to %(limit)d characters"), {"limit": settings.AGENT_MAX_FRAME_CHARS}
+            )
             return
         try:
             frame = json.loads(text_data)
         except (ValueError, RecursionError):  # RecursionError: nesting ~1,000 deep fits in one frame
-            await self._error("bad_json", "the frame is not valid JSON")
+            await self._error("bad_json", _("the frame is not valid JSON"))
             return
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-            await self._error("bad_frame", 'a frame is a JSON object with a "type"')
+            await self._error("bad_frame", _('a frame is a JSON object with a "type"'))
             return
         handler = {"message": self._on_message, "new_conversation": self._on_new, "history": self._on_history}.get(
             frame["type"]
         )
         if handler is None:
-            await self._error("unknown_type", f"unknown frame type {frame['type'][:40]!r}")
+            await self._error("unknown_type", _("unknown frame type %(type)r"), {"type": frame["type"][:40]})
             return
         try:
             refused = await run_blocking(
@@ -216,17 +220,17 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if refused == "logged_out":
             await self._logged_out()
         elif refused == "rate_limited":
-            await self._error("rate_limited", "too many requests of this kind; please wait a minute")
+            await self._error("rate_limited", _("too many requests of this kind; please wait a minute"))
         else:
             await handler(frame)
 
     async def _on_message(self, frame: dict) -> None:
         text = frame.get("text")
         if not isinstance(text, str) or not text.strip():
-            await self._error("bad_message", "a message needs non-empty text")
+            await self._error("bad_message", _("a message needs non-empty text"))
             return
         if "\x00" in text or _LONE_SURROGATE.search(text):  # PostgreSQL stores neither: the turn would fail
-            await self._error("bad_message", "the text holds a NUL or an unpaired surrogate")
+            await self._error("bad_message", _("the text holds a NUL or an unpaired surrogate"))
             return
         await self.inbox.put(text.strip())
 
@@ -253,7 +257,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
                     await self._error("unavailable", UNAVAILABLE["message"])
                 except Exception:
                     logger.exception("turn failed in conversation %s", self.conversation_id)
-                    await self._error("turn_failed", "something went wrong; your message was kept")
+                    await self._error("turn_failed", _("something went wrong; your message was kept"))
 
     async def _turn(self, text: str) -> None:
         if not await self._still_logged_in():  # logged out while the message waited for an earlier turn
@@ -277,7 +281,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
             loop.call_soon_threadsafe(outgoing.put_nowait, None)
             await sender
         if result is None:
-            await self._error("not_found", "no such conversation")
+            await self._error("not_found", _("no such conversation"))
             return
         if result.message_id is not None:
             await self._send({"type": "reply_done", "message_id": result.message_id, "state": result.state})
@@ -349,7 +353,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if self.logged_out:
             return
         self.logged_out = True
-        await self._error("logged_out", "you have been logged out")
+        await self._error("logged_out", _("you have been logged out"))
         await self.close(code=CLOSE_LOGGED_OUT)
 
     # -- sending ---------------------------------------------------------------------------------
@@ -360,8 +364,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def _send(self, frame: dict) -> None:
         await self.send(text_data=json.dumps(frame, ensure_ascii=False))
 
-    async def _error(self, code: str, message: str) -> None:
-        await self._send({"type": "error", "code": code, "message": message})
+    async def _error(self, code: str, message: str, values: dict | None = None) -> None:
+        """An error frame, its message in the page's language (``conversations.page_language``)."""
+        with translation.override(conversations.page_language(self.scope)):
+            text = str(message) % values if values else str(message)
+        await self._send({"type": "error", "code": code, "message": text})
 
     def _query_param(self, name: str) -> str | None:
         from urllib.parse import parse_qs

@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
+from typing import Any
 from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
+from django.utils import translation
 from django.utils.crypto import constant_time_compare
+from django.utils.translation import trans_real
 
 from agentsite import ratelimit
 from memory import session as short_term
@@ -158,3 +162,17 @@ def session_alive(session_key: str | None, customer_id: int) -> bool:
     """Whether the login behind the socket still holds: not logged out, expired or password-changed."""
     found = logged_in_customer(session_key)
     return found is not None and found == customer_id
+
+
+def page_language(scope: Mapping[str, Any]) -> str:
+    """The language the customer's page is in: the language cookie, else the browser's, else the site's."""
+    cookie = (scope.get("cookies") or {}).get(settings.LANGUAGE_COOKIE_NAME)
+    header = dict(scope.get("headers") or []).get(b"accept-language", b"").decode("latin-1")
+    wanted = [cookie] if cookie else []
+    wanted += [code for code, _ in trans_real.parse_accept_lang_header(header)[:5]]
+    for code in wanted:
+        try:
+            return translation.get_supported_language_variant(code)
+        except LookupError:
+            continue
+    return settings.LANGUAGE_CODE

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 from uuid import UUID
 
 from django.db import transaction
 
 from agentsite import clock
+from chat import actions
 from chat.models import CustomerProfile, Order, OutboxMessage, Refund
 from memory.embeddings import get_embedder
 from memory.keys import InvalidValue, normalise
@@ -31,25 +33,29 @@ REFUNDABLE = {
 
 
 class ShopError(Exception):
-    """A request the shop refuses; the message is safe to show the customer (and the model).
+    """A request the shop refuses: why (``code``, with ``values``), said in either language by ``text``.
 
     ``experience`` is a sentence worth remembering next time (a refund refused, say): the tool
     result carries it, and the conversation's final consolidation stores it as an experience.
     """
 
-    def __init__(self, message: str, experience: str = "") -> None:
-        super().__init__(message)
-        self.experience = experience
+    def __init__(self, code: str, experience: str = "", **values: Any) -> None:
+        super().__init__(actions.refused(code, values, "en"))
+        self.code, self.values, self.experience = code, values, experience
+
+    def text(self, language: str) -> str:
+        """The reason in ``language``, safe to show the customer (and the model)."""
+        return actions.refused(self.code, self.values, language)
 
 
 def find_order(customer_id: int, order_number: str) -> Order:
     """The customer's own order; another customer's order is "not found", exactly like a missing one."""
     number = order_number.strip().upper()
     if not ORDER_NUMBER.match(number):
-        raise ShopError(f"{order_number!r} is not an order number (they look like ORD-2025-0816)")
+        raise ShopError("not_an_order_number", order_number=order_number[:40])
     order = Order.objects.filter(customer_id=customer_id, number=number).first()
     if order is None:
-        raise ShopError(f"order {number} not found")
+        raise ShopError("order_not_found", order_number=number)
     return order
 
 
@@ -68,22 +74,15 @@ def describe_order(order: Order) -> dict:
     return data
 
 
-# What an order without a shipment row says, by its status: the order's status is the truth, and a delivered
-# order whose carrier details were never recorded was still shipped.
-NO_SHIPMENT_NOTE = {
-    Order.Status.SHIPPED: "shipped; no tracking details recorded",
-    Order.Status.IN_TRANSIT: "in transit; no tracking details recorded",
-    Order.Status.DELIVERED: "delivered; no tracking details recorded",
-    Order.Status.CANCELLED: "cancelled; it will not be shipped",
-    Order.Status.REFUNDED: "refunded",
-}
-
-
 def describe_shipment(order: Order) -> dict:
+    """The order's shipment; without a shipment row, the order's status (the truth) and ``tracking: none``.
+
+    A delivered order whose carrier details were never recorded was still shipped: the status says so, and
+    whoever words the reply says that no tracking details were recorded.
+    """
     shipment = getattr(order, "shipment", None)
     if shipment is None:
-        note = NO_SHIPMENT_NOTE.get(order.status, "not shipped yet")
-        return {"order_number": order.number, "status": order.status, "events": [], "note": note}
+        return {"order_number": order.number, "status": order.status, "events": [], "tracking": "none"}
     return {
         "order_number": order.number,
         "carrier": shipment.carrier,
@@ -156,7 +155,7 @@ def deliverable(address: str) -> str:
     except InvalidValue:
         value = ""
     if len(value) < 5:
-        raise ShopError("that address is too short to deliver to")
+        raise ShopError("address_too_short")
     return value
 
 
@@ -267,10 +266,7 @@ def check_address_changeable(customer_id: int, order_number: str, *, lock: bool 
     if lock:
         order = Order.objects.select_for_update().get(pk=order.pk)
     if order.status not in ADDRESS_CHANGEABLE:
-        raise ShopError(
-            f"order {order.number} is {order.get_status_display()}: it has left the warehouse, so its address "
-            "can no longer change (the carrier may offer a redirect)"
-        )
+        raise ShopError("address_fixed", order_number=order.number, status=order.status)
     return order
 
 
@@ -288,11 +284,13 @@ def check_refundable(customer_id: int, order_number: str) -> Order:
     order = find_order(customer_id, order_number)
     if order.status not in REFUNDABLE:
         raise ShopError(
-            f"order {order.number} is {order.status} and cannot be refunded",
+            "not_refundable",
             experience=f"A refund for order {order.number} was refused on {clock.now():%Y-%m-%d} ({order.status}).",
+            order_number=order.number,
+            status=order.status,
         )
     if order.refunds.filter(status=Refund.Status.REQUESTED).exists():
-        raise ShopError(f"a refund for order {order.number} is already being processed")
+        raise ShopError("refund_in_progress", order_number=order.number)
     return order
 
 
@@ -309,6 +307,8 @@ def request_refund(customer_id: int, order_number: str, reason: str, conversatio
     return {
         "status": "done",
         "summary": f"refund of {refund.amount} {order.currency} requested for order {order.number}",
+        "amount": str(refund.amount),
+        "currency": order.currency,
         "refund_id": refund.pk,
         "experience": f"A refund of {refund.amount} {order.currency} for order {order.number} was requested "
         f"on {refund.requested_at:%Y-%m-%d} ({refund.reason}).",

@@ -24,11 +24,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from agentsite import clock
-from agentsite.redaction import redact, redact_json
-from chat import shop
+from agentsite.redaction import redact_json
+from chat import actions, shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
-from memory.keys import normalise
+from memory.keys import InvalidValue, normalise
 from memory.recall import confidence_tag, recall
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
@@ -97,38 +97,43 @@ def _recall_memory(ctx: ToolContext, query: str) -> dict:
 def _escalate(ctx: ToolContext, reason: str) -> dict:
     if ctx.store is not None:
         ctx.store.transition(ctx.conversation_id, AgentState.ESCALATED, f"escalate_to_human: {reason[:200]}")
-    return {"status": "escalated", "summary": "a member of staff will take over this conversation"}
+    summary = "我们的客服同事会接手这段对话" if ctx.language == "zh" else "a colleague of ours will take over this chat"
+    return {"status": "escalated", "summary": summary}
 
 
-# Changes: what to check when proposing, how to describe it, and what to do once confirmed.
-def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[dict, str]:
+# Changes: what to check when proposing, the arguments to run it with and the values that describe it
+# (``chat.actions`` words them), and what to do once confirmed.
+def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[dict, dict]:
     order = shop.check_refundable(ctx.customer_id, order_number)
     args = {"order_number": order.number, "reason": reason}
-    return args, f"request a refund of {order.total} {order.currency} for order {order.number}"
+    return args, {"order_number": order.number, "amount": str(order.total), "currency": order.currency}
 
 
-def _propose_preference(ctx: ToolContext, preference: str) -> tuple[dict, str]:
-    return {"preference": preference}, f"set your notifications to {'muted' if preference == 'mute' else 'on'}"
+def _normal(key: str, value: str) -> str:
+    try:
+        return normalise(key, value)
+    except InvalidValue:  # the schema's enum already refused what the registry would
+        return value
 
 
-def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, str]:
-    return {"channel": channel}, f"contact you by {channel} from now on"
+def _propose_preference(ctx: ToolContext, preference: str) -> tuple[dict, dict]:
+    return {"preference": preference}, {"preference": _normal("notification_preference", preference)}
 
 
-def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, str]:
+def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, dict]:
+    return {"channel": channel}, {"channel": _normal("contact_channel", channel)}
+
+
+def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, dict]:
     address = shop.deliverable(address)
-    return {"address": address}, (
-        f"change your default shipping address to {address} (for orders placed from now on; orders already "
-        "placed keep the address they have)"
-    )
+    return {"address": address}, {"address": address}
 
 
-def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[dict, str]:
+def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[dict, dict]:
     address = shop.deliverable(address)
     order = shop.check_address_changeable(ctx.customer_id, order_number)
-    return {"order_number": order.number, "address": address}, (
-        f"deliver order {order.number} to {address} (only this order; your default shipping address stays as it is)"
-    )
+    values = {"order_number": order.number, "address": address}
+    return values, values
 
 
 EXECUTE: dict[str, Callable[..., dict]] = {
@@ -150,10 +155,10 @@ EXECUTE: dict[str, Callable[..., dict]] = {
 }
 
 
-def _proposer(tool: str, propose: Callable[..., tuple[dict, str]]) -> Callable[..., dict]:
+def _proposer(tool: str, propose: Callable[..., tuple[dict, dict]]) -> Callable[..., dict]:
     def run(ctx: ToolContext, **arguments) -> dict:
-        checked, summary = propose(ctx, **arguments)
-        return propose_change(ctx, tool, checked, summary)
+        checked, values = propose(ctx, **arguments)
+        return propose_change(ctx, tool, checked, values)
 
     return run
 
@@ -166,14 +171,17 @@ CHANGED_KEY = {
 }
 
 
-def propose_change(ctx: ToolContext, tool: str, arguments: dict, summary: str) -> dict:
+def propose_change(ctx: ToolContext, tool: str, arguments: dict, values: dict) -> dict:
     """Store the change as the conversation's one pending action and ask for confirmation.
 
-    For a shop-owned key the result names the request (key, value, pending action): consolidation
-    stores what the customer said about the key as that request (``memory.consolidation``).
+    The result names the change (``action`` and its ``values``) and words it in the customer's language
+    (``summary``, which the pending action keeps). For a shop-owned key it also names the request (key,
+    value, pending action): consolidation stores what the customer said about the key as that request
+    (``memory.consolidation``).
     """
     # The model wrote the arguments from what the customer typed; they become shop records once confirmed.
-    arguments, summary = json.loads(redact_json(json.dumps(arguments))), redact(summary)
+    arguments, values = json.loads(redact_json(json.dumps(arguments))), json.loads(redact_json(json.dumps(values)))
+    summary = actions.proposed(tool, values, ctx.language)
     with transaction.atomic():
         PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
             status=PendingAction.Status.CANCELLED, decided_at=clock.now()
@@ -191,7 +199,7 @@ def propose_change(ctx: ToolContext, tool: str, arguments: dict, summary: str) -
             ctx.store.transition(ctx.conversation_id, AgentState.CONFIRMING, f"{tool} proposed", progress=True)
         except IllegalTransition:
             logger.warning("conversation %s: cannot move to confirming", ctx.conversation_id)
-    result = {"status": "pending_confirmation", "summary": summary}
+    result = {"status": "pending_confirmation", "action": tool, "values": values, "summary": summary}
     if tool in CHANGED_KEY:
         key, argument = CHANGED_KEY[tool]
         value = normalise(key, arguments[argument])
@@ -305,7 +313,7 @@ def run_tool(ctx: ToolContext, name: str, arguments: dict) -> dict:
     try:
         return tool.run(ctx, **arguments)
     except shop.ShopError as exc:
-        return {"error": str(exc), **({"experience": exc.experience} if exc.experience else {})}
+        return _refusal(exc, ctx.language)
     except Exception:
         logger.exception("tool %s failed in conversation %s", name, ctx.conversation_id)
         return {"error": f"{name} failed; please try again later"}
@@ -410,14 +418,26 @@ def confirm_pending(ctx: ToolContext) -> dict | None:
             with transaction.atomic():
                 result = EXECUTE[action.tool](ctx, **action.arguments)
         except shop.ShopError as exc:
-            result = {"error": str(exc), **({"experience": exc.experience} if exc.experience else {})}
+            result = _refusal(exc, ctx.language)
         except IntegrityError:
-            result = {"error": "that was already done"}
+            result = _refusal(shop.ShopError("already_done"), ctx.language)
+        else:  # said to the customer in their language, whatever the shop's own record says
+            values = {**action.arguments, **{k: result[k] for k in ("amount", "currency") if k in result}}
+            result = {**result, "summary": actions.done(action.tool, values, ctx.language)}
         action.status = PendingAction.Status.DONE
         action.result = result
         action.decided_at = clock.now()
         action.save(update_fields=["status", "result", "decided_at"])
     return {"tool": action.tool, "action": str(action.pk), **result}
+
+
+def _refusal(exc: shop.ShopError, language: str) -> dict:
+    """A ``ShopError`` as a tool result: the reason in the customer's language, its code, what to remember."""
+    return {
+        "error": exc.text(language),
+        "error_code": exc.code,
+        **({"experience": exc.experience} if exc.experience else {}),
+    }
 
 
 def cancel_pending(ctx: ToolContext) -> PendingAction | None:

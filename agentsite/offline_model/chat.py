@@ -439,6 +439,8 @@ def respond(conv: Conversation) -> Reply:
         return statement
     if intent is Intent.THANKS:
         return Reply(replies.phrase("thanks", lang))
+    if intent in (Intent.GOODBYE, Intent.ACKNOWLEDGE, Intent.APOLOGY, Intent.BOT_QUESTION):
+        return Reply(replies.phrase(intent.value, lang))
     if intent is Intent.GREETING:
         return Reply(replies.phrase("greeting", lang))
     if understood.injection:

@@ -74,6 +74,10 @@ class Intent(StrEnum):
     ASK_FACT = "ask_fact"
     RECALL = "recall"
     THANKS = "thanks"
+    GOODBYE = "goodbye"
+    ACKNOWLEDGE = "acknowledge"
+    APOLOGY = "apology"
+    BOT_QUESTION = "bot_question"
     GREETING = "greeting"
     OTHER = "other"
 
@@ -163,6 +167,31 @@ GREETING = _re(
     r"(?i:^\s*(?:hello|hi|hey|howdy|good\s+(?:morning|afternoon|evening))\b|how\s+are\s+you|who\s+are\s+you|"
     r"are\s+you\s+(?:a\s+)?(?:bot|robot|human|real)|what'?s\s+up|what\s+can\s+you\s+do|how\s+can\s+you\s+help)"
     r"|你能做什么|你可以做什么|你能帮我(?:做)?什么|你会什么"
+)
+# Small talk. A question about what the agent is ("are you a real person?") is not a request for one.
+BOT_QUESTION = _re(
+    r"(?:你|您)(?:是不是|是)(?:个|一个)?(?:机器人|AI|人工智能|真人|真的人|程序|自动回复)|是(?:机器人|AI|真人)(?:吗|么|在回复)|"
+    r"(?:机器人|AI|真人)(?:吗|么)\s*[?？]|"
+    r"(?i:\bare\s+you\s+(?:an?\s+|the\s+)?(?:bot|chat\s*bot|robot|ai|human|real(?:\s+person)?|person|machine|"
+    r"computer|automated|program)\b|\bis\s+this\s+(?:an?\s+)?(?:bot|chat\s*bot|robot|ai|human|real\s+person|person|"
+    r"automated|machine)\b|\bam\s+i\s+(?:talking|speaking|chatting|writing)\s+(?:to|with)\s+(?:an?\s+)?(?:bot|"
+    r"chat\s*bot|robot|ai|human|real\s+person|person|machine|computer)\b)"
+)
+GOODBYE = _re(
+    r"再见|拜拜|回头见|下次见|先这样|就这样吧?|没(?:有)?(?:别的|其他|什么)(?:事|问题)?了|没事了|晚安|"
+    r"(?i:\bbye\b|good\s*-?bye|see\s+(?:you|ya)\b|that'?s\s+(?:all|it)\b|nothing\s+else|\bcya\b|"
+    r"have\s+a\s+(?:good|nice|great|lovely)\s+(?:day|one|evening|night|weekend)|good\s*night|take\s+care)"
+)
+ACKNOWLEDGE = _re(
+    r"^\s*(?:好的?|嗯+|哦+|噢+|喔+|行|知道了|明白了?|了解了?|懂了|收到|好吧|ok(?:ay)?|k|got\s+it|i\s+see|"
+    r"cool|great|alright|all\s+right|sounds\s+good|fine|noted|understood|perfect|nice)"
+    r"(?:[\s,，.。!！~]+(?:好的?|嗯+|谢谢|ok(?:ay)?|thanks|thank\s+you|cool|great))*[\s,，.。!！~]*$",
+    # a bare acknowledgement; a longer message says something else
+)
+APOLOGY = _re(
+    r"^\s*(?:(?:不好意思|抱歉|对不起|(?i:sorry|my\s+bad|apologies|oops))[\s,，.。!！~]*)+"
+    r"(?:我?(?:打错了|说错了|弄错了|搞错了)|(?i:wrong\s+(?:one|order|number|chat)|typo|ignore\s+that|my\s+mistake))?"
+    r"[\s,，.。!！~]*$"
 )
 RECALL = _re(
     r"(?:你)?(?:还)?记得(?:我|关于我)(?!的)|(?:关于我|我的)[^，。]{0,4}(?:你)?(?:知道|了解|记得)(?:些)?什么|"
@@ -264,6 +293,8 @@ def classify(text: str) -> Understanding:
         return Understanding(intent, lang, subject, injection)
 
     has_order = bool(slots.order_numbers(text))
+    if BOT_QUESTION.search(text) and not HUMAN.search(BOT_QUESTION.sub(" ", text)):
+        return result(Intent.BOT_QUESTION)
     if HUMAN.search(text):
         return result(Intent.HUMAN)
     if CONFIRM.match(text):
@@ -299,8 +330,14 @@ def classify(text: str) -> Understanding:
         return result(Intent.STATUS)
     if RECALL.search(text):
         return result(Intent.RECALL)
+    if GOODBYE.search(text):
+        return result(Intent.GOODBYE)
     if THANKS.search(text):
         return result(Intent.THANKS)
+    if ACKNOWLEDGE.match(text):
+        return result(Intent.ACKNOWLEDGE)
+    if APOLOGY.match(text):
+        return result(Intent.APOLOGY)
     if GREETING.search(text):
         return result(Intent.GREETING)
     if injection:

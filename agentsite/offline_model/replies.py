@@ -107,7 +107,18 @@ PHRASES = {
         "settings. How can I help?",
     ),
     "thanks": ("不客气！还有其他可以帮您的吗？", "You're welcome! Is there anything else I can help with?"),
-    "confirm": ("好的，已收到您的确认，正在为您处理。", "Thanks, confirmed. I'll take care of it."),
+    # Confirming a change is the application's (it runs the change and shows its result): a "yes" that
+    # reaches the model changes nothing, so the reply promises nothing.
+    "confirm": ("好的。还有什么可以帮您？", "All right. Anything else I can help with?"),
+    "acknowledge": ("好的。还有什么可以帮您？", "All right. Anything else I can help with?"),
+    "goodbye": ("感谢您的咨询，祝您生活愉快，再见！", "Thanks for chatting with us. Have a good day, goodbye!"),
+    "apology": ("没关系！请问有什么可以帮您？", "No problem at all! What can I help you with?"),
+    "bot_question": (
+        "我是本店的在线客服助手（AI），可以帮您查询订单和物流、办理退款或修改设置。如果您希望由真人处理，"
+        "请告诉我“转人工”。",
+        "I'm the shop's AI assistant. I can help with orders, deliveries, refunds and your settings; if you'd "
+        "rather talk to a person, just say so.",
+    ),
     "nothing_else_noted": (
         "除此之外，我不确定还记得您的其他信息。",
         "Beyond that, I'm not sure I have anything noted.",
@@ -377,11 +388,22 @@ _ORDER_FIELDS = {
 }
 
 
+def in_language(text: str, lang: str) -> bool:
+    """Whether ``text`` reads as ``lang``: Chinese holds Han characters, English none."""
+    return bool(_HAN.search(text)) == (lang == "zh")
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
 def _extra_fields(data: dict[str, Any], known: set[str], lang: str) -> str:
-    extra = [f"{k}: {_quote(v, 60)}" for k, v in data.items() if k not in known and v not in (None, "", [], {})]
-    if not extra:
+    """Fields nobody planned for, as data: in Chinese their values only (the names are English words)."""
+    found = [(k, _quote(v, 60)) for k, v in data.items() if k not in known and v not in (None, "", [], {})]
+    if not found:
         return ""
-    return ("其他信息：" if lang == "zh" else "Other details: ") + _join(extra[:6], lang)
+    if lang == "zh":
+        return "其他信息：" + _join([v for _, v in found[:6]], lang)
+    return "Other details: " + _join([f"{k}: {v}" for k, v in found[:6]], lang)
 
 
 def order_text(data: dict[str, Any], lang: str, order: str | None) -> str:
@@ -422,6 +444,19 @@ def _latest_event(events: list[Any]) -> dict[str, Any] | None:
     return dicts[-1]
 
 
+_SHIPPED = {"shipped", "in_transit", "out_for_delivery", "delivered"}
+_CLOSED = {"cancelled", "canceled", "refunded", "returned"}
+
+
+def _no_tracking(status: Any, lang: str) -> str:
+    """What a shipment without tracking details means, by the order's status (the truth)."""
+    if status in _CLOSED:
+        return ""
+    if status in _SHIPPED:
+        return "暂无物流跟踪记录" if lang == "zh" else "no tracking details were recorded"
+    return "暂无物流跟踪信息" if lang == "zh" else "no tracking details yet"
+
+
 def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
     number = data.get("order_number") or order or ""
     carrier = slots.carrier_name(str(data["carrier"]), lang) if data.get("carrier") else ""
@@ -440,6 +475,8 @@ def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
             parts.append(f"最新动态：{when(latest.get('time', ''))} {where}".strip())
         if data.get("eta"):
             parts.append(f"预计送达：{when(data['eta'])}")
+        if data.get("tracking") == "none":
+            parts.append(_no_tracking(data.get("status"), lang))
         text = head + "：" + _join(parts, lang)
     else:
         head = f"Shipment for order {number}" if number else "Shipment"
@@ -454,8 +491,11 @@ def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
             parts.append(f"latest update {when(latest.get('time', ''))}, {where}".strip(", "))
         if data.get("eta"):
             parts.append(f"estimated delivery {when(data['eta'])}")
+        if data.get("tracking") == "none":
+            parts.append(_no_tracking(data.get("status"), lang))
         text = head + ": " + _join(parts, lang)
-    extra = _extra_fields(data, {"order_number", "carrier", "tracking_number", "status", "events", "eta"}, lang)
+    known = {"order_number", "carrier", "tracking_number", "status", "events", "eta", "tracking"}
+    extra = _extra_fields(data, known, lang)
     return _end(text, lang) + (" " + _end(extra, lang) if extra else "")
 
 
@@ -505,16 +545,24 @@ def policy_text(articles: list[Any], lang: str, question: str) -> str:
 
 
 def error_text(error: Any, lang: str, order: str | None) -> str:
+    """A refusal: its reason quoted when it is in the reply's language, else only that it failed."""
     message = _quote(error, 120)
     not_found = re.search(
         r"(?i)not\s*found|no\s+such|unknown|does\s+not\s+exist|不存在|找不到|未找到|没有找到", message
     )
+    said = in_language(message, lang)
     if lang == "zh":
         if not_found and order:
             return f"抱歉，没有找到订单{order}，请核对订单号是否正确。"
+        if not said:
+            return f"抱歉，订单{order}的这个请求暂时无法完成。" if order else "抱歉，这个请求暂时无法完成。"
         return f"抱歉，处理订单{order}时出现问题：{message}" if order else f"抱歉，出现了问题：{message}"
     if not_found and order:
         return f"Sorry, I couldn't find order {order}. Could you check the order number?"
+    if not said:
+        return (
+            f"Sorry, I couldn't do that for order {order} just now." if order else "Sorry, I couldn't do that just now."
+        )
     return (
         f"Sorry, there was a problem with order {order}: {message}"
         if order
@@ -522,9 +570,50 @@ def error_text(error: Any, lang: str, order: str | None) -> str:
     )
 
 
+# Changes, as the offline model words them from a tool's ``action`` and ``values`` (the app's own wording is
+# chat.actions; this process sees only the prompt).
+CHANNEL_WORDS = {"zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
+                 "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"}}  # fmt: skip
+PROPOSALS = {
+    "request_refund": ("为订单{order_number}申请退款{amount}", "request a refund of {amount} for order {order_number}"),
+    "update_notification_preference": ("将您的通知设置为{notification}", "set your notifications to {notification}"),
+    "update_contact_channel": ("今后通过{channel}联系您", "contact you by {channel} from now on"),
+    "update_shipping_address": (
+        "将您的默认收货地址改为{address}（适用于之后的新订单；已下的订单地址不变）",
+        "change your default shipping address to {address} (for new orders; orders already placed keep theirs)",
+    ),
+    "update_order_address": (
+        "将订单{order_number}改为寄往{address}（仅此订单；默认收货地址不变）",
+        "deliver order {order_number} to {address} (only this order; your default address stays as it is)",
+    ),
+}
+
+
+def change_text(kind: str, values: Any, lang: str) -> str:
+    """A proposed change in ``lang``; empty when the kind or its values are not known."""
+    wording = PROPOSALS.get(kind)
+    if wording is None or not isinstance(values, dict):
+        return ""
+    fields = {k: str(v) for k, v in values.items() if v is not None}
+    notification = {"mute": ("静音", "muted"), "on": ("开启", "on")}.get(fields.get("preference", ""))
+    if notification:
+        fields["notification"] = notification[0 if lang == "zh" else 1]
+    if "channel" in fields:
+        fields["channel"] = CHANNEL_WORDS[lang].get(fields["channel"], fields["channel"])
+    shown = money(fields.get("amount"), fields.get("currency"), lang) if fields.get("amount") else ""
+    fields["amount"] = (f"（{shown}）" if shown else "") if lang == "zh" else (shown or "the amount paid")
+    try:
+        return wording[0 if lang == "zh" else 1].format(**fields)
+    except (KeyError, IndexError, ValueError):
+        return ""
+
+
 def _action_text(data: dict[str, Any], lang: str, order: str | None) -> str:
     status = str(data.get("status"))
-    summary = _quote(data.get("summary") or data.get("message") or "", 200).rstrip("。.")
+    summary = change_text(str(data.get("action", "")), data.get("values"), lang)
+    if not summary:
+        summary = _quote(data.get("summary") or data.get("message") or "", 200).rstrip("。.")
+        summary = summary if in_language(summary, lang) else ""  # never the other language's sentence
     if order and summary and order not in summary:
         summary = f"{summary}（订单{order}）" if lang == "zh" else f"{summary} (order {order})"
     if status == "pending_confirmation":
@@ -535,10 +624,10 @@ def _action_text(data: dict[str, Any], lang: str, order: str | None) -> str:
         if lang == "zh":
             return f"已完成：{summary}。" if summary else "已为您处理完成。"
         return f"Done: {summary}." if summary else "Done."
+    if lang == "zh":
+        return _end(f"处理结果：{status_name(status, lang)}" + (f"，{summary}" if summary else ""), lang)
     fields = _join([f"{k}: {_quote(v, 60)}" for k, v in data.items() if k != "summary"], lang)
-    return _end(
-        (f"处理结果：{fields}" if lang == "zh" else f"Result: {fields}") + (f" {summary}" if summary else ""), lang
-    )
+    return _end(f"Result: {fields}" + (f" {summary}" if summary else ""), lang)
 
 
 def generic_text(data: Any, lang: str) -> str:

@@ -142,7 +142,8 @@ def test_each_proposal_names_what_will_happen(customers):
     address = run_tool(ctx, "update_shipping_address", {"address": long_address[:300]})
 
     order = customers["alice"].orders.get(number="ORD-2025-0923")
-    assert f"{order.total} {order.currency}" in refund["summary"] and order.number in refund["summary"]
+    assert f"{order.total:,.2f}" in refund["summary"] and order.number in refund["summary"]
+    assert (refund["action"], refund["values"]["amount"]) == ("request_refund", str(order.total))
     assert "default shipping address" in address["summary"] and "orders already placed keep" in address["summary"]
     assert long_address[:300] in address["summary"]  # the whole address, however long
 

@@ -51,9 +51,11 @@ class Communicator(WebsocketCommunicator):
 class ChatSocket:
     """One customer's socket; ``say`` sends a message and returns the frames of the turn."""
 
-    def __init__(self, user, *, conversation: str | None = None, origin: bytes = b"http://localhost") -> None:
+    def __init__(
+        self, user, *, conversation: str | None = None, origin: bytes = b"http://localhost", language: str = ""
+    ) -> None:
         path = "/ws/chat/" + (f"?conversation={conversation}" if conversation else "")
-        headers = [(b"origin", origin)]
+        headers = [(b"origin", origin)] + ([(b"accept-language", language.encode())] if language else [])
         if user is not None:
             # Logging in touches the database: do it off the event loop the test may be running.
             with ThreadPoolExecutor(1) as thread:

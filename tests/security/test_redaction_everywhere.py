@@ -89,7 +89,8 @@ def test_nothing_written_anywhere_keeps_a_secret(customer):
     proposed = store.start(customer.pk)
     store.transition(proposed.id, "processing", "test starts in processing")
     context = ToolContext(customer_id=customer.pk, conversation_id=proposed.id, language="en", store=store)
-    propose_change(context, "update_shipping_address", {"address": f"5 Elm St, {TEXT}"}, f"ship to {TEXT}")
+    change = {"address": f"5 Elm St, {TEXT}"}
+    propose_change(context, "update_shipping_address", change, change)
     store.transition(proposed.id, "escalated", f"escalate_to_human: {TEXT}")
 
     # Staff: the handoff packet of that escalation, a reply, and a resolution kept as a memory.

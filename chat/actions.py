@@ -1,0 +1,161 @@
+"""The words of a change, in the customer's language and to the customer: proposed, done, or refused.
+
+Tools and the shop hand back what a change is (the tool and its values) and the reason a request was
+refused (a ``ShopError``'s code and values); this module is the one place the app turns those into
+sentences, so no English sentence travels from a tool into a Chinese reply and the agent always says
+"you", never "the customer". The offline model has its own copy of the proposal wording
+(``agentsite.offline_model.replies``), since it sees only the prompt. See docs/offline-model.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+CHANNELS = {
+    "zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
+    "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"},
+}
+NOTIFICATIONS = {"zh": {"mute": "静音", "on": "开启"}, "en": {"mute": "muted", "on": "on"}}
+
+# What a change will do, as the confirmation question names it (the tool's values fill the fields).
+PROPOSED = {
+    "request_refund": {
+        "zh": "为订单{order_number}申请退款{amount}",
+        "en": "request a refund of {amount} for order {order_number}",
+    },
+    "update_notification_preference": {
+        "zh": "将您的通知设置为{notification}",
+        "en": "set your notifications to {notification}",
+    },
+    "update_contact_channel": {"zh": "今后通过{channel}联系您", "en": "contact you by {channel} from now on"},
+    "update_shipping_address": {
+        "zh": "将您的默认收货地址改为{address}（适用于之后的新订单；已下的订单地址不变）",
+        "en": "change your default shipping address to {address} (for orders placed from now on; orders "
+        "already placed keep the address they have)",
+    },
+    "update_order_address": {
+        "zh": "将订单{order_number}改为寄往{address}（仅此订单；您的默认收货地址不变）",
+        "en": "deliver order {order_number} to {address} (only this order; your default shipping address stays "
+        "as it is)",
+    },
+}
+# What was done, once the customer confirmed.
+DONE = {
+    "request_refund": {
+        "zh": "已为订单{order_number}提交退款申请{amount}",
+        "en": "a refund of {amount} for order {order_number} has been requested",
+    },
+    "update_notification_preference": {
+        "zh": "您的通知已设置为{notification}",
+        "en": "your notifications are now {notification}",
+    },
+    "update_contact_channel": {
+        "zh": "今后我们会通过{channel}联系您",
+        "en": "we'll contact you by {channel} from now on",
+    },
+    "update_shipping_address": {
+        "zh": "您的默认收货地址已改为{address}",
+        "en": "your default shipping address is now {address}",
+    },
+    "update_order_address": {
+        "zh": "订单{order_number}将寄往{address}",
+        "en": "order {order_number} will be delivered to {address}",
+    },
+}
+# Why the shop refused (``chat.shop.ShopError.code``).
+REFUSED = {
+    "not_an_order_number": {
+        "zh": "“{order_number}”不是订单号（订单号形如 ORD-2025-0816）",
+        "en": "{order_number!r} is not an order number (they look like ORD-2025-0816)",
+    },
+    "order_not_found": {"zh": "没有找到订单{order_number}", "en": "order {order_number} not found"},
+    "address_too_short": {
+        "zh": "这个地址太短，无法投递",
+        "en": "that address is too short to deliver to",
+    },
+    "address_fixed": {
+        "zh": "订单{order_number}{status}，已离开仓库，地址无法再修改（承运商可能提供改派服务）",
+        "en": "order {order_number} is {status}: it has left the warehouse, so its address can no longer change "
+        "(the carrier may offer a redirect)",
+    },
+    "not_refundable": {
+        "zh": "订单{order_number}{status}，无法退款",
+        "en": "order {order_number} is {status} and cannot be refunded",
+    },
+    "refund_in_progress": {
+        "zh": "订单{order_number}的退款正在处理中",
+        "en": "a refund for order {order_number} is already being processed",
+    },
+    "already_done": {"zh": "这项操作已经完成", "en": "that was already done"},
+}
+STATUSES = {
+    "zh": {
+        "pending": "待付款",
+        "paid": "已付款",
+        "processing": "处理中",
+        "shipped": "已发货",
+        "in_transit": "运输中",
+        "delivered": "已签收",
+        "cancelled": "已取消",
+        "refunded": "已退款",
+    },
+    "en": {"in_transit": "in transit"},
+}
+CURRENCY_SIGNS = {"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£"}
+
+
+def _language(language: str) -> str:
+    return "zh" if language.startswith("zh") else "en"
+
+
+def _fields(values: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """The values as the sentences show them: names of channels and settings, money with its sign."""
+    fields = {k: ("" if v is None else v) for k, v in values.items()}
+    if "preference" in values:
+        fields["notification"] = NOTIFICATIONS[lang].get(str(values["preference"]), values["preference"])
+    if "channel" in values:
+        fields["channel"] = CHANNELS[lang].get(str(values["channel"]), values["channel"])
+    if "status" in values:
+        status = str(values["status"])
+        fields["status"] = STATUSES[lang].get(status, status.replace("_", " "))
+    amount = values.get("amount")
+    if amount not in (None, ""):
+        currency = str(values.get("currency") or "")
+        sign = CURRENCY_SIGNS.get(currency.upper())
+        shown = f"{sign}{float(amount):,.2f}" if sign else f"{amount} {currency}".strip()
+        fields["amount"] = f"（{shown}）" if lang == "zh" else shown
+    elif lang == "zh":
+        fields["amount"] = ""
+    else:
+        fields["amount"] = "the amount paid"
+    return fields
+
+
+def _say(table: Mapping[str, Mapping[str, str]], kind: str, values: Mapping[str, Any], language: str) -> str:
+    lang = _language(language)
+    wording = table.get(kind)
+    if wording is None:
+        return "" if lang == "zh" else kind.replace("_", " ")
+    try:
+        return wording[lang].format(**_fields(values, lang))
+    except (KeyError, ValueError, IndexError):  # values missing: name the kind of change, not a broken sentence
+        return wording[lang].split("{")[0].rstrip("（(") or kind.replace("_", " ")
+
+
+def proposed(tool: str, values: Mapping[str, Any], language: str) -> str:
+    """The change ``tool`` would make with ``values``, as the confirmation question names it."""
+    return _say(PROPOSED, tool, values, language)
+
+
+def done(tool: str, values: Mapping[str, Any], language: str) -> str:
+    """What the change made, once confirmed."""
+    return _say(DONE, tool, values, language)
+
+
+def refused(code: str, values: Mapping[str, Any], language: str) -> str:
+    """Why the shop refused a request (``ShopError``)."""
+    lang = _language(language)
+    if code not in REFUSED:
+        return "这个请求无法完成" if lang == "zh" else "that request cannot be done"
+    return _say(REFUSED, code, values, language)
