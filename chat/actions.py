@@ -153,6 +153,13 @@ def done(tool: str, values: Mapping[str, Any], language: str) -> str:
     return _say(DONE, tool, values, language)
 
 
+def handed_over(language: str) -> str:
+    """What the handoff tool tells the customer."""
+    if _language(language) == "zh":
+        return "我们的客服同事会接手这段对话"
+    return "a colleague of ours will take over this chat"
+
+
 def refused(code: str, values: Mapping[str, Any], language: str) -> str:
     """Why the shop refused a request (``ShopError``)."""
     lang = _language(language)

@@ -28,7 +28,7 @@ from agentsite.redaction import redact_json
 from chat import actions, shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
-from memory.keys import InvalidValue, normalise
+from memory.keys import normalise
 from memory.recall import confidence_tag, recall
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
@@ -97,8 +97,7 @@ def _recall_memory(ctx: ToolContext, query: str) -> dict:
 def _escalate(ctx: ToolContext, reason: str) -> dict:
     if ctx.store is not None:
         ctx.store.transition(ctx.conversation_id, AgentState.ESCALATED, f"escalate_to_human: {reason[:200]}")
-    summary = "我们的客服同事会接手这段对话" if ctx.language == "zh" else "a colleague of ours will take over this chat"
-    return {"status": "escalated", "summary": summary}
+    return {"status": "escalated", "summary": actions.handed_over(ctx.language)}
 
 
 # Changes: what to check when proposing, the arguments to run it with and the values that describe it
@@ -109,19 +108,12 @@ def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[d
     return args, {"order_number": order.number, "amount": str(order.total), "currency": order.currency}
 
 
-def _normal(key: str, value: str) -> str:
-    try:
-        return normalise(key, value)
-    except InvalidValue:  # the schema's enum already refused what the registry would
-        return value
-
-
 def _propose_preference(ctx: ToolContext, preference: str) -> tuple[dict, dict]:
-    return {"preference": preference}, {"preference": _normal("notification_preference", preference)}
+    return {"preference": preference}, {"preference": preference}  # the schema's enum: already normal
 
 
 def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, dict]:
-    return {"channel": channel}, {"channel": _normal("contact_channel", channel)}
+    return {"channel": channel}, {"channel": channel}
 
 
 def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, dict]:

@@ -91,7 +91,7 @@ class Batch:
     transitions: list[TransitionRow] = field(default_factory=list)
     replay: list[Write] = field(default_factory=list)
     # The conversation's latest transitions as of the snapshot, when it carries them: loop detection
-    # reads them instead of PostgreSQL (``SessionStore._recent_steps``).
+    # reads them instead of PostgreSQL (``Batch._recent_steps``).
     known_steps: list[Step] | None = None
 
     @property
