@@ -12,6 +12,7 @@ customer's socket should get (tokens, state changes, the memory inspector's data
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import logging
@@ -26,6 +27,7 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
 from chat import actions, handoff, prompts
+from chat.answers import is_bare_confirmation, is_cancellation, is_confirmation
 from chat.models import CustomerProfile, PendingAction
 from chat.tools import (
     TOOLS,
@@ -33,8 +35,7 @@ from chat.tools import (
     cancel_pending,
     confirm_pending,
     hold,
-    is_cancellation,
-    is_confirmation,
+    propose_next,
     run_tool,
     schemas,
     waiting_action,
@@ -178,11 +179,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
-            cancel_pending(ctx)
-            declined = (AgentState.COLLECTING_INFO, "declined", {AgentState.CONFIRMING})
-            return _finish(store, ctx, prompts.CANCELLED[language], [], None, emit, stream=True, move=declined)
-        confirmed = confirm_pending(ctx) if waiting is not None and is_confirmation(text) else None
-        if confirmed is None and is_confirmation(text):  # "yes" to nothing: say so, and change nothing
+            return _decline(store, ctx, emit)
+        if waiting is not None:  # a value the answer names must be the waiting change's
+            confirms = is_confirmation(text, {**waiting.arguments, "summary": waiting.summary})
+        else:  # "yes, mute my notifications" with nothing waiting is a request for the model
+            confirms = is_bare_confirmation(text)
+        confirmed = confirm_pending(ctx) if waiting is not None and confirms else None
+        if confirmed is None and confirms:  # "yes" to nothing: say so, and change nothing
             reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
             return _finish(store, ctx, reply, [], None, emit, stream=True)
         held = waiting if confirmed is None else None  # another request while a change waits
@@ -197,11 +200,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records)
         memory = _Memory(buffer, conversation, records)
         if confirmed is not None:
-            with store.batch(conversation_id, expected=memory.snapshot) as saved:
-                _record_confirmation(store, memory, conversation_id, confirmed)
-                store.transition(conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
-                                 only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
-            memory.snapshot = saved
+            _record_confirmation(store, memory, ctx, confirmed)
 
         # 5. The model, with tools, bounded; the reply streams to the customer as it is generated.
         tools = schemas([name for name in TOOLS if mode == "tool" or name != "recall_memory"])
@@ -299,15 +298,45 @@ def _working_memory(
     return buffer
 
 
-def _record_confirmation(store, memory: _Memory, conversation_id, confirmed: dict) -> None:
-    """Show the model what the confirmed change did, as the tool call it was and its result."""
-    name = confirmed.pop("tool")
-    # Named by the action: two confirmations within one second of each other are still two calls.
-    call = ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=name, arguments="{}")
-    store.append(conversation_id, memory.buffer.append_tool_call([call]))
-    raw = json.dumps(confirmed, ensure_ascii=False)
-    store.append(conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
+def _record_confirmation(store, memory: _Memory, ctx: ToolContext, confirmed: dict) -> None:
+    """Show the model what the confirmed change did, as the tool call it was and its result; and the change
+    asked for after it, now proposed, as a second call of the same step (the model words both)."""
+    calls = [_confirmed_call(confirmed)]
+    results = [confirmed]
+    with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
+        store.transition(ctx.conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
+                         only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
+        following = propose_next(ctx)
+        if following is not None:
+            calls.append(ToolCall(id=f"proposed-{calls[0].id}", name=following["action"], arguments="{}"))
+            results.append(following)
+        store.append(ctx.conversation_id, memory.buffer.append_tool_call(calls))
+        for call, result in zip(calls, results, strict=True):
+            raw = json.dumps(result, ensure_ascii=False)
+            store.append(ctx.conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
+    memory.snapshot = saved
     memory.used_tools = True
+
+
+def _confirmed_call(confirmed: dict) -> ToolCall:
+    """The confirmed change as a tool call, named by its action: two confirmations within one second of each
+    other are still two calls."""
+    return ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=confirmed.pop("tool"), arguments="{}")
+
+
+def _decline(store, ctx: ToolContext, emit: Emit) -> TurnResult:
+    """The customer said no to the waiting change: drop it; a change asked for after it is proposed now."""
+    cancel_pending(ctx)
+    declined = {AgentState.CONFIRMING}
+    store.transition(ctx.conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False, only_from=declined)
+    following, language = propose_next(ctx), ctx.language
+    if following is None:
+        reply = prompts.CANCELLED[language]
+    elif "error" in following:
+        reply = prompts.CANCELLED_NEXT_REFUSED[language].format(error=following["error"])
+    else:
+        reply = prompts.CANCELLED_NEXT[language].format(summary=following["summary"])
+    return _finish(store, ctx, reply, [], None, emit, stream=True)
 
 
 def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emit: Emit | None) -> str:
@@ -336,13 +365,13 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
                 _record_tool_call(store, ctx, call_entry, completion.tool_calls)
             memory.snapshot = saved
         for call in completion.tool_calls:
-            if _proposes(call.name) and memory.proposed:  # one pending change at a time: this one comes next
-                result = {"error": ONE_CHANGE_AT_A_TIME.format(first=memory.proposed)}
-            else:
-                with timings.phase("tools"):
-                    result = run_tool(ctx, call.name, call.arguments)
-                if _proposes(call.name) and result.get("status") == "pending_confirmation":
-                    memory.proposed = str(result.get("summary", call.name))
+            # One pending change at a time: a second one in this message waits for the first one's answer.
+            queue = bool(_proposes(call.name) and memory.proposed)
+            tool_ctx = dataclasses.replace(ctx, queue_changes=True) if queue else ctx
+            with timings.phase("tools"):
+                result = run_tool(tool_ctx, call.name, call.arguments)
+            if _proposes(call.name) and result.get("status") == "pending_confirmation":
+                memory.proposed = str(result.get("summary", call.name))
             if not _only_reads(call.name):
                 # A tool that changes something may have moved the conversation itself (a proposal, a
                 # handoff): the turn's next write takes the row lock and goes on from the state it left.
@@ -366,11 +395,6 @@ def _record_tool_call(store, ctx: ToolContext, entry: Entry, tool_calls) -> None
         if _only_reads(call.name):
             store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
                              only_from=BEFORE_PROCESSING)  # fmt: skip
-
-
-ONE_CHANGE_AT_A_TIME = (
-    "not proposed: one change at a time. Ask the customer to answer the first ({first}); propose this one after"
-)
 
 
 def _proposes(tool: str) -> bool:

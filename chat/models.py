@@ -177,10 +177,15 @@ class PolicyChunk(models.Model):
 
 
 class PendingAction(models.Model):
-    """A change a tool proposed; it happens only when the customer's next message confirms it."""
+    """A change a tool proposed; it happens only when the customer's next message confirms it.
+
+    One waits for the customer's answer at a time (``pending``); a second change asked for in the same
+    message is ``queued`` and proposed once the first is answered (``chat.tools.propose_next``).
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending"
+        QUEUED = "queued", "queued (proposed once the change before it is answered)"
         DONE = "done"
         CANCELLED = "cancelled"
         LAPSED = "lapsed", "lapsed (not confirmed in time)"

@@ -38,6 +38,16 @@ CANCELLED = {
     "en": "All right, I've cancelled that; nothing was changed. Anything else I can help with?",
 }
 
+# Declined, and the change asked for after it in the same message comes next (or cannot be done).
+CANCELLED_NEXT = {
+    "zh": "好的，这一项已取消，没有任何改动。您还要求：{summary}。需要继续吗？回复“确认”继续，回复“取消”放弃。",
+    "en": "All right, I've dropped that; nothing was changed. You also asked me to {summary}: shall I go ahead? "
+    "Reply 'yes' to go ahead or 'no' to drop it.",
+}
+CANCELLED_NEXT_REFUSED = {
+    "zh": "好的，这一项已取消，没有任何改动。您要求的下一项无法办理：{error}。",
+    "en": "All right, I've dropped that; nothing was changed. The next change you asked for cannot be made: {error}.",
+}
 
 NOTHING_PENDING = {
     "zh": "好的。目前没有等待您确认的操作，所以什么都没有改动。还有什么可以帮您？",

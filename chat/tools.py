@@ -5,14 +5,14 @@ as ``{"error": ...}`` tool results for the model to explain, never as exceptions
 Tools that change something (refund, notification preference, contact channel, address) only
 PROPOSE: they store a ``PendingAction``, move the conversation to ``confirming`` and answer
 ``pending_confirmation``. The change happens in ``confirm_pending`` when the customer's next
-message confirms it — whatever the model says, and however often the confirmation arrives.
+message confirms it — whatever the model says, and however often the confirmation arrives. A second
+change in the same message waits (``queued``) and is proposed once the first is answered.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -46,6 +46,7 @@ class ToolContext:
     conversation_id: UUID | str
     language: str = "zh"
     store: SessionStore | None = None
+    queue_changes: bool = False  # a change was proposed earlier in this message: the next ones wait their turn
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,13 @@ def _propose_order_address(ctx: ToolContext, order_number: str, address: str) ->
     return values, values
 
 
+PROPOSE: dict[str, Callable[..., tuple[dict, dict]]] = {
+    "request_refund": _propose_refund,
+    "update_notification_preference": _propose_preference,
+    "update_contact_channel": _propose_channel,
+    "update_shipping_address": _propose_address,
+    "update_order_address": _propose_order_address,
+}
 EXECUTE: dict[str, Callable[..., dict]] = {
     "request_refund": lambda ctx, order_number, reason: shop.request_refund(
         ctx.customer_id, order_number, reason, ctx.conversation_id
@@ -147,10 +155,10 @@ EXECUTE: dict[str, Callable[..., dict]] = {
 }
 
 
-def _proposer(tool: str, propose: Callable[..., tuple[dict, dict]]) -> Callable[..., dict]:
+def _proposer(tool: str) -> Callable[..., dict]:
     def run(ctx: ToolContext, **arguments) -> dict:
-        checked, values = propose(ctx, **arguments)
-        return propose_change(ctx, tool, checked, values)
+        checked, values = PROPOSE[tool](ctx, **arguments)
+        return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
 
     return run
 
@@ -171,30 +179,86 @@ def propose_change(ctx: ToolContext, tool: str, arguments: dict, values: dict) -
     value, pending action): consolidation stores what the customer said about the key as that request
     (``memory.consolidation``).
     """
-    # The model wrote the arguments from what the customer typed; they become shop records once confirmed.
-    arguments, values = json.loads(redact_json(json.dumps(arguments))), json.loads(redact_json(json.dumps(values)))
-    summary = actions.proposed(tool, values, ctx.language)
     with transaction.atomic():
         PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
             status=PendingAction.Status.CANCELLED, decided_at=clock.now()
         )
-        action = PendingAction.objects.create(
-            conversation_id=ctx.conversation_id,
-            customer_id=ctx.customer_id,
-            tool=tool,
-            arguments=arguments,
-            summary=summary,
-            created_at=clock.now(),
+        action, values = _store_change(ctx, tool, arguments, values, PendingAction.Status.PENDING)
+    _wait_for_answer(ctx, tool)
+    return _proposal(action, values, "pending_confirmation")
+
+
+def queue_change(ctx: ToolContext, tool: str, arguments: dict, values: dict) -> dict:
+    """Keep a change asked for after another in the same message: it is proposed once that one is answered."""
+    action, values = _store_change(ctx, tool, arguments, values, PendingAction.Status.QUEUED)
+    return _proposal(action, values, "queued")
+
+
+def _store_change(
+    ctx: ToolContext, tool: str, arguments: dict, values: dict, status: str
+) -> tuple[PendingAction, dict]:
+    arguments, values = _redacted(arguments), _redacted(values)
+    action = PendingAction.objects.create(
+        conversation_id=ctx.conversation_id,
+        customer_id=ctx.customer_id,
+        tool=tool,
+        arguments=arguments,
+        summary=actions.proposed(tool, values, ctx.language),
+        status=status,
+        created_at=clock.now(),
+    )
+    return action, values
+
+
+def propose_next(ctx: ToolContext) -> dict | None:
+    """Propose the change that waited for the previous one's answer (``None`` if none waits).
+
+    Checked again now (an order may have changed meanwhile): a refusal drops it and comes back as the
+    tool result. A queued change older than the confirmation window lapses instead.
+    """
+    with transaction.atomic():
+        queued = PendingAction.objects.select_for_update().filter(
+            conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
         )
+        action = queued.filter(_fresh()).order_by("created_at", "pk").first()
+        queued.exclude(_fresh()).update(status=PendingAction.Status.LAPSED, decided_at=clock.now())
+        if action is None:
+            return None
+        try:
+            checked, values = PROPOSE[action.tool](ctx, **action.arguments)
+        except shop.ShopError as exc:
+            action.status, action.decided_at = PendingAction.Status.CANCELLED, clock.now()
+            action.result = _refusal(exc, ctx.language)
+            action.save(update_fields=["status", "decided_at", "result"])
+            return {"action": action.tool, "values": action.arguments, **action.result}
+        PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
+            status=PendingAction.Status.CANCELLED, decided_at=clock.now()
+        )
+        action.arguments, action.summary = _redacted(checked), actions.proposed(action.tool, values, ctx.language)
+        action.status, action.created_at = PendingAction.Status.PENDING, clock.now()
+        action.save(update_fields=["arguments", "status", "created_at", "summary"])
+    _wait_for_answer(ctx, action.tool)
+    return _proposal(action, _redacted(values), "pending_confirmation")
+
+
+def _redacted(data: dict) -> dict:
+    """The model wrote the arguments from what the customer typed; they become shop records once confirmed."""
+    return json.loads(redact_json(json.dumps(data)))
+
+
+def _wait_for_answer(ctx: ToolContext, tool: str) -> None:
     if ctx.store is not None:
         try:
             ctx.store.transition(ctx.conversation_id, AgentState.CONFIRMING, f"{tool} proposed", progress=True)
         except IllegalTransition:
             logger.warning("conversation %s: cannot move to confirming", ctx.conversation_id)
-    result = {"status": "pending_confirmation", "action": tool, "values": values, "summary": summary}
-    if tool in CHANGED_KEY:
-        key, argument = CHANGED_KEY[tool]
-        value = normalise(key, arguments[argument])
+
+
+def _proposal(action: PendingAction, values: dict, status: str) -> dict:
+    result = {"status": status, "action": action.tool, "values": values, "summary": action.summary}
+    if action.tool in CHANGED_KEY:
+        key, argument = CHANGED_KEY[action.tool]
+        value = normalise(key, action.arguments[argument])
         result["request"] = {"key": key, "value": value, "pending_action": str(action.pk)}
     return result
 
@@ -230,21 +294,21 @@ TOOLS: dict[str, Tool] = {
                 {"order_number": ORDER_NUMBER, "reason": {"type": "string", "maxLength": 300}},
                 ["order_number", "reason"],
             ),
-            _proposer("request_refund", _propose_refund),
+            _proposer("request_refund"),
             True,
         ),
         Tool(
             "update_notification_preference",
             "Propose muting or turning on notifications (customer confirms).",
             _object({"preference": {"type": "string", "enum": ["mute", "on"]}}, ["preference"]),
-            _proposer("update_notification_preference", _propose_preference),
+            _proposer("update_notification_preference"),
             True,
         ),
         Tool(
             "update_contact_channel",
             "Propose how the shop contacts the customer (customer confirms).",
             _object({"channel": {"type": "string", "enum": ["email", "phone", "sms", "wechat"]}}, ["channel"]),
-            _proposer("update_contact_channel", _propose_channel),
+            _proposer("update_contact_channel"),
             True,
         ),
         Tool(
@@ -252,7 +316,7 @@ TOOLS: dict[str, Tool] = {
             "Propose a new default shipping address for future orders (customer confirms); orders already placed "
             "keep theirs.",
             _object({"address": {"type": "string", "minLength": 1, "maxLength": 300}}, ["address"]),
-            _proposer("update_shipping_address", _propose_address),
+            _proposer("update_shipping_address"),
             True,
         ),
         Tool(
@@ -263,7 +327,7 @@ TOOLS: dict[str, Tool] = {
                 {"order_number": ORDER_NUMBER, "address": {"type": "string", "minLength": 1, "maxLength": 300}},
                 ["order_number", "address"],
             ),
-            _proposer("update_order_address", _propose_order_address),
+            _proposer("update_order_address"),
             True,
         ),
         Tool(
@@ -311,36 +375,6 @@ def run_tool(ctx: ToolContext, name: str, arguments: dict) -> dict:
         return {"error": f"{name} failed; please try again later"}
 
 
-AFFIRM = re.compile(
-    r"^\s*(?:确认|确定|是的?|对|好的?|可以|没问题|yes|yep|yeah|y|confirm(?:ed)?|ok(?:ay)?|sure|go ahead)"
-    r"\s*[.!。！,，]*\s*$",
-    re.IGNORECASE,
-)
-# A decline opens the message, perhaps after a filler ("actually", "wait", "等等"). Chinese has no word
-# boundaries ("算了吧", "不要了", "不用了谢谢"), so its words need none; "no problem", "不用谢" and "不客气" are
-# thanks, not declines. Only read while a change waits for an answer.
-_FILLER = (
-    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|well|hold on|等等|等一下|哎|呃|嗯|那个|额)"
-    r"[\s,，.。!！-]*)*"
-)
-_DECLINE_EN = (
-    r"(?:no(?!\s+(?:problem|worries))|nope|nah|cancel|don'?t|do\s+not|never\s*mind|nvm|forget|not\s+now|stop"
-    r"|leave\s+it|scratch\s+that|i'?ll\s+pass|pass|hold\s+off|let'?s\s+not|i'?d\s+rather\s+not|rather\s+not"
-    r"|changed?\s+my\s+mind|skip\s+it|drop\s+it|not\s+any\s*more|i\s+don'?t\s+want)\b"
-)
-_DECLINE_ZH = r"(?:不(?!用谢|客气|错|过|好意思)|否|取消|撤销|撤回|算了|别|先别|先不|暂时不|没必要|免了|罢了|不必)"
-DECLINE = re.compile(rf"^\s*{_FILLER}(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE)
-
-
-def is_confirmation(text: str) -> bool:
-    """A bare confirmation ("确认", "yes", "好的") — not a message that merely contains "yes"."""
-    return bool(AFFIRM.match(text))
-
-
-def is_cancellation(text: str) -> bool:
-    return bool(DECLINE.match(text))
-
-
 def _fresh() -> Q:
     """Pending actions still confirmable: younger than AGENT_CONFIRM_MINUTES, not interrupted too often."""
     cutoff = clock.now() - timedelta(minutes=settings.AGENT_CONFIRM_MINUTES)
@@ -374,6 +408,10 @@ def lapse(action: PendingAction) -> PendingAction | None:
     changed = PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).update(
         status=PendingAction.Status.LAPSED, decided_at=clock.now()
     )
+    if changed:  # what was asked for after it lapses with it: the customer has moved on
+        PendingAction.objects.filter(conversation_id=action.conversation_id, status=PendingAction.Status.QUEUED).update(
+            status=PendingAction.Status.LAPSED, decided_at=clock.now()
+        )
     return action if changed else None
 
 

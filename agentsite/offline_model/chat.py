@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import facts, nlu, replies, slots
+from . import facts, nlu, replies, slots, splitting
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -339,8 +339,11 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
     if not _ASKS_FOR_SOMETHING.search(earlier[0].text) or asked is None or asked.role != "user":
         return text, understood
     bare = re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}", "", text)
-    answers_only = understood.intent in (Intent.OTHER, Intent.THANKS) or (
-        understood.intent is Intent.STATUS and len(re.sub(r"[\W_]", "", bare)) <= 8
+    gives_a_value = bool(re.search(r"\d", text) or slots.address(text))  # "ORD-… thanks", not a bare "谢谢"
+    answers_only = (
+        understood.intent is Intent.OTHER
+        or (understood.intent is Intent.THANKS and gives_a_value)
+        or (understood.intent is Intent.STATUS and len(re.sub(r"[\W_]", "", bare)) <= 8)
     )
     previous = nlu.classify(asked.text)
     if not answers_only or previous.intent not in _NEEDS_A_SLOT:
@@ -374,15 +377,59 @@ def forced_call(conv: Conversation, name: str) -> PlannedCall:
 
 
 def respond(conv: Conversation) -> Reply:
-    """Decide what the agent says or which tools it calls for this request."""
+    """Decide what the agent says or which tools it calls for this message: each of its requests, in order."""
     results = conv.pending_results()
+    text = conv.latest_user_text
+    several = splitting.requests(text) if text.strip() else []
+    if len(several) > 1:
+        return after_several(conv, several, results) if results else _several(conv, several)
     if results:
         return after_tools(conv, results)
-    text = conv.latest_user_text
     understood = nlu.classify(text)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
     text, understood = _with_follow_up(conv, text, understood)
+    return _answer(conv, text, understood)
+
+
+def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:
+    """Every request's tool calls in one step (their results are said together); if none needs a tool, the
+    answers in order."""
+    answers = [_answer(conv, r.text, r.understood) for r in requests]
+    calls = tuple(call for answer in answers for call in answer.tool_calls)
+    if calls:
+        return Reply(None, calls)
+    return Reply("\n".join(a.content for a in answers if a.content))
+
+
+def after_several(conv: Conversation, requests: list[splitting.Request], results: list[ToolResult]) -> Reply:
+    """Say what each request of the message came to: what was found first, then what waits for the customer
+    (a change to confirm, then one that comes after it)."""
+    lang = requests[0].understood.lang
+    for result in results:  # a step that leads to another (the fitting order of a list) is taken first
+        if result.call.name == "list_my_orders":
+            question = next((r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND)), "")
+            chosen = _fitting_from_list(conv, result, question, lang) if question else None
+            if chosen is not None and chosen.tool_calls:
+                return chosen
+    said: list[tuple[int, str]] = []
+    for result in conv.results_since_user():
+        if result.call.name in ("list_my_orders", "recall_memory") and result not in results:
+            continue  # it led to the step after it
+        data = result.data()
+        status = data.get("status") if isinstance(data, dict) else None
+        rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
+        said.append((rank, replies.tool_result(result, lang, conv.latest_user_text, conv.today)))
+    for request in requests:
+        answer = _answer(conv, request.text, request.understood)
+        if not answer.tool_calls and answer.content:
+            said.append((0, answer.content))
+    said.sort(key=lambda item: item[0])  # stable: in the order asked within each rank
+    return Reply("\n".join(text for _, text in said if text))
+
+
+def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Reply:
+    """What the agent does about one request."""
     lang, intent, tools = understood.lang, understood.intent, conv.tools
 
     if intent is Intent.HUMAN:

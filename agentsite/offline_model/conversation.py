@@ -208,6 +208,18 @@ class Conversation:
             paired.append(ToolResult(call, turn.text))
         return paired
 
+    def results_since_user(self) -> list[ToolResult]:
+        """Every tool result after the latest customer message, each paired with its call, in order."""
+        calls: dict[str, ToolCall] = {}
+        paired = []
+        for turn in self.turns[self.latest_user_index + 1 :]:
+            if turn.role == "assistant":
+                calls.update({c.id: c for c in turn.tool_calls})
+            elif turn.role == "tool":
+                call = calls.get(turn.tool_call_id or "", ToolCall(turn.tool_call_id or "", "unknown", "{}"))
+                paired.append(ToolResult(call, turn.text))
+        return paired
+
     def all_text(self) -> str:
         """Everything the model was sent, as text (for scans that may look anywhere)."""
         parts = [self.system] + [m.content + " " + m.value for m in self.memories]

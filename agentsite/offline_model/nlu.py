@@ -1,8 +1,11 @@
-"""Language detection, speech acts and intents of one customer message (zh and en).
+"""The intent of one customer request (zh and en).
 
 Intents are word families matched as patterns, not fixed sentences, and are checked in a fixed
-priority order (see `classify`). Values inside the message (order numbers, dates, addresses …) are
-found by `slots` and `dates`; what a statement says about the customer is `facts`.
+priority order (see `classify`); language and speech acts are `speech`, small talk `smalltalk`,
+injections and requests for a person `escalation`, questions about the customer `subjects`, and a
+message holding several requests is cut by `splitting`. Values inside the message (order numbers,
+dates, addresses …) are found by `slots` and `dates`; what a statement says about the customer is
+`facts`.
 """
 
 from __future__ import annotations
@@ -12,50 +15,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from . import slots
-
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_NOT_WORDS = re.compile(r"ORD[-_ ]?\d{4}[-_ ]?\d+|[\w.+\-]+@[\w.\-]+|\b[A-Z]{2,}\b", re.I)
-
-
-def detect_language(text: str) -> str:
-    """Return "zh" when the text is mostly Chinese, else "en"."""
-    han = len(_HAN.findall(text))
-    if not han:
-        return "en"
-    words = len(_LATIN_WORD.findall(_NOT_WORDS.sub(" ", text)))
-    return "zh" if han >= 2 or words <= 2 else "en"
-
-
-_QUESTION_ZH = re.compile(
-    r"吗|呢\s*[?？。]?\s*$|什么|啥|哪|几|多少|怎么|怎样|如何|是否|有没有|是不是|对不对|能否|可否|可不可以|记得"
-)
-_QUESTION_EN = re.compile(
-    r"(?i)^\s*(?:what|when|where|which|who|whom|whose|why|how|is|are|am|do|does|did|can|could|will|"
-    r"would|should|have|has|may|any)\b|\b(?:do|does|did)\s+you\s+(?:know|remember|have)\b"
-)
-_REQUEST = re.compile(
-    r"请(?!问)|帮我|帮忙|麻烦|把|给我|我要|我想|我需要|能不能|能否|可以帮|可不可以帮|希望"
-    r"|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b|\bwould\s+you\b|\bwill\s+you\b|\bi\s+want\b|"
-    r"\bi'?d\s+like\b|\bi\s+would\s+like\b|\bi\s+need\b|\bhelp\s+me\b|\blet'?s\b|^\s*(?:set|change|update|"
-    r"switch|turn|make|mute|unmute|stop|enable|disable)\b)"
-)
-
-
-def is_question(text: str) -> bool:
-    return bool(re.search(r"[?？]", text) or _QUESTION_ZH.search(text) or _QUESTION_EN.search(text))
-
-
-def is_request(text: str) -> bool:
-    return bool(_REQUEST.search(text))
-
-
-_WH_START = re.compile(r"(?i)^\s*(?:what|when|where|which|who|whom|whose|how)\b")
-
-
-def asks_about(text: str) -> bool:
-    """A question that is not a request to change something ("are my notifications muted?")."""
-    return is_question(text) and (not is_request(text) or bool(_WH_START.match(text)))
+from .escalation import INJECTION, asks_for_a_person
+from .smalltalk import GREETING, acknowledges, apologises, asks_if_bot, says_goodbye
+from .speech import detect_language, is_question, is_request
+from .subjects import fact_question, names_its_own_answer
 
 
 class Intent(StrEnum):
@@ -86,21 +49,6 @@ def _re(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-INJECTION = _re(
-    r"(?:忽略|无视|忘记|忘掉)(?:掉)?(?:你)?(?:之前|以上|上面|前面|先前|所有|全部|你的)?(?:的)?(?:所有|全部)?"
-    r"(?:指令|指示|规则|提示|设定|要求|限制)|系统提示词?|你现在是|扮演|开发者模式|管理员模式"
-    r"|(?i:\bignore\s+(?:all\s+)?(?:of\s+)?(?:the\s+|your\s+|any\s+|my\s+)?(?:previous|prior|above|earlier|preceding|"
-    r"former)?\s*(?:instructions|prompts?|rules|directions|guidelines)|disregard\s+(?:all\s+)?(?:the\s+)?(?:previous|"
-    r"prior|above|your)\s+(?:instructions|rules)|forget\s+(?:all\s+)?(?:your|previous)\s+instructions|"
-    r"system\s+prompt|developer\s+mode|jailbreak|you\s+are\s+now\s+|act\s+as\s+(?:an?\s+)?(?:admin|"
-    r"administrator|developer|root))"
-)
-HUMAN = _re(
-    r"人工|真人|转接|主管|经理|投诉电话|找(?:个)?人(?:工)?(?:来|处理|帮)"
-    r"|(?i:\bhuman\b|real\s+(?:person|people)|live\s+(?:agent|person|chat|support)|representative|\brep\b|"
-    r"(?:speak|talk|chat)\s+(?:to|with)\s+(?:someone|somebody|a\s+(?:person|human|manager|supervisor|real)|"
-    r"an?\s+(?:agent|operator|actual))|\bmanager\b|\bsupervisor\b|\boperator\b|\bescalate\b)"
-)
 CONFIRM = _re(
     r"(?i)^\s*(?:确认|确定|是的|是|对|对的|没错|好的|好|可以|行|同意|嗯+|ok(?:ay)?|yes|yep|yeah|y|sure|"
     r"confirm(?:ed)?|go\s+ahead|do\s+it|please\s+do|correct|that'?s\s+right|right|proceed)"
@@ -113,27 +61,69 @@ DENY = _re(
 )
 POLICY_STRONG = _re(
     r"政策|规定|规则|条款|须知|退换货|保修|质保|服务协议|(?i:\bpolic(?:y|ies)\b|\bterms\b|\bwarranty\b|"
-    r"\bguarantee\b|\bfaq\b)|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|"
+    r"\bguarantee\b|\bfaq\b)|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|哪些(?:通知|联系)方式|"
     r"(?i:(?:notification|contact)\s+options|options\s+for\s+(?:notifications|contact))"
 )
 POLICY_WEAK = _re(
-    r"多久|几天|多长时间|多少天|运费|包邮|邮费|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
-    r"支持哪些|发什么快递|用什么快递|哪些快递|配送范围|(?i:how\s+long|how\s+many\s+days|shipping\s+(?:time|cost|fee|"
-    r"options|rates?)|delivery\s+(?:time|fee|cost|options)|return\s+window|can\s+i\s+return|how\s+do\s+(?:i|returns|"
-    r"refunds)|how\s+does\s+\w+\s+work|what\s+options|do\s+you\s+(?:ship|deliver|offer|support|accept)|"
-    r"which\s+carriers)"
+    r"多久|几天|多长时间|多少天|时效|(?:配送|发货|运输|送货)时间|运费|包邮|邮费|快递费|配送费|谁出|原路|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
+    r"支持哪些|支持[^，。]{0,10}(?:退|换|吗)|无理由|\d+\s*天(?:内)?(?:可以)?(?:退|换)|发什么快递|用什么快递|哪些快递|配送范围|"
+    r"发票|货到付款|换货|保修|质保|运费险|加急|满\d+|当天发|付款方式|支付方式|会员|优惠|指定快递|发顺丰|退货地址|"
+    r"(?:一般|通常|大概|平时)[^，。]{0,6}(?:几天|多久|到)|^[^我]{0,6}什么时候发货|"
+    r"(?:从)?哪(?:里|儿)发货|发货地|周末|节假日|海外|国外|境外|偏远|港澳台|能寄|能发|能送(?!到我)|(?:下单|付款|拍下)后[^，。]{0,4}(?:多久|几天)|"
+    r"(?i:how\s+long|how\s+many\s+days|how\s+much\s+(?:is|does|do\s+you\s+charge\s+for)\s+(?:\w+\s+)?(?:delivery|shipping|postage)|"
+    r"shipping\s+(?:time|cost|fee|charge|options|rates?)|delivery\s+(?:time|fee|cost|charge|options|to\s+[A-Z])|"
+    r"return\s+(?:window|shipping|postage|period)|restocking|original\s+payment|go\s+back\s+to\s+(?:the|my)\s+(?:original|card)|"
+    r"can\s+i\s+return|how\s+do\s+(?:i|returns|refunds)|how\s+does\s+\w+\s+work|what\s+options|"
+    r"do\s+you\s+(?:ship|deliver|offer|support|accept|charge)|ship\s+(?:from|internationally|abroad|overseas|to\s+[A-Z])|"
+    r"which\s+carriers|\bcustomers\b|contact\s+channels|ways\s+(?:you\s+)?(?:can\s+)?contact|being\s+contacted|"
+    r"on\s+(?:weekends|sundays|saturdays|holidays)|invoice|cash\s+on\s+delivery|exchange|warranty|payment\s+methods?|"
+    r"express\s+(?:shipping|delivery)|free\s+(?:shipping|delivery|returns?)|usually\s+take)"
+)
+_NAMES_POLICY = _re(r"政策|规定|条款|(?i:\bpolic(?:y|ies)\b|\bterms\b)")
+# "今天能送到吗", "下单好几天了还没发货吗": one's own parcel, not the shop's delivery times.
+_MY_PARCEL = _re(
+    r"(?:几号|今天|明天|后天|哪天|什么时候|啥时候|何时)(?:能|可以)?(?:送)?到|还没|没发货|没到|没收到|到哪|在哪|"
+    r"(?i:\bmy\s+(?:parcel|package|order)|hasn'?t|still\s+(?:not|no))"
+)
+# "帮我退一下": a question that also asks us to act is a request, not a policy question.
+_ASKS_TO_ACT = _re(
+    r"帮我|给我(?!说|讲|介绍)|请帮|麻烦(?:你)?帮|(?i:please\s+(?:refund|return|process|start|cancel)|can\s+you\s+(?:refund|"
+    r"return|process|start|cancel))"
 )
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
 REFUND = _re(
-    r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|(?i:\brefund|money\s+back|\breimburs|"
-    r"\breturn\s+(?:it|this|that|the|my|an?|these|them)\b|send\s+(?:it|this|them)\s+back|chargeback)"
+    r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
+    r"退了吧|给我退|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
+    r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
+    r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"
+    r"(?:to|can\s+i|i'?d\s+like\s+to|want\s+to|wanna|need\s+to|possible\s+to)\s+return\b|"
+    r"send\s+(?:it|this|them)\s+back|chargeback|cancel\s+(?:and|&)\s+refund|credit\s+(?:my\s+)?(?:card|account)\s+back)"
+)
+# Asking how a refund is going is a question about an order, not a new refund request.
+REFUND_PROGRESS = _re(
+    r"退款(?:进度|状态|到账|处理)|退款[^，。]{0,6}(?:到哪|到账了|处理(?:到|了)|好了|成功|还没|收到)|被退款了|退了吗|退款了吗|"
+    r"(?i:refund\s+(?:status|progress)|(?:has|have|did|was|is)\s+(?:my\s+|the\s+)?refund|refund\s+(?:for\s+\S+\s+)?"
+    r"(?:been|gone\s+through|processed|come\s+through)|where\s+is\s+my\s+refund|when\s+will\s+(?:i\s+get\s+)?my\s+refund|"
+    r"did\s+you\s+receive\s+(?:it|my\s+return))"
+)
+# "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
+REFUND_DECLINED = _re(
+    r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"
+    r"thanks\s+for\s+the\s+refund)"
 )
 TRACK = _re(
+    r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到|啥时候(?:能)?到|"
+    r"(?:快递|包裹)(?:现在)?的?位置|"
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
     r"信息|状态|更新|到了没)|物流|追踪|跟踪|查(?:一下|下)?(?:快递|包裹)|运单|配送|派送|到哪(?:了|里|儿)|"
     r"在哪(?:里|儿)?了|(?:什么时候|何时|几时|多久)(?:能)?(?:到|送到|送达|到货|收到|发货)|还没(?:收到|到)|"
     r"发货了(?:吗|没)|到了没|到没到|送到了(?:吗|没)|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
-    r"\bparcel\b|\bpackage\b|\bcourier\b|in\s+transit|when\s+(?:will|does|is|should|can|would)\s+"
+    r"\bparcel\b|\bpackage\b|\bcourier\b|in\s+transit|\beta\b|dispatch(?:ed)?|out\s+for\s+delivery|"
+    r"(?:delivery|shipping)\s+update|news\s+on\s+my\s+(?:delivery|parcel|package|order)|tracking\s+(?:number|info|link)|"
+    r"when\s+(?:do|will|can)\s+i\s+(?:get|receive)\b|estimated\s+(?:arrival|delivery)|delivery\s+date|"
+    r"arrival\s+date|when'?s\s+(?:my|the)\s+\w+\s+(?:coming|arriving|getting\s+here)|\bwheres\b|"
+    r"where'?s\s+(?:my|the)\s+\w+\s+at\b|when\s+(?:will|does|is|should|can|would)\s+"
     r".{0,40}?(?:arrive|get\s+(?:here|there|it)|be\s+delivered|come|ship|receive)|(?:has|have)\s+(?:it|they|my\s+\w+|the\s+\w+|[\w\-]+)\s+"
     r"(?:arrived|shipped|been\s+(?:shipped|delivered|sent))|(?:hasn'?t|has\s+not|haven'?t|didn'?t)\s+(?:arrived|"
     r"come|received|got)|delivery\s+status|not\s+(?:arrived|received)\s+yet|still\s+(?:waiting|hasn'?t))"
@@ -141,107 +131,117 @@ TRACK = _re(
 STATUS = _re(
     r"订单[^，。,.!?！？]{0,6}(?:状态|进度|情况|怎么样|怎样|如何|处理|详情|信息)|(?:查|查询|查看|看看|看一下|查一下|"
     r"帮我查)(?:一下|下)?(?:我的)?(?:这个|那个|一个)?订单|订单[^，。,.!?！？]{0,4}(?:吗|呢|？|\?)|"
-    r"(?i:\bstatus\b|what'?s\s+(?:happening|going\s+on|up)\s+with|update\s+on|check\s+(?:on\s+)?(?:my\s+|the\s+|"
+    r"(?:订单|单|下单|付款|支付)[^，。]{0,6}(?:成功|确认)(?:了)?(?:吗|没)|"
+    r"(?:那单|这单|下的单|单子|查单)[^，。]{0,6}(?:怎么样|怎么了|情况|呢|状态|好了|处理|有问题)|查单|"
+    r"(?i:\bstatus\b|what'?s\s+(?:happening|going\s+on|up|the\s+deal)\s+with|update\s+on|check\s+(?:on\s+)?(?:my\s+|the\s+|"
     r"this\s+|an?\s+)?order|look\s+up|lookup|look\s+into|how\s+is\s+(?:my\s+)?order|details?\s+(?:of|for|on)|"
-    r"order\s+details?|\bprogress\b)"
+    r"order\s+details?|\bprogress\b|(?:order|it)\s+(?:been\s+)?(?:confirmed|accepted|approved|placed\s+successfully)|"
+    r"has\s+it\s+been\s+(?:accepted|confirmed|processed)|on\s+hold|still\s+active|\btotal\b|\bamount\b|"
+    r"what\s+(?:was|is|'s)\s+in\s+(?:my|the|this|that|order)|what\s+did\s+i\s+(?:get|buy)\s+in|contents\s+of|"
+    r"how\s+much\s+(?:did\s+i\s+pay|was|is)\b)"
 )
 LIST_ORDERS = _re(
     r"(?:我的|所有|全部|最近|历史|之前|以前|我)(?:的)?(?:所有|全部)?订单(?!号)|订单列表|订单(?:都)?有哪些|(?:哪些|几个|多少个?)订单|"
-    r"下过(?:哪些|什么|几)|买过(?:哪些|什么)|(?i:\bmy\s+orders\b|\ball\s+(?:of\s+)?my\s+orders|order\s+history|"
-    r"\blist\b.{0,20}\borders\b|\borders\s+(?:did|have)\s+i|\b(?:recent|past|previous|open)\s+orders|"
-    r"what\s+(?:did|have)\s+i\s+(?:order|ordered|buy|bought|purchase)|what\s+i\s+(?:ordered|bought))"
+    r"下过(?:哪些|什么|几)|买过(?:哪些|什么)|(?:订单|购物|购买|下单|消费)(?:记录|历史|列表|清单)|"
+    r"(?:我|最近|之前|以前)[^，。？?]{0,4}(?:下|买|购买)(?:了|过)(?:哪些|什么|啥|几)|(?:全部|所有)(?:的)?(?:订单|购物|东西)|"
+    r"订单都|买过的|下过的(?:单)?|我买的东西|回顾[^，。]{0,4}(?:买|订单)|列[^，。]{0,3}清单|几个订单|下了几单|几笔订单|订单一览|"
+    r"列(?:一下|出)[^，。]{0,4}订单|都买过|买过啥|最近的订单|近期(?:的)?订单|"
+    r"(?i:\bmy\s+orders\b|\ball\s+(?:of\s+)?(?:the\s+|my\s+)?orders|order\s+history|"
+    r"\blist\b.{0,20}\borders\b|\borders\s+(?:did|have)\s+i|\b(?:recent|past|previous|open|last)\s+(?:\w+\s+)?orders|"
+    r"what\s+(?:did|have)\s+i\s+(?:order|ordered|buy|bought|purchase)|what\s+i\s+(?:ordered|bought)|"
+    r"\b(?:purchase|buying|shopping)\s+history|past\s+purchases|\bmy\s+purchases\b|order\s+list|"
+    r"show\s+(?:me\s+)?(?:my\s+)?orders|what\s+orders\s+do\s+i\s+have|how\s+many\s+orders|orders\s+(?:on|in)\s+my\s+account|"
+    r"orders\s+i'?ve\s+placed|orders\s+i\s+(?:have\s+)?placed|(?:everything|what|stuff|things)\s+(?:\w+\s+){0,2}"
+    r"i(?:'ve|\s+have)?\s+(?:ordered|bought|purchased)|view\s+orders|list\s+of\s+(?:everything|my\s+orders|orders))"
 )
 ADDRESS_CHANGE = _re(
-    r"(?:改|修改|更改|更新|换|变更)(?:一下)?(?:我的)?(?:收货|配送|送货|邮寄)?地址|地址(?:改|换|更新|变)|新地址|"
-    r"寄到|(?<!什么时候)(?<!何时)送到|发到|搬到|搬家"
-    r"|(?i:(?:change|update|modify|correct|edit)\s+(?:my\s+|the\s+)?(?:shipping\s+|delivery\s+|mailing\s+|"
-    r"home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|address\s+(?:is\s+)?(?:now|changed))"
+    r"(?:改|修改|更改|更新|换|变更)(?:一下|下|个|一个)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送|送货|邮寄|寄送|快递)?地址|"
+    r"地址[^，。？?]{0,6}(?:改|换|更新|变|修改)|新地址|老地址|旧地址|把[^，。]{0,4}地址[^，。]{0,8}改|地址不对|"
+    r"寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)送到|发到|搬到|搬家"
+    r"|(?i:(?:change|update|modify|correct|edit|switch)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
+    r"mailing\s+|home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
+    r"address\s+(?:is\s+)?(?:now|changed)|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"
+    r"(?:delivered|sent|shipped)|(?:delivered|sent|shipped|going|go)\s+(?:[\w'-]+\s+){0,3}?to\s+(?:my\s+)?(?:new\s+)?"
+    r"(?:[\w'-]+\s+){0,2}?(?:apartment|flat|house|home|work|office|place)|new\s+(?:apartment|flat|house|home))"
 )
-THANKS = _re(r"谢谢|多谢|感谢|谢啦|辛苦了|(?i:\bthanks?\b|thank\s+you|\bthx\b|\bty\b|appreciate|\bcheers\b)")
+# Several orders ("all", "history", "哪些"): read before a status question; "这单" is one order.
+_SEVERAL_ORDERS = _re(
+    r"全部|所有|都|哪些|记录|历史|列表|清单|(?i:\ball\b|history|\blist\b|everything|\borders\b|purchases)"
+)
+_ONE_ORDER = _re(r"这单|那单|这个订单|那个订单|这笔|那笔|(?i:this\s+order|that\s+order)")
+# Details of one order ("总价", "买了几个"): a status question when an order is in sight.
+STATUS_DETAIL = _re(r"总价|总额|总共|多少钱|买了几|几件|买了什么|买的什么|买的啥|有哪些东西|里面有什么")
+_ORDER_IN_SIGHT = _re(r"单|订单|(?i:\border\b)")
+
+# A change of address asked for in words of change, whether or not the new one is given yet.
+ADDRESS_CHANGE_ASKED = _re(
+    r"(?:改|修改|更改|更新|换|变更)(?:一下|下|个|一个)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送|送货|邮寄|寄送|快递)?地址|"
+    r"地址[^，。？?]{0,6}(?:改|换|更新|修改)|老地址|旧地址|把[^，。]{0,4}地址[^，。]{0,8}改|地址不对|搬家|"
+    r"(?i:(?:change|update|modify|edit|switch)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
+    r"mailing\s+|home\s+)?address|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"
+    r"(?:delivered|sent|shipped)|(?:from\s+now\s+on|going\s+forward|instead\s+of).{0,60}(?:deliver|send|ship|go)|"
+    r"(?:deliver|send|ship|go)\w*\s.{0,60}(?:from\s+now\s+on|going\s+forward|instead\s+of\s+(?:home|work)))"
+)
+THANKS = _re(
+    r"谢谢|多谢|感谢|谢啦|谢了|辛苦了|感恩|感激|3[qQ]|(?i:\bthanks?\b|thank\s*-?\s*you|\bthx\b|\bty\b|\btysm\b|\bthanx\b|"
+    r"\bthnx\b|\btnx\b|appreciate|\bcheers\b|grateful|much\s+obliged)"
+)
+# Thanks that are something else: a question, a "no thank you", a thank-you card.
+_THANKS_BLOCKER = _re(r"[?？]|^\s*(?:不用|不要|(?i:no\b))|感谢卡|谢卡|(?i:thank-?\s*you\s+(?:card|note|message|gift))")
+
+
+def _thanks_only(text: str) -> bool:
+    """Thanks for something done ("thanks for checking on my parcel", "谢谢你帮我把地址改好了"), asking nothing more."""
+    ends_with_thanks = re.search(
+        r"[\s,，.。!！]*(?:谢谢|多谢|感谢|(?i:thanks|thank\s+you)(?:\s+(?:so|very)\s+much|\s+a\s+lot|\s+again)?)[\s!！~。.]*$",
+        text,
+    )
+    if ends_with_thanks and not THANKS.match(text.strip()):
+        before = text[: ends_with_thanks.start()]
+        asked = classify(before)
+        return (
+            not acknowledges(text)
+            and not (
+                asked.intent is Intent.HUMAN
+                or (
+                    asked.intent in ACTIONABLE
+                    and (is_question(before) or is_request(before) or bool(ASKS.search(before)))
+                )
+            )
+            and not _THANKS_BLOCKER.search(text)
+        )
+    said = THANKS.match(text.strip())
+    return bool(said) and not _THANKS_BLOCKER.search(text) and not _REQUEST_AFTER_THANKS.search(text)
+
+
+_REQUEST_AFTER_THANKS = _re(
+    r"(?i:\b(?:but|and|also|can|could|please|now|could|would|what|where|when|how|why|i\s+(?:want|need|still))\b)"
+    r"|但|不过|还有|另外|再|能不能|可以|请|帮我(?!把)|我(?:想|要|还)|吗|呢|以后"
+)
 REFUSED_CHANNEL = _re(
-    r"(?:不要|别|不用)再?(?:给我)?(?:打电话|来电|发短信|发邮件)|"
-    r"(?i:(?:stop|quit)\s+(?:calling|texting|emailing|phoning)\s+me|(?:don'?t|do\s+not)\s+(?:call|text|email|phone)\s+me)"
-)
-GREETING = _re(
-    r"^\s*(?:你好|您好|嗨|哈喽|早上好|下午好|晚上好|在吗|在不在|有人吗)|你是谁|你是机器人|你叫什么|你好吗|"
-    r"(?i:^\s*(?:hello|hi|hey|howdy|good\s+(?:morning|afternoon|evening))\b|how\s+are\s+you|who\s+are\s+you|"
-    r"are\s+you\s+(?:a\s+)?(?:bot|robot|human|real)|what'?s\s+up|what\s+can\s+you\s+do|how\s+can\s+you\s+help)"
-    r"|你能做什么|你可以做什么|你能帮我(?:做)?什么|你会什么"
-)
-# Small talk. A question about what the agent is ("are you a real person?") is not a request for one.
-BOT_QUESTION = _re(
-    r"(?:你|您)(?:是不是|是)(?:个|一个)?(?:机器人|AI|人工智能|真人|真的人|程序|自动回复)|是(?:机器人|AI|真人)(?:吗|么|在回复)|"
-    r"(?:机器人|AI|真人)(?:吗|么)\s*[?？]|"
-    r"(?i:\bare\s+you\s+(?:an?\s+|the\s+)?(?:bot|chat\s*bot|robot|ai|human|real(?:\s+person)?|person|machine|"
-    r"computer|automated|program)\b|\bis\s+this\s+(?:an?\s+)?(?:bot|chat\s*bot|robot|ai|human|real\s+person|person|"
-    r"automated|machine)\b|\bam\s+i\s+(?:talking|speaking|chatting|writing)\s+(?:to|with)\s+(?:an?\s+)?(?:bot|"
-    r"chat\s*bot|robot|ai|human|real\s+person|person|machine|computer)\b)"
-)
-GOODBYE = _re(
-    r"再见|拜拜|回头见|下次见|先这样|就这样吧?|没(?:有)?(?:别的|其他|什么)(?:事|问题)?了|没事了|晚安|"
-    r"(?i:\bbye\b|good\s*-?bye|see\s+(?:you|ya)\b|that'?s\s+(?:all|it)\b|nothing\s+else|\bcya\b|"
-    r"have\s+a\s+(?:good|nice|great|lovely)\s+(?:day|one|evening|night|weekend)|good\s*night|take\s+care)"
-)
-ACKNOWLEDGE = _re(
-    r"^\s*(?:好的?|嗯+|哦+|噢+|喔+|行|知道了|明白了?|了解了?|懂了|收到|好吧|ok(?:ay)?|k|got\s+it|i\s+see|"
-    r"cool|great|alright|all\s+right|sounds\s+good|fine|noted|understood|perfect|nice)"
-    r"(?:[\s,，.。!！~]+(?:好的?|嗯+|谢谢|ok(?:ay)?|thanks|thank\s+you|cool|great))*[\s,，.。!！~]*$",
-    # a bare acknowledgement; a longer message says something else
-)
-APOLOGY = _re(
-    r"^\s*(?:(?:不好意思|抱歉|对不起|(?i:sorry|my\s+bad|apologies|oops))[\s,，.。!！~]*)+"
-    r"(?:我?(?:打错了|说错了|弄错了|搞错了)|(?i:wrong\s+(?:one|order|number|chat)|typo|ignore\s+that|my\s+mistake))?"
-    r"[\s,，.。!！~]*$"
+    r"(?:不要|别|別|不用)再?(?:给我)?(?:打电话|打電話|来电|发短信|发邮件)|"
+    r"(?i:(?:stop|quit)\s+(?:calling|texting|emailing|phoning)\s+me|(?:don'?t|do\s+not)\s+(?:call|text|email|phone)\s+me|"
+    r"stop\s+using\s+my\s+(?:phone|number|email|wechat)|no\s+more\s+(?:phone\s+)?calls)"
 )
 RECALL = _re(
     r"(?:你)?(?:还)?记得(?:我|关于我)(?!的)|(?:关于我|我的)[^，。]{0,4}(?:你)?(?:知道|了解|记得)(?:些)?什么|"
-    r"你(?:都)?知道我(?:的)?(?:哪些|什么)|(?i:what\s+do\s+you\s+(?:know|remember)\s+about\s+me|"
-    r"do\s+you\s+remember\s+me|what\s+have\s+i\s+told\s+you)"
+    r"你(?:都)?知道我(?:的)?(?:哪些|什么)|"
+    r"(?:关于我|对我)(?:的)?[^，。？?]{0,10}(?:知道|了解|记得|记住|存|保存|记录|有)|"
+    r"(?:知道|了解|记得|记住|存|保存|记录|收集|看到|看得到|查到)(?:了)?(?:的)?(?:关于)?我(?:的)?[^，。？?]{0,8}"
+    r"(?:什么|哪些|多少|啥|信息|资料|数据|档案|情况|东西|事)|"
+    r"我的(?:个人)?(?:资料|档案|信息|数据|用户画像|画像)(?:汇总)?|(?:你们?|系统|后台)[^，。？?]{0,8}(?:我的|关于我)[^，。？?]{0,6}"
+    r"(?:资料|档案|信息|数据|记录|画像)|你(?:还)?(?:认识|了解|记得|记住了)我|(?:我|之前)[^，。？?]{0,8}(?:告诉过你|跟你说过|聊过)"
+    r"[^，。？?]{0,10}(?:记得|记着|记住)|"
+    r"(?i:what\s+do\s+you\s+(?:know|remember)\s+about\s+me|do\s+you\s+(?:remember|recall|know)\s+(?:me|who\s+i\s+am)|"
+    r"what\s+have\s+i\s+told\s+you|what\s+do\s+(?:you|u)\s+know|"
+    r"\b(?:know|knows|remember|recall|have|has|keep|kept|hold|store|stored|save|saved|got|learned|learnt|recorded|"
+    r"collected|info(?:rmation)?|data|details|notes|records?|memory|memories|file|profile)\b[^.?!]{0,30}?"
+    r"\b(?:about|abt|on|of|for)\s+me\b(?!\s+(?:to|by|at|when|if))|"
+    r"\bmy\s+(?:details|profile|data|personal\s+(?:data|information|info|details))\b)"
 )
 
-# What a question is about, for ASK_FACT. Order matters: the first subject that matches wins.
-SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "order_number",
-        _re(
-            r"(?:上次|上一次|之前|以前|刚才|前面|上回)[^，。]{0,12}(?:哪个|什么|哪一个|哪笔|哪张)(?:订单|单)|"
-            r"(?:哪个|什么|哪一个)订单[^，。]{0,8}(?:上次|之前|以前)|"
-            r"(?i:which\s+order\s+(?:did|was|were|had)\s+i|what\s+order\s+(?:did|was|had)\s+i|"
-            r"order\s+(?:number\s+)?(?:did\s+)?i\s+(?:ask|asked|mention|mentioned|inquire)|"
-            r"(?:last|previous)\s+time.{0,30}\border\b|\border\b.{0,30}(?:last|previous)\s+time)"
-        ),
-    ),
-    ("birthday", _re(r"生日|出生|(?i:birthday|\bborn\b|\bb-?day\b|date\s+of\s+birth|\bdob\b)")),
-    ("notification_preference", slots.NOTIFICATION_NOUN),
-    (
-        "contact_channel",
-        _re(
-            r"联系方式|联络方式|联系渠道|(?:怎么|如何|用什么|通过什么|以什么|哪种|什么)(?:方式)?[^，。？?]{0,4}(?:联系|联络|沟通|通知)我|"
-            r"(?:会|是)(?:给我)?(?:打电话|发短信|发邮件|发微信)[^，。]{0,8}(?:吗|还是)|"
-            r"(?i:contact\s+(?:method|channel|preference|option)|how\s+(?:will|do|should|would|did|does|are)\s+(?:you|support|"
-            r"the\s+shop|your\s+team|they)\s+(?:\w+\s+){0,3}?(?:contact|reach|get\s+(?:in\s+touch\s+with|hold\s+of)|message)\s+me|"
-            r"preferred\s+(?:contact|channel)|(?:which|what)\s+(?:channel|way|contact)|"
-            r"(?:do|will|would|are)\s+you\s+(?:\w+\s+){0,2}?(?:call|text|email|phone|message|reach)(?:ing)?\s+me\b)"
-        ),
-    ),
-    ("shipping_address", _re(r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live)")),
-    (
-        "name",
-        _re(
-            r"我(?:的)?(?:叫什么|名字|姓名|姓什么)|(?i:what'?s\s+my\s+name|what\s+is\s+my\s+name|"
-            r"do\s+you\s+know\s+(?:my\s+name|who\s+i\s+am)|who\s+am\s+i)"
-        ),
-    ),
-    ("phone_number", _re(r"电话|手机号|手机|(?i:\bphone\b|\bmobile\b|\bcell\b)")),
-    ("email", _re(r"邮箱|邮件地址|(?i:\be-?mail\b)")),
-    (
-        "preferred_carrier",
-        _re(
-            r"(?:快递|物流)(?:偏好|喜好)|(?:喜欢|偏好|偏爱)(?:用)?(?:哪家|什么|哪个)快递|(?:哪家|什么)快递[^，。]{0,4}(?:喜欢|偏好)|"
-            r"(?i:preferred\s+(?:carrier|courier|shipping\s+company)|(?:which|what)\s+(?:carrier|courier))"
-        ),
-    ),
-]
+# Asking us to forget ("delete the data you have about me") is not asking what we remember.
+ERASE = _re(r"删|清除|清空|销毁|忘掉|忘记|(?i:\b(?:delete|erase|remove|wipe|forget|purge|clear)\b)")
 
 
 @dataclass(frozen=True)
@@ -252,30 +252,43 @@ class Understanding:
     injection: bool = False
 
 
-_ASKS_TO_BE_TOLD = re.compile(
-    r"你(?:还)?记得|告诉我|提醒我|查一下我的|(?i:do\s+you\s+(?:know|remember)|tell\s+me|remind\s+me|"
-    r"(?:can|could)\s+you\s+(?:check|confirm|look\s+up)\s+(?:what|when|which|how|my))"
+# Families a part of a message can ask for on its own; small talk and answers to a proposal only ride along.
+ACTIONABLE = frozenset(
+    {
+        Intent.POLICY,
+        Intent.REFUND,
+        Intent.TRACK,
+        Intent.STATUS,
+        Intent.LIST_ORDERS,
+        Intent.SET_NOTIFICATION,
+        Intent.SET_CHANNEL,
+        Intent.SET_ADDRESS,
+        Intent.ASK_FACT,
+        Intent.RECALL,
+    }
+)
+# A part that asks for something ("check where…", "从现在起用微信联系我"), not a remark about it.
+ASKS = re.compile(
+    r"(?i:^\s*(?:check|track|find|look|tell|show|list|refund|return|send|give|mute|unmute|update|change|switch|set|"
+    r"contact|call|email|text|message|use|reach|let|get|help|cancel|turn|stop|from\s+now\s+on|going\s+forward|"
+    r"and)\b)|^\s*(?:查|帮|给|麻烦|请|退|改|换|告诉|看看|以后|今后|从现在|把|用)"
 )
 
 
-def _fact_question(text: str) -> str:
-    if not asks_about(text) and not _ASKS_TO_BE_TOLD.search(text):
-        return ""
-    for subject, pattern in SUBJECTS:
-        if pattern.search(text):
-            return subject
-    return ""
-
-
-def _names_its_own_answer(subject: str, text: str) -> bool:
-    """ "Is my address X?" states X; "when will my phone arrive?" is about a parcel."""
-    if subject in ("shipping_address", "phone_number", "preferred_carrier") and TRACK.search(text):
-        return True
-    return bool(
-        (subject == "shipping_address" and slots.address(text))
-        or (subject == "phone_number" and slots.phones(text))
-        or (subject == "email" and slots.emails(text))
+def asks_on_its_own(part: str, understood: Understanding) -> bool:
+    """Whether a part of a message asks for something of its own (not a remark, not small talk)."""
+    return understood.intent in ACTIONABLE and (
+        is_question(part) or is_request(part) or bool(ASKS.search(part)) or understood.intent.name.startswith("SET_")
     )
+
+
+_HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?i:\bwhat\b|\bwhich\b|\bis\s+it\b|\bhave\s+you\b)")
+
+# Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
+_SIMPLIFIED = str.maketrans(
+    "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問麼幫區號碼變換讓",
+    "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问么帮区号码变换让",
+)
 
 
 def classify(text: str) -> Understanding:
@@ -285,6 +298,7 @@ def classify(text: str) -> Understanding:
     classified as if it were not there.
     """
     lang = detect_language(text)
+    text = text.translate(_SIMPLIFIED)
     injection = bool(INJECTION.search(text))
     if injection:
         text = INJECTION.sub(" ", text)
@@ -293,50 +307,69 @@ def classify(text: str) -> Understanding:
         return Understanding(intent, lang, subject, injection)
 
     has_order = bool(slots.order_numbers(text))
-    if BOT_QUESTION.search(text) and not HUMAN.search(BOT_QUESTION.sub(" ", text)):
+    if asks_if_bot(text):
         return result(Intent.BOT_QUESTION)
-    if HUMAN.search(text):
+    if _thanks_only(text):
+        return result(Intent.THANKS)
+    if asks_for_a_person(text):
         return result(Intent.HUMAN)
-    if CONFIRM.match(text):
+    if CONFIRM.match(text) and not acknowledges(text):  # a bare "ok" agrees to nothing in particular
         return result(Intent.CONFIRM)
     if DENY.match(text):
         return result(Intent.DENY)
-    subject = _fact_question(text)
+    subject = fact_question(text)
     if subject == "order_number":
         return result(Intent.ASK_FACT, subject)
-    if POLICY_STRONG.search(text) and (not has_order or is_question(text)):
+    if POLICY_STRONG.search(text) and (not has_order or _NAMES_POLICY.search(text)):
         return result(Intent.POLICY)
-    if POLICY_WEAK.search(text) and not has_order and not POSSESSIVE.search(text) and is_question(text):
+    if (
+        POLICY_WEAK.search(text)
+        and not has_order
+        and not POSSESSIVE.search(text)
+        and is_question(text)
+        and not _ASKS_TO_ACT.search(text)
+        and not _MY_PARCEL.search(text)
+    ):
         return result(Intent.POLICY)
-    if subject and not _names_its_own_answer(subject, text):
+    if subject == "shipping_address" and ADDRESS_CHANGE_ASKED.search(text) and not _HOW_IT_STANDS.search(text):
+        subject = ""  # "能修改收货地址吗": a change, asked as a question ("地址更新了没有？" asks how it stands)
+    about_a_parcel = subject in ("shipping_address", "phone_number") and TRACK.search(
+        text
+    )  # "when will my phone arrive?"
+    if subject and not (about_a_parcel or names_its_own_answer(subject, text)):
         return result(Intent.ASK_FACT, subject)
     if slots.notification_preference(text):
         return result(Intent.SET_NOTIFICATION)
     if slots.contact_channel(text) or REFUSED_CHANNEL.search(text):
         return result(Intent.SET_CHANNEL)
-    if ADDRESS_CHANGE.search(text) and slots.address(text):
+    if ADDRESS_CHANGE.search(text) and slots.address(text) or ADDRESS_CHANGE_ASKED.search(text):
         return result(Intent.SET_ADDRESS)
-    if REFUND.search(text):
+    if REFUND.search(text) and REFUND_PROGRESS.search(text):
+        return result(Intent.STATUS)
+    if REFUND.search(text) and not REFUND_DECLINED.search(text):
         return result(Intent.REFUND)
     if TRACK.search(text):
         return result(Intent.TRACK)
-    if STATUS.search(text):
+    several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
+    if several and _SEVERAL_ORDERS.search(text):
+        return result(Intent.LIST_ORDERS)
+    if STATUS.search(text) or (STATUS_DETAIL.search(text) and (has_order or _ORDER_IN_SIGHT.search(text))):
         return result(Intent.STATUS)
-    if LIST_ORDERS.search(text) and not has_order:
+    if several:
         return result(Intent.LIST_ORDERS)
     if ADDRESS_CHANGE.search(text) and not re.search(r"(?i)地址是|address\s+is", text):
         return result(Intent.SET_ADDRESS)
     if has_order:
         return result(Intent.STATUS)
-    if RECALL.search(text):
+    if RECALL.search(text) and not ERASE.search(text):
         return result(Intent.RECALL)
-    if GOODBYE.search(text):
+    if says_goodbye(text):
         return result(Intent.GOODBYE)
-    if THANKS.search(text):
-        return result(Intent.THANKS)
-    if ACKNOWLEDGE.match(text):
+    if acknowledges(text):  # "ok thanks" acknowledges; "thanks, that helped" thanks
         return result(Intent.ACKNOWLEDGE)
-    if APOLOGY.match(text):
+    if THANKS.search(text) and not _THANKS_BLOCKER.search(text):
+        return result(Intent.THANKS)
+    if apologises(text):
         return result(Intent.APOLOGY)
     if GREETING.search(text):
         return result(Intent.GREETING)

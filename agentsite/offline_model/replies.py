@@ -1,7 +1,7 @@
 """Composing the agent's words in Chinese and English: fixed phrases, facts and tool results.
 
-Tool results are read by their shape (an ``error``, a ``status`` of ``pending_confirmation`` or
-``done``, ``articles``, ``orders``, shipment ``events``, order fields); fields nobody planned for
+Tool results are read by their shape (an ``error``, a ``status`` of ``pending_confirmation``,
+``queued`` or ``done``, ``articles``, ``orders``, shipment ``events``, order fields); fields nobody planned for
 are listed generically, so an unexpected result is said rather than crashing the turn. Text found
 in results is quoted as data, never obeyed.
 """
@@ -616,10 +616,22 @@ def _action_text(data: dict[str, Any], lang: str, order: str | None) -> str:
         summary = summary if in_language(summary, lang) else ""  # never the other language's sentence
     if order and summary and order not in summary:
         summary = f"{summary}（订单{order}）" if lang == "zh" else f"{summary} (order {order})"
-    if status == "pending_confirmation":
+    if status == "pending_confirmation":  # a question that names the change
         if lang == "zh":
-            return f"{summary}。请回复“确认”以继续。" if summary else "请回复“确认”以继续。"
-        return f"{summary}. Reply 'yes' to confirm." if summary else "Reply 'yes' to confirm."
+            return f"需要我{summary}吗？请回复“确认”以继续。" if summary else "请回复“确认”以继续。"
+        return f"Shall I {summary}? Reply 'yes' to confirm." if summary else "Reply 'yes' to confirm."
+    if status == "queued":  # asked for in the same message as a change that waits: it comes next
+        if lang == "zh":
+            return (
+                f"您答复上面这一项后，我再请您确认是否{summary}。"
+                if summary
+                else "您答复上面这一项后，我再处理下一项。"
+            )
+        return (
+            f"Once you've answered that, I'll ask whether you also want me to {summary}."
+            if summary
+            else "Once you've answered that, I'll ask you about the next change."
+        )
     if status == "done":
         if lang == "zh":
             return f"已完成：{summary}。" if summary else "已为您处理完成。"
@@ -650,7 +662,7 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
         ticket = data.get("ticket_id") or data.get("ticket") if isinstance(data, dict) else None
         text = phrase("escalated", lang)
         return text + (f"（工单号：{ticket}）" if lang == "zh" else f" (ticket {ticket})") if ticket else text
-    if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "done"):
+    if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "queued", "done"):
         return _action_text(data, lang, order)
     if isinstance(data, dict) and isinstance(data.get("articles"), list):
         return policy_text(data["articles"], lang, str(args.get("query") or question))

@@ -155,7 +155,7 @@ def address(text: str) -> str | None:
 
 _NOUN_ZH = r"(?:通知|推送|提醒|消息提醒|消息推送|短信提醒|提示音)"
 _NOUN_EN = (  # whole words: "shipping" holds "ping"
-    r"\b(?:notifications?|notifs?|alerts?|push(?:\s+notifications?)?|pings?|reminders?|"
+    r"\b(?:notif\w*|alerts?|push(?:\s+notifications?)?|pings?|reminders?|"
     r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))\b"
 )
 _UNMUTE = re.compile(
@@ -166,22 +166,26 @@ _UNMUTE = re.compile(
 _OFF = re.compile(
     rf"(?:关闭|关掉|关了|关上|停掉|停止|取消|屏蔽|禁用|不要|别|不用|不想(?:再)?(?:收到|接收|要)|拒收|拒绝)"
     rf"(?:(?!开启|打开)[^，。,.!?！？]){{0,6}}?{_NOUN_ZH}"
-    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:关(?!于|心|注|系|联)|停掉|静音)"
+    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:关(?!于|心|注|系|联)|停掉|静音|别发|不要发|别再发|不用发|不用再发)"
+    rf"|{_NOUN_ZH}[^。!?！？]{{0,12}}?(?:以后|今后)?(?:不用|不要|别)(?:再)?发|取消订阅|退订"
     r"|静音|免打扰|勿扰|(?:别|不要)再?(?:给我)?发(?:消息|通知|短信|推送)"
     rf"|(?i:\bmute\b|\bsilence\b|do\s+not\s+disturb|\bdnd\b|unsubscribe|opt\s+out"
     rf"|(?:turn|switch|shut)\s+(?:(?:all|the|my|your|these|those|of)\s+)*{_NOUN_EN}\s+off"
     rf"|(?:turn|switch|shut)\s+off\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:disable|stop|pause|block|silence|no\s+more|(?:don'?t|do\s+not)\s+(?:want|need|send)|"
     rf"stop\s+sending|quit\s+sending|without)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
-    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me)"
+    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me|stop\s+notifying\s+me|"
+    rf"(?:don'?t|do\s+not)\s+want\s+to\s+be\s+notified|(?:stop|turn\s+off|no\s+more|mute)\s+(?:all\s+)?(?:the\s+)?"
+    rf"(?:update\s+messages|updates)\b|{_NOUN_EN}\s+off\b)"
 )
 _ON = re.compile(
-    rf"(?:开启|打开|开通|开一下|恢复|接收|想要|需要|想收到|要收到)[^，。,.!?！？]{{0,4}}?{_NOUN_ZH}"
-    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:打开|开启|开着|恢复|开起来)"
+    rf"(?:开启|打开|开通|开一下|恢复|接收|想要|需要|想收到|要收到|重新启用|启用|我要开|要开)[^，。,.!?！？]{{0,4}}?{_NOUN_ZH}"
+    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:打开|开启|开着|恢复|开起来|开一下|开了|开通|启用|重新启用)"
     rf"|(?i:(?:turn|switch)\s+on\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:turn|switch)\s+(?:(?:all|the|my|your|these|those)\s+)*{_NOUN_EN}\s+(?:back\s+)?on\b"
     rf"|(?:enable|resume|re-?enable|restore|activate|start\s+sending)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
-    rf"|(?:want|like|need)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN})"
+    rf"|(?:want|like|need)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}"
+    rf"|(?:receive|receiving|get|getting)\s+(?:[\w']+\s+){{0,2}}?(?:{_NOUN_EN}|updates)\s+again)"
 )
 NOTIFICATION_NOUN = re.compile(rf"{_NOUN_ZH}|静音|免打扰|(?i:{_NOUN_EN}|\bmuted?\b)")
 
@@ -215,19 +219,27 @@ def notification_preference(text: str) -> str | None:
 # ---- contact channel -------------------------------------------------------------------------
 
 _CHANNELS = [
-    ("wechat", r"微信|(?i:\bwe\s?chat\b|\bweixin\b)"),
-    ("sms", r"短信|短讯|(?i:\bsms\b|\btext(?:\s+messages?)?\b|\btexts\b|\btexting\b)"),
-    ("email", r"电子邮件|邮件|邮箱|(?i:\be-?mail\b|\bmail\b)"),
-    ("phone", r"打电话|电话|致电|来电|(?i:\bphone(?:\s+calls?)?\b|\bcalls?\b|\btelephone\b|\bring\b)"),
+    ("wechat", r"微信|(?i:(?<![a-z])we\s?chat(?![a-z])|(?<![a-z])weixin(?![a-z]))"),
+    ("sms", r"短信|短讯|(?i:(?<![a-z])sms(?![a-z])|\btext(?:\s+messages?)?\b|\btexts\b|\btexting\b)"),
+    ("email", r"电子邮件|邮件|邮箱|(?i:(?<![a-z])e-?mails?(?![a-z])|\bmail\b)"),
+    (
+        "phone",
+        r"打电话|电话|電話|致电|来电|(?i:\bphone(?:\s+calls?)?\b|\bphoned\b|\bphoning\b|\bcalls?\b|\btelephone\b|\bring\b)",
+    ),
 ]
 _CONTACT_CUE = re.compile(
-    r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|(?i:contact|reach|get\s+in\s+touch|communicat|"
-    r"prefer|instead|\bvia\b|\bby\b|\bover\b|is\s+fine|works\s+(?:best|better|for\s+me)|text\s+me|call\s+me\s+(?:instead|rather)|updates?\s+(?:by|via|over))"
+    r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|发我|发给我|打给我|给我打|给我发|以后|今后|改成|换成|只用|"
+    r"(?i:contact|reach|get\s+in\s+touch|communicat|prefer|rather|instead|\bonly\b|\buse\b|\bvia\b|\bby\b|\bover\b|"
+    r"is\s+fine|works\s+(?:best|better|for\s+me)|text\s+me|call\s+me|phoned\s+me|ring\s+me|email\s+me|"
+    r"updates?\s+(?:by|via|over))"
 )
 _NEGATED_BEFORE = re.compile(
-    r"(?:不要|别|不用|不想|而不是|不是|非|(?i:don'?t|do\s+not|not|never|no|instead\s+of|rather\s+than))"
+    r"(?:不要|别|別|不用|不想|不看|不再|而不是|不是|非|(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|"
+    r"instead\s+of|rather\s+than|than))"
     r"[^，。,.!?！？]{0,8}$"
 )
+# "Email me the invoice": something to send, not a way to be contacted.
+_SEND_ME_A_THING = re.compile(r"(?i)\b(?:email|e-mail|text|send|mail|message)\s+me\s+(?:the|a|an|my|this|that|your)\b")
 CHANNEL_NAMES = {
     "zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
     "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"},
@@ -237,7 +249,7 @@ CHANNEL_NAMES = {
 def contact_channel(text: str) -> str | None:
     """Return the channel the customer wants to be contacted by, if `text` says so."""
     text = _EMAIL_RE.sub(" ", text)
-    if not _CONTACT_CUE.search(text):
+    if not _CONTACT_CUE.search(text) or _SEND_ME_A_THING.search(text):
         return None
     hits: list[tuple[int, str]] = []
     for channel, pattern in _CHANNELS:

@@ -149,6 +149,7 @@ def test_each_proposal_names_what_will_happen(customers):
 
 
 def test_two_changes_in_one_step_propose_the_first_and_the_second_waits(customers, offline_model):
+    """Whatever the model asks for at once, one change waits for an answer; the second is proposed after."""
     from chat.models import CustomerProfile
 
     user = customers["alice"]
@@ -157,11 +158,17 @@ def test_two_changes_in_one_step_propose_the_first_and_the_second_waits(customer
     offline_model.script(["two_changes"], task="chat")  # the model asks for both at once
 
     turn = run_turn(user.pk, conversation, "Mute my notifications and contact me on WeChat")
-    run_turn(user.pk, conversation, "yes")
+    assert [a.status for a in PendingAction.objects.filter(conversation_id=conversation).order_by("created_at")] == [
+        "pending",
+        "queued",
+    ]
+    after_yes = run_turn(user.pk, conversation, "yes")
 
-    assert [a.tool for a in PendingAction.objects.filter(conversation_id=conversation)] == [
-        "update_notification_preference"
+    actions = PendingAction.objects.filter(conversation_id=conversation).order_by("created_at")
+    assert [(a.tool, a.status) for a in actions] == [
+        ("update_notification_preference", "done"),
+        ("update_contact_channel", "pending"),
     ]
     after = CustomerProfile.objects.get(user=user)
     assert after.notification_preference == "mute" and after.contact_channel == before.contact_channel
-    assert "one change at a time" in turn.reply, turn.reply  # the model was told, and says, what comes next
+    assert "WeChat" in turn.reply and "WeChat" in after_yes.reply, (turn.reply, after_yes.reply)

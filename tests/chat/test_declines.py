@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.tools import is_cancellation, is_confirmation
+from chat.answers import is_cancellation, is_confirmation
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,9 @@ import json
 import pytest
 
 from agentsite import clock
+from chat.answers import is_confirmation
 from chat.models import CustomerProfile, Order, PendingAction, Refund
-from chat.tools import cancel_pending, confirm_pending, is_confirmation, run_tool, schemas
+from chat.tools import cancel_pending, confirm_pending, run_tool, schemas
 from memory.models import Conversation, LongTermMemory
 
 pytestmark = pytest.mark.django_db
@@ -201,9 +202,31 @@ def test_bare_confirmations(text):
     assert is_confirmation(text)
 
 
-@pytest.mark.parametrize("text", ["yes but first tell me the price", "确认一下订单状态", "no", "不要", "what?"])
+@pytest.mark.parametrize(
+    "text", ["yes but first tell me the price", "确认一下订单状态", "no", "不要", "what?", "ok thanks", "好的谢谢"]
+)
 def test_messages_that_merely_contain_yes_are_not_confirmations(text):
     assert not is_confirmation(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "proposal", "confirms"),
+    [
+        ("yes, switch it to WeChat", {"channel": "wechat"}, True),
+        ("yes, switch it to email", {"channel": "wechat"}, False),
+        ("对，就改成微信", {"channel": "wechat"}, True),
+        ("对，改成短信", {"channel": "wechat"}, False),
+        ("yes, turn the notifications off", {"preference": "mute"}, True),
+        ("yes, turn them on", {"preference": "mute"}, False),
+        ("yes refund ORD-2025-0816", {"order_number": "ORD-2025-0816", "reason": "broken"}, True),
+        ("yes refund ORD-2025-0817", {"order_number": "ORD-2025-0816", "reason": "broken"}, False),
+        ("sure, mute my notifications", {"channel": "wechat"}, False),  # another change, not this one
+        ("Please mute my notifications", None, False),  # a request, not an answer
+        ("好的，谢谢你", None, False),  # thanks
+    ],
+)
+def test_a_confirmation_that_names_the_change_must_name_the_waiting_one(text, proposal, confirms):
+    assert is_confirmation(text, proposal) is confirms
 
 
 def test_recall_memory_returns_this_customers_memories_with_tags(context_for, seeded):
@@ -260,3 +283,14 @@ def test_a_blank_address_is_refused_as_too_short_not_as_a_failure(context_for):
                             ("update_order_address", {"order_number": "ORD-2025-0816", "address": " \t "})]:  # fmt: skip
         refused = run_tool(context_for("wang"), tool, arguments)
         assert refused == {"error": "这个地址太短，无法投递", "error_code": "address_too_short"}
+
+
+@pytest.mark.parametrize(
+    ("text", "bare"),
+    [("yes", True), ("好的，确认", True), ("sure, go ahead", True), ("yes, mute my notifications", False)],
+)
+def test_with_nothing_waiting_only_a_bare_yes_is_a_yes_to_nothing(text, bare):
+    """A yes that asks for a change is a request for the model when nothing waits, not a "yes" to nothing."""
+    from chat.answers import is_bare_confirmation
+
+    assert is_bare_confirmation(text) is bare

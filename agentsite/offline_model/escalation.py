@@ -1,0 +1,98 @@
+"""Messages that want out of the chat's rules or into a person's hands: prompt injection, and asking for staff."""
+
+from __future__ import annotations
+
+import re
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+# An attempt to change what the agent is or may do. Four kinds, in both languages: throwing its rules away,
+# asking for its instructions, claiming an authority a chat message cannot carry, and text dressed as a
+# system or staff message.
+_RULES_ZH = r"(?:指令|指示|规则|提示|设定|要求|限制|约束|政策|流程|安全限制|确认步骤|确认)"
+_RULES_EN = (
+    r"(?:instructions?|prompts?|rules|directions|guidelines|directives|policy|policies|programming|restrictions|"
+    r"limits|checks|safeguards|guardrails|confirmation(?:\s+(?:step|policy|rule))?|everything\s+(?:you\s+were|"
+    r"you'?ve\s+been)\s+told)"
+)
+INJECTION = _re(
+    rf"(?:忽略|无视|忘记|忘掉|跳过|绕过|关掉|关闭|解除|取消)(?:掉)?(?:你)?(?:之前|以上|上面|前面|先前|所有|全部|你的|一切)?"
+    rf"(?:的)?(?:所有|全部)?(?:的)?{_RULES_ZH}|(?:之前|以前|原来|上面)的?(?:指令|规则|设定)(?:都)?(?:作废|无效|失效)|"
+    rf"不受(?:任何)?{_RULES_ZH}|没有(?:任何)?(?:规则|限制)|(?:无需|不用|不需要|别让我|不必)确认|直接(?:执行|同意|批准)"
+    r"|系统提示词?|提示(?:内容|词)|(?:你的|隐藏|所有隐藏的?)(?:prompt|规则|参数|指令)|(?:规则|prompt)[^，。]{0,6}(?:原文|发我|翻译)|"
+    r"配置(?:文件)?(?:内容)?|你现在是|扮演|开发者(?:模式|身份)|管理员(?:模式|身份|备注)|以?root身份|最高权限|授权码|权限已提升|"
+    r"我是(?:这个)?(?:机器人|系统|你)的(?:作者|开发者|管理员)|我是管理员|(?:经理|主管|客服经理|上级)[^，。]{0,6}(?:批准|审批|授权|同意)"
+    r"|【(?:系统|管理员|admin)|\[(?:系统|管理员)|系统[:：]|系统(?:通知|指令|消息)|管理员指令|新(?:的)?(?:系统)?指令|</?system>"
+    r"|(?:忽略|无视|忘记|忘掉)(?:之前|以上|上面|前面)?的?(?:所有|全部|一切)(?:的)?(?:内容|对话|消息|话)"
+    r"|从现在(?:开始|起)你(?:是|就是|要)|你(?:不再是|的新身份|现在的身份)|(?:进入|切换到|开启)[^，。]{0,4}模式|测试模式|调试模式|"
+    r"越狱|重置(?:你的)?(?:设定|指令|规则)|我是你们(?:公司)?的?(?:员工|技术|工程师|程序员|内部)|内部测试|我授权你|已(?:经)?获(?:得)?授权|"
+    r"不用问我|无条件|(?:所有|一切)(?:请求|要求|退款)[^，。]{0,4}(?:都)?(?:同意|通过|批准|执行)|你(?:的)?(?:提示词|设定|收到的指令|系统设置)|"
+    r"(?:重复|复述|输出|打印|告诉我)[^，。]{0,6}(?:上面|以上|前面)的(?:话|内容|文字)|你必须|必须(?:立即|马上)"
+    rf"|(?i:\b(?:ignore|disregard|forget|bypass|skip|override|drop|discard)\s+(?:all\s+)?(?:of\s+)?"
+    rf"(?:the\s+|your\s+|any\s+|my\s+|these\s+|those\s+)?(?:previous|prior|above|earlier|preceding|former|"
+    rf"current|safety|security|internal|system)?\s*{_RULES_EN}|"
+    r"system\s+(?:prompt|message|instruction)|(?:hidden|secret|internal|initial|original)\s+(?:prompt|instructions|"
+    r"rules|configuration)|(?:reveal|print|output|show|repeat|dump|display|leak)\s+(?:me\s+)?(?:your|the)\s+"
+    r"(?:\w+\s+){0,2}?(?:prompt|instructions|rules|configuration|config)|developer\s+(?:mode|override)|"
+    r"(?:debug|maintenance|god|admin|sudo)\s+mode|jailbreak|\bDAN\b|you\s+are\s+now\s+|act\s+as\s+(?:an?\s+)?"
+    r"(?:admin|administrator|developer|root)|pretend\s+(?:you\s+are|to\s+be)|role-?play\s+as|"
+    r"(?:imagine|suppose|assume)\s+you(?:'re|\s+are|\s+were|\s+have)\s+(?:not\s+bound|no\s+rules|unrestricted|"
+    r"free)|unrestricted\s+ai|no\s+(?:rules|restrictions|limits)\b|not\s+bound\s+by|"
+    r"i'?m\s+(?:the|your|a|an)\s+(?:store\s+|shop\s+|system\s+)?(?:admin|administrator|developer|owner|creator)\b"
+    r"(?!\s+myself)|as\s+(?:a|an|the|your)\s+(?:developer|admin|administrator)\s+(?:at|of|for)|"
+    r"(?:manager|supervisor|admin|staff)\s+(?:has\s+|have\s+)?(?:already\s+)?(?:approved|authori[sz]ed)|"
+    r"your\s+(?:new\s+)?(?:rules|instructions)\s+(?:have\s+been|are|were)\s+(?:updated|changed)|"
+    r"(?:your|new)\s+(?:new\s+)?instructions?\s+(?:is|are)\b|override\s*[:=]|access\s+to\s+all\s+customer|"
+    r"(?:grant|give)\s+(?:this\s+user|me)\s+(?:admin|root|\$?\d+)|"
+    r"(?:without|skip(?:ping)?)\s+(?:the\s+|any\s+)?confirm(?:ation|ing)?|approve\s+(?:every|all)\s+refunds?|"
+    r"from\s+now\s+on,?\s+you\s+(?:are|will|must|should)|you(?:'re|\s+are)\s+no\s+longer|new\s+(?:persona|role|rule)s?\s*:|"
+    r"(?:reset|clear|wipe)\s+your\s+(?:instructions|rules|memory|programming)|do\s+anything\s+now|"
+    r"what\s+(?:were\s+you|have\s+you\s+been)\s+told|what(?:'s|\s+is|\s+are)\s+your\s+(?:system\s+)?"
+    r"(?:prompt|instructions|rules|directives)|(?:repeat|print|recite)\s+(?:the\s+)?(?:words|text|everything)\s+above|"
+    r"\[inst\]|#{2,}\s*instruction|^\s*(?:system|assistant|admin)\s*:|"
+    r"i\s+(?:hereby\s+)?authori[sz]e\s+you|(?:this\s+is\s+an?\s+)?authori[sz]ed\s+(?:request|override|test)|"
+    r"i\s+(?:work\s+(?:for|at)|am\s+from|'m\s+from)\s+(?:the\s+)?(?:shop|store|company|it\s+department|your\s+company)|"
+    r"(?:security|penetration|internal)\s+test|emergency\s+override|(?:disable|turn\s+off|switch\s+off)\s+(?:the\s+|your\s+)?"
+    r"(?:safety|filters?|checks?|confirmation|restrictions|rules)|you\s+(?:must|have\s+to)\s+(?:now\s+)?(?:refund|approve|obey|"
+    r"comply|do\s+what)|(?:don'?t|do\s+not|no\s+need\s+to)\s+ask\s+(?:me\s+)?(?:to|for|before)\s+confirm|"
+    r"no\s+need\s+to\s+confirm|auto-?approve)"
+)
+_PERSON_EN = (
+    r"(?:a\s+|an\s+|the\s+|your\s+|some\s+|one\s+of\s+your\s+)?(?:real\s+|live\s+|actual\s+|human\s+|proper\s+)?"
+    r"(?:person|human|people|someone|somebody|staff|member\s+of\s+(?:staff|your\s+team)|agent|operator|representative|"
+    r"\brep\b|manager|supervisor|team\s+lead(?:er)?|boss|colleague|employee|complaints?\s+(?:department|team|line)|"
+    r"customer\s+(?:service|support|care)\s+(?:team|agent|person)|support\s+team|specialist)"
+)
+# Asking for a person: strong words alone, or a verb of being put through followed by a person.
+HUMAN = _re(
+    r"人工|真人|转接|主管|经理|店长|负责人|上级|领导|工作人员|客服专员|投诉电话|换个人|找(?:个)?人(?:工)?(?:来|处理|帮)|"
+    r"活人|专人|能做主|升级处理|我要投诉|接线员|客服小姐姐|老板出来|叫[^，。？?]{0,6}(?:人|的)来|找个(?:懂|能)|"
+    r"转(?:给|到|去)?[^，。？?]{0,8}(?:人|工作人员|客服|售后|主管|经理)|帮我转过去|找你们(?:的)?(?:人|客服|店长|老板)"
+    r"|(?i:\bhuman\b|real\s+(?:person|people)|live\s+(?:agent|person|chat|support)|representative|\brep\b|"
+    r"\bmanager\b|\bsupervisor\b|\boperator\b|\bescalate\b|"
+    r"(?:speak|talk|chat|deal)\s+(?:to|with)\s+" + _PERSON_EN + r"|"
+    r"(?:get|put|transfer|connect|hand|pass|send)\s+(?:me|this|it|us)?\s*(?:over\s+|through\s+|across\s+)?(?:to|with)?\s*"
+    + _PERSON_EN
+    + r"|(?:get|bring|find)\s+"
+    + _PERSON_EN
+    + r"|"
+    + _PERSON_EN
+    + r"\s+(?:could|can|to|would)\s+(?:\w+\s+)?take\s+over|"
+    r"take\s+over\s+(?:this|the)\s+(?:chat|conversation))"
+)
+# "No need to transfer me", "我是真人", "the manager I spoke to last week was helpful".
+_NOT_ASKING_FOR_A_PERSON = _re(
+    r"不用(?:转|找)|不要(?:转|找)|不想(?:转|找)|不需要(?:转|找|人工)|我是(?:真人|人)|刚才那个|挺好的|"
+    r"(?i:\bno\s+need\s+to\s+(?:transfer|escalate)|don'?t\s+(?:need|want)\s+(?:to\s+)?(?:a\s+)?(?:transfer|human|person)|"
+    r"i'?m\s+(?:a\s+)?(?:real\s+)?(?:person|human)|(?:the|your)\s+"
+    + _PERSON_EN
+    + r"\s+(?:i|who)\s+(?:spoke|talked|dealt)|"
+    r"opening\s+hours|working\s+hours)"
+)
+
+
+def asks_for_a_person(text: str) -> bool:
+    return bool(HUMAN.search(text)) and not _NOT_ASKING_FOR_A_PERSON.search(text)

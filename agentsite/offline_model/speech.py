@@ -1,0 +1,54 @@
+"""Speech acts of one customer message: its language, whether it asks a question, whether it asks us to act."""
+
+from __future__ import annotations
+
+import re
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_NOT_WORDS = re.compile(r"ORD[-_ ]?\d{4}[-_ ]?\d+|[\w.+\-]+@[\w.\-]+|\b[A-Z]{2,}\b", re.I)
+
+
+def detect_language(text: str) -> str:
+    """Return "zh" when the text is mostly Chinese, else "en"."""
+    han = len(_HAN.findall(text))
+    if not han:
+        return "en"
+    words = len(_LATIN_WORD.findall(_NOT_WORDS.sub(" ", text)))
+    return "zh" if han >= 2 or words <= 2 else "en"
+
+
+_QUESTION_ZH = re.compile(
+    r"吗|呢\s*[?？。]?\s*$|什么|啥|哪|几|多少|多久|多长|谁|怎么|怎样|如何|是否|有没有|是不是|对不对|能否|可否|可不可以|记得(?!通知|告诉|提醒|联系|发|给)|"
+    r"还是(?!算了|不|别|用|要|先)|[^不]不\s*[?？。]?\s*$"
+)
+_QUESTION_EN = re.compile(
+    r"(?i)^\s*(?:what|whats|when|where|which|who|whom|whose|why|how|is|are|am|do|does|did|can|could|will|"
+    r"would|should|have|has|may|any)\b|\b(?:do|does|did)\s+you\s+(?:know|remember|have)\b"
+)
+_REQUEST = re.compile(
+    r"请(?!问)|帮我|帮忙|麻烦|把|给我|我要|我想|我需要|能不能|能否|可以帮|可不可以帮|希望"
+    r"|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b|\bwould\s+you\b|\bwill\s+you\b|\bi\s+want\b|"
+    r"\bi'?d\s+like\b|\bi\s+would\s+like\b|\bi\s+need\b|\bhelp\s+me\b|\blet'?s\b|^\s*(?:set|change|update|"
+    r"switch|turn|make|mute|unmute|stop|enable|disable)\b)"
+)
+
+
+def is_question(text: str) -> bool:
+    return bool(re.search(r"[?？]", text) or _QUESTION_ZH.search(text) or _QUESTION_EN.search(text))
+
+
+def is_request(text: str) -> bool:
+    return bool(_REQUEST.search(text))
+
+
+_WH_START = re.compile(r"(?i)^\s*(?:what|whats|when|where|which|who|whom|whose|how)\b")
+# A question about how things stand ("我之前把通知静音了吗"), whatever request words it holds.
+_STATE_QUESTION = re.compile(r"(?:之前|以前|是不是|有没有|现在|目前|已经)[^，。]*吗[?？]?\s*$")
+
+
+def asks_about(text: str) -> bool:
+    """A question that is not a request to change something ("are my notifications muted?")."""
+    return is_question(text) and (
+        not is_request(text) or bool(_WH_START.match(text)) or bool(_STATE_QUESTION.search(text))
+    )

@@ -1,0 +1,60 @@
+"""One message, several requests: where a message asking two things ("check where ORD-… is, and from now
+on contact me on WeChat") is cut, and what each part asks (docs/offline-model.md, "Several requests")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from . import slots
+from .nlu import Intent, Understanding, asks_on_its_own, classify
+
+# Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
+_BOUNDARY = re.compile(
+    r"[，,；;。.!！?？\n]+\s*(?:(?i:and|also|plus|then|but|oh)\b[\s,，]*)*"
+    r"|\s+(?i:and\s+(?:also\s+)?(?:then\s+)?|also\s+|plus\s+|as\s+well\s+as\s+)(?=\w)"
+    r"|还有|另外|顺便|然后|并且|同时|以及|再(?=帮|给|把|查|看|改|换|问)"
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request of a message: its words (with the message's one order number when it names none)."""
+
+    text: str
+    understood: Understanding
+
+
+def _same_request(a: Understanding, b: Understanding) -> bool:
+    return a.intent is b.intent and a.subject == b.subject
+
+
+def requests(text: str) -> list[Request]:
+    """The requests of a message, in order: one unless parts of it each ask for something different.
+
+    Parts are cut at punctuation and linking words; a part that only remarks on something ("it arrived
+    broken") or is small talk joins the request beside it, so "My parcel ORD-… came damaged. I want a
+    refund" stays one refund request. A request for a person is the whole message's: staff take it all.
+    """
+    whole = classify(text)
+    marks = [m for m in _BOUNDARY.finditer(text) if m.start() > 0 and m.end() < len(text)]
+    starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
+    groups: list[tuple[int, Understanding]] = []  # the part each request starts at, and what it asks
+    for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        part = text[start:end]
+        understood = classify(part)
+        if asks_on_its_own(part, understood) and not (groups and _same_request(groups[-1][1], understood)):
+            groups.append((i if groups else 0, understood))
+    if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection:
+        return [Request(text, whole)]
+    numbers = slots.order_numbers(text)
+    firsts = [i for i, _ in groups]
+    found = []
+    for first, after in zip(firsts, [*firsts[1:], len(starts)], strict=True):
+        part = text[starts[first] : ends[after - 1]].strip()
+        if len(numbers) == 1 and not slots.order_numbers(part):
+            part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
+        found.append(Request(part, classify(part)))
+    if len({(r.understood.intent, r.understood.subject) for r in found}) < 2:
+        return [Request(text, whole)]
+    return found

@@ -1,0 +1,109 @@
+"""What a question about the customer is about (`ask_fact`): their address, channel, name … or last order."""
+
+from __future__ import annotations
+
+import re
+
+from . import slots
+from .speech import asks_about, detect_language
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+# What a question is about, for ASK_FACT. Order matters: the first subject that matches wins.
+SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "order_number",
+        _re(
+            r"(?:上次|上一次|之前|以前|刚才|前面|上回)[^，。]{0,12}(?:哪个|什么|哪一个|哪笔|哪张)(?:订单|单)|"
+            r"(?:哪个|什么|哪一个)订单[^，。]{0,8}(?:上次|之前|以前)|"
+            r"(?:上次|上一次|之前|以前|上回|刚才)[^。]{0,14}(?:订单号|单号|那单|那个订单|那笔订单)[^。]{0,8}(?:多少|是啥|啥|什么|哪个|几)|"
+            r"(?i:which\s+order\s+(?:did|was|were|had)\s+(?:i|we)|what\s+order\s+(?:did|was|had)\s+(?:i|we)|"
+            r"order\s+(?:number\s+)?(?:did\s+)?(?:i|we)\s+(?:ask|asked|mention|mentioned|inquire|talked|spoke|was\s+asking|"
+            r"were\s+(?:talking|discussing))|which\s+order\s+(?:we|i)\s+(?:talked|spoke|asked|were|discussed)|"
+            r"remind\s+me\s+(?:of\s+)?(?:the|which|what)\s+order|order\s+number\s+from\s+(?:our|the|my)\s+(?:last|previous|"
+            r"earlier)|(?:last|previous)\s+time.{0,30}\border\b|\border\b.{0,30}(?:last|previous)\s+(?:time|chat|conversation)|"
+            r"(?:last|previous|earlier)\s+(?:chat|conversation).{0,30}\border\b)"
+        ),
+    ),
+    ("birthday", _re(r"生日|出生|(?i:birthday|\bborn\b|\bb-?day\b|date\s+of\s+birth|\bdob\b)")),
+    ("notification_preference", slots.NOTIFICATION_NOUN),
+    (
+        "contact_channel",
+        _re(
+            r"联系方式|联络方式|联系渠道|(?:怎么|如何|用什么|通过什么|通过啥|用啥|以什么|哪种|什么|啥|一般)(?:方式)?[^，。？?]{0,4}"
+            r"(?:联系|联络|沟通|通知)我|(?:会|是)(?:给我)?(?:打电话|发短信|发邮件|发微信)[^，。]{0,8}(?:吗|还是)|"
+            r"(?i:contact\s+(?:method|channel|preference|option|setting)|how\s+(?:will|do|should|would|did|does|are)\s+(?:you|"
+            r"support|the\s+shop|your\s+team|they)\s+(?:\w+\s+){0,3}?(?:contact|reach|get\s+(?:in\s+touch\s+with|hold\s+of)|"
+            r"message|notify)\s+me|preferred\s+(?:contact|channel|way)|(?:which|what)\s+(?:channel|way|contact)|"
+            r"(?:do|will|would|are)\s+you\s+(?:\w+\s+){0,2}?(?:call|text|email|phone|message|reach|contact)(?:ing)?\s+me\b)"
+        ),
+    ),
+    ("shipping_address", _re(r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live)")),
+    (
+        "name",
+        _re(
+            r"我(?:的)?(?:叫什么|名字|姓名|姓什么)|(?:我|账号|账户)[^，。]{0,8}(?:名字|姓名|称呼)|收件人|收货人|"
+            r"(?i:what'?s\s+my\s+name|what\s+is\s+my\s+name|do\s+you\s+know\s+(?:my\s+name|who\s+i\s+am)|who\s+am\s+i|"
+            r"(?:what|which)\s+name|under\s+what\s+name|my\s+(?:full\s+|first\s+|last\s+)?name\b|name\s+on\s+(?:my|the)\s+account)"
+        ),
+    ),
+    ("phone_number", _re(r"电话|手机号|手机|(?i:\bphone\b|\bmobile\b|\bcell\b)")),
+    ("email", _re(r"邮箱|邮件地址|(?i:\be-?mail\b)")),
+    (
+        "preferred_carrier",
+        _re(
+            r"(?:快递|物流)(?:偏好|喜好)|(?:喜欢|偏好|偏爱|选的|常用|指定|默认)(?:的)?(?:用)?(?:哪家|什么|哪个)?快递|"
+            r"(?:哪家|什么)快递[^，。]{0,4}(?:喜欢|偏好)|快递是哪家|"
+            r"(?i:(?:preferred|favourite|favorite|usual|default|chosen)\s+(?:carrier|courier|delivery\s+(?:company|service)|"
+            r"shipping\s+(?:company|carrier))|(?:which|what)\s+(?:carrier|courier|delivery\s+company|shipping\s+carrier|"
+            r"shipping\s+company)|(?:carrier|courier)\s+(?:is\s+)?(?:set|saved|on\s+record)|as\s+my\s+preference)"
+        ),
+    ),
+]
+# A question about the customer names them; "your email address" is the shop's.
+_ABOUT_ME = _re(r"我|俺|账户|账号|留的|(?i:\b(?:my|me|i|i'?m|i'?ve|mine|we|us)\b|on\s+(?:file|record)|account)")
+# "your warehouse address": the shop's; "your records" still hold the customer's.
+_YOURS = _re(
+    r"(?i)\byour\s+(?!records?|system|files?|database|end)\w+|\breturn\s+address|\bbirthday\s+(?:discount|offer|sale)"
+)
+_ABOUT_THE_SHOP = _re(
+    r"你们的?(?:店铺|店|客服|公司)|贵店|店铺的|优惠|折扣|活动|福利|"
+    r"(?i:\byour\s+(?:customer\s+service|shop|store|company|support)|discount|promotion|\boffers?\b)"
+)
+
+
+_ASKS_TO_BE_TOLD = re.compile(
+    r"你(?:还)?记得|告诉我|提醒我|查一下我的|(?:帮我)?(?:查|看)(?:一)?下(?:我的|账户|账号)|"
+    r"(?i:do\s+you\s+(?:know|remember)|tell\s+me|remind\s+me|"
+    r"(?:can|could)\s+you\s+(?:check|confirm|look\s+up)\s+(?:what|when|which|how|my|whether|if))"
+)
+
+
+def fact_question(text: str) -> str:
+    if not asks_about(text) and not _ASKS_TO_BE_TOLD.search(text):
+        return ""
+    for subject, pattern in SUBJECTS:
+        if pattern.search(text):
+            # Chinese drops the "my" ("联系方式是微信吗"); English says it, or "on file"
+            mine = subject == "order_number" or (
+                not _ABOUT_THE_SHOP.search(text)
+                and (detect_language(text) == "zh" or bool(_ABOUT_ME.search(text)) or not _YOURS.search(text))
+            )
+            return subject if mine else ""
+    return ""
+
+
+def names_its_own_answer(subject: str, text: str) -> bool:
+    """ "Is my address X?" states X; "which courier has my parcel" asks about a parcel."""
+    if subject == "preferred_carrier" and re.search(
+        r"包裹|这单|现在|(?i:parcel|package|shipment|delivering|right\s+now)", text
+    ):
+        return True
+    return bool(
+        (subject == "shipping_address" and slots.address(text))
+        or (subject == "phone_number" and slots.phones(text))
+        or (subject == "email" and slots.emails(text))
+    )

@@ -1,0 +1,181 @@
+"""How a customer answers a proposed change: a confirmation, a decline, or neither.
+
+Read only while a change waits for an answer (``chat.agent``), by the application, never by the
+model. A confirmation opens with a yes ("yes", "sure", "好的", "没问题") and says nothing but
+agreement and the change itself ("yes, switch it to WeChat", "对，就改成邮箱"): a question, a "but",
+another request or an unknown word makes it something else, and any value it names (a channel, a
+setting, a number) must be the waiting change's. A decline opens with a no ("no", "never mind",
+"算了", "先别") that is not the start of a request of its own ("don't call me", "不要再发短信").
+The paraphrase corpus in tests/offline_model/paraphrases measures both (docs/offline-model.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+
+def _longest_first(words: str) -> str:
+    """An alternation of ``words`` (space-separated), longest first: "退款" is tried before "退"."""
+    return "|".join(sorted(words.split(), key=len, reverse=True))
+
+
+# Words that open an answer, perhaps after a filler ("actually", "wait", "等等").
+_FILLER = (
+    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|well|hold on|等等|等一下|哎|呃|嗯|那个|额)"
+    r"[\s,，.。!！-]*)*"
+)
+_YES_EN = (
+    r"y(?:es+|eah|ep|up|a)?|sure(?:\s+thing)?|ok(?:ay)?|k|alright|all\s+right|right|correct|exactly|"
+    r"confirm(?:ed)?|i\s+confirm|affirmative|absolutely|definitely|of\s+course|certainly|agreed?|i\s+agree|"
+    r"please\s+(?:do|proceed|go\s+ahead|continue)|proceed|go\s+(?:ahead|for\s+it|on)|do\s+it|"
+    r"sounds\s+(?:good|great|fine|right)|that'?s\s+(?:right|correct|fine|good|great|perfect|ok)|perfect|fine|"
+    r"that\s+works|works\s+for\s+me|yes\s+please|make\s+the\s+change|approved?"
+)
+_YES_ZH = (
+    r"我?确认(?!一下|下)|我?确定|我?同意|是的?|嗯呢|OK的|ok的|对的?|没错|好的?|好滴|好哒|好嘞|好呀|好啊|行(?:吧|的)?|可以(?:的)?|没问题|同意|"
+    r"嗯+|就这么办|就这样|就按这个|ok|OK|麻烦(?:你|您)?了?|请继续|继续|改吧|办吧|退吧|弄吧"
+)
+# What may follow the yes: agreement, politeness and the change itself (its values are checked separately).
+_AGREEMENT_EN = re.compile(
+    r"(?i)\b(?:please|pls|plz|kindly|thanks?|thank\s+you|thx|ty|cheers|go\s+ahead|go\s+for\s+it|go\s+on|do\s+it|"
+    r"do\s+that|proceed|continue|confirm(?:ed)?|i\s+confirm|that'?s|that\s+is|it'?s|right|correct|exactly|"
+    r"perfect|great|good|fine|lovely|sounds?|sure|ok(?:ay)?|yes+|yeah|yep|yup|absolutely|definitely|of\s+course|"
+    r"what\s+i\s+(?:want|wanted|asked\s+for|need)|works(?:\s+for\s+me)?|agreed?|approved?|all\s+good|"
+    r"make|made|change|changes|changed|switch|update|set|refund|mute|unmute|turn|process|submit|"
+    r"with|the|a|it|that|this|them|those|my|me|to|for|and|then|now|then|off|on|from\s+now\s+on|going\s+forward|"
+    r"notifications?|alerts?|address|order|channel|contact|money|amount|by|via|using|use|as|"
+    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what)\b"
+)
+_AGREEMENT_ZH = re.compile(
+    _longest_first(
+        "吧 了 的 啊 呀 哈 嗯 嗯嗯 呢 谢谢 多谢 感谢 麻烦 麻烦你 麻烦您 麻烦了 麻烦你了 麻烦您了 麻烦啦 辛苦 辛苦了 请 "
+        "继续 执行 操作 办理 处理 提交 确认 确定 就这样 就这么办 这么办 就这么定 定了 按你说的 按这个 按这个来 没问题 "
+        "可以 行 好 好嘞 是 对 同意 没错 就是 这个 帮我 给我 替我 把 一下 就 那就 那 这样 弄 办 搞 去 来 "
+        "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
+        "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 "
+        "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你"
+    )
+)
+# A value named in an answer: it must be the waiting change's.
+_CHANNEL_WORDS = {
+    "email": r"(?i:e-?mail)|邮件|邮箱",
+    "sms": r"(?i:\bsms\b|\btexts?\b|text\s+messages?)|短信",
+    "wechat": r"(?i:we\s*chat)|微信",
+    "phone": r"(?i:\bphone\b|\bcall\b|\bcalls\b)|电话",
+}
+_NOTIFICATION = {
+    "mute": r"(?i:\bmute|\boff\b|silence)|静音|关闭|关掉|关了|关上",
+    "on": r"(?i:\bunmute|\bon\b)|打开|开启|开着",
+}
+_NUMBER = re.compile(r"\d[\d,.]*\d|\d")
+_BLOCKER = re.compile(
+    r"[?？]|(?i:\b(?:but|however|instead|rather|except|wait|hold\s+on|hang\s+on|first|actually|not|never|"
+    r"no(?!\s+(?:problem|worries|prob))|"
+    r"don'?t|cancel|also|another|else|still|later|how|which|when|why|where|who)\b|n't\b|"
+    r"\bwhat\b(?!\s+i\s+(?:want|wanted|asked|need)))"
+    r"|不过|但是|但|而是|等等|等一下|先别|先不|不要|不用|别|不是|不对|吗|多久|为什么|怎么|哪|什么|还能|能不能|取消|算了|"
+    r"还有|另外|顺便|再帮|再把|再问|以前|之前"
+)
+
+_DECLINE_EN = (
+    r"(?:no(?!\s+(?:problem|worries|prob))|nope|nah|negative|cancel|abort|don'?t|do\s+not|never\s*mind|nvm|"
+    r"forget|not\s+(?:now|yet|right\s+now|today|for\s+now)|stop|leave\s+it|scratch\s+that|i'?ll\s+pass|pass|"
+    r"hold\s+off|let'?s\s+not|i'?d\s+rather\s+(?:not|you\s+didn'?t)|rather\s+not|call\s+it\s+off|i\s+decline|"
+    r"decline|on\s+second\s+thought|(?:i\s+(?:have\s+|'ve\s+)?)?changed?\s+my\s+mind|skip\s+it|drop\s+it|"
+    r"not\s+any\s*more|i\s+don'?t\s+want|let\s+me\s+think|i'?ll\s+think|maybe\s+later|"
+    r"not\s+at\s+(?:this|the)\s+(?:time|moment))\b"
+)
+_DECLINE_ZH = (
+    r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别|先别|先不|暂时不|"
+    r"没必要|免了|罢了|不必|拒绝|我不同意|不同意|还是算了|还是不|先放着|我不要|我不想|我再(?:想想|考虑)|再考虑|"
+    r"改主意|再说吧)"
+)
+_DECLINE = re.compile(rf"^\s*{_FILLER}(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE)
+# A "don't"/"stop" that opens a request of its own: "don't call me", "stop texting me", "不要再发短信".
+_OWN_REQUEST = re.compile(
+    r"(?i)^\s*(?:please\s+)?(?:don'?t|do\s+not|stop|never|i\s+don'?t\s+want)\s+(?:\w+\s+){0,2}?"
+    r"(?:send|call|text|email|e-mail|message|phone|ring|contact|notify|calling|texting|emailing|messaging|"
+    r"sending|notifications?|alerts?|messages|emails|texts|calls|updates)"
+    r"|^\s*(?:不要|别|不想|我不想|我不要)再?(?:给我)?(?:打电话|来电|发短信|发邮件|发消息|发通知|推送|通知|联系|收到|用)"
+)
+# After a no, a question, a number or another channel is a new request or a correction, not only a decline.
+_DECLINE_BLOCKER = re.compile(
+    r"[?？]|吗|呢|(?i:\b(?:instead|use|but)\b|(?:^|[,，.。!！;；]\s*)(?:how|what|which|why)\b)"
+    r"|(?<!不要)(?<!别)(?<!不用)(?<!不想)(?:改成|换成)|而是|还是用|还是要"
+)
+# A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
+_NEGATED_AGAIN = re.compile(r"(?i)不(?:退|改|换|用|要)|别|\b(?:don'?t|do\s+not|not|no)\b")
+# A yes that only thanks ("ok thanks", "好的谢谢") acknowledges what was said; it agrees to nothing.
+_THANKS_ONLY = re.compile(
+    r"(?i)^\s*(?:ok(?:ay)?|k|alright|fine|cool|great|好的?|嗯+|行)[\s,，.。!！~]*"
+    r"(?:(?:thanks?|thank\s+you|thx|ty|cheers|谢谢|多谢|感谢)(?:\s*(?:你|您|你们|啦|了|哈|呀|a\s+lot|so\s+much|very\s+much))?"
+    r"[\s,，.。!！~]*)+$"
+)
+_YES = re.compile(rf"^\s*{_FILLER}(?:{_YES_ZH}|(?i:(?:{_YES_EN})\b))", re.IGNORECASE)
+
+
+def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> bool:
+    """An agreement to the waiting change, and nothing else.
+
+    ``proposal`` is the waiting change's arguments: a channel, setting or number the answer names must be
+    among them. Without one (nothing waits, or the corpus) the values are not compared.
+    """
+    opener = _YES.match(text)
+    if not opener or _BLOCKER.search(text) or _THANKS_ONLY.match(text):
+        return False
+    rest = text[opener.end() :]
+    if proposal is not None and _names_another_change(text, proposal):
+        return False
+    rest = _NUMBER.sub(" ", re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d+|[¥$€£]|rmb|yuan|元|块", " ", rest))
+    for pattern in [*_CHANNEL_WORDS.values(), *_NOTIFICATION.values()]:
+        rest = re.sub(pattern, " ", rest)
+    rest = _AGREEMENT_ZH.sub(" ", _AGREEMENT_EN.sub(" ", rest))
+    return not re.search(r"[A-Za-z\u4e00-\u9fff]", rest)
+
+
+# Words naming the kind of a change: an answer naming a kind the waiting change is not about asks for another.
+_KINDS = {
+    "preference": r"(?i:notif\w*|alerts?|\bmute|\bunmute)|通知|静音|提醒",
+    "channel": "|".join(_CHANNEL_WORDS.values()),
+    "address": r"(?i:\baddress\b|deliver\s+to|ship\s+to)|地址|寄到|送到",
+    "reason": r"(?i:\brefund|money\s+back|\breturn\b)|退款|退货|退钱",
+}
+
+
+# What a bare yes may carry: politeness, nothing that names a change.
+_POLITE = re.compile(
+    r"(?i)\b(?:please|pls|plz|thanks?|thank\s+you|thx|go\s+ahead|do\s+it|proceed|continue|confirm(?:ed)?|sure|"
+    r"ok(?:ay)?|yes+|yeah|yep|yup|right|correct|fine|great|perfect|absolutely|definitely)\b"
+    r"|吧|了|的|啊|呀|哈|嗯|确认|确定|继续|执行|谢谢|好|是|对|可以|行|没问题|同意|没错"
+)
+
+
+def is_bare_confirmation(text: str) -> bool:
+    """A yes and nothing else ("yes", "好的，确认", "sure, go ahead"): what is read when nothing waits."""
+    opener = _YES.match(text)
+    if not opener or _BLOCKER.search(text) or _THANKS_ONLY.match(text):
+        return False
+    return not re.search(r"[A-Za-z\u4e00-\u9fff\d]", _POLITE.sub(" ", text[opener.end() :]))
+
+
+def _names_another_change(text: str, proposal: Mapping[str, Any]) -> bool:
+    if any(re.search(words, text) and kind not in proposal for kind, words in _KINDS.items()):
+        return True
+    said = " ".join(str(v) for v in proposal.values()).lower()
+    if any(n.replace(",", "") not in said.replace(",", "") for n in _NUMBER.findall(text)):
+        return True
+    channel = proposal.get("channel")
+    if channel and any(re.search(p, text) for c, p in _CHANNEL_WORDS.items() if c != channel):
+        return True
+    setting = proposal.get("preference")
+    return bool(setting and any(re.search(p, text) for s, p in _NOTIFICATION.items() if s != setting))
+
+
+def is_cancellation(text: str) -> bool:
+    """A no to the waiting change: opens with a decline that does not start a request of its own."""
+    opener = _DECLINE.match(text)
+    if not opener or _OWN_REQUEST.match(text) or _DECLINE_BLOCKER.search(text):
+        return False
+    return not (re.search(r"\d", text) and not _NEGATED_AGAIN.search(text[opener.end() :]))

@@ -1,0 +1,152 @@
+"""Several requests in one message: each is handled, in order, and the reply says what was done and what
+waits. One change waits for an answer at a time; a second change in the same message is queued and proposed
+once the first is answered (yes or no), and lapses with it when the customer moves on."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from agentsite import clock
+from chat.agent import run_turn
+from chat.models import CustomerProfile, Order, PendingAction, Shipment
+from chat.tools import ToolContext, propose_next, run_tool
+from memory import session as short_term
+from tests.chat.wsclient import ChatSocket, run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TWO_CHANGES = {
+    "en": ("Please mute my notifications and contact me on WeChat from now on", "yes", "no"),
+    "zh": ("帮我把通知设置为静音，另外以后请通过微信联系我", "确认", "不用了"),
+}
+DONE = {"en": "your notifications are now muted", "zh": "您的通知已设置为静音"}
+NEXT = {"en": "WeChat", "zh": "微信"}
+
+
+def _customer(lang: str, name: str):
+    user = get_user_model().objects.create_user(username=f"{name}-{lang}", password="x")
+    CustomerProfile.objects.create(
+        user=user, display_name=name, language="en" if lang == "en" else "zh-hans", contact_channel="email"
+    )
+    return user
+
+
+def _statuses(conversation) -> list[tuple[str, str]]:
+    rows = PendingAction.objects.filter(conversation_id=conversation).order_by("created_at", "pk")
+    return [(a.tool, a.status) for a in rows]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_second_change_waits_and_is_proposed_once_the_first_is_confirmed(lang):
+    user = _customer(lang, "two")
+    conversation = short_term.store().start(user.pk).id
+    ask, yes, _ = TWO_CHANGES[lang]
+
+    asked = run_turn(user.pk, conversation, ask)
+    assert _statuses(conversation) == [
+        ("update_notification_preference", "pending"),
+        ("update_contact_channel", "queued"),
+    ]
+    assert NEXT[lang] in asked.reply, asked.reply  # the reply names the change that comes next
+
+    first = run_turn(user.pk, conversation, yes)
+    profile = CustomerProfile.objects.get(user=user)
+    assert (profile.notification_preference, profile.contact_channel) == ("mute", "email")
+    assert DONE[lang] in first.reply or "静音" in first.reply, first.reply
+    assert NEXT[lang] in first.reply, first.reply  # …and now proposes the second
+    assert first.state == "confirming"
+
+    run_turn(user.pk, conversation, yes)
+    assert CustomerProfile.objects.get(user=user).contact_channel == "wechat"
+    assert _statuses(conversation) == [("update_notification_preference", "done"), ("update_contact_channel", "done")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_declining_the_first_change_proposes_the_second(lang):
+    user = _customer(lang, "decline")
+    conversation = short_term.store().start(user.pk).id
+    ask, yes, no = TWO_CHANGES[lang]
+
+    run_turn(user.pk, conversation, ask)
+    declined = run_turn(user.pk, conversation, no)
+    assert NEXT[lang] in declined.reply and declined.state == "confirming", declined.reply
+    run_turn(user.pk, conversation, yes)
+
+    profile = CustomerProfile.objects.get(user=user)
+    assert (profile.notification_preference, profile.contact_channel) == ("on", "wechat")
+    assert _statuses(conversation) == [
+        ("update_notification_preference", "cancelled"),
+        ("update_contact_channel", "done"),
+    ]
+
+
+def test_a_queued_change_lapses_with_the_one_before_it(settings):
+    settings.AGENT_CONFIRM_INTERRUPTIONS = 0  # the first other request lets the waiting change lapse
+    user = _customer("en", "lapse")
+    conversation = short_term.store().start(user.pk).id
+
+    run_turn(user.pk, conversation, TWO_CHANGES["en"][0])
+    run_turn(user.pk, conversation, "What is your returns policy?")
+    run_turn(user.pk, conversation, "yes")
+
+    assert _statuses(conversation) == [
+        ("update_notification_preference", "lapsed"),
+        ("update_contact_channel", "lapsed"),
+    ]
+    assert CustomerProfile.objects.get(user=user).contact_channel == "email"
+
+
+def test_a_queued_refund_is_checked_again_when_its_turn_comes():
+    user = _customer("en", "refund")
+    order = Order.objects.create(
+        customer=user, number="ORD-2026-7001", status="delivered", total=Decimal("20.00"), placed_at=clock.now()
+    )
+    conversation = short_term.store().start(user.pk).id
+    ctx = ToolContext(user.pk, conversation, "en")
+    run_tool(ctx, "update_contact_channel", {"channel": "sms"})
+    later = ToolContext(user.pk, conversation, "en", queue_changes=True)
+    queued = run_tool(later, "request_refund", {"order_number": order.number, "reason": "broken"})
+    assert queued["status"] == "queued" and "20.00" in queued["summary"]
+
+    Order.objects.filter(pk=order.pk).update(status="refunded")  # refunded by staff meanwhile
+    PendingAction.objects.filter(status="pending").update(status="done")
+    following = propose_next(ctx)
+
+    assert following is not None and following["error_code"] and following["action"] == "request_refund"
+    assert _statuses(conversation)[-1] == ("request_refund", "cancelled")
+
+
+def _order_in_transit(user, number: str) -> None:
+    order = Order.objects.create(
+        customer=user, number=number, status="in_transit", total=Decimal("59.00"), placed_at=clock.now()
+    )
+    Shipment.objects.create(order=order, carrier="UPS", tracking_number="T1", status="in_transit")
+
+
+@pytest.mark.parametrize(
+    ("lang", "message", "yes"),
+    [
+        ("en", "Can you check where ORD-2026-7100 is, and from now on contact me on WeChat", "yes please"),
+        ("zh", "帮我查一下ORD-2026-7100到哪了，另外以后用微信联系我", "好的，确认"),
+    ],
+)
+def test_a_lookup_and_a_change_in_one_message_through_the_websocket(lang, message, yes):
+    user = _customer(lang, "socket")
+    _order_in_transit(user, "ORD-2026-7100")
+
+    async def talk():
+        socket = ChatSocket(user)
+        assert await socket.connect()
+        first = await socket.say(message)
+        second = await socket.say(yes)
+        await socket.close()
+        return first.reply, second.reply
+
+    first, second = run(talk())
+
+    assert "ORD-2026-7100" in first and "UPS" in first, first  # the lookup was done and said…
+    assert NEXT[lang] in first, first  # …and the change waits for the customer, named
+    assert CustomerProfile.objects.get(user=user).contact_channel == "wechat", second
