@@ -388,6 +388,8 @@ if MEMORY_CONTRADICTION_POLICY not in {"auto", "hold"}:
 # the conversation's summary (the model's inference).
 MEMORY_EXPERIENCE_CONFIDENCE = env.float("MEMORY_EXPERIENCE_CONFIDENCE", default=0.95)
 MEMORY_SUMMARY_CONFIDENCE = env.float("MEMORY_SUMMARY_CONFIDENCE", default=0.8)
+# A conversation's recap (one memory per conversation, replaced by a later run): its length cap in tokens.
+MEMORY_SUMMARY_MAX_TOKENS = env.int("MEMORY_SUMMARY_MAX_TOKENS", default=80)
 MEMORY_CONSOLIDATE_EVERY_MESSAGES = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
 MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
 MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest

@@ -11,8 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from agentsite import clock
 from agentsite.redaction import redact
 from memory import keys, longterm
-from memory.consolidation import INSTRUCTION_PATTERNS
 from memory.embeddings import get_embedder
+from memory.instructions import INSTRUCTION_PATTERNS
 from memory.models import LongTermMemory, MemoryConflict, Source, Tag
 
 # What a keyed memory is about, in the customer's language (memory.keys.REGISTRY names).

@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from agentsite import clock, llm
@@ -23,7 +24,7 @@ from chat import demo_data
 from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm
 from chat.models import ConversationRating
 from memory import longterm, provenance
-from memory.models import Conversation, LongTermMemory, MemoryConflict, tag_of
+from memory.models import Conversation, LongTermMemory, MemoryConflict, MemoryType, tag_of
 
 
 class CustomerLoginView(auth_views.LoginView):
@@ -107,6 +108,9 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     )
 
 
+RECAP_LABEL = gettext_lazy("our recap of the conversation")
+
+
 def _mine(request: HttpRequest, pk: int) -> LongTermMemory:
     return get_object_or_404(LongTermMemory.objects.valid(), pk=pk, customer=request.user)
 
@@ -127,7 +131,9 @@ def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | N
             {
                 "memory": memory,
                 "about": KEY_LABELS.get(memory.key, ""),
-                "source": SOURCE_LABELS.get(memory.source, memory.source),
+                "source": RECAP_LABEL
+                if memory.type == MemoryType.SUMMARY
+                else SOURCE_LABELS.get(memory.source, memory.source),
                 "tag": TAG_LABELS[tag_of(memory.source, memory.confidence, memory.pk in disputed, memory.key)],
                 "quote": said.get(memory.pk),
                 "form": form,
@@ -136,10 +142,32 @@ def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | N
     return rows
 
 
+def _by_conversation(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The rows as the page shows them: memories that belong to no recapped conversation, then each recapped
+    conversation ("our conversation on <date>"), newest first, with the memories learned in it."""
+    recaps = {row["memory"].source_conversation_id: row for row in rows if row["memory"].type == MemoryType.SUMMARY}
+    learned: dict[object, list[dict]] = {key: [] for key in recaps}
+    loose = []
+    for row in rows:
+        memory = row["memory"]
+        if memory.type == MemoryType.SUMMARY:
+            continue
+        (learned[memory.source_conversation_id] if memory.source_conversation_id in recaps else loose).append(row)
+    conversations = [{"recap": recap, "learned": learned[key]} for key, recap in recaps.items()]
+    conversations.sort(key=lambda c: c["recap"]["memory"].created_at, reverse=True)
+    return loose, conversations
+
+
+def _memories_context(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | None = None) -> dict:
+    rows = _memory_rows(request, failed)
+    loose, conversations = _by_conversation(rows)
+    return {"rows": rows, "loose": loose, "conversations": conversations}
+
+
 @login_required
 @require_GET
 def memories_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "chat/memories.html", {"rows": _memory_rows(request)})
+    return render(request, "chat/memories.html", _memories_context(request))
 
 
 @login_required
@@ -148,7 +176,7 @@ def correct_memory(request: HttpRequest, pk: int) -> HttpResponse:
     memory = _mine(request, pk)
     form = CorrectMemoryForm(request.POST, memory=memory)
     if not form.is_valid():
-        return render(request, "chat/memories.html", {"rows": _memory_rows(request, (pk, form))}, status=400)
+        return render(request, "chat/memories.html", _memories_context(request, (pk, form)), status=400)
     try:
         form.save()
     except LongTermMemory.DoesNotExist:  # changed or deleted since the page was loaded

@@ -26,7 +26,7 @@ from agentsite.redaction import redact
 from memory import shop_writes
 from memory.embeddings import get_embedder
 from memory.keys import InvalidValue, is_shop_owned, is_single_valued, normalise
-from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, Source
+from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryEvent, MemoryType, Source
 
 LOCK_NAMESPACE = 7301  # first key of pg_advisory_xact_lock(int, int): "long-term memory of customer N"
 REDACTED = {"redacted": True}
@@ -314,6 +314,8 @@ def store(
     The caller holds ``customer_lock(customer_id)`` inside ``transaction.atomic``.
     """
     now = now or clock.now()
+    if candidate.type == MemoryType.SUMMARY:
+        return _store_recap(customer_id, candidate, embedding, actor=actor, now=now)
     mine = LongTermMemory.objects.for_customer(customer_id)
     window = timedelta(minutes=settings.MEMORY_DEDUP_WINDOW_MINUTES)
     if mine.filter(content_hash=content_hash(candidate.content), created_at__gte=now - window).exists():
@@ -332,6 +334,22 @@ def store(
     if same is not None:
         return Outcome("merged", memory_id=merge(same, candidate, actor=actor, now=now).pk)
     return Outcome("created", memory_id=insert(customer_id, candidate, embedding, actor=actor, now=now).pk)
+
+
+def _store_recap(
+    customer_id: int, candidate: Candidate, embedding: np.ndarray, *, actor: str, now: datetime
+) -> Outcome:
+    """A conversation's recap: one per conversation. A later run replaces its own (kept, restorable); it is
+    never skipped as a repeat nor merged with another conversation's, however alike the two read."""
+    own = list(
+        LongTermMemory.objects.for_customer(customer_id).filter(
+            type=MemoryType.SUMMARY, source_conversation_id=candidate.conversation_id, invalidated_at__isnull=True
+        )
+    )
+    new = insert(customer_id, candidate, embedding, actor=actor, now=now)
+    for row in own:
+        _invalidate(row, new, actor=actor, now=now, conversation_id=candidate.conversation_id)
+    return Outcome("superseded" if own else "created", memory_id=new.pk)
 
 
 def _store_shop_owned(

@@ -34,7 +34,7 @@ from django.db import InterfaceError, OperationalError, connection
 from agentsite import clock, metrics, timings
 from agentsite.redaction import redact
 from memory.embeddings import get_embedder
-from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, Tag, tag_of
+from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryType, Tag, tag_of
 
 logger = logging.getLogger(__name__)
 
@@ -535,6 +535,9 @@ def _line(tag: str, content: str, key: str = "", value: str = "") -> str:
     return f"- [{tag}] {_quoted(content)}{hint}"
 
 
+_RECAP_TEXT = {"zh": "{date}的对话：{content}", "en": "Our conversation on {date}: {content}"}
+
+
 def format_memory_block(memories: list[Recalled], language: str = "zh", records: dict[str, str] | None = None) -> str:
     """The recalled memories as quoted data under a delimiter, one per line, for the system prompt.
 
@@ -564,7 +567,10 @@ def format_memory_block(memories: list[Recalled], language: str = "zh", records:
             content = _REQUEST_TEXT[lang].format(when=when, content=memory.content)
             lines.append(_line(TAGS[lang]["requested"], content, memory.key, memory.value))
             continue
-        lines.append(_line(confidence_tag(memory, lang), memory.content, memory.key, memory.value))
+        content = memory.content
+        if memory.type == MemoryType.SUMMARY and memory.created_at:  # a recap says which conversation it is
+            content = _RECAP_TEXT[lang].format(date=f"{memory.created_at:%Y-%m-%d}", content=content)
+        lines.append(_line(confidence_tag(memory, lang), content, memory.key, memory.value))
     lines.append(MEMORY_CLOSE)
     return "\n".join(lines)
 

@@ -3,7 +3,8 @@
 Conventions the application follows (docs/offline-model.md):
 
 - the first system message starting with ``TASK: extract_memories`` asks for memory extraction,
-  ``TASK: summarise`` for a summary; anything else is a customer-service chat;
+  ``TASK: summarise`` for a summary, ``TASK: summarise_conversation`` for a conversation's recap; anything
+  else is a customer-service chat;
 - a chat system prompt may carry a memory block between a line ``<<<MEMORY`` and a line
   ``MEMORY>>>``, one memory per line: ``- [tag] content {key=…; value=…}``;
 - a line ``Current date: YYYY-MM-DD`` in a system prompt anchors relative dates.
@@ -22,10 +23,12 @@ from . import dates
 TASK_CHAT = "chat"
 TASK_EXTRACT = "extract"
 TASK_SUMMARISE = "summarise"
-TASKS = (TASK_CHAT, TASK_EXTRACT, TASK_SUMMARISE)
+TASK_RECAP = "recap"  # a whole conversation, for the customer's file
+TASKS = (TASK_CHAT, TASK_EXTRACT, TASK_SUMMARISE, TASK_RECAP)
 
 EXTRACT_MARKER = "TASK: extract_memories"
 SUMMARY_MARKERS = ("TASK: summarise", "TASK: summarize")
+RECAP_MARKERS = ("TASK: summarise_conversation", "TASK: summarize_conversation")
 MEMORY_OPEN = "<<<MEMORY"
 MEMORY_CLOSE = "MEMORY>>>"
 
@@ -76,6 +79,8 @@ def task_of(messages: list[dict[str, Any]]) -> str:
             text = content_text(message.get("content")).lstrip()
             if text.startswith(EXTRACT_MARKER):
                 return TASK_EXTRACT
+            if text.startswith(RECAP_MARKERS):
+                return TASK_RECAP
             if text.startswith(SUMMARY_MARKERS):
                 return TASK_SUMMARISE
             return TASK_CHAT

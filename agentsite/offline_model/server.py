@@ -18,8 +18,8 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import chat, conversation, extraction, protocol, scripts, summary, tokens, validation
-from .conversation import TASK_CHAT, TASK_EXTRACT, TASK_SUMMARISE, Conversation
+from . import chat, conversation, extraction, protocol, recap, scripts, summary, tokens, validation
+from .conversation import TASK_CHAT, TASK_EXTRACT, TASK_RECAP, TASK_SUMMARISE, Conversation
 from .protocol import Reply
 
 PACE_HEADER = "X-Offline-Pace-Ms"
@@ -93,6 +93,8 @@ def compose(conv: Conversation) -> Reply:
         return Reply(extraction.render(extraction.extract(conv)))
     if conv.task == TASK_SUMMARISE:
         return Reply(summary.summarise(conv))
+    if conv.task == TASK_RECAP:
+        return Reply(recap.recap(conv))
     return chat.respond(conv)
 
 
@@ -120,7 +122,7 @@ def _apply_response_format(body: dict[str, Any], conv: Conversation, reply: Repl
     kind = response_format.get("type") if isinstance(response_format, dict) else None
     if kind not in ("json_object", "json_schema") or reply.tool_calls or conv.task == TASK_EXTRACT:
         return reply
-    key = "summary" if conv.task == TASK_SUMMARISE else "reply"
+    key = "summary" if conv.task in (TASK_SUMMARISE, TASK_RECAP) else "reply"
     return Reply(json.dumps({key: reply.content or ""}, ensure_ascii=False))
 
 

@@ -17,6 +17,10 @@ _BOUNDARY = re.compile(
 )
 
 
+_ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
+_LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
+
+
 @dataclass(frozen=True)
 class Request:
     """One request of a message: its words (with the message's one order number when it names none)."""
@@ -41,7 +45,8 @@ def requests(text: str) -> list[Request]:
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
     groups: list[tuple[int, Understanding]] = []  # the part each request starts at, and what it asks
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
-        part = text[start:end]
+        # Read with its question mark, without the linking word it opens with ("Also, where is …?").
+        part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
         understood = classify(part)
         if asks_on_its_own(part, understood) and not (groups and _same_request(groups[-1][1], understood)):
             groups.append((i if groups else 0, understood))
@@ -52,9 +57,10 @@ def requests(text: str) -> list[Request]:
     found = []
     for first, after in zip(firsts, [*firsts[1:], len(starts)], strict=True):
         part = text[starts[first] : ends[after - 1]].strip()
-        if len(numbers) == 1 and not slots.order_numbers(part):
+        understood = classify(part)
+        if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
-        found.append(Request(part, classify(part)))
+        found.append(Request(part, understood))
     if len({(r.understood.intent, r.understood.subject) for r in found}) < 2:
         return [Request(text, whole)]
     return found

@@ -80,7 +80,7 @@ def test_secrets_stay_in_their_own_turn(shop, offline_model, json_log):
     assert with_secret, "the turn that needs the secrets must receive them"
     assert max(with_secret) < first.requests
     assert all(r["task"] == "chat" for r in (requests[i] for i in with_secret))
-    assert {r["task"] for r in requests[len(requests_during_turns) :]} >= {"extract", "summarise"}
+    assert {r["task"] for r in requests[len(requests_during_turns) :]} >= {"extract", "recap"}
 
     # Short-term memory's durable copy and its hot copy in Redis.
     rows = ConversationMessage.objects.filter(conversation_id=conversation_id)

@@ -1,0 +1,160 @@
+"""A conversation's recap for the customer's file: what they wanted, what was done, how it ended, what is open.
+
+The request carries the transcript (``customer: …`` / ``agent: …`` lines) after an ``Ended: <state>``
+line, and says the language and the token cap in its instructions. The recap is built from the
+transcript, never copied from it: the customer's requests are read with the chat's own intents, the
+orders and amounts from every line, what was done from the agent's "Done:" lines and what is open from
+a proposal nobody answered (docs/offline-model.md, "Conversation recap").
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import nlu, splitting, tokens
+from .conversation import Conversation
+from .nlu import Intent
+
+DEFAULT_CAP = 80
+_LINE = re.compile(r"^\s*(customer|agent)\s*[:：]\s*(.*)$", re.I)
+_ORDER = re.compile(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}")
+_AMOUNT = re.compile(r"[¥$￥€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:元|USD|CNY|RMB|EUR|GBP)(?![A-Za-z])")
+_DONE = re.compile(r"(?:Done:\s*|已完成：)([^。.\n]+(?:\.\d+[^。.\n]*)*)")
+_PROPOSED = re.compile(r"Shall I ([^?\n]+)\?|需要我([^？?\n]+)吗[？?]")
+WANTS = {
+    Intent.REFUND: ("退款", "a refund"),
+    Intent.TRACK: ("物流", "a delivery"),
+    Intent.STATUS: ("订单状态", "an order's status"),
+    Intent.LIST_ORDERS: ("订单列表", "their orders"),
+    Intent.SET_NOTIFICATION: ("通知设置", "notifications"),
+    Intent.SET_CHANNEL: ("联系方式", "the contact channel"),
+    Intent.SET_ADDRESS: ("收货地址", "the shipping address"),
+    Intent.POLICY: ("店铺政策", "shop policy"),
+    Intent.ASK_FACT: ("记录的信息", "what we have on record"),
+    Intent.RECALL: ("记录的信息", "what we have on record"),
+    Intent.HUMAN: ("人工客服", "a person"),
+}
+OUTCOMES = {
+    "resolved": ("已解决", "resolved"),
+    "escalated": ("已转人工", "handed to our staff"),
+    "confirming": ("等待确认", "waiting for a confirmation"),
+    "open": ("未结束", "still open"),
+}
+
+
+def _settings(conv: Conversation) -> tuple[str, int]:
+    lang = re.search(r"(?im)^\s*Language\s*:\s*(zh|en)\b", conv.system)
+    cap = re.search(r"(?i)at most (\d+) tokens", conv.system)
+    return (lang.group(1) if lang else ""), (int(cap.group(1)) if cap else DEFAULT_CAP)
+
+
+def _lines(text: str) -> tuple[str, list[tuple[str, str]]]:
+    ended = re.search(r"(?im)^\s*Ended\s*:\s*(\w+)", text)
+    said: list[tuple[str, str]] = []
+    for line in text.splitlines():
+        if m := _LINE.match(line):
+            said.append((m.group(1).lower(), m.group(2).strip()))
+        elif said and line.strip():  # a message of several lines goes on
+            said[-1] = (said[-1][0], f"{said[-1][1]} {line.strip()}")
+    return (ended.group(1).lower() if ended else ""), said
+
+
+def _wants(said: list[tuple[str, str]], lang: str) -> list[str]:
+    found: list[str] = []
+    for speaker, text in said:
+        if speaker != "customer":
+            continue
+        for request in splitting.requests(text):
+            words = WANTS.get(request.understood.intent)
+            if words and words[lang == "en"] not in found:
+                found.append(words[lang == "en"])
+    return found
+
+
+def _orders(said: list[tuple[str, str]]) -> list[str]:
+    """Each order spoken of, with the first amount said on a line naming it (an agent's line, mostly)."""
+    found: dict[str, str] = {}
+    for _, text in said:
+        for m in _ORDER.finditer(text):
+            number = re.sub(r"(?i)ORD[-_ ]?(\d{4})[-_ ]?(\d+)", r"ORD-\1-\2", m.group())
+            amount = _AMOUNT.search(text)
+            if number not in found or (not found[number] and amount):
+                found[number] = amount.group().strip() if amount else ""
+    return [f"{number} {amount}".strip() for number, amount in found.items()]
+
+
+def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], str]:
+    done: list[str] = []
+    open_item = ""
+    for speaker, text in said:
+        if speaker != "agent":
+            continue
+        for m in _DONE.finditer(text):
+            done.append(m.group(1).strip().rstrip("。."))
+            open_item = ""
+        proposed = _PROPOSED.search(text)
+        if proposed:
+            open_item = (proposed.group(1) or proposed.group(2)).strip()
+    return list(dict.fromkeys(done)), open_item
+
+
+# The recap's words per language: the request, its orders, and the labelled parts that follow it.
+WORDS = {
+    "zh": {
+        "asked": "咨询{}",
+        "none": "一般咨询",
+        "and": "、",
+        "orders": "（{}）",
+        "order_and": "，",
+        "done": "已办：",
+        "done_and": "；",
+        "outcome": "结果：",
+        "open": "待确认：",
+        "end": "。",
+        "join": "。",
+    },
+    "en": {
+        "asked": "Asked about {}",
+        "none": "general questions",
+        "and": ", ",
+        "orders": " ({})",
+        "order_and": ", ",
+        "done": "Done: ",
+        "done_and": "; ",
+        "outcome": "Outcome: ",
+        "open": "Awaiting confirmation: ",
+        "end": ".",
+        "join": ". ",
+    },
+}
+
+
+def _compose(lang: str, wants: list[str], orders: list[str], done: list[str], outcome: str, open_item: str) -> str:
+    w = WORDS[lang]
+    first = w["asked"].format(w["and"].join(wants) or w["none"])
+    parts = [first + (w["orders"].format(w["order_and"].join(orders)) if orders else "")]
+    labelled = [("done", w["done_and"].join(done)), ("outcome", outcome), ("open", open_item)]
+    parts += [w[label] + text for label, text in labelled if text]
+    return w["join"].join(parts) + w["end"]
+
+
+def recap(conv: Conversation) -> str:
+    """One or two sentences within the cap the request names, in its language."""
+    lang, cap = _settings(conv)
+    ended, said = _lines(conv.latest_user_text)
+    if not lang:
+        customer = " ".join(text for speaker, text in said if speaker == "customer")
+        lang = nlu.detect_language(customer or conv.latest_user_text)
+    wants, orders = _wants(said, lang), _orders(said)
+    done, open_item = _done_and_open(said)
+    outcome = OUTCOMES.get(ended, ("未结束", "still open"))[lang == "en"] if ended else ""
+    if ended != "confirming":
+        open_item = ""  # answered, or dropped: nothing waits
+    # Shorter and shorter until it fits: fewer orders and done items first, then fewer requests.
+    for keep in (6, 4, 3, 2, 1):
+        text = _compose(lang, wants[:keep], orders[:keep], done[: max(1, keep // 2)], outcome, open_item)
+        if tokens.count(text) <= cap:
+            return text
+    while tokens.count(text) > cap and len(text) > 1:  # one very long request or order list
+        text = text[: int(len(text) * 0.9)].rstrip() + "…"
+    return text

@@ -1,0 +1,43 @@
+"""A conversation's recap (TASK: summarise_conversation): built from the transcript, in the language and within
+the cap the instructions name, naming orders, amounts, what was done and what waits."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsite.offline_model import tokens
+
+TRANSCRIPT = """Ended: confirming
+customer: Hi, I want a refund for ORD-2025-0816, it arrived broken
+agent: Shall I request a refund of ¥199.00 for order ORD-2025-0816? Reply 'yes' to confirm.
+customer: yes
+agent: Done: a refund of ¥199.00 for order ORD-2025-0816 has been requested.
+customer: Where is ORD-2025-0901? Also contact me on WeChat from now on
+agent: Shipment for order ORD-2025-0901: carrier UPS; status: in transit.
+Shall I contact you by WeChat from now on? Reply 'yes' to confirm."""
+
+
+def _recap(client, transcript: str, language: str, cap: int) -> str:
+    instructions = f"TASK: summarise_conversation\nLanguage: {language}\nWrite at most {cap} tokens."
+    response = client.chat.completions.create(
+        model="offline-cheap",
+        messages=[{"role": "system", "content": instructions}, {"role": "user", "content": transcript}],
+    )
+    return response.choices[0].message.content
+
+
+def test_a_recap_names_requests_orders_amounts_what_was_done_and_what_waits(client):
+    recap = _recap(client, TRANSCRIPT, "en", 80)
+
+    assert recap.startswith("Asked about a refund, a delivery, the contact channel"), recap
+    assert "ORD-2025-0816 ¥199.00" in recap and "ORD-2025-0901" in recap
+    assert "Done: a refund of ¥199.00" in recap and "Awaiting confirmation: contact you by WeChat" in recap
+    assert "customer:" not in recap and "agent:" not in recap and tokens.count(recap) <= 80
+
+
+@pytest.mark.parametrize("cap", [20, 40])
+def test_the_cap_holds_and_the_language_is_the_one_asked_for(client, cap):
+    recap = _recap(client, TRANSCRIPT.replace("Ended: confirming", "Ended: resolved"), "zh", cap)
+
+    assert tokens.count(recap) <= cap, recap
+    assert recap.startswith("咨询"), recap
