@@ -445,7 +445,8 @@ def _finish(
     if stream:
         for piece in re.findall(r"\S+\s*|\s+", reply):
             emit({"type": "token", "text": piece})
-    emit(memory_frame(conversation, recalled, ctx.language, memory.buffer.usage().used if memory else 0))
+    used = (memory.buffer.usage().used, memory.buffer.conversation_tokens()) if memory else (0, 0)
+    emit(memory_frame(conversation, recalled, ctx.language, *used))
     if store.compression_due(conversation.pk, conversation.last_seq):
         from memory.tasks import compress_conversation, enqueue
 
@@ -464,8 +465,11 @@ def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnRe
     return TurnResult(reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True)
 
 
-def memory_frame(conversation: Conversation, recalled: list[Recalled], language: str, used_tokens: int = 0) -> dict:
-    """The memory inspector's data: what was recalled, the working-memory budget, what was learned."""
+def memory_frame(
+    conversation: Conversation, recalled: list[Recalled], language: str, used_tokens: int = 0, history_tokens: int = 0
+) -> dict:
+    """The memory inspector's data: what was recalled, the working-memory budget (``history``: the
+    conversation's share of it), what was learned."""
     # nothing is learned from a conversation before its first consolidation
     learned = learned_in(conversation.customer_id, conversation.pk) if conversation.consolidated_seq else []
     return {
@@ -473,7 +477,7 @@ def memory_frame(conversation: Conversation, recalled: list[Recalled], language:
         "recalled": [
             {"content": m.content, "tag": confidence_tag(m, language), "key": m.key, "value": m.value} for m in recalled
         ],
-        "working": {"used": used_tokens, "max": working.budget_tokens()},
+        "working": {"used": used_tokens, "history": history_tokens, "max": working.budget_tokens()},
         "learned": learned,
         "state": conversation.state,
     }

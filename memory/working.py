@@ -475,6 +475,11 @@ class WorkingMemory:
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": results[call.id].content})
         return messages
 
+    def conversation_tokens(self) -> int:
+        """Tokens of the conversation alone, without the system prompt and the memory block (as the article
+        counts a session)."""
+        return self._used - sum(e.tokens for e in (self._system, self._memory) if e is not None)
+
     def usage(self) -> Usage:
         """Return tokens used, the budget and their ratio."""
         return Usage(used=self._used, max=self.budget_tokens, ratio=self._used / self.budget_tokens)

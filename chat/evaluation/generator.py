@@ -17,6 +17,8 @@ import json
 import random
 from pathlib import Path
 
+from chat.evaluation import long_facts
+
 SEED = 20250816
 CUSTOMERS = 40
 COHORTS = 4  # groups of customers with the same days between sessions: their sessions share days (runner.timeline)
@@ -224,13 +226,20 @@ def customer(rng: random.Random, index: int, gaps: list[int]) -> dict:
 
 
 def long_session(rng: random.Random) -> dict:
-    """One customer, one session of 150 turns (300 messages), then a session that asks about its start."""
+    """One customer, one session of 150 turns (300 messages), then a session that asks about its start.
+
+    Thirty facts (``long_facts``) are stated on turns spread over the first 105 (orders the customer
+    has received) and asked for on the 30 turns before the last; the rest is small talk, policy
+    questions and a lookup.
+    """
     number, other = "ORD-2024-1900", "ORD-2024-1901"
     fillers = [
         "帮我查一下订单 ORD-2024-1901 的状态", "退款政策是什么？", "一般几天能到？", "好的", "谢谢",
         "质量问题的运费谁出？",
         "可以修改收货地址吗？", "你们有哪些通知设置？", "明白了", "还有别的问题想问一下",
     ]  # fmt: skip
+    bought = [f"ORD-2024-{1902 + i}" for i in range(len(long_facts.ITEMS["zh"]))]
+    facts = long_facts.planted_facts("zh", bought)
     turns: list = [
         {
             "say": f"我的订单号是 {number}，发货了吗？",
@@ -239,9 +248,18 @@ def long_session(rng: random.Random) -> dict:
         }
     ]
     turns += [fillers[i % len(fillers)] if i % 7 else rng.choice(fillers) for i in range(1, 149)]
+    asked_from = 149 - len(facts)
+    for i, fact in enumerate(facts):  # stated on turns 2..~110, asked in the same order before the last turn
+        turns[2 + i * (asked_from - 12) // len(facts)] = {"say": fact.say, "plants": {fact.key: fact.value}}
+        turns[asked_from + i] = {
+            "say": fact.question,
+            "question": fact.key,
+            "checks": [{"reply_contains": fact.expect}],
+        }
     turns.append(
         {"say": "我一开始问的那个订单到哪了？", "question": "order_number", "checks": [{"reply_contains": number}]}
     )
+    items = dict(zip(bought, long_facts.ITEMS["zh"], strict=True))
     return {
         "id": "long-300",
         "language": "zh",
@@ -257,7 +275,19 @@ def long_session(rng: random.Random) -> dict:
                 "events": [[1, "杭州", "已揽收"], [0.5, "上海", "运输中"]],
             },
             {"number": other, "status": "delivered", "days_ago": 20},
-        ],  # fmt: skip
+            *(
+                {
+                    "number": n,
+                    "status": "delivered",
+                    "days_ago": 8 + i % 5,
+                    "items": [[item, 1, f"{rng.randrange(39, 899)}.00"]],
+                    "carrier": "顺丰速运",
+                    "tracking": f"SF1900{i + 10:04d}",
+                    "events": [[7, "杭州", "已揽收"], [6, "上海", "已签收"]],
+                }
+                for i, (n, item) in enumerate(items.items())
+            ),
+        ],
         "sessions": [
             {"turns": turns},
             {

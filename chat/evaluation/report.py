@@ -88,6 +88,9 @@ def figures(run: Run) -> dict:
                 "messages": long[0].messages,
                 "history_tokens": long[0].history_tokens,
                 "working_tokens": long[0].working_tokens_last,
+                "history_sent": long[0].history_tokens_last,
+                "facts_asked": long[0].facts_asked,
+                "facts_answered": long[0].facts_answered,
             }  # fmt: skip
             if long
             else None
@@ -238,10 +241,19 @@ def markdown(results: dict, simulations_md: str = "") -> str:
     ]
     long = on.get("long_session")
     if long:
+        sent = long.get("history_sent", 0)
         lines.append(
             f"| the 300-message session | {ARTICLE['long_session']} | {long['history_tokens']:,} tokens stored "
-            f"({long['messages']} messages) → {long['working_tokens']:,} tokens sent at its last turn |"
+            f"({long['messages']} messages) → {sent:,} of the conversation sent at its last turn "
+            f"({sent / max(1, long['history_tokens']) - 1:+.0%}; "
+            f"{long['working_tokens']:,} with the system prompt and memories) |"
         )
+        if long.get("facts_asked"):
+            lines.append(
+                "| facts stated in that session, asked for at its end | — | "
+                f"{long['facts_answered']} of {long['facts_asked']} answered "
+                f"({long['facts_answered'] / long['facts_asked']:.0%}) |"
+            )
     lines += [
         "| memory-layer time per turn, model and tools excluded, wall (this thread's CPU) | issue goal: p50 ≤ 25 ms "
         f"(Zep 87 ms, mem0 148 ms) | p50 {on.get('memory_ms_p50')} ms ({on.get('memory_cpu_ms_p50')} ms CPU), "

@@ -119,6 +119,7 @@ class TurnRecord:
     model_calls: int
     tool_results: int
     working_tokens: int
+    history_tokens: int  # of working_tokens, the conversation's (no system prompt, no memory block)
     # Words of the other language in the reply that are not data (chat.evaluation.language_mix).
     other_language: list[str] = field(default_factory=list)
     phases: dict[str, float] = field(default_factory=dict)  # wall ms by phase (agentsite.timings, TurnResult)
@@ -148,6 +149,9 @@ class SessionRecord:
     messages: int
     history_tokens: int  # every stored message of the session, uncompressed
     working_tokens_last: int  # what the last turn sent to the model
+    history_tokens_last: int  # of that, the conversation's (no system prompt, no memory block)
+    facts_asked: int  # questions about facts planted earlier in this session (long sessions, docs/eval.md)
+    facts_answered: int
     vector_queries: int
     after: list[CheckResult]
     consolidation_ms: dict[str, float] = field(default_factory=dict)  # the worker's run, by phase
@@ -391,7 +395,7 @@ def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], 
         result = run_turn(player.user.pk, conversation, turn.say, emit=frames.append)
         wall_ms = (time.perf_counter() - started) * 1000
         vectors = vector_queries.in_this_thread - before_vectors
-        working = next((f["working"]["used"] for f in frames if f.get("type") == "memory"), 0)
+        budget = next((f["working"] for f in frames if f.get("type") == "memory"), {})
         asked = asked_for(result.reply)
         tool_results = ConversationMessage.objects.filter(
             conversation_id=conversation, seq__gt=before_seq, role="tool_result"
@@ -417,7 +421,8 @@ def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], 
                 model_ms=round(result.timings.get("model", 0.0), 2),
                 model_calls=_chat_calls(conversation, before_call),
                 tool_results=tool_results,
-                working_tokens=working,
+                working_tokens=budget.get("used", 0),
+                history_tokens=budget.get("history", 0),
                 phases={k: round(v, 3) for k, v in result.timings.items()},
                 cpu_phases={k: round(v, 3) for k, v in result.cpu_timings.items()},
             )
@@ -435,6 +440,9 @@ def _session_record(
     player: _Player, s: int, file: str, conversation: str, turns: list[TurnRecord], mode: str, consolidated: dict
 ) -> SessionRecord:
     messages = ConversationMessage.objects.filter(conversation_id=conversation).exclude(content="")
+    last = next((t for t in reversed(turns) if t.working_tokens), None)
+    planted = {key for turn in player.customer.sessions[s].turns[:-1] for key in turn.plants}
+    asked = [t for t in turns if t.question in planted and not t.needs_memory]
     vectors = sum(t.vector_queries for t in turns)
     return SessionRecord(
         file=file,
@@ -443,7 +451,10 @@ def _session_record(
         turns=len(turns),
         messages=messages.filter(Q(role="user") | Q(role="assistant")).count(),
         history_tokens=sum(count_tokens(c) for c in messages.values_list("content", flat=True)),
-        working_tokens_last=next((t.working_tokens for t in reversed(turns) if t.working_tokens), 0),
+        working_tokens_last=last.working_tokens if last else 0,
+        history_tokens_last=last.history_tokens if last else 0,
+        facts_asked=len(asked),
+        facts_answered=sum(t.passed for t in asked),
         vector_queries=vectors,
         after=_session_checks(player.customer.sessions[s].after, player.user, vectors) if mode != "off" else [],
         consolidation_ms={k: round(v, 1) for k, v in (consolidated.get("timings") or {}).items()},

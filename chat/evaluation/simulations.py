@@ -46,9 +46,10 @@ from django.db.models import Count, Q
 
 from agentsite import clock, llm
 from chat import prompts
-from chat.evaluation import spawned
+from chat.evaluation import long_facts, spawned
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
-from chat.tools import ToolContext, run_tool
+from chat.tool_results import kept_share as tool_results_kept
+from chat.tools import TOOLS, ToolContext, run_tool, schemas
 from memory import forgetting, longterm
 from memory.embeddings import get_embedder
 from memory.keys import normalise
@@ -843,6 +844,7 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
             buffer.append_tool_call([call])
             entry = buffer.append_tool_result(call.id, raw, llm.summarise)
             raw_tokens = entry.metadata["raw_tokens"]
+            kept, needed = tool_results_kept(tool, result, entry.content)
             rows.append(
                 {
                     "kind": kind,
@@ -852,6 +854,8 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
                     "tokens": entry.tokens,
                     "summarised": bool(entry.metadata["summarised"]),
                     "reduction": round(entry.tokens / raw_tokens - 1, 4),
+                    "values_kept": kept,
+                    "values_needed": needed,
                 }
             )
             report("tool results", index + 1, len(cases))
@@ -866,12 +870,16 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
         "total_reduction": round(sum(r["tokens"] for r in long) / sum(r["raw_tokens"] for r in long) - 1, 4)
         if long
         else None,
+        "values_kept": sum(r["values_kept"] for r in long),
+        "values_needed": sum(r["values_needed"] for r in long),
         "by_kind": {
             kind: {
                 "results": len(group),
                 "median_raw_tokens": _median([r["raw_tokens"] for r in group]),
                 "median_tokens": _median([r["tokens"] for r in group]),
                 "median_reduction": _median([r["reduction"] for r in group]),
+                "values_kept": sum(r["values_kept"] for r in group),
+                "values_needed": sum(r["values_needed"] for r in group),
             }
             for kind in kinds
             if (group := [r for r in long if r["kind"] == kind])
@@ -915,13 +923,27 @@ _ANSWER = {
 }
 
 
-def _session_script(rng: random.Random, orders: list[Order], messages: int) -> list[tuple]:
-    """Turns of a long customer-service chat, exactly ``messages`` messages, ending with the customer's."""
+_NOTED = {"zh": "好的，记下了。", "en": "Thanks, noted."}
+
+
+def _session_script(
+    rng: random.Random, orders: list[Order], messages: int, facts: list[long_facts.PlantedFact] = ()
+) -> list[tuple]:
+    """Turns of a long customer-service chat, exactly ``messages`` messages, ending with the customer's.
+
+    Each of ``facts`` is stated once (its turn and a short answer), spread over the first three quarters.
+    """
     script: list[tuple] = []
     body = messages - 1
     count = 0  # messages so far (a tool step is two: the call and its result)
+    due = [(i * body * 3 // 4 // max(1, len(facts)), fact) for i, fact in enumerate(facts)]
     while count < body:
         left = body - count
+        if due and due[0][0] <= count and left >= 2 and left % 2 == 0:
+            fact = due.pop(0)[1]
+            script += [("user", fact.say), ("assistant", _NOTED["zh" if _is_zh(fact.say) else "en"])]
+            count += 2
+            continue
         zh = rng.random() < 0.6
         lang = "zh" if zh else "en"
         order = rng.choice(orders)
@@ -943,6 +965,10 @@ def _session_script(rng: random.Random, orders: list[Order], messages: int) -> l
             count += 2
     script.append(("user", "好的，那就这样，谢谢" if rng.random() < 0.6 else "alright, that's all, thanks"))
     return script
+
+
+def _is_zh(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 def _expand(script: list[tuple], call_ids: Iterator[int]) -> Iterator[tuple[Entry, str | None]]:
@@ -973,8 +999,10 @@ def session_compression(p: CompressionParams | None = None, report: Progress | N
             customer = _make_customers(1, "session", languages=("zh-hans",))[0]
             shop = _ScratchShop(rng)
             orders = [shop.order(customer, rng.random() < 0.6, items=1, events=2) for _ in range(6)]
+            bought = [shop.order(customer, False, items=1, events=2, status="delivered").number for _ in range(25)]
+            facts = long_facts.planted_facts("en", bought)
             conversation_id = store.start(customer).id
-            script = _session_script(rng, orders, p.messages)
+            script = _session_script(rng, orders, p.messages, facts)
             for appended, (entry, raw) in enumerate(_expand(script, iter(range(1, 10**6))), start=1):
                 store.append(conversation_id, entry, raw=raw)
                 # After every message, as tests/memory/test_compression.py does (the turn queues it as a task).
@@ -997,7 +1025,11 @@ def session_compression(p: CompressionParams | None = None, report: Progress | N
             system = prompts.system_prompt("zh", clock.now(), "Scratch")
             before = _working_tokens(system, everything, budget=10**9)
             after = _working_tokens(system, history, budget=settings.MEMORY_WORKING_BUDGET_TOKENS)
+            answered = [_answered_at_end(system, history, fact) for fact in facts]
             result = {
+                "facts_asked": len(facts),
+                "facts_answered": sum(answered),
+                "facts_missed": [fact.question for fact, ok in zip(facts, answered, strict=True) if not ok],
                 "messages": len(everything),
                 "tokens_before": sum(e.tokens for e in everything),
                 "tokens_after": sum(e.tokens for e in history),
@@ -1016,6 +1048,21 @@ def session_compression(p: CompressionParams | None = None, report: Progress | N
     result["reduction"] = round(result["tokens_after"] / result["tokens_before"] - 1, 4)
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result
+
+
+def _answered_at_end(system: str, history: list[Entry], fact: long_facts.PlantedFact) -> bool:
+    """Ask the model for ``fact`` at the end of the session, with the history the agent would send.
+
+    The question is asked on its own (not appended to the session); a tool call naming the value
+    (``lookup_order`` with the right number) counts as knowing it.
+    """
+    buffer = WorkingMemory.from_settings()
+    buffer.set_system(system)
+    buffer.extend(history)
+    buffer.append_user(fact.question)
+    completion = llm.chat(buffer.to_messages(), schemas([n for n in TOOLS if n != "recall_memory"]))
+    said = completion.content + " ".join(json.dumps(c.arguments, ensure_ascii=False) for c in completion.tool_calls)
+    return fact.expect in said
 
 
 def _calls(metadata: dict) -> tuple[ToolCall, ...]:
@@ -1062,9 +1109,14 @@ def markdown(results: dict) -> str:
         f"{size['final_valid']['off']:,} / {size['final_total']['off']:,} |",
         f"| tool-result tokens after summarising (median of {tools['long_results']} long results) | "
         f"{_pct(ARTICLE['tool_result_reduction'])} | {_pct(tools['median_reduction'])} |",
+        f"| tool-result tokens, all long results together (values a later step needs kept) | "
+        f"{_pct(ARTICLE['tool_result_reduction'])} | {_pct(tools['total_reduction'])} "
+        f"({tools['values_kept']} of {tools['values_needed']}) |",
         f"| tokens of a {session['messages']}-message session, before → after compression | "
         f"{ARTICLE['session_tokens_before']:,} → ~{ARTICLE['session_tokens_after']:,} | "
         f"{session['tokens_before']:,} → {session['tokens_after']:,} ({_pct(session['reduction'])}) |",
+        f"| facts stated in that session, asked for at its end | – | {session['facts_answered']} of "
+        f"{session['facts_asked']} answered |",
         "",
         f"### Store size over {on['months'][-1]['day']} simulated days",
         "",
@@ -1099,15 +1151,17 @@ def markdown(results: dict) -> str:
         "",
         f"Results longer than {tools['threshold_tokens']} tokens enter working memory as a summary by the cheap "
         f"model (`WorkingMemory.append_tool_result`); {tools['summarised']} of {tools['long_results']} were "
-        f"summarised. All long results together: {_pct(tools['total_reduction'])}.",
+        f"summarised. All long results together: {_pct(tools['total_reduction'])}. Values a later step needs "
+        f"(`chat/tool_results.py`, `must_keep`) still in what the model reads: {tools['values_kept']} of "
+        f"{tools['values_needed']}.",
         "",
-        "| kind | results | median tokens raw | median tokens in working memory | median change |",
-        "|---|---|---|---|---|",
+        "| kind | results | median tokens raw | median tokens in working memory | median change | values kept |",
+        "|---|---|---|---|---|---|",
     ]
     for kind, row in tools["by_kind"].items():
         lines.append(
             f"| {kind} | {row['results']} | {row['median_raw_tokens']:,.0f} | {row['median_tokens']:,.0f} | "
-            f"{_pct(row['median_reduction'])} |"
+            f"{_pct(row['median_reduction'])} | {row['values_kept']} of {row['values_needed']} |"
         )
     lines += [
         "",
@@ -1126,6 +1180,11 @@ def markdown(results: dict) -> str:
         f"verbatim: {session['tokens_after']:,} tokens. Working memory as the agent builds it (system prompt "
         f"included): {session['working_memory_before']:,} tokens uncompressed, {session['working_memory_after']:,} "
         "compressed.",
+        "",
+        f"{session['facts_asked']} facts (`chat/evaluation/long_facts.py`: five about the customer, one order per "
+        "item bought) are stated once each over the first three quarters of the session; at its end each is "
+        f"asked for on its own with that compressed history: {session['facts_answered']} answered."
+        + (f" Missed: {'; '.join(session['facts_missed'])}." if session["facts_missed"] else ""),
         "",
         "![A long session before and after compression](eval-session-compression.png)",
         "",

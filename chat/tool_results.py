@@ -1,0 +1,73 @@
+"""What of a tool's result a later step needs: the values no shortening may lose.
+
+Working memory shortens long tool results before the model reads them (docs/working.md); the raw
+result stays in the session's durable copy for audit. ``must_keep`` lists, per tool, the values the
+shortened text must still carry, as the raw result writes them: what the agent may quote or act on
+next (ids, amounts, dates, statuses, carrier, tracking number, the latest tracking event).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+_ORDER_FIELDS = ("order_number", "status", "placed_at", "total")
+_SHIPMENT_FIELDS = ("order_number", "carrier", "tracking_number", "status", "eta")
+_EVENT_FIELDS = ("time", "location", "description")
+
+
+def _fields(data: Any, names: tuple[str, ...]) -> list[str]:
+    if not isinstance(data, dict):
+        return []
+    return [str(data[name]) for name in names if data.get(name) not in (None, "")]
+
+
+def _shipment(data: Any) -> list[str]:
+    """The shipment's identity and state, and its latest event (what "where is it now?" needs)."""
+    values = _fields(data, _SHIPMENT_FIELDS)
+    events = data.get("events") if isinstance(data, dict) else None
+    if isinstance(events, list) and events:
+        values += _fields(events[-1], _EVENT_FIELDS)
+    return values
+
+
+def _order(data: Any) -> list[str]:
+    values = _fields(data, (*_ORDER_FIELDS, "currency"))
+    items = data.get("items") if isinstance(data, dict) else None
+    for item in items if isinstance(items, list) else []:
+        values += _fields(item, ("name",))
+    if isinstance(data, dict) and isinstance(data.get("shipment"), dict):
+        values += _shipment(data["shipment"])
+    return values
+
+
+def _orders(data: Any) -> list[str]:
+    orders = data.get("orders") if isinstance(data, dict) else None
+    return [v for order in (orders if isinstance(orders, list) else []) for v in _fields(order, _ORDER_FIELDS)]
+
+
+def _articles(data: Any) -> list[str]:
+    articles = data.get("articles") if isinstance(data, dict) else None
+    return [v for a in (articles if isinstance(articles, list) else []) for v in _fields(a, ("id", "title"))]
+
+
+MUST_KEEP: dict[str, Callable[[Any], list[str]]] = {
+    "lookup_order": _order,
+    "track_shipment": _shipment,
+    "list_my_orders": _orders,
+    "search_policies": _articles,
+}
+
+
+def must_keep(tool: str, result: Any) -> list[str]:
+    """The values of ``result`` (a tool's JSON result, parsed) that a shortened copy must carry, in order."""
+    values = MUST_KEEP.get(tool, lambda data: [])(result)
+    if isinstance(result, dict) and result.get("error"):
+        values.append(str(result["error"]))
+    return list(dict.fromkeys(values))
+
+
+def kept_share(tool: str, result: Any, shortened: str) -> tuple[int, int]:
+    """How many of ``must_keep``'s values ``shortened`` carries, of how many."""
+    values = must_keep(tool, result)
+    return sum(value in shortened for value in values), len(values)
