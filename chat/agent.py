@@ -26,7 +26,7 @@ from django.db import connection
 
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
-from chat import actions, handoff, prompts
+from chat import actions, handoff, prompts, tool_results
 from chat.answers import is_bare_confirmation, is_cancellation, is_confirmation
 from chat.models import CustomerProfile, PendingAction
 from chat.tools import (
@@ -377,7 +377,8 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
                 # handoff): the turn's next write takes the row lock and goes on from the state it left.
                 memory.snapshot = None
             raw = json.dumps(result, ensure_ascii=False, default=str)
-            entry = memory.buffer.append_tool_result(call.id, raw, _summarise)
+            shown = json.dumps(tool_results.compact(call.name, call.arguments, result), ensure_ascii=False, default=str)
+            entry = memory.buffer.append_tool_result(call.id, raw, _summarise, shown=shown)
             with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:  # each result kept as it comes
                 if call_pending:
                     _record_tool_call(store, ctx, call_entry, completion.tool_calls)

@@ -8,6 +8,7 @@ next (ids, amounts, dates, statuses, carrier, tracking number, the latest tracki
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -71,3 +72,57 @@ def kept_share(tool: str, result: Any, shortened: str) -> tuple[int, int]:
     """How many of ``must_keep``'s values ``shortened`` carries, of how many."""
     values = must_keep(tool, result)
     return sum(value in shortened for value in values), len(values)
+
+
+LONG_TEXT_CHARS = 300  # longer than a policy snippet (240 characters): a whole article, cut to its passage
+KEEP_EVENTS = 3  # tracking events the model reads: the latest ones; the rest is counted
+
+
+def _latest_events(shipment: dict) -> dict:
+    events = shipment.get("events")
+    if not isinstance(events, list) or len(events) <= KEEP_EVENTS:
+        return shipment
+    ordered = sorted(
+        (e for e in events if isinstance(e, dict)), key=lambda e: str(e.get("time", ""))
+    )  # times are ISO-like, so text order is time order
+    return {**shipment, "events": ordered[-KEEP_EVENTS:], "events_total": len(events)}
+
+
+_SENTENCE = re.compile(r"(?<=[。！？!?])|(?<=[.;；])\s+")
+
+
+def _terms(text: str) -> set[str]:
+    han = re.findall(r"[\u4e00-\u9fff]", text)
+    return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} | {a + b for a, b in zip(han, han[1:], strict=False)}
+
+
+def _passage(text: str, query: str, sentences: int = 2) -> str:
+    """The ``sentences`` sentences of ``text`` that share most words with ``query``, in their order."""
+    parts = [p.strip() for p in _SENTENCE.split(text) if p and p.strip()]
+    if len(text) <= LONG_TEXT_CHARS or len(parts) <= sentences:
+        return text
+    wanted = _terms(query)
+    ranked = sorted(range(len(parts)), key=lambda i: (-len(_terms(parts[i]) & wanted), i))[:sentences]
+    joiner = "" if re.search(r"[\u4e00-\u9fff]", text) else " "
+    return joiner.join(parts[i] for i in sorted(ranked))
+
+
+def compact(tool: str, arguments: dict, result: Any) -> Any:
+    """``result`` as the model reads it: the latest tracking events and their count, policy text cut
+    to the passage asked about. Everything ``must_keep`` names stays; the raw result is kept for audit."""
+    if not isinstance(result, dict):
+        return result
+    if tool == "track_shipment":
+        return _latest_events(result)
+    if tool == "lookup_order" and isinstance(result.get("shipment"), dict):
+        return {**result, "shipment": _latest_events(result["shipment"])}
+    if tool == "search_policies" and isinstance(result.get("articles"), list):
+        query = str(arguments.get("query", ""))
+        articles = [
+            {k: (_passage(v, query) if k in ("body", "snippet") and isinstance(v, str) else v) for k, v in a.items()}
+            if isinstance(a, dict)
+            else a
+            for a in result["articles"]
+        ]
+        return {**result, "articles": articles}
+    return result

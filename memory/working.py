@@ -249,20 +249,25 @@ class WorkingMemory:
             Entry.create(Role.TOOL_CALL, content, timestamp=self._clock(), tool_calls=calls, metadata=metadata)
         )
 
-    def append_tool_result(self, call_id: str, raw: str, summarise: Callable[[str], str]) -> Entry:
+    def append_tool_result(
+        self, call_id: str, raw: str, summarise: Callable[[str], str], *, shown: str | None = None
+    ) -> Entry:
         """Append a call's result, summarised by ``summarise`` when longer than the threshold.
 
-        The stored content is what the model will read; the caller keeps ``raw`` in the session
-        for audit. A summary that is not shorter than the raw result is not used.
+        ``shown`` is the result as the caller compacted it for the model (``raw`` by default); the
+        threshold applies to it. The stored content is what the model will read; the caller keeps
+        ``raw`` in the session for audit. A summary that is not shorter is not used.
         """
         if call_id not in self._call_entry:
             raise UnknownToolCall(f"no tool call {call_id!r} in working memory")
         raw_tokens = count_tokens(raw)
-        content, tokens, summarised = raw, raw_tokens, False
-        if raw_tokens > self.summarise_over_tokens:
-            candidate = SUMMARY_TEMPLATE.format(summary=summarise(raw).strip(), chars=len(raw))
+        shown = raw if shown is None else shown
+        shown_tokens = raw_tokens if shown is raw else count_tokens(shown)
+        content, tokens, summarised = shown, shown_tokens, False
+        if shown_tokens > self.summarise_over_tokens:
+            candidate = SUMMARY_TEMPLATE.format(summary=summarise(shown).strip(), chars=len(raw))
             candidate_tokens = count_tokens(candidate)
-            if candidate_tokens < raw_tokens:
+            if candidate_tokens < shown_tokens:
                 content, tokens, summarised = candidate, candidate_tokens, True
         entry = Entry(
             role=Role.TOOL_RESULT,

@@ -48,6 +48,7 @@ from agentsite import clock, llm
 from chat import prompts
 from chat.evaluation import long_facts, spawned
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
+from chat.tool_results import compact as tool_results_compact
 from chat.tool_results import kept_share as tool_results_kept
 from chat.tools import TOOLS, ToolContext, run_tool, schemas
 from memory import forgetting, longterm
@@ -842,7 +843,8 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
             buffer = WorkingMemory.from_settings()
             call = ToolCall(f"call_{index}", tool, json.dumps(arguments, ensure_ascii=False))
             buffer.append_tool_call([call])
-            entry = buffer.append_tool_result(call.id, raw, llm.summarise)
+            shown = json.dumps(tool_results_compact(tool, arguments, result), ensure_ascii=False, default=str)
+            entry = buffer.append_tool_result(call.id, raw, llm.summarise, shown=shown)
             raw_tokens = entry.metadata["raw_tokens"]
             kept, needed = tool_results_kept(tool, result, entry.content)
             rows.append(
@@ -982,8 +984,10 @@ def _expand(script: list[tuple], call_ids: Iterator[int]) -> Iterator[tuple[Entr
         yield Entry.create(Role.TOOL_CALL, "", timestamp=clock.now(), tool_calls=[call]), None
         buffer = WorkingMemory.from_settings()
         buffer.append_tool_call([call])
-        raw = json.dumps(run_tool(ToolContext(customer, uuid.uuid4(), lang), tool, arguments), ensure_ascii=False)
-        yield buffer.append_tool_result(call.id, raw, llm.summarise), raw
+        result = run_tool(ToolContext(customer, uuid.uuid4(), lang), tool, arguments)
+        raw = json.dumps(result, ensure_ascii=False)
+        shown = json.dumps(tool_results_compact(tool, arguments, result), ensure_ascii=False)
+        yield buffer.append_tool_result(call.id, raw, llm.summarise, shown=shown), raw
 
 
 def session_compression(p: CompressionParams | None = None, report: Progress | None = None) -> dict:
