@@ -366,10 +366,10 @@ class WorkingMemory:
         """Evict whole units, oldest first by phase, until within budget; one pass, O(n).
 
         Phase 1: tool-call turns (with all their results) except those holding the latest
-        ``keep_tool_results`` results (two by default). Phase 2: unpinned user, assistant and
-        summary entries. Phase 3: the remaining tool-call turns. The step in progress (a tool-call
-        turn still waiting for a result, and the newest tool-call turn after the latest user
-        message) counts as pinned.
+        ``keep_tool_results`` results (two by default). Phase 2: unpinned user and assistant
+        entries, then the summary of the compressed history. Phase 3: the remaining tool-call
+        turns. The step in progress (a tool-call turn still waiting for a result, and the newest
+        tool-call turn after the latest user message) counts as pinned.
         """
         excess = self._used - self.budget_tokens
         if excess <= 0:
@@ -401,7 +401,11 @@ class WorkingMemory:
                 seen += 1
 
         phase1 = [(i, group_tokens[i]) for i in group_tokens if i not in recent and i not in protected]
-        phase2 = [(i, e.tokens) for i, e in enumerate(turns) if e.role in CONVERSATIONAL and not e.pinned]
+        # The summary of the compressed history stands for every older message at once: it goes after them.
+        phase2 = sorted(
+            ((i, e.tokens) for i, e in enumerate(turns) if e.role in CONVERSATIONAL and not e.pinned),
+            key=lambda pair: turns[pair[0]].metadata.get("kind") == "summary",
+        )
         phase3 = [(i, group_tokens[i]) for i in group_tokens if i in recent and i not in protected]
         evictable = sum(t for phase in (phase1, phase2, phase3) for _, t in phase)
         if excess > evictable:

@@ -304,3 +304,13 @@ def test_eviction_is_linear_in_the_buffer_size():
     small, large = one_eviction(2000), one_eviction(20000)
     # 10x the entries: linear is ~10x the lines run, the article's O(n^2) would be ~100x.
     assert small > 2000 and large / small < 30, (small, large)
+
+
+def test_the_compressed_history_summary_is_evicted_after_the_messages_it_precedes():
+    wm = WorkingMemory(budget_tokens=400)
+    summary = entry(Role.SYSTEM, words(150), metadata={"kind": "summary"})
+    wm.extend([summary, *(entry(Role.USER, words(60)) for _ in range(3))])
+    wm.append_user(words(120))  # 150 + 3 x 60 + 120 > 400: something must go
+    kept = wm.entries()
+    assert kept[0].metadata.get("kind") == "summary"
+    assert wm.usage().used <= 400
