@@ -494,7 +494,7 @@ def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
         if data.get("tracking") == "none":
             parts.append(_no_tracking(data.get("status"), lang))
         text = head + ": " + _join(parts, lang)
-    known = {"order_number", "carrier", "tracking_number", "status", "events", "eta", "tracking"}
+    known = {"order_number", "carrier", "tracking_number", "status", "events", "events_total", "eta", "tracking"}
     extra = _extra_fields(data, known, lang)
     return _end(text, lang) + (" " + _end(extra, lang) if extra else "")
 

@@ -137,3 +137,22 @@ def test_unknown_result_shapes_are_rendered_generically(say, answer_tools):
         answer_tools(said, [{"order_number": "ORD-2025-0001", "status": "teleported", "gift_wrap": True}], request)
     )
     assert "ORD-2025-0001" in reply.content and "teleported" in reply.content and "gift_wrap" in reply.content
+
+
+def test_a_compacted_tracking_history_reads_as_its_latest_event(say, answer_tools):
+    """The app shows the model the latest events and a count (chat.tool_results.compact); the count is no field
+    to read out to the customer."""
+    request = [{"role": "user", "content": "Where is ORD-2025-0817?"}]
+    said = say(request)
+    events = [{"time": f"2025-03-0{d} 10:00", "location": "Leeds", "description": f"Scan {d}"} for d in (3, 4, 5)]
+    result = {
+        "order_number": "ORD-2025-0817",
+        "carrier": "UPS",
+        "tracking_number": "1Z999AA10123456784",
+        "status": "in_transit",
+        "eta": "2025-03-07",
+        "events": events,
+        "events_total": 21,
+    }
+    reply = say(answer_tools(said, [result], request)).content
+    assert "Scan 5" in reply and "events_total" not in reply and "21" not in reply
