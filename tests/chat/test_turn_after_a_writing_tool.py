@@ -25,11 +25,11 @@ def test_a_working_memory_overflow_after_an_escalation_hands_over_without_an_apo
     conversation = short_term.store().start(user.pk).id
     append_tool_result = WorkingMemory.append_tool_result
 
-    def too_big_after_the_escalation(self, call_id, raw, summarise):
+    def too_big_after_the_escalation(self, call_id, raw, summarise, **options):
         # The escalation has run and written the conversation; its result does not fit the budget.
         if "escalated" in raw:
             raise PinnedOverflow(self.budget_tokens + 1, self.budget_tokens, {"tool results": self.budget_tokens + 1})
-        return append_tool_result(self, call_id, raw, summarise)
+        return append_tool_result(self, call_id, raw, summarise, **options)
 
     monkeypatch.setattr(WorkingMemory, "append_tool_result", too_big_after_the_escalation)
     frames: list[dict] = []
