@@ -109,13 +109,15 @@ def _passage(text: str, query: str, sentences: int = 2) -> str:
 
 def compact(tool: str, arguments: dict, result: Any) -> Any:
     """``result`` as the model reads it: the latest tracking events and their count, policy text cut
-    to the passage asked about. Everything ``must_keep`` names stays; the raw result is kept for audit."""
+    to the passage asked about. Everything ``must_keep`` names stays; the raw result is kept for audit.
+    A result with nothing to cut is returned as it is (the same object)."""
     if not isinstance(result, dict):
         return result
     if tool == "track_shipment":
         return _latest_events(result)
     if tool == "lookup_order" and isinstance(result.get("shipment"), dict):
-        return {**result, "shipment": _latest_events(result["shipment"])}
+        shipment = _latest_events(result["shipment"])
+        return result if shipment is result["shipment"] else {**result, "shipment": shipment}
     if tool == "search_policies" and isinstance(result.get("articles"), list):
         query = str(arguments.get("query", ""))
         articles = [
