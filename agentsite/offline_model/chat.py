@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from . import facts, nlu, replies, slots, splitting
+from . import described, facts, nlu, replies, slots, splitting
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -151,6 +151,8 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
         keyed = [f.key for f in stated if f.key]
         if keyed:
             context = keyed[-1]
+    if value is None:  # said in the part of the conversation a compressed history stands for
+        value = next((v for label, v in reversed(conv.said) if label == key), None)
     return value
 
 
@@ -226,7 +228,7 @@ def _call(name: str, **arguments: object) -> Reply:
 
 
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
-    orders = slots.order_numbers(text)
+    orders = slots.order_numbers(text) or ([o] if (o := described.described_order(conv, text)) else [])
     if not orders:
         earlier = known_fitting_order(conv, tool)
         orders = [earlier] if earlier else []
@@ -246,7 +248,11 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
 
 
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
-    orders = slots.order_numbers(text) or ([o] if (o := known_fitting_order(conv, "request_refund")) else [])
+    orders = (
+        slots.order_numbers(text)
+        or ([o] if (o := described.described_order(conv, text)) else [])
+        or ([o] if (o := known_fitting_order(conv, "request_refund")) else [])
+    )
     if not orders:
         if "list_my_orders" in conv.tools:  # one delivered order is the one; several are asked about
             return _call("list_my_orders")
@@ -261,6 +267,8 @@ def _refund(conv: Conversation, text: str, lang: str) -> Reply:
 
 
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
+    if key == "order_number" and described.described_order(conv, text) and "lookup_order" in conv.tools:
+        return _order_calls(conv, text, "lookup_order", lang)  # "which order was the kettle?": look it up
     said = answer_about(conv, key, lang)
     if said:
         return Reply(said)

@@ -3,10 +3,12 @@
 Conventions the application follows (docs/offline-model.md):
 
 - the first system message starting with ``TASK: extract_memories`` asks for memory extraction,
-  ``TASK: summarise`` for a summary, ``TASK: summarise_conversation`` for a conversation's recap; anything
-  else is a customer-service chat;
+  ``TASK: summarise`` for a summary, ``TASK: summarise_conversation`` for a conversation's recap,
+  ``TASK: digest_chunk`` for a chunk of a long conversation; anything else is a customer-service chat;
 - a chat system prompt may carry a memory block between a line ``<<<MEMORY`` and a line
   ``MEMORY>>>``, one memory per line: ``- [tag] content {key=…; value=…}``;
+- a compressed history may carry what the customer said in it between a line ``<<<SAID`` and a line
+  ``SAID>>>``, one value per line: ``- key: value``, or ``- ORD-…: their words about that order``;
 - a line ``Current date: YYYY-MM-DD`` in a system prompt anchors relative dates.
 """
 
@@ -24,13 +26,17 @@ TASK_CHAT = "chat"
 TASK_EXTRACT = "extract"
 TASK_SUMMARISE = "summarise"
 TASK_RECAP = "recap"  # a whole conversation, for the customer's file
-TASKS = (TASK_CHAT, TASK_EXTRACT, TASK_SUMMARISE, TASK_RECAP)
+TASK_DIGEST = "digest"  # a chunk of a long conversation, for its compressed history
+TASKS = (TASK_CHAT, TASK_EXTRACT, TASK_SUMMARISE, TASK_RECAP, TASK_DIGEST)
 
 EXTRACT_MARKER = "TASK: extract_memories"
 SUMMARY_MARKERS = ("TASK: summarise", "TASK: summarize")
 RECAP_MARKERS = ("TASK: summarise_conversation", "TASK: summarize_conversation")
+DIGEST_MARKER = "TASK: digest_chunk"
 MEMORY_OPEN = "<<<MEMORY"
 MEMORY_CLOSE = "MEMORY>>>"
+SAID_OPEN = "<<<SAID"
+SAID_CLOSE = "SAID>>>"
 
 SYSTEM_ROLES = ("system", "developer")
 
@@ -81,6 +87,8 @@ def task_of(messages: list[dict[str, Any]]) -> str:
                 return TASK_EXTRACT
             if text.startswith(RECAP_MARKERS):
                 return TASK_RECAP
+            if text.startswith(DIGEST_MARKER):
+                return TASK_DIGEST
             if text.startswith(SUMMARY_MARKERS):
                 return TASK_SUMMARISE
             return TASK_CHAT
@@ -136,6 +144,28 @@ def split_memory_block(system: str) -> tuple[str, list[MemoryEntry]]:
     return "\n".join(kept), entries
 
 
+_SAID_LINE = re.compile(r"^\s*-\s*(?P<label>[^:：]+?)\s*[:：]\s*(?P<value>.+?)\s*$")
+
+
+def split_said_block(system: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Return the system text without the said-earlier block, and the block's ``(label, value)`` lines."""
+    kept: list[str] = []
+    said: list[tuple[str, str]] = []
+    inside = False
+    for line in system.splitlines():
+        stripped = line.strip()
+        if stripped == SAID_OPEN:
+            inside = True
+        elif stripped == SAID_CLOSE:
+            inside = False
+        elif inside:
+            if m := _SAID_LINE.match(line):
+                said.append((m.group("label"), m.group("value")))
+        else:
+            kept.append(line)
+    return "\n".join(kept), tuple(said)
+
+
 @dataclass(frozen=True)
 class ToolCall:
     id: str
@@ -164,10 +194,16 @@ class ToolResult:
     content: str
 
     def data(self) -> Any:
+        """The result as JSON; a long result working memory summarised is read back from its shorthand."""
         try:
             return json.loads(self.content)
         except ValueError:
-            return self.content
+            pass
+        if self.content.startswith("[summary]"):
+            from .summary import read_back  # the summariser's own shorthand; it imports this module
+
+            return read_back(self.content) or self.content
+        return self.content
 
 
 @dataclass(frozen=True)
@@ -178,6 +214,7 @@ class Conversation:
     turns: tuple[Turn, ...]
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     today: dt.date | None = None
+    said: tuple[tuple[str, str], ...] = ()  # the said-earlier block of a compressed history: (key or order, value)
 
     @property
     def latest_user_text(self) -> str:
@@ -261,6 +298,7 @@ def from_request(body: dict[str, Any]) -> Conversation:
             turns.append(Turn("user", text))
     system = "\n".join(system_parts)
     plain_system, memories = split_memory_block(system)
+    plain_system, said = split_said_block(plain_system)
     tools: dict[str, dict[str, Any]] = {}
     for tool in body.get("tools") or []:
         function = tool.get("function") or {}
@@ -273,4 +311,5 @@ def from_request(body: dict[str, Any]) -> Conversation:
         turns=tuple(turns),
         tools=tools,
         today=dates.today_from(plain_system),
+        said=said,
     )

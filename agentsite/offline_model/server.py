@@ -7,6 +7,7 @@ the script queue and the counters, each behind its own lock.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hashlib
 import json
 import socket
@@ -18,8 +19,8 @@ from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import chat, conversation, extraction, protocol, recap, scripts, summary, tokens, validation
-from .conversation import TASK_CHAT, TASK_EXTRACT, TASK_RECAP, TASK_SUMMARISE, Conversation
+from . import chat, conversation, digest, extraction, protocol, recap, scripts, summary, tokens, validation
+from .conversation import TASK_CHAT, TASK_DIGEST, TASK_EXTRACT, TASK_RECAP, TASK_SUMMARISE, Conversation
 from .protocol import Reply
 
 PACE_HEADER = "X-Offline-Pace-Ms"
@@ -95,6 +96,8 @@ def compose(conv: Conversation) -> Reply:
         return Reply(summary.summarise(conv))
     if conv.task == TASK_RECAP:
         return Reply(recap.recap(conv))
+    if conv.task == TASK_DIGEST:
+        return Reply(digest.digest(conv))
     return chat.respond(conv)
 
 
@@ -104,7 +107,7 @@ def _apply_tool_choice(body: dict[str, Any], conv: Conversation, reply: Reply) -
     choice = body.get("tool_choice")
     if choice == "none" or not conv.tools:
         if reply.tool_calls:
-            reply = chat.respond(Conversation(conv.task, conv.system, conv.memories, conv.turns, {}, conv.today))
+            reply = chat.respond(dataclasses.replace(conv, tools={}))
     elif isinstance(choice, dict):
         name = (choice.get("function") or {}).get("name")
         if name:
@@ -120,7 +123,7 @@ def _apply_tool_choice(body: dict[str, Any], conv: Conversation, reply: Reply) -
 def _apply_response_format(body: dict[str, Any], conv: Conversation, reply: Reply) -> Reply:
     response_format = body.get("response_format")
     kind = response_format.get("type") if isinstance(response_format, dict) else None
-    if kind not in ("json_object", "json_schema") or reply.tool_calls or conv.task == TASK_EXTRACT:
+    if kind not in ("json_object", "json_schema") or reply.tool_calls or conv.task in (TASK_EXTRACT, TASK_DIGEST):
         return reply
     key = "summary" if conv.task in (TASK_SUMMARISE, TASK_RECAP) else "reply"
     return Reply(json.dumps({key: reply.content or ""}, ensure_ascii=False))

@@ -208,8 +208,9 @@ def _shorten(unit: str, limit: int = 160) -> str:
     return unit if len(unit) <= limit else unit[: limit - 1].rstrip() + "…"
 
 
-def summarise_text(text: str) -> str:
-    """Pick the lines or sentences that carry the most, within a budget, in their order."""
+def summarise_text(text: str, cap: int | None = None) -> str:
+    """Pick the lines or sentences that carry the most, within a budget (``cap`` if the request names one),
+    in their order."""
     total = tokens.count(text)
     if total <= SHORT_INPUT_TOKENS:
         return re.sub(r"[ \t]+", " ", text).strip()
@@ -224,7 +225,7 @@ def summarise_text(text: str) -> str:
         if i == 0 or i == len(units) - 1:
             score += 1
         scored.append((score, i))
-    budget = min(MAX_SUMMARY_TOKENS, max(40, total // 4))
+    budget = min(MAX_SUMMARY_TOKENS, max(40, total // 4), cap or MAX_SUMMARY_TOKENS)
     chosen: list[int] = []
     used = 0
     for _score, i in sorted(scored, key=lambda s: (-s[0], s[1])):
@@ -234,7 +235,13 @@ def summarise_text(text: str) -> str:
         chosen.append(i)
         used += cost
     lines = [_shorten(units[i]) for i in sorted(chosen)]
-    return _with_missing(" ".join(lines) if "\n" not in text else "\n".join(lines), keep, text)
+    picked = " ".join(lines) if "\n" not in text else "\n".join(lines)
+    summary = _with_missing(picked, keep, text)
+    if cap and tokens.count(summary) > cap:  # a cap asked for is kept: the values not picked go first
+        summary = picked
+    while cap and tokens.count(summary) > cap and len(summary) > 1:
+        summary = summary[: int(len(summary) * 0.9)].rstrip(" ;；,，") + "…"
+    return summary
 
 
 def _with_missing(summary: str, keep: list[str], source: str) -> str:
@@ -248,7 +255,7 @@ def _with_missing(summary: str, keep: list[str], source: str) -> str:
 _IMPORTANT_KEY = re.compile(
     r"(?i)(?:^|_)(?:id|number|no|order|tracking|status|state|date|time|at|eta|total|amount|price|cost|fee|"
     r"refund|currency|name|title|email|phone|carrier|city|address|quantity|qty|sku|code|error|summary|"
-    r"reason|location|count)(?:$|_)|^(?:placed_at|created_at|updated_at|delivered_at)$"
+    r"reason|location|count|description)(?:$|_)|^(?:placed_at|created_at|updated_at|delivered_at)$"
 )
 
 
@@ -296,9 +303,34 @@ def _compact(obj: Any, seen: set[tuple[str, str]], depth: int = 0) -> str:
                 parts.append(f"{key}={text}")
         return "(" + ", ".join(parts) + ")" if depth and parts else ", ".join(parts)
     if isinstance(obj, list):
+        table = _table(obj)
+        if table is not None:
+            return table
         return "; ".join(filter(None, (_compact(item, seen, depth + 1) for item in obj)))
     text = _scalar(obj)
     return text if (must_keep(text) or len(text) <= 40) else ""
+
+
+def _table(items: list[Any]) -> str | None:
+    """Like records (the same scalar fields, nothing nested) as their field names once, then rows of values."""
+    if len(items) < 2 or not all(isinstance(i, dict) and i for i in items):
+        return None
+    names = list(items[0])
+    if any(list(i) != names or any(isinstance(v, (dict, list)) for v in i.values()) for i in items):
+        return None
+    kept = [n for n in names if _IMPORTANT_KEY.search(str(n)) or any(must_keep(_scalar(i[n])) for i in items)]
+    if not kept:
+        return None
+    # Free text (an event's description) is kept for the last record only: the latest says where things stand.
+    prose = {n for n in kept if _FREE_TEXT_KEY.search(str(n)) and not any(must_keep(_scalar(i[n])) for i in items)}
+    rows = [
+        ", ".join("" if i[n] is None else _scalar(i[n]) for n in kept if n not in prose or last)
+        for last, i in ((k == len(items) - 1, i) for k, i in enumerate(items))
+    ]
+    return f"({', '.join(map(str, kept))}) " + "; ".join(rows)
+
+
+_FREE_TEXT_KEY = re.compile(r"(?i)description|message|detail|note|text|body|comment|remark")
 
 
 def _json_identifiers(obj: Any) -> list[str]:
@@ -321,17 +353,24 @@ def summarise_json(data: Any, source: str) -> str:
     if isinstance(data, list):
         head = f"{len(data)} items: "
     elif isinstance(data, dict):
-        head = f"Fields: {', '.join(list(data)[:12])}. "
+        left_out = [
+            str(k) for k, v in data.items() if not _IMPORTANT_KEY.search(str(k)) and not isinstance(v, (dict, list))
+        ]
+        head = f"Also: {', '.join(left_out[:12])}. " if left_out else ""
     else:
         return _scalar(data)
-    summary = head + _compact(data, set())
+    summary = head + _compact(data, set()) or "(empty)"
     keep = list(dict.fromkeys(must_keep(source) + _json_identifiers(data)))
     return _with_missing(summary, keep, source)
 
 
+_CAP = re.compile(r"(?i)at most (\d+) tokens")
+
+
 def summarise(conv: Conversation) -> str:
-    """Summarise the text of the latest user message."""
+    """Summarise the text of the latest user message (within the cap the instructions name, if any)."""
     text = conv.latest_user_text.strip()
+    cap = int(m.group(1)) if (m := _CAP.search(conv.system)) else None
     if text[:1] in "{[":
         try:
             data = json.loads(text)
@@ -339,4 +378,71 @@ def summarise(conv: Conversation) -> str:
             pass
         else:
             return summarise_json(data, text)
-    return summarise_text(text)
+    return summarise_text(text, cap)
+
+
+# ---- reading a summary back: the chat reads the shorthand ``summarise_json`` writes ------------------
+
+_ITEM = re.compile(r"([A-Za-z_]\w*)(=|\[\d+\](?:: )?|: \()")
+_NEXT_ITEM = re.compile(r", (?=[A-Za-z_]\w*(?:=|\[\d+\]|: \())")
+_WRAPPER = re.compile(r"^\[summary\]\s*|\n\[full length \d+ characters, omitted\]\s*$")
+
+
+def _close(text: str, start: int) -> int:
+    """The index of the ``)`` that closes the ``(`` at ``start``."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return len(text)
+
+
+def _end(text: str, start: int) -> int:
+    """Where the value starting at ``start`` ends: the next item at this level, or the end."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0 and _NEXT_ITEM.match(text, i):
+            return i
+    return len(text)
+
+
+def _read_list(region: str) -> list[Any]:
+    if not region.startswith("("):
+        return []
+    close = _close(region, 0)
+    header = region[1:close]
+    if "=" not in header:  # a table: field names once, then rows
+        names = header.split(", ")
+        rows = [r for r in region[close + 1 :].strip().split("; ") if r]
+        return [dict(zip(names, r.split(", ", len(names) - 1), strict=False)) for r in rows]
+    records, i = [], 0
+    while i < len(region) and region[i] == "(":
+        close = _close(region, i)
+        records.append(_read_dict(region[i + 1 : close]))
+        i = close + 3  # past ")" and "; "
+    return records
+
+
+def _read_dict(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    i = 0
+    while (m := _ITEM.match(text, i)) is not None:
+        key, kind = m.group(1), m.group(2)
+        if kind == ": (":
+            close = _close(text, m.end() - 1)
+            out[key], end = _read_dict(text[m.end() : close]), close + 1
+        else:
+            end = _end(text, m.end())
+            out[key] = text[m.end() : end] if kind == "=" else _read_list(text[m.end() : end])
+        i = end + 2  # past ", "
+    return out
+
+
+def read_back(text: str) -> dict[str, Any] | None:
+    """The fields of a JSON summary (``summarise_json``'s shorthand) as a dict, or None for another text."""
+    body = _WRAPPER.sub("", text.strip())
+    body = re.sub(r"^Also: [^.]*\. ", "", body.split("\n")[0])
+    data = _read_dict(body)
+    return data or None

@@ -172,6 +172,6 @@ def test_stats_count_requests_by_task_and_model_and_streaming(client, offline_mo
     _extract(client, "customer: hi")
     client.chat.completions.create(model="offline-cheap", messages=[SUMMARY_SYSTEM, {"role": "user", "content": "x"}])
     stats = offline_model.stats()
-    assert stats["by_task"] == {"chat": 2, "extract": 1, "summarise": 1, "recap": 0}
+    assert stats["by_task"] == {"chat": 2, "extract": 1, "summarise": 1, "recap": 0, "digest": 0}
     assert stats["by_model"] == {"offline-main": 2, "offline-cheap": 2}
     assert stats["streamed"] == 1 and stats["total"] == 4

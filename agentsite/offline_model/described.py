@@ -1,0 +1,113 @@
+"""An order the customer describes instead of numbering: "the kettle", "我买电水壶的那个订单".
+
+The candidates are every place the request puts an order number beside words about it: the customer's
+and the agent's sentences, the said-earlier block of a compressed history (the customer's words per
+order), tool results (an order's item names) and memory lines. Each word of the question counts by how
+few orders share it, so "order" or "订单" weigh nothing and "kettle" or "电水壶" decide; an order wins
+only when it is the one best match and at least one of its words belongs to few orders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections import defaultdict
+from typing import Any
+
+from . import facts, slots
+from .conversation import Conversation
+
+# Words that say "an order" or ask about one, never what is in it.
+_GENERIC = frozenset(
+    re.findall(
+        r"\S+",
+        "order orders ordered number numbers what which was were the for and that this with from did have has "
+        "bought buy purchased purchase got get where when how status parcel package delivery shipping shipment "
+        "arrive arrived tracking track refund return again please thanks can you could tell remind about "
+        "mine my your its it's is are",
+    )
+)
+_GENERIC_HAN = frozenset(
+    re.findall(
+        r"\S+",
+        "订单 单号 号是 是多 多少 那个 哪个 这个 个订 我买 买的 的那 的是 的订 是什 什么 我的 快递 "
+        "包裹 物流 退款 发货 到哪 哪了 现在 时候 请问 帮我 一下 查一 订的 下单 号码",
+    )
+)
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_ORDER = re.compile(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d+")
+_RARE = 2  # a deciding word belongs to at most this many orders
+
+
+def terms(text: str) -> set[str]:
+    """English words (plural folded) and Chinese character pairs, without those that only say "order"."""
+    text = _ORDER.sub(" ", text)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)}
+    words = {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words}
+    pairs = {run[i : i + 2] for run in _HAN_RUN.findall(text) for i in range(len(run) - 1)}
+    return (words - _GENERIC) | (pairs - _GENERIC_HAN)
+
+
+def _from_result(data: Any, found: list[tuple[str, str]]) -> None:
+    if isinstance(data, list):
+        for item in data:
+            _from_result(item, found)
+        return
+    if not isinstance(data, dict):
+        return
+    number = data.get("order_number")
+    items = data.get("items")
+    if isinstance(number, str) and isinstance(items, list):
+        names = [str(i.get("name")) for i in items if isinstance(i, dict) and i.get("name")]
+        found.append((number, " ".join(names)))
+    for value in data.values():
+        if isinstance(value, (dict, list)):
+            _from_result(value, found)
+
+
+def candidates(conv: Conversation) -> list[tuple[str, str]]:
+    """``(order number, words about it)`` from everything the request carries before the latest message."""
+    found: list[tuple[str, str]] = []
+    for label, value in conv.said:
+        found += [(number, value) for number in slots.order_numbers(label)]
+    for turn in conv.turns[: max(conv.latest_user_index, 0)]:
+        if turn.role == "tool":
+            with contextlib.suppress(ValueError):
+                _from_result(json.loads(turn.text), found)
+            continue
+        for sentence in facts.sentences(turn.text):
+            numbers = slots.order_numbers(sentence)
+            if len(numbers) == 1:  # a sentence naming two orders says nothing about either alone
+                found.append((numbers[0], sentence))
+    for memory in conv.memories:
+        numbers = slots.order_numbers(memory.content + " " + memory.value)
+        if len(numbers) == 1:
+            found.append((numbers[0], memory.content))
+    return found
+
+
+def described_order(conv: Conversation, text: str) -> str | None:
+    """The one order the question's own words describe, if exactly one fits best."""
+    asked = terms(text)
+    if not asked:
+        return None
+    words_of: dict[str, set[str]] = defaultdict(set)
+    for number, about in candidates(conv):
+        words_of[number] |= terms(about) & asked
+    orders_with: dict[str, int] = defaultdict(int)
+    for words in words_of.values():
+        for word in words:
+            orders_with[word] += 1
+    scored = sorted(
+        ((sum(1 / orders_with[w] for w in words), number) for number, words in words_of.items() if words),
+        reverse=True,
+    )
+    if not scored:
+        return None
+    best, number = scored[0]
+    if len(scored) > 1 and scored[1][0] >= best:
+        return None
+    if not any(orders_with[w] <= _RARE for w in words_of[number]):
+        return None
+    return number
