@@ -45,6 +45,8 @@ SUMMARY_INSTRUCTIONS = (
     "amount, phone number, email address and name exactly as written. Be brief; no preamble."
 )
 
+SUMMARY_CAP = " At most {max_tokens} tokens: keep what matters most and leave the rest out."
+
 RECAP_INSTRUCTIONS = (
     f"{RECAP_TASK}\n"
     "Language: {language}\n"
@@ -534,9 +536,11 @@ class ModelGateway:
                 raise StreamBroken(f"the model endpoint broke off its reply: {type(exc).__name__}: {exc}") from exc
             reply.chunk(chunk)
 
-    def summarise(self, text: str, *, conversation_id: str | None = None) -> str:
-        """Return a short summary of ``text`` from the cheap model, keeping IDs, dates and amounts."""
-        messages = [{"role": "system", "content": SUMMARY_INSTRUCTIONS}, {"role": "user", "content": text}]
+    def summarise(self, text: str, *, max_tokens: int | None = None, conversation_id: str | None = None) -> str:
+        """Return a short summary of ``text`` from the cheap model, keeping IDs, dates and amounts; with
+        ``max_tokens``, at most that long (what does not fit goes, IDs included)."""
+        instructions = SUMMARY_INSTRUCTIONS + (SUMMARY_CAP.format(max_tokens=max_tokens) if max_tokens else "")
+        messages = [{"role": "system", "content": instructions}, {"role": "user", "content": text}]
         reply = self.chat(messages, cheap=True, purpose="summarise", conversation_id=conversation_id)
         if not reply.content.strip():
             raise MalformedOutput("the summary is empty")

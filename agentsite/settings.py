@@ -365,6 +365,9 @@ MEMORY_SESSION_PARSE_CACHE = env.int("MEMORY_SESSION_PARSE_CACHE", default=8192)
 MEMORY_COMPRESS_AFTER = env.int("MEMORY_COMPRESS_AFTER", default=50)
 MEMORY_COMPRESS_KEEP_RECENT = env.int("MEMORY_COMPRESS_KEEP_RECENT", default=30)
 MEMORY_COMPRESS_CHUNK = env.int("MEMORY_COMPRESS_CHUNK", default=10)
+# A chunk's summary is at most this long; past the fold budget the summaries are folded into one.
+MEMORY_COMPRESS_SUMMARY_TOKENS = env.int("MEMORY_COMPRESS_SUMMARY_TOKENS", default=40)
+MEMORY_COMPRESS_FOLD_OVER_TOKENS = env.int("MEMORY_COMPRESS_FOLD_OVER_TOKENS", default=300)
 # After a Redis failure, sessions use PostgreSQL alone for this long before Redis is tried again.
 MEMORY_REDIS_RETRY_AFTER_SECONDS = env.int("MEMORY_REDIS_RETRY_AFTER_SECONDS", default=5)
 # A conversation bouncing between two states more than this many round trips without progress is

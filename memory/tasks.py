@@ -86,13 +86,12 @@ def queue_consolidation(conversation_id: UUID | str, customer_id: int, *, final:
     max_retries=3,
 )
 def compress_conversation(conversation_id: str) -> int:
-    """Summarise the chunks of a long conversation that are due; return how many (safe to run twice)."""
-    from agentsite import llm
+    """Digest the chunks of a long conversation that are due; return how many (safe to run twice)."""
     from agentsite.logs import log_context
     from memory import session as short_term
 
     with log_context(conversation_id=conversation_id, task="compress"):
-        return len(short_term.store().compress(conversation_id, llm.summarise))
+        return len(short_term.store().compress(conversation_id))
 
 
 @shared_task(name="memory.sweep_consolidation")

@@ -1010,7 +1010,7 @@ def session_compression(p: CompressionParams | None = None, report: Progress | N
             for appended, (entry, raw) in enumerate(_expand(script, iter(range(1, 10**6))), start=1):
                 store.append(conversation_id, entry, raw=raw)
                 # After every message, as tests/memory/test_compression.py does (the turn queues it as a task).
-                store.compress(conversation_id, llm.summarise)
+                store.compress(conversation_id)
                 report("session compression", appended, p.messages)
             rows = ConversationMessage.objects.filter(conversation_id=conversation_id).order_by("seq")
             everything = [

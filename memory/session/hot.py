@@ -170,9 +170,10 @@ class HotWrites:
     messages: list[StoredMessage] = field(default_factory=list)
     transitions: list[TransitionRecord] = field(default_factory=list)
     summaries: list[Summary] = field(default_factory=list)
+    summaries_dropped: list[int] = field(default_factory=list)  # first seqs of summaries folded into another
 
     def __bool__(self) -> bool:
-        return bool(self.head or self.messages or self.transitions or self.summaries)
+        return bool(self.head or self.messages or self.transitions or self.summaries or self.summaries_dropped)
 
 
 class ScriptCommands:
@@ -191,6 +192,9 @@ class ScriptCommands:
 
     def rpush(self, key: str, *values: Any) -> None:
         self._add("RPUSH", key, values)
+
+    def hdel(self, key: str, *fields: Any) -> None:
+        self._add("HDEL", key, fields)
 
     def ltrim(self, key: str, start: int, end: int) -> None:
         self._add("LTRIM", key, [start, end])
@@ -327,6 +331,8 @@ class HotCopy:
         if changes.transitions:
             pipe.rpush(keys.transitions, *[encode_transition(t) for t in changes.transitions])
             pipe.ltrim(keys.transitions, -self.max_transitions, -1)
+        if changes.summaries_dropped:
+            pipe.hdel(keys.summaries, *[str(first) for first in changes.summaries_dropped])
         if changes.summaries:
             pipe.hset(keys.summaries, mapping={str(s.first_seq): encode_summary(s) for s in changes.summaries})
         for key in keys.all():

@@ -14,7 +14,7 @@ import contextlib
 import dataclasses
 import logging
 import uuid
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -93,6 +93,8 @@ class SessionStore:
             compress_after=setting("MEMORY_COMPRESS_AFTER", "compress_after"),
             keep_recent=setting("MEMORY_COMPRESS_KEEP_RECENT", "keep_recent"),
             chunk_size=setting("MEMORY_COMPRESS_CHUNK", "chunk_size"),
+            summary_tokens=setting("MEMORY_COMPRESS_SUMMARY_TOKENS", "summary_tokens"),
+            fold_over_tokens=setting("MEMORY_COMPRESS_FOLD_OVER_TOKENS", "fold_over_tokens"),
         )
         self.loop_threshold = setting("MEMORY_LOOP_THRESHOLD", "loop_threshold")
         self.hot = HotCopy(
@@ -282,16 +284,31 @@ class SessionStore:
         return self.compression.due(conversation_id, last_seq)
 
     def compress(
-        self, conversation_id: uuid.UUID | str, summarise: Callable[[str], str], *, now: datetime | None = None
+        self,
+        conversation_id: uuid.UUID | str,
+        *,
+        now: datetime | None = None,
+        digest: compression.Digest | None = None,
+        fold: compression.Fold | None = None,
     ) -> list[Summary]:
-        """Summarise every chunk due and not yet summarised (``memory.compression.compress``); return the new ones."""
+        """Digest every chunk due and not yet digested (``memory.compression.compress``); return the new
+        summaries. ``digest`` and ``fold`` default to the cheap model."""
 
-        def keep(summary: Summary) -> None:
-            self._store_summary(conversation_id, summary, now or clock.now())
+        def keep(summary: Summary, digested: compression.ChunkDigest) -> None:
+            self._store_summary(conversation_id, summary, digested, now or clock.now())
 
-        return compression.compress(conversation_id, self.compression, summarise, keep)
+        def replace(folded: Sequence[Summary], into: Summary) -> None:
+            self._fold_summaries(conversation_id, folded, into, now or clock.now())
 
-    def _store_summary(self, conversation_id: uuid.UUID | str, summary: Summary, now: datetime) -> None:
+        models = {"digest": digest, "fold": fold}
+        return compression.compress(
+            conversation_id, self.compression, keep, replace, **{k: v for k, v in models.items() if v is not None}
+        )
+
+    def _store_summary(
+        self, conversation_id: uuid.UUID | str, summary: Summary, digested: compression.ChunkDigest, now: datetime
+    ) -> None:
+        """One chunk's summary and what the customer stated in it (into the collected info), in one write."""
         summary = dataclasses.replace(summary, content=redact(summary.content))  # the model may echo a secret
         with self._writing(conversation_id, now) as batch:
             CompressionSummary.objects.create(
@@ -305,6 +322,28 @@ class SessionStore:
             )
             batch.hot.summaries.append(summary)
             batch.change(now, head={"covered": summary.last_seq})  # chunks are summarised in order
+            if digested.stated or digested.orders:
+                self.update_info(conversation_id, compression.merged_info(batch.conversation.collected_info, digested))
+
+    def _fold_summaries(
+        self, conversation_id: uuid.UUID | str, folded: Sequence[Summary], into: Summary, now: datetime
+    ) -> None:
+        """Replace ``folded`` by the one summary ``into`` that covers them all, in both copies."""
+        with self._writing(conversation_id, now) as batch:
+            firsts = [s.first_seq for s in folded]
+            CompressionSummary.objects.filter(conversation_id=batch.conversation.id, first_seq__in=firsts).delete()
+            CompressionSummary.objects.create(
+                conversation_id=batch.conversation.id,
+                first_seq=into.first_seq,
+                last_seq=into.last_seq,
+                content=into.content,
+                tokens_before=into.tokens_before,
+                tokens_after=into.tokens_after,
+                created_at=now,
+            )
+            batch.hot.summaries_dropped.extend(f for f in firsts if f != into.first_seq)
+            batch.hot.summaries.append(into)
+            batch.change(now)
 
     # -- reads ---------------------------------------------------------------------------
 
@@ -348,7 +387,7 @@ class SessionStore:
         if not session.summaries:
             return [m.to_entry() for m in session.messages]
         covered = session.summaries[-1].last_seq
-        summary = compression.summary_entry(session.summaries, session.created_at)
+        summary = compression.summary_entry(session.summaries, session.created_at, session.collected_info)
         return [summary, *(m.to_entry() for m in session.messages if m.seq > covered)]
 
     def rebuild(self, conversation_id: uuid.UUID | str) -> Session:

@@ -13,6 +13,7 @@ from agentsite.models import ModelCall
 from chat import handoff, privacy
 from chat.agent import run_turn
 from chat.models import ConversationRating, Handoff, PendingAction
+from memory.compression import ChunkDigest
 from memory.consolidation import consolidate
 from memory.models import (
     CompressionSummary,
@@ -84,7 +85,11 @@ def live_customer(user, lines: list[str]) -> str:
     conversation = str(store.start(user.pk).id)
     for line in lines:
         run_turn(user.pk, conversation, line)
-    SessionStore(compress_after=2, keep_recent=1, chunk_size=2).compress(conversation, lambda text: "summary")
+    SessionStore(compress_after=2, keep_recent=1, chunk_size=2).compress(
+        conversation,
+        digest=lambda lines, cap: ChunkDigest("summary", {"name": "Erased Person"}),
+        fold=lambda text, cap: text[:cap],
+    )
     consolidate(conversation, final=True)
     memory = LongTermMemory.objects.filter(customer=user, key="birthday").first()
     MemoryConflict.objects.create(customer=user, existing=memory, key="birthday", incoming_value="05-13",

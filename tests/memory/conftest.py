@@ -60,9 +60,17 @@ def summarise(offline_model) -> Callable[[str], str]:
     return llm.summarise
 
 
-def summary_calls(offline_model) -> int:
-    """Return how many summarise requests the offline model has answered."""
-    return offline_model.stats()["by_task"]["summarise"]
+@pytest.fixture
+def digest(offline_model) -> Callable:
+    """The real chunk digest: the cheap model through the model boundary, over HTTP to the offline model."""
+    from memory.compression import digest_with_model
+
+    return digest_with_model
+
+
+def digest_calls(offline_model) -> int:
+    """Return how many chunk-digest requests the offline model has answered."""
+    return offline_model.stats()["by_task"]["digest"]
 
 
 def session_keys(redis_conn) -> list[bytes]:

@@ -45,3 +45,25 @@ def test_a_turn_past_the_threshold_compresses_the_session(eager, settings):
     last_seq = Conversation.objects.get(pk=conversation).last_seq
     assert last_seq - summaries.last().last_seq >= store.compression.keep_recent  # the latest messages stay verbatim
     assert len(history) == 1 + last_seq - summaries.last().last_seq
+
+
+def test_what_was_said_before_the_compressed_part_is_still_answered(eager, settings):
+    from django.contrib.auth import get_user_model
+
+    settings.MEMORY_RECALL_MODE = "off"  # only this conversation is known: the answer must come from it
+    customer = get_user_model().objects.create_user(username="forgetful")
+    store = short_term.store()
+    conversation = store.start(customer.pk).id
+    said = ["My phone number is 07700 900321", "Order ORD-2025-0816 is the kettle, where is it now?"]
+    for number in range(store.compression.compress_after + store.compression.keep_recent // 2):
+        text = said[number // 2] if number < 4 and number % 2 == 0 else f"message {number} about the weather"
+        role = Role.USER if number % 2 == 0 else Role.ASSISTANT
+        store.append(conversation, Entry.create(role, text, timestamp=clock.now()))
+    run_turn(customer.pk, conversation, "thanks")  # queues compression: the first messages are digested
+    assert store.history(conversation)[0].metadata.get("kind") == "summary"
+
+    phone = run_turn(customer.pk, conversation, "What's my phone number?")
+    kettle = run_turn(customer.pk, conversation, "What was the order number for the kettle?")
+
+    assert "07700900321" in phone.reply
+    assert "ORD-2025-0816" in kettle.reply
