@@ -75,7 +75,7 @@ def kept_share(tool: str, result: Any, shortened: str) -> tuple[int, int]:
 
 
 LONG_TEXT_CHARS = 300  # longer than a policy snippet (240 characters): a whole article, cut to its passage
-KEEP_EVENTS = 3  # tracking events the model reads: the latest ones; the rest is counted
+KEEP_EVENTS = 1  # tracking events the model reads: the latest ones; the rest is counted
 
 
 def _latest_events(shipment: dict) -> dict:
@@ -108,15 +108,19 @@ def _passage(text: str, query: str, sentences: int = 2) -> str:
 
 
 def compact(tool: str, arguments: dict, result: Any) -> Any:
-    """``result`` as the model reads it: the latest tracking events and their count, policy text cut
-    to the passage asked about. Everything ``must_keep`` names stays; the raw result is kept for audit.
-    A result with nothing to cut is returned as it is (the same object)."""
+    """``result`` as the model reads it: the latest tracking events and their count, a shipment's fields
+    that repeat its order's dropped, policy text cut to the passage asked about. Everything ``must_keep``
+    names stays; the raw result is kept for audit. A result with nothing to cut is returned as it is (the
+    same object)."""
     if not isinstance(result, dict):
         return result
     if tool == "track_shipment":
         return _latest_events(result)
     if tool == "lookup_order" and isinstance(result.get("shipment"), dict):
         shipment = _latest_events(result["shipment"])
+        repeated = [k for k in ("order_number", "status") if k in shipment and shipment[k] == result.get(k)]
+        if repeated:  # the order's own fields, said again by its shipment
+            shipment = {k: v for k, v in shipment.items() if k not in repeated}
         return result if shipment is result["shipment"] else {**result, "shipment": shipment}
     if tool == "search_policies" and isinstance(result.get("articles"), list):
         query = str(arguments.get("query", ""))

@@ -252,11 +252,12 @@ class WorkingMemory:
     def append_tool_result(
         self, call_id: str, raw: str, summarise: Callable[[str], str], *, shown: str | None = None
     ) -> Entry:
-        """Append a call's result, summarised by ``summarise`` when longer than the threshold.
+        """Append a call's result; when ``raw`` is longer than the threshold, summarised by ``summarise``.
 
-        ``shown`` is the result as the caller compacted it for the model (``raw`` by default); the
-        threshold applies to it. The stored content is what the model will read; the caller keeps
-        ``raw`` in the session for audit. A summary that is not shorter is not used.
+        ``shown`` is the result as the caller compacted it for the model (``raw`` by default): what is
+        summarised, or stored as it is when the result is short. The stored content is what the model
+        will read; the caller keeps ``raw`` in the session for audit. A summary that is not shorter
+        than ``shown`` is not used.
         """
         if call_id not in self._call_entry:
             raise UnknownToolCall(f"no tool call {call_id!r} in working memory")
@@ -264,7 +265,7 @@ class WorkingMemory:
         shown = raw if shown is None else shown
         shown_tokens = raw_tokens if shown is raw else count_tokens(shown)
         content, tokens, summarised = shown, shown_tokens, False
-        if shown_tokens > self.summarise_over_tokens:
+        if raw_tokens > self.summarise_over_tokens:  # a long result: what compaction left is summarised too
             candidate = SUMMARY_TEMPLATE.format(summary=summarise(shown).strip(), chars=len(raw))
             candidate_tokens = count_tokens(candidate)
             if candidate_tokens < shown_tokens:

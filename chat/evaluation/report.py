@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.conf import settings
+
 from chat.evaluation.runner import NOT_MEMORY_LAYER, Run, TurnRecord
 
 ARTICLE = {
@@ -53,6 +55,8 @@ def figures(run: Run) -> dict:
     stored = sum(c.stored for c in run.customers)
     raw = sum(c.tool_raw_tokens for c in run.customers)
     kept = sum(c.tool_kept_tokens for c in run.customers)
+    long_raw = sum(c.tool_long_raw_tokens for c in run.customers)
+    long_kept = sum(c.tool_long_kept_tokens for c in run.customers)
     long = [s for s in run.sessions if s.messages >= 250]
     after = [c.passed for s in run.sessions for c in s.after]
     turn_checks = [c.passed for t in run.turns for c in t.checks]
@@ -83,6 +87,10 @@ def figures(run: Run) -> dict:
         "tool_raw_tokens": raw,
         "tool_kept_tokens": kept,
         "tool_token_reduction": round(1 - kept / raw, 4) if raw else None,
+        "tool_long_results": sum(c.tool_long for c in run.customers),
+        "tool_long_raw_tokens": long_raw,
+        "tool_long_kept_tokens": long_kept,
+        "tool_long_reduction": round(1 - long_kept / long_raw, 4) if long_raw else None,
         "long_session": (
             {
                 "messages": long[0].messages,
@@ -234,10 +242,13 @@ def markdown(results: dict, simulations_md: str = "") -> str:
         f"| memories per planted fact | {ARTICLE['memories_per_fact']} | {on.get('memories_per_planted_fact')} "
         f"({on.get('planted_facts_stored')} of {on.get('planted_facts')} planted facts stored) |",
         f"| conflicts recorded | — | {on.get('conflicts_recorded')} |",
-        f"| tool-result token reduction | {ARTICLE['tool_reduction']} | "
-        f"{_pct(on.get('tool_token_reduction'))} ({on.get('tool_raw_tokens')} → {on.get('tool_kept_tokens')} "
-        "tokens over "
-        f"{on.get('tool_results_summarised')} summarised results of {on.get('tool_results')}) |",
+        f"| tool-result token reduction, long results (over {settings.MEMORY_TOOL_RESULT_SUMMARY_TOKENS} tokens) | "
+        f"{ARTICLE['tool_reduction']} | {_pct(on.get('tool_long_reduction'))} ({on.get('tool_long_raw_tokens')} → "
+        f"{on.get('tool_long_kept_tokens')} tokens over {on.get('tool_long_results')} of "
+        f"{on.get('tool_results')} results) |",
+        f"| the same, every result that was shortened | — | {_pct(on.get('tool_token_reduction'))} "
+        f"({on.get('tool_raw_tokens')} → {on.get('tool_kept_tokens')} tokens over "
+        f"{on.get('tool_results_summarised')} results) |",
     ]
     long = on.get("long_session")
     if long:

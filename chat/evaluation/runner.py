@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Max, Q
@@ -170,6 +171,9 @@ class CustomerRecord:
     tool_kept_tokens: int
     tool_summarised: int
     tool_results: int
+    tool_long: int = 0  # results longer than the summary threshold (the article's "long tool results")
+    tool_long_raw_tokens: int = 0
+    tool_long_kept_tokens: int = 0
 
 
 @dataclass
@@ -310,6 +314,7 @@ def _customer_record(file: str, customer: Customer, user, planted: dict[tuple[st
         matching += rows
         stored += rows > 0
     raw_tokens = kept_tokens = summarised = results = 0
+    long = [0, 0, 0]  # results, raw tokens, kept tokens
     for content, metadata in ConversationMessage.objects.filter(
         conversation__customer=user, role="tool_result"
     ).values_list("content", "metadata"):
@@ -319,6 +324,8 @@ def _customer_record(file: str, customer: Customer, user, planted: dict[tuple[st
             summarised += 1
             raw_tokens += count_tokens(raw)
             kept_tokens += count_tokens(content)
+        if (raw_count := count_tokens(raw)) > settings.MEMORY_TOOL_RESULT_SUMMARY_TOKENS:
+            long = [long[0] + 1, long[1] + raw_count, long[2] + count_tokens(content)]
     return CustomerRecord(
         file=file,
         customer=customer.id,
@@ -331,6 +338,9 @@ def _customer_record(file: str, customer: Customer, user, planted: dict[tuple[st
         tool_kept_tokens=kept_tokens,
         tool_summarised=summarised,
         tool_results=results,
+        tool_long=long[0],
+        tool_long_raw_tokens=long[1],
+        tool_long_kept_tokens=long[2],
     )
 
 

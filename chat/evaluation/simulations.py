@@ -50,6 +50,7 @@ from chat.evaluation import long_facts, spawned
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
 from chat.tool_results import compact as tool_results_compact
 from chat.tool_results import kept_share as tool_results_kept
+from chat.tool_results import must_keep as tool_results_must_keep
 from chat.tools import TOOLS, ToolContext, run_tool, schemas
 from memory import forgetting, longterm
 from memory.embeddings import get_embedder
@@ -847,6 +848,8 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
             entry = buffer.append_tool_result(call.id, raw, llm.summarise, shown=shown)
             raw_tokens = entry.metadata["raw_tokens"]
             kept, needed = tool_results_kept(tool, result, entry.content)
+            # The floor: the values no shortening may lose, written bare; no shortening gets below it.
+            floor = count_tokens("; ".join(tool_results_must_keep(tool, result)))
             rows.append(
                 {
                     "kind": kind,
@@ -858,6 +861,7 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
                     "reduction": round(entry.tokens / raw_tokens - 1, 4),
                     "values_kept": kept,
                     "values_needed": needed,
+                    "floor_tokens": floor,
                 }
             )
             report("tool results", index + 1, len(cases))
@@ -874,12 +878,17 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
         else None,
         "values_kept": sum(r["values_kept"] for r in long),
         "values_needed": sum(r["values_needed"] for r in long),
+        "floor_median_reduction": _median([r["floor_tokens"] / r["raw_tokens"] - 1 for r in long]),
+        "floor_total_reduction": round(sum(r["floor_tokens"] for r in long) / sum(r["raw_tokens"] for r in long) - 1, 4)
+        if long
+        else None,
         "by_kind": {
             kind: {
                 "results": len(group),
                 "median_raw_tokens": _median([r["raw_tokens"] for r in group]),
                 "median_tokens": _median([r["tokens"] for r in group]),
                 "median_reduction": _median([r["reduction"] for r in group]),
+                "median_floor_reduction": _median([r["floor_tokens"] / r["raw_tokens"] - 1 for r in group]),
                 "values_kept": sum(r["values_kept"] for r in group),
                 "values_needed": sum(r["values_needed"] for r in group),
             }
@@ -1116,6 +1125,8 @@ def markdown(results: dict) -> str:
         f"| tool-result tokens, all long results together (values a later step needs kept) | "
         f"{_pct(ARTICLE['tool_result_reduction'])} | {_pct(tools['total_reduction'])} "
         f"({tools['values_kept']} of {tools['values_needed']}) |",
+        f"| the same, if only the values a later step needs were kept, written bare (the floor) | – | "
+        f"median {_pct(tools['floor_median_reduction'])}, all {_pct(tools['floor_total_reduction'])} |",
         f"| tokens of a {session['messages']}-message session, before → after compression | "
         f"{ARTICLE['session_tokens_before']:,} → ~{ARTICLE['session_tokens_after']:,} | "
         f"{session['tokens_before']:,} → {session['tokens_after']:,} ({_pct(session['reduction'])}) |",
@@ -1153,19 +1164,24 @@ def markdown(results: dict) -> str:
         "",
         "### Tool-result tokens",
         "",
-        f"Results longer than {tools['threshold_tokens']} tokens enter working memory as a summary by the cheap "
-        f"model (`WorkingMemory.append_tool_result`); {tools['summarised']} of {tools['long_results']} were "
+        f"Results longer than {tools['threshold_tokens']} tokens are compacted (`chat/tool_results.py`: the "
+        "latest tracking event and a count, a shipment's fields that repeat its order's dropped, policy text cut "
+        "to the passage asked about) and what is left is summarised by the cheap model "
+        f"(`WorkingMemory.append_tool_result`); {tools['summarised']} of {tools['long_results']} were "
         f"summarised. All long results together: {_pct(tools['total_reduction'])}. Values a later step needs "
         f"(`chat/tool_results.py`, `must_keep`) still in what the model reads: {tools['values_kept']} of "
-        f"{tools['values_needed']}.",
+        f"{tools['values_needed']}. The floor is what no shortening can beat: those values alone, "
+        "separated by semicolons, with no field names.",
         "",
-        "| kind | results | median tokens raw | median tokens in working memory | median change | values kept |",
-        "|---|---|---|---|---|---|",
+        "| kind | results | median tokens raw | median tokens in working memory | median change | floor "
+        "| values kept |",
+        "|---|---|---|---|---|---|---|",
     ]
     for kind, row in tools["by_kind"].items():
         lines.append(
             f"| {kind} | {row['results']} | {row['median_raw_tokens']:,.0f} | {row['median_tokens']:,.0f} | "
-            f"{_pct(row['median_reduction'])} | {row['values_kept']} of {row['values_needed']} |"
+            f"{_pct(row['median_reduction'])} | {_pct(row['median_floor_reduction'])} | "
+            f"{row['values_kept']} of {row['values_needed']} |"
         )
     lines += [
         "",

@@ -25,7 +25,7 @@ def test_tracking_keeps_the_latest_events_and_counts_the_rest():
     assert kept_share("track_shipment", raw, str(shown)) == (len(must_keep("track_shipment", raw)),) * 2
 
 
-def test_order_details_cut_their_shipment_events_only():
+def test_order_details_cut_their_shipment_events_and_what_repeats_the_order():
     raw = {
         "order_number": "ORD-2031-0001",
         "status": "shipped",
@@ -37,6 +37,8 @@ def test_order_details_cut_their_shipment_events_only():
     }
     shown = compact("lookup_order", {"order_number": "ORD-2031-0001"}, raw)
     assert shown["items"] == raw["items"] and len(shown["shipment"]["events"]) == KEEP_EVENTS
+    assert "order_number" not in shown["shipment"]  # the order's own number, said again
+    assert shown["shipment"]["status"] == "in_transit"  # not the order's: kept
     kept, needed = kept_share("lookup_order", raw, str(shown))
     assert kept == needed and "Kettle" in must_keep("lookup_order", raw)
 

@@ -66,6 +66,20 @@ def test_a_result_over_the_threshold_is_stored_as_its_summary():
     assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 101, "summarised": True}
 
 
+def test_a_long_result_compacted_below_the_threshold_is_still_summarised():
+    wm = WorkingMemory(2000, summarise_over_tokens=100)
+    wm.append_tool_call([call("c1")])
+    raw, shown, read = words(300), words(60), []
+
+    stored = wm.append_tool_result("c1", raw, lambda text: read.append(text) or "ORD-2025-0001 shipped", shown=shown)
+
+    assert read == [shown]  # the cheap model summarises what compaction left, not the raw result
+    assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 300, "summarised": True}
+    wm.append_tool_call([call("c2")])
+    short = wm.append_tool_result("c2", words(50), no_summary, shown=words(20))
+    assert short.content == words(20)  # a short result is shown as the caller compacted it
+
+
 def test_a_summary_longer_than_the_result_is_not_used():
     wm = WorkingMemory(2000, summarise_over_tokens=10)
     wm.append_tool_call([call("c1")])
