@@ -123,25 +123,24 @@ def parse_memory_line(line: str) -> MemoryEntry | None:
     return MemoryEntry(tag=tag, content=body, key=key, value=value)
 
 
+def _split_block(system: str, opening: str, closing: str) -> tuple[str, list[str]]:
+    """The system text without the block between ``opening`` and ``closing`` lines, and the block's lines."""
+    kept: list[str] = []
+    inside: list[str] = []
+    within = False
+    for line in system.splitlines():
+        stripped = line.strip()
+        if stripped in (opening, closing):
+            within = stripped == opening
+        else:
+            (inside if within else kept).append(line)
+    return "\n".join(kept), inside
+
+
 def split_memory_block(system: str) -> tuple[str, list[MemoryEntry]]:
     """Return the system text without its memory block, and the block's entries."""
-    lines = system.splitlines()
-    kept: list[str] = []
-    entries: list[MemoryEntry] = []
-    inside = False
-    for line in lines:
-        stripped = line.strip()
-        if stripped == MEMORY_OPEN:
-            inside = True
-        elif stripped == MEMORY_CLOSE:
-            inside = False
-        elif inside:
-            entry = parse_memory_line(line)
-            if entry:
-                entries.append(entry)
-        else:
-            kept.append(line)
-    return "\n".join(kept), entries
+    kept, lines = _split_block(system, MEMORY_OPEN, MEMORY_CLOSE)
+    return kept, [entry for line in lines if (entry := parse_memory_line(line))]
 
 
 _SAID_LINE = re.compile(r"^\s*-\s*(?P<label>[^:：]+?)\s*[:：]\s*(?P<value>.+?)\s*$")
@@ -149,21 +148,8 @@ _SAID_LINE = re.compile(r"^\s*-\s*(?P<label>[^:：]+?)\s*[:：]\s*(?P<value>.+?)
 
 def split_said_block(system: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     """Return the system text without the said-earlier block, and the block's ``(label, value)`` lines."""
-    kept: list[str] = []
-    said: list[tuple[str, str]] = []
-    inside = False
-    for line in system.splitlines():
-        stripped = line.strip()
-        if stripped == SAID_OPEN:
-            inside = True
-        elif stripped == SAID_CLOSE:
-            inside = False
-        elif inside:
-            if m := _SAID_LINE.match(line):
-                said.append((m.group("label"), m.group("value")))
-        else:
-            kept.append(line)
-    return "\n".join(kept), tuple(said)
+    kept, lines = _split_block(system, SAID_OPEN, SAID_CLOSE)
+    return kept, tuple((m.group("label"), m.group("value")) for line in lines if (m := _SAID_LINE.match(line)))
 
 
 @dataclass(frozen=True)

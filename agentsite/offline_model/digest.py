@@ -14,25 +14,12 @@ import json
 import re
 from typing import Any
 
-from . import described, facts, recap, slots, speech, tokens
+from . import described, facts, recap, replies, slots, speech, tokens
 from .conversation import Conversation
 
 DEFAULT_CAP = 40
 NOTE_CHARS = 40
 _LINE = re.compile(r"^\s*(customer|agent called|agent|tool result)\s*[:：]\s*(.*)$", re.I)
-_STATUS_WORDS = {
-    "zh": {
-        "pending": "待付款",
-        "paid": "已付款",
-        "processing": "处理中",
-        "shipped": "已发货",
-        "in_transit": "运输中",
-        "delivered": "已签收",
-        "cancelled": "已取消",
-        "refunded": "已退款",
-    },
-    "en": {"in_transit": "in transit"},
-}
 # Words that only say "an order" or "where is it": what is left of a clause is what the customer said about it.
 _ORDER_WORDS = re.compile(
     r"订单号?|单号|这个|那个|(?i:\border(?:\s+number)?\b|\bno\.|\bnumber\b|\bis\s+the\b|\bthe\b|\bmy\b|\bit\b)"
@@ -115,7 +102,7 @@ def summary(said: list[tuple[str, str]], lang: str, cap: int) -> str:
     wants = recap._wants([("customer", t) for _, t in customer], lang)
     statuses = _statuses(said)
     named = [n for _, t in customer for n in slots.order_numbers(t)] + list(statuses)
-    words = _STATUS_WORDS[lang]
+    words = replies.STATUS_NAMES[lang]
     orders = [f"{n} {words.get(statuses[n], statuses[n])}" if n in statuses else n for n in dict.fromkeys(named)]
     done, _open = recap._done_and_open([("agent", t) for s, t in said if s == "agent"])
     if not wants and not orders and not done:

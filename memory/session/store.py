@@ -311,15 +311,7 @@ class SessionStore:
         """One chunk's summary and what the customer stated in it (into the collected info), in one write."""
         summary = dataclasses.replace(summary, content=redact(summary.content))  # the model may echo a secret
         with self._writing(conversation_id, now) as batch:
-            CompressionSummary.objects.create(
-                conversation_id=batch.conversation.id,
-                first_seq=summary.first_seq,
-                last_seq=summary.last_seq,
-                content=summary.content,
-                tokens_before=summary.tokens_before,
-                tokens_after=summary.tokens_after,
-                created_at=now,
-            )
+            _insert_summary(batch.conversation.id, summary, now)
             batch.hot.summaries.append(summary)
             batch.change(now, head={"covered": summary.last_seq})  # chunks are summarised in order
             if digested.stated or digested.orders:
@@ -332,15 +324,7 @@ class SessionStore:
         with self._writing(conversation_id, now) as batch:
             firsts = [s.first_seq for s in folded]
             CompressionSummary.objects.filter(conversation_id=batch.conversation.id, first_seq__in=firsts).delete()
-            CompressionSummary.objects.create(
-                conversation_id=batch.conversation.id,
-                first_seq=into.first_seq,
-                last_seq=into.last_seq,
-                content=into.content,
-                tokens_before=into.tokens_before,
-                tokens_after=into.tokens_after,
-                created_at=now,
-            )
+            _insert_summary(batch.conversation.id, into, now)
             batch.hot.summaries_dropped.extend(f for f in firsts if f != into.first_seq)
             batch.hot.summaries.append(into)
             batch.change(now)
@@ -402,6 +386,18 @@ class SessionStore:
         if self.hot.usable() and not self.hot.replace(conversation, full):
             full = dataclasses.replace(full, source="postgres")
         return dataclasses.replace(full, messages=full.messages[-(recent or self.recent_messages) :])
+
+
+def _insert_summary(conversation_id: uuid.UUID, summary: Summary, now: datetime) -> None:
+    CompressionSummary.objects.create(
+        conversation_id=conversation_id,
+        first_seq=summary.first_seq,
+        last_seq=summary.last_seq,
+        content=summary.content,
+        tokens_before=summary.tokens_before,
+        tokens_after=summary.tokens_after,
+        created_at=now,
+    )
 
 
 _default: SessionStore | None = None
