@@ -77,11 +77,16 @@ def recent_order(conv: Conversation) -> str | None:
 
 
 # Which orders fit a request with no number: a parcel to track is on its way, a refund is for what arrived.
-FITS = {"track_shipment": ("shipped", "in_transit"), "request_refund": ("delivered",)}
+FITS = {
+    "track_shipment": ("shipped", "in_transit"),
+    "request_refund": ("delivered",),
+    "request_expedite": ("pending", "paid", "processing"),
+}
 # An order known from earlier that cannot be what the request is about (its status seen in a tool result).
 UNFIT = {
     "track_shipment": ("delivered", "cancelled", "refunded"),
     "request_refund": ("pending", "cancelled", "refunded"),
+    "request_expedite": ("shipped", "in_transit", "delivered", "cancelled", "refunded"),
 }
 
 
@@ -237,6 +242,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     if not orders:
         if nlu.LIST_ORDERS.search(text) and "list_my_orders" in conv.tools:
             return _list_orders(conv, text, lang)
+        if tool == "request_expedite" and "list_my_orders" in conv.tools:  # the one not shipped yet is the one
+            return _call("list_my_orders")
         if _OWN_ORDER.search(text) and "recall_memory" in conv.tools:  # spoken of as known: look it up
             return _call("recall_memory", query=_clip(text))
         return Reply(replies.phrase("unsure_order" if _OWN_ORDER.search(text) else "ask_order", lang))
@@ -416,7 +423,9 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     lang = requests[0].understood.lang
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
         if result.call.name == "list_my_orders":
-            question = next((r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND)), "")
+            question = next(
+                (r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)), ""
+            )
             chosen = _fitting_from_list(conv, result, question, lang) if question else None
             if chosen is not None and chosen.tool_calls:
                 return chosen
@@ -456,6 +465,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return _refund(conv, text, lang)
     if intent is Intent.TRACK:
         return _order_calls(conv, text, "track_shipment", lang)
+    if intent is Intent.EXPEDITE:
+        return _order_calls(conv, text, "request_expedite", lang)
     if intent is Intent.STATUS:
         return _order_calls(conv, text, "lookup_order", lang)
     if intent is Intent.LIST_ORDERS:
@@ -524,10 +535,13 @@ def _recalled_entries(result: ToolResult) -> list[MemoryEntry]:
 
 
 def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
-    """After listing the orders for a tracking or refund request without a number: the one order that fits
-    is the order (tracked, or its refund proposed, and so named); several are offered to choose from."""
+    """After listing the orders for a tracking, refund or chasing request without a number: the one order that
+    fits is the order (tracked, chased, or its refund proposed, and so named); several are offered to choose
+    from."""
     intent = nlu.classify(question).intent
-    tool = {Intent.TRACK: "track_shipment", Intent.REFUND: "request_refund"}.get(intent)
+    tool = {Intent.TRACK: "track_shipment", Intent.REFUND: "request_refund", Intent.EXPEDITE: "request_expedite"}.get(
+        intent
+    )
     data = result.data()
     listed = data.get("orders") if isinstance(data, dict) else None
     if tool is None or tool not in conv.tools or not isinstance(listed, list):

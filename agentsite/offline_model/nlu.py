@@ -29,6 +29,7 @@ class Intent(StrEnum):
     POLICY = "policy"
     REFUND = "refund"
     TRACK = "track_shipment"
+    EXPEDITE = "expedite"
     STATUS = "order_status"
     LIST_ORDERS = "list_orders"
     SET_NOTIFICATION = "set_notification"
@@ -112,6 +113,14 @@ REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"
     r"thanks\s+for\s+the\s+refund)"
 )
+# Hurry an order along: chase the warehouse ("帮我催一下", "can you chase it?"); "不急" / "no rush" is not.
+EXPEDITE = _re(
+    r"催(?!款|缴)|加急(?!配送|费|运费)|加快(?:处理|发货|一点|点)?|尽快发|快点发|早点发|赶紧发|"
+    r"(?i:\bchase\b|\bchasing\b|\bhurry\b|\bexpedite|\bspeed\s+(?:it|this|things|my\s+order|the\s+order)?\s*up\b|"
+    r"\brush\s+(?:it|my|the|this)\b|\bpush\s+the\s+warehouse\b|\bnudge\b|"
+    r"\bget\s+it\s+(?:out|shipped|sent)\s+(?:faster|sooner|quicker)\b)"
+)
+EXPEDITE_DECLINED = _re(r"不急|不用催|别催|(?i:no\s+(?:hurry|rush)|don'?t\s+(?:rush|hurry|chase)|not\s+in\s+a\s+hurry)")
 TRACK = _re(
     r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到|啥时候(?:能)?到|"
     r"(?:快递|包裹)(?:现在)?的?位置|"
@@ -350,6 +359,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
         return result(Intent.REFUND)
+    if EXPEDITE.search(text) and not EXPEDITE_DECLINED.search(text):
+        return result(Intent.EXPEDITE)
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
