@@ -452,8 +452,20 @@ MEMORY_FORGETTING_BATCH = env.int("MEMORY_FORGETTING_BATCH", default=20000)
 # other before committing (memory/consolidation.py).
 MEMORY_TEST_BARRIER = env.str("MEMORY_TEST_BARRIER", default="") if CLOCK_ALLOW_OFFSET else ""
 
+# What the shop promises (chat/commitments.py): when each kind of promise is due, how long a closed one stays in
+# the turn's view, how often beat looks for promises past their due time.
+COMMITMENT_EXPEDITE_HOURS = env.int("COMMITMENT_EXPEDITE_HOURS", default=24)
+COMMITMENT_CALLBACK_HOURS = env.int("COMMITMENT_CALLBACK_HOURS", default=4)
+COMMITMENT_REFUND_BUSINESS_DAYS = env.int("COMMITMENT_REFUND_BUSINESS_DAYS", default=5)
+COMMITMENT_RECENT_DAYS = env.int("COMMITMENT_RECENT_DAYS", default=30)
+COMMITMENT_OVERDUE_CHECK_SECONDS = env.int("COMMITMENT_OVERDUE_CHECK_SECONDS", default=60)
+
 CELERY_BEAT_SCHEDULE = {
     "consolidation-sweep": {"task": "memory.sweep_consolidation", "schedule": MEMORY_SWEEP_MINUTES * 60.0},
+    "commitments-overdue": {
+        "task": "chat.mark_overdue_commitments",
+        "schedule": float(COMMITMENT_OVERDUE_CHECK_SECONDS),
+    },
     "forgetting": {"task": "memory.run_forgetting", "schedule": crontab(minute=0, hour=MEMORY_FORGETTING_HOUR)},
 }
 

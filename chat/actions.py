@@ -62,6 +62,14 @@ DONE = {
         "zh": "订单{order_number}将寄往{address}",
         "en": "order {order_number} will be delivered to {address}",
     },
+    "request_expedite": {
+        "zh": "我们已请仓库加快处理订单{order_number}，{due}前给您答复",
+        "en": "we've asked the warehouse to hurry order {order_number} and will get back to you by {due}",
+    },
+    "request_expedite_again": {
+        "zh": "订单{order_number}我们已经在催了，{due}前给您答复",
+        "en": "we're already chasing order {order_number} and will get back to you by {due}",
+    },
 }
 # Why the shop refused (``chat.shop.ShopError.code``).
 REFUSED = {
@@ -70,6 +78,15 @@ REFUSED = {
         "en": "{order_number!r} is not an order number (they look like ORD-2025-0816)",
     },
     "order_not_found": {"zh": "没有找到订单{order_number}", "en": "order {order_number} not found"},
+    "already_shipped": {
+        "zh": "订单{order_number}已经离开仓库（{status}），不需要再催仓库了，可以查看物流",
+        "en": "order {order_number} has already left the warehouse ({status}): there is nothing to chase there; "
+        "you can track it",
+    },
+    "not_expeditable": {
+        "zh": "订单{order_number}目前是{status}状态，无法催单",
+        "en": "order {order_number} is {status}, so it cannot be hurried",
+    },
     "address_too_short": {
         "zh": "这个地址太短，无法投递",
         "en": "that address is too short to deliver to",
@@ -153,11 +170,13 @@ def done(tool: str, values: Mapping[str, Any], language: str) -> str:
     return _say(DONE, tool, values, language)
 
 
-def handed_over(language: str) -> str:
-    """What the handoff tool tells the customer."""
+def handed_over(language: str, hours: int | None = None) -> str:
+    """What the handoff tool tells the customer (and, with ``hours``, by when a colleague gets back to them)."""
     if _language(language) == "zh":
-        return "我们的客服同事会接手这段对话"
-    return "a colleague of ours will take over this chat"
+        return "我们的客服同事会接手这段对话" + (f"，{hours}小时内回复您" if hours else "")
+    return "a colleague of ours will take over this chat" + (
+        f" and get back to you within {hours} hours" if hours else ""
+    )
 
 
 def refused(code: str, values: Mapping[str, Any], language: str) -> str:

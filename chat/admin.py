@@ -1,8 +1,17 @@
-"""Admin of the demo shop: policy articles are edited here (embedded on save); orders are read-only."""
+"""Admin of the demo shop: policy articles are edited here (embedded on save); orders, shipments and refunds
+change only through the shop's own functions (``chat.fulfilment``): ship, deliver, record a return, decide a
+refund. What the shop promised (commitments) is listed with its events."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path
 
+from chat import fulfilment
 from chat.models import (
+    Commitment,
+    CommitmentEvent,
     CustomerProfile,
     Order,
     OrderItem,
@@ -47,12 +56,78 @@ class ItemInline(admin.TabularInline):
         return False
 
 
+def _actor(request) -> str:
+    return f"staff:{request.user.get_username()}"
+
+
+def _each(modeladmin, request, queryset, act, done: str) -> None:
+    """Run ``act`` on each selected row; say what was done and what was refused, row by row."""
+    changed = 0
+    for row in queryset:
+        try:
+            act(row)
+        except fulfilment.FulfilmentError as exc:
+            modeladmin.message_user(request, str(exc), messages.ERROR)
+        else:
+            changed += 1
+    if changed:
+        modeladmin.message_user(request, f"{changed} {done}")
+
+
+class ShipForm(forms.Form):
+    carrier = forms.CharField(max_length=40, help_text="顺丰速运, 京东物流, UPS, DHL …")
+    tracking_number = forms.CharField(max_length=40)
+
+
 @admin.register(Order)
 class OrderAdmin(ReadOnly):
     list_display = ("number", "customer", "status", "placed_at", "total", "currency")
     list_filter = ("status", ("customer", admin.RelatedOnlyFieldListFilter))
     search_fields = ("number", "customer__username")
     inlines = (ItemInline,)
+    actions = ("ship", "deliver")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return request.user.is_staff  # the actions below, never the fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    @admin.action(description="Ship the selected order (carrier and tracking number)…")
+    def ship(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, "ship one order at a time: each has its own tracking number", messages.ERROR)
+            return None
+        return redirect("admin:chat_order_ship", order_id=queryset.get().pk)
+
+    @admin.action(description="Mark the selected orders delivered")
+    def deliver(self, request, queryset):
+        _each(self, request, queryset, lambda order: fulfilment.deliver(order, _actor(request)), "delivered")
+
+    def get_urls(self):
+        ship = path("<int:order_id>/ship/", self.admin_site.admin_view(self.ship_view), name="chat_order_ship")
+        return [ship, *super().get_urls()]
+
+    def ship_view(self, request, order_id: int):
+        order = get_object_or_404(Order, pk=order_id)
+        form = ShipForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            carrier, tracking = form.cleaned_data["carrier"], form.cleaned_data["tracking_number"]
+            try:
+                fulfilment.ship(order, carrier, tracking, _actor(request))
+            except fulfilment.FulfilmentError as exc:
+                form.add_error(None, str(exc))
+            else:
+                self.message_user(request, f"{order.number} shipped")
+                return redirect("admin:chat_order_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "order": order,
+            "title": f"Ship {order.number}",
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/chat/ship.html", context)
 
 
 @admin.register(Shipment)
@@ -67,8 +142,47 @@ class TrackingEventAdmin(ReadOnly):
 
 @admin.register(Refund)
 class RefundAdmin(ReadOnly):
-    list_display = ("order", "amount", "status", "requested_at", "reason")
+    list_display = ("order", "amount", "status", "requested_at", "return_received_at", "decided_at", "reason")
     list_filter = ("status",)
+    actions = ("record_return", "approve", "refuse")
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return request.user.is_staff  # the actions below, never the fields
+
+    def get_readonly_fields(self, request, obj=None):
+        return [field.name for field in self.model._meta.fields]
+
+    @admin.action(description="Record the return of the selected refunds as received")
+    def record_return(self, request, queryset):
+        _each(self, request, queryset, lambda r: fulfilment.record_return(r, _actor(request)), "returns recorded")
+
+    @admin.action(description="Approve the selected refunds")
+    def approve(self, request, queryset):
+        _each(self, request, queryset, lambda r: fulfilment.decide_refund(r, True, _actor(request)), "approved")
+
+    @admin.action(description="Refuse the selected refunds")
+    def refuse(self, request, queryset):
+        _each(self, request, queryset, lambda r: fulfilment.decide_refund(r, False, _actor(request)), "refused")
+
+
+class CommitmentEventInline(admin.TabularInline):
+    model = CommitmentEvent
+    extra = 0
+    can_delete = False
+    readonly_fields = ("at", "kind", "actor", "detail")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Commitment)
+class CommitmentAdmin(ReadOnly):
+    """What the shop promised; staff keep or extend promises in the staff console."""
+
+    list_display = ("created_at", "customer", "kind", "order", "status", "due_at", "outcome", "closed_by")
+    list_filter = ("status", "kind")
+    search_fields = ("customer__username", "order__number")
+    inlines = (CommitmentEventInline,)
 
 
 @admin.register(CustomerProfile)

@@ -26,9 +26,9 @@ from django.db import connection
 
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
-from chat import actions, handoff, prompts, tool_results
+from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import is_bare_confirmation, is_cancellation, is_confirmation
-from chat.models import CustomerProfile, PendingAction
+from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tools import (
     TOOLS,
     ToolContext,
@@ -91,17 +91,20 @@ class Speaker:
     display_name: str
     language: str
     records: dict[str, str] = field(default_factory=dict)
+    has_promises: bool = False  # open promises of the shop, or closed lately: the turn reads them
 
     @classmethod
     def from_row(cls, row: tuple) -> Speaker:
-        values = dict(zip(SHOP_OWNED, row[2:], strict=True))
-        return cls(row[0], row[1], {key: value for key, value in values.items() if value})
+        values = dict(zip(SHOP_OWNED, row[2:-1], strict=True))
+        return cls(row[0], row[1], {key: value for key, value in values.items() if value}, bool(row[-1]))
 
 
 _LOCK_AND_PROFILE = (
     "SELECT p.display_name, p.language, "
     + ", ".join(f"p.{CustomerProfile._meta.get_field(name).column}" for name in SHOP_OWNED.values())
-    + " FROM (SELECT pg_advisory_lock(%s, hashtext(%s))) AS locked"
+    + f", EXISTS (SELECT 1 FROM {Commitment._meta.db_table} c WHERE c.customer_id = p.user_id"
+    " AND (c.status IN ('open', 'overdue') OR c.closed_at >= %s))"
+    " FROM (SELECT pg_advisory_lock(%s, hashtext(%s))) AS locked"
     f" LEFT JOIN {CustomerProfile._meta.db_table} p ON p.user_id = %s"
 )  # noqa: S608 - constant SQL, every value a parameter
 
@@ -115,7 +118,7 @@ def turn_lock(conversation_id: UUID | str, customer_id: int | None = None) -> It
     """
     key = [TURN_LOCK_NAMESPACE, str(conversation_id)]
     with connection.cursor() as cursor:
-        cursor.execute(_LOCK_AND_PROFILE, [*key, customer_id])
+        cursor.execute(_LOCK_AND_PROFILE, [commitments.recent_since(), *key, customer_id])
         row = cursor.fetchone()
     try:
         yield Speaker.from_row(row) if row[0] is not None else None
@@ -197,8 +200,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
         records = speaker.records if speaker and mode != "off" else {}  # "off" knows this conversation only
-        buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records)
-        memory = _Memory(buffer, conversation, records)
+        promises = commitments.for_turn(customer_id) if speaker and speaker.has_promises and mode != "off" else []
+        shop_lines = [commitments.record_line(p, language) for p in promises]
+        buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, shop_lines)
+        memory = _Memory(buffer, conversation, records, shop_lines)
         if confirmed is not None:
             _record_confirmation(store, memory, ctx, confirmed)
 
@@ -242,10 +247,13 @@ class _Memory:
     after a tool that changes something: that write takes the row lock.
     """
 
-    def __init__(self, buffer: WorkingMemory, snapshot: Conversation | None, records: dict[str, str]) -> None:
+    def __init__(
+        self, buffer: WorkingMemory, snapshot: Conversation | None, records: dict[str, str], promises: list[str]
+    ) -> None:
         self.buffer = buffer
         self.snapshot = snapshot
         self.records = records  # the shop's values of its shop-owned keys, for the memory block
+        self.promises = promises  # what the shop promised the customer, worded, for the memory block
         self.used_tools = False
         self.streamed = False  # some of a reply went to the customer as tokens
         self.proposed = ""  # the change this turn proposed, if any: a second one waits for its answer
@@ -285,14 +293,20 @@ def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord
 
 @timings.timed("working_memory")
 def _working_memory(
-    history: list[Entry], text, language, recalled, speaker: Speaker | None, records: dict[str, str]
+    history: list[Entry],
+    text,
+    language,
+    recalled,
+    speaker: Speaker | None,
+    records: dict[str, str],
+    promises: list[str] = (),
 ) -> WorkingMemory:
     """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned.
-    The memory block shows the shop's ``records`` first, whatever was recalled."""
+    The memory block shows the shop's ``records`` and ``promises`` first, whatever was recalled."""
     buffer = WorkingMemory.from_settings()
     buffer.set_system(prompts.system_prompt(language, clock.now(), speaker.display_name if speaker else ""))
-    if recalled or records:
-        buffer.set_memory(format_memory_block(recalled, language, records))
+    if recalled or records or promises:
+        buffer.set_memory(format_memory_block(recalled, language, records, promises))
     buffer.extend(history)
     buffer.append_user(text)
     return buffer
@@ -417,7 +431,7 @@ def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> t
             emit({"type": "token", "text": piece})
         return first, []
     recalled = _recall(customer_id, text)
-    memory.buffer.set_memory(format_memory_block(recalled, language, memory.records))
+    memory.buffer.set_memory(format_memory_block(recalled, language, memory.records, memory.promises))
     return _model_loop(store, memory, ctx, tools, emit), recalled
 
 
@@ -448,7 +462,7 @@ def _finish(
         for piece in re.findall(r"\S+\s*|\s+", reply):
             emit({"type": "token", "text": piece})
     used = (memory.buffer.usage().used, memory.buffer.conversation_tokens()) if memory else (0, 0)
-    emit(memory_frame(conversation, recalled, ctx.language, *used))
+    emit(memory_frame(conversation, recalled, ctx.language, *used, promises=memory.promises if memory else []))
     if store.compression_due(conversation.pk, conversation.last_seq):
         from memory.tasks import compress_conversation, enqueue
 
@@ -463,15 +477,22 @@ def _finish(
 def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnResult:
     """A person was asked for (a tool, or loop detection): queue the handoff; the bot falls silent."""
     handoff.open_handoff(ctx.conversation_id)
-    emit({"type": "escalated", "text": prompts.ESCALATED[ctx.language]})
+    text = prompts.ESCALATED[ctx.language].format(hours=settings.COMMITMENT_CALLBACK_HOURS)  # the promise made
+    emit({"type": "escalated", "text": text})
     return TurnResult(reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True)
 
 
 def memory_frame(
-    conversation: Conversation, recalled: list[Recalled], language: str, used_tokens: int = 0, history_tokens: int = 0
+    conversation: Conversation,
+    recalled: list[Recalled],
+    language: str,
+    used_tokens: int = 0,
+    history_tokens: int = 0,
+    *,
+    promises: list[str] = (),
 ) -> dict:
-    """The memory inspector's data: what was recalled, the working-memory budget (``history``: the
-    conversation's share of it), what was learned."""
+    """The memory inspector's data: what was recalled, the shop's promises the turn read, the working-memory
+    budget (``history``: the conversation's share of it), what was learned."""
     # nothing is learned from a conversation before its first consolidation
     learned = learned_in(conversation.customer_id, conversation.pk) if conversation.consolidated_seq else []
     return {
@@ -479,6 +500,7 @@ def memory_frame(
         "recalled": [
             {"content": m.content, "tag": confidence_tag(m, language), "key": m.key, "value": m.value} for m in recalled
         ],
+        "promises": list(promises),
         "working": {"used": used_tokens, "history": history_tokens, "max": working.budget_tokens()},
         "learned": learned,
         "state": conversation.state,

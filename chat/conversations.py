@@ -54,6 +54,7 @@ def open_socket(session_key: str, wanted: str | None = None) -> Opened | None:
     if not ratelimit.allow("socket", customer_id, settings.AGENT_SOCKETS_PER_MINUTE, 60):
         raise TooManySockets
     conversation_id = open_for(customer_id, wanted)
+    report_back(customer_id, conversation_id)
     return Opened(customer_id, conversation_id, history_frame(customer_id, conversation_id))
 
 
@@ -81,7 +82,19 @@ def start_new(customer_id: int, previous: UUID | str | None) -> UUID:
             from memory.tasks import queue_consolidation
 
             queue_consolidation(ending.pk, customer_id, final=True)
-    return short_term.store().start(customer_id).id
+    started = short_term.store().start(customer_id).id
+    report_back(customer_id, started)
+    return started
+
+
+def report_back(customer_id: int, conversation_id: UUID) -> None:
+    """What happened to the shop's promises since the customer last heard, said first (``chat.commitments``):
+    stored in the conversation before its history frame is read, each outcome once."""
+    from chat import commitments
+    from chat.models import CustomerProfile
+
+    language = CustomerProfile.objects.filter(user_id=customer_id).values_list("language", flat=True).first()
+    commitments.report_back(customer_id, conversation_id, language or "zh-hans")
 
 
 def history_frame(customer_id: int, conversation_id: UUID | str) -> dict:

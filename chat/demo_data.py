@@ -177,6 +177,14 @@ CUSTOMERS = (
     ),
 )
 
+# What the shop has promised demo customers, made through the shop's own functions when seeding:
+# (customer, kind, order, reason). Li asked us to chase an order that has not shipped; Alice's refund is
+# in flight, her return received (so she hears of it when she next opens the chat).
+PROMISES = (
+    ("li", "expedite", "ORD-2025-0902", ""),
+    ("alice", "refund", "ORD-2025-0880", "one of the lamps flickers"),
+)
+
 ARTICLES = (
     (
         "refunds",

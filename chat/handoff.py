@@ -13,14 +13,13 @@ import json
 import logging
 from uuid import UUID
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
 from agentsite import clock, llm
 from agentsite.redaction import redact, redact_json
-from chat.models import CustomerProfile, Handoff, PendingAction, Refund
+from chat import commitments, live
+from chat.models import Commitment, CustomerProfile, Handoff, PendingAction, Refund
 from memory import session as short_term
 from memory.embeddings import get_embedder
 from memory.keys import SHOP_OWNED
@@ -104,7 +103,8 @@ def build_packet(conversation_id: UUID | str) -> dict:
 
 
 def open_handoff(conversation_id: UUID | str) -> Handoff:
-    """Queue an escalated conversation for staff with its packet (once per escalation)."""
+    """Queue an escalated conversation for staff with its packet (once per escalation), and record the
+    promise the customer was given: a colleague gets back to them within ``COMMITMENT_CALLBACK_HOURS``."""
     packet = json.loads(redact_json(json.dumps(build_packet(conversation_id))))  # staff read it: no secret
     handoff, created = Handoff.objects.get_or_create(conversation_id=conversation_id, defaults={"packet": packet})
     if not created:
@@ -116,6 +116,9 @@ def open_handoff(conversation_id: UUID | str) -> Handoff:
             None,
         )
         handoff.save()
+    customer_id = Conversation.objects.values_list("customer_id", flat=True).get(pk=conversation_id)
+    due = commitments.callback_due()
+    commitments.make(customer_id, Commitment.Kind.CALLBACK, due_at=due, conversation_id=conversation_id)
     return handoff
 
 
@@ -132,6 +135,7 @@ def take(conversation_id: UUID | str, staff) -> Handoff:
             raise HandoffError(f"already taken by {handoff.taken_by}")
         handoff.taken_by, handoff.taken_at = staff, clock.now()
         handoff.save(update_fields=["taken_by", "taken_at"])
+        commitments.close_callbacks(conversation_id, f"staff:{staff.get_username()}")
     _transition(conversation_id, AgentState.HUMAN, f"taken over by {staff.get_username()}")
     return handoff
 
@@ -152,7 +156,7 @@ def reply(conversation_id: UUID | str, staff, text: str) -> None:
     name = staff.get_full_name() or staff.get_username()
     entry = Entry.create(Role.ASSISTANT, text, timestamp=clock.now(), metadata={"staff_name": name})
     short_term.store().append(conversation_id, entry, by_staff=True)
-    _push(conversation_id, {"type": "staff.message", "text": text, "staff_name": name})
+    live.push(conversation_id, {"type": "staff.message", "text": text, "staff_name": name})
 
 
 def close(conversation_id: UUID | str, staff, resolution: str = "") -> None:
@@ -200,11 +204,4 @@ def _finish(conversation_id, staff, to: AgentState, reason: str) -> None:
 def _transition(conversation_id, to: AgentState, reason: str) -> None:
     result = short_term.store().transition(conversation_id, to, reason)
     for step in result.recorded:
-        _push(conversation_id, {"type": "state.changed", "from": step.from_state, "to": step.to_state})
-
-
-def _push(conversation_id, event: dict) -> None:
-    try:
-        async_to_sync(get_channel_layer().group_send)(f"conversation.{conversation_id}", event)
-    except Exception:  # stored anyway: the customer sees it in the history on reconnect
-        logger.warning("channel layer unavailable; a %s event not pushed live", event["type"])
+        live.push(conversation_id, {"type": "state.changed", "from": step.from_state, "to": step.to_state})

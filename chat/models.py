@@ -1,4 +1,5 @@
-"""The demo shop's data: customer profiles, orders, shipments, refunds, policy articles, pending actions."""
+"""The demo shop's data: customer profiles, orders, shipments, refunds, policy articles, pending actions, and what the
+shop promised (commitments)."""
 
 from __future__ import annotations
 
@@ -114,6 +115,9 @@ class Refund(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
     requested_at = models.DateTimeField(default=clock.now)
     conversation_id = models.UUIDField(null=True, blank=True)
+    return_received_at = models.DateTimeField(null=True, blank=True, help_text="when staff recorded the return")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=150, blank=True)
 
     class Meta:
         constraints = [
@@ -278,3 +282,73 @@ class Handoff(models.Model):
 
     def __str__(self) -> str:
         return f"handoff {self.conversation_id}"
+
+
+class Commitment(models.Model):
+    """Something the shop promised a customer: chase an order, refund a return, call back (docs/promises.md).
+
+    ``outcome`` is what last happened to it and ``version`` counts those happenings; the customer has
+    been told up to ``reported_version`` (the conversation it was made in tells them of its making).
+    """
+
+    class Kind(models.TextChoices):
+        EXPEDITE = "expedite"
+        REFUND = "refund"
+        CALLBACK = "callback"
+        FOLLOW_UP = "follow_up", "staff follow-up"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        OVERDUE = "overdue"
+        DONE = "done"
+        CANCELLED = "cancelled"
+
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="commitments")
+    conversation = models.ForeignKey(
+        "memory.Conversation", null=True, blank=True, on_delete=models.SET_NULL, related_name="commitments"
+    )
+    message_seq = models.PositiveIntegerField(null=True, blank=True, help_text="the message it was made in")
+    order = models.ForeignKey(Order, null=True, blank=True, on_delete=models.CASCADE, related_name="commitments")
+    refund = models.ForeignKey(Refund, null=True, blank=True, on_delete=models.CASCADE, related_name="commitments")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    due_at = models.DateTimeField(null=True, blank=True, help_text="empty while it waits for something (a return)")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    outcome = models.CharField(max_length=20, default="made")
+    version = models.PositiveIntegerField(default=1)
+    reported_version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(default=clock.now)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.CharField(max_length=150, blank=True, help_text="who closed it: staff:<name> or the system")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "due_at"], name="chat_commitment_due_idx"),
+            models.Index(fields=["customer", "-created_at"], name="chat_commitment_customer_idx"),
+        ]
+        constraints = [
+            # One open promise of a kind per order: asking twice to chase an order is one promise.
+            models.UniqueConstraint(
+                fields=["order", "kind"],
+                condition=models.Q(status__in=["open", "overdue"]) & models.Q(order__isnull=False),
+                name="chat_one_open_commitment_per_order",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.order or ''} ({self.status})".replace("  ", " ")
+
+
+class CommitmentEvent(models.Model):
+    """One thing that happened to a commitment: made, overdue, extended, done, cancelled, reported."""
+
+    commitment = models.ForeignKey(Commitment, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=20)
+    at = models.DateTimeField(default=clock.now)
+    actor = models.CharField(max_length=150, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} at {self.at:%Y-%m-%d %H:%M}"

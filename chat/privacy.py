@@ -1,13 +1,15 @@
 """A customer's data: everything held about them, exported as JSON, and erased everywhere.
 
 ``export`` gathers the account, the shop's records (orders, shipments, refunds), every
-conversation with its messages, summaries, states, rating, handoff packet and pending actions,
+conversation with its messages, summaries, states, rating, handoff packet and pending actions, what
+the shop promised them (commitments, with their events),
 every long-term memory (also invalidated and archived ones) with its events and conflicts, the
 model calls made for their conversations, and the Redis keys that hold their sessions.
 
 ``erase`` removes the memory side of that for ONE customer — long-term memories, events and
 conflicts, transcripts, compression summaries, state transitions, ratings, handoff packets,
-pending actions, model-call records, the Redis keys and the consolidation runs still queued —
+pending actions, the shop's promises, model-call records, the Redis keys and the consolidation runs
+still queued —
 under the customer's long-term-memory lock, so a consolidation run in flight either finished
 before (and is erased) or finds its conversation gone (and stores nothing). Every filter names
 the customer: nothing here can reach another customer's rows (mem0's ``delete_all`` once wiped
@@ -30,7 +32,17 @@ from django.forms.models import model_to_dict
 
 from agentsite import clock
 from agentsite.models import ModelCall
-from chat.models import ConversationRating, CustomerProfile, Handoff, Order, PendingAction, Refund, Shipment
+from chat.models import (
+    Commitment,
+    CommitmentEvent,
+    ConversationRating,
+    CustomerProfile,
+    Handoff,
+    Order,
+    PendingAction,
+    Refund,
+    Shipment,
+)
 from memory.longterm import customer_lock
 from memory.models import (
     CompressionSummary,
@@ -89,6 +101,7 @@ def export(user) -> dict[str, Any]:
         "memory_events": _rows(MemoryEvent.objects.filter(customer=user).order_by("id"), exclude=("customer",)),
         "memory_conflicts": _rows(MemoryConflict.objects.filter(customer=user).order_by("id"), exclude=("customer",)),
         "pending_actions": _rows(PendingAction.objects.filter(customer=user).order_by("created_at"), ("customer",)),
+        "commitments": [_commitment(c) for c in Commitment.objects.filter(customer=user).order_by("created_at")],
         "model_calls": list(
             ModelCall.objects.filter(conversation_id__in=conversation_ids)
             .order_by("created_at")
@@ -115,6 +128,12 @@ def _order(order: Order) -> dict:
     if shipment:
         data["shipment"]["events"] = _rows(shipment.events.all(), exclude=("shipment",))
     data["refunds"] = _rows(order.refunds.all(), exclude=("order",))
+    return data
+
+
+def _commitment(commitment: Commitment) -> dict:
+    data = _rows([commitment], exclude=("customer",))[0]
+    data["events"] = _rows(commitment.events.all(), exclude=("commitment",))
     return data
 
 
@@ -167,6 +186,8 @@ def erase(user, *, delete_account: bool = False) -> Erased:
         LongTermMemory.objects.filter(customer=user).update(superseded_by=None)
         erased.add("long_term_memories", LongTermMemory.objects.filter(customer=user).delete()[0])
         erased.add("pending_actions", PendingAction.objects.filter(customer=user).delete()[0])
+        erased.add("commitment_events", CommitmentEvent.objects.filter(commitment__customer=user).delete()[0])
+        erased.add("commitments", Commitment.objects.filter(customer=user).delete()[0])
         erased.add("model_calls", ModelCall.objects.filter(conversation_id__in=conversation_ids).delete()[0])
         Refund.objects.filter(order__customer=user, conversation_id__in=conversation_ids).update(conversation_id=None)
         in_conversations = {"conversation__customer": user}

@@ -26,8 +26,8 @@ APOLOGY = {
     "en": "Sorry, our assistant is having trouble right now. Your message is saved; please try again in a moment.",
 }
 ESCALATED = {
-    "zh": "已为您转接人工客服，请稍候，工作人员会在这里回复您。",
-    "en": "I've passed your conversation to a member of our staff. They will reply here shortly.",
+    "zh": "已为您转接人工客服，工作人员会在{hours}小时内在这里回复您。",
+    "en": "I've passed your conversation to a member of our staff. They will reply here within {hours} hours.",
 }
 WAITING_FOR_STAFF = {
     "zh": "您的消息已转给人工客服，请稍候。",

@@ -16,8 +16,8 @@ from uuid import UUID
 from django.db import transaction
 
 from agentsite import clock
-from chat import actions
-from chat.models import CustomerProfile, Order, OutboxMessage, Refund
+from chat import actions, commitments
+from chat.models import Commitment, CustomerProfile, Order, OutboxMessage, Refund
 from memory.embeddings import get_embedder
 from memory.keys import InvalidValue, normalise
 from memory.longterm import Candidate, customer_lock, store
@@ -304,6 +304,10 @@ def request_refund(customer_id: int, order_number: str, reason: str, conversatio
         requested_at=clock.now(),
         conversation_id=conversation_id,
     )
+    # Due once staff record the return as received (chat.fulfilment.record_return).
+    commitments.make(
+        customer_id, Commitment.Kind.REFUND, due_at=None, order=order, refund=refund, conversation_id=conversation_id
+    )
     return {
         "status": "done",
         "summary": f"refund of {refund.amount} {order.currency} requested for order {order.number}",
@@ -312,4 +316,27 @@ def request_refund(customer_id: int, order_number: str, reason: str, conversatio
         "refund_id": refund.pk,
         "experience": f"A refund of {refund.amount} {order.currency} for order {order.number} was requested "
         f"on {refund.requested_at:%Y-%m-%d} ({refund.reason}).",
+    }
+
+
+EXPEDITABLE = {Order.Status.PENDING, Order.Status.PAID, Order.Status.PROCESSING}
+
+
+def request_expedite(customer_id: int, order_number: str, conversation_id=None) -> dict:
+    """Promise to chase the warehouse about an order not shipped yet (no confirmation: nothing of the
+    customer's changes); asking again while the promise is open is the same promise."""
+    order = find_order(customer_id, order_number)
+    if order.status not in EXPEDITABLE:
+        gone = order.status in (Order.Status.SHIPPED, Order.Status.IN_TRANSIT, Order.Status.DELIVERED)
+        code = "already_shipped" if gone else "not_expeditable"
+        raise ShopError(code, order_number=order.number, status=order.status)
+    due = commitments.expedite_due()
+    commitment, made = commitments.make(
+        customer_id, Commitment.Kind.EXPEDITE, due_at=due, order=order, conversation_id=conversation_id
+    )
+    return {
+        "status": "done",
+        "order_number": order.number,
+        "due_at": commitment.due_at.isoformat() if commitment.due_at else None,
+        "already_asked": not made,
     }

@@ -1,22 +1,27 @@
-"""The staff console: escalated conversations waiting (oldest first), take over, reply, close, hand back."""
+"""The staff console: escalated conversations waiting (oldest first), take over, reply, close, hand back; and the
+shop's promises due or overdue (oldest first): done, extend, message the customer."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from chat import handoff
-from chat.models import Handoff
+from chat import commitments, handoff
+from chat.models import Commitment, Handoff
 
 
 @staff_member_required
 @require_safe
 def console(request: HttpRequest) -> HttpResponse:
     mine = Handoff.objects.filter(closed_at__isnull=True, taken_by=request.user).order_by("taken_at")
-    return render(request, "staff/console.html", {"waiting": handoff.waiting(), "mine": mine})
+    context = {"waiting": handoff.waiting(), "mine": mine, "promises": commitments.due_list()}
+    return render(request, "staff/console.html", context)
 
 
 @staff_member_required
@@ -45,3 +50,33 @@ def act(request: HttpRequest, conversation_id, action: str) -> HttpResponse:
     if action in ("close", "hand-back"):
         return redirect("staff-console")
     return redirect("staff-conversation", conversation_id=conversation_id)
+
+
+@staff_member_required
+@require_POST
+def promise(request: HttpRequest, commitment_id: int, action: str) -> HttpResponse:
+    """Keep (done), extend (a new due time, the customer hears of it next visit) or message the customer."""
+    item = get_object_or_404(Commitment, pk=commitment_id)
+    actor = f"staff:{request.user.get_username()}"
+    try:
+        if action == "done":
+            if not commitments.happen(item, "done", actor=actor, status=Commitment.Status.DONE):
+                messages.error(request, "that promise is already closed")
+        elif action == "extend":
+            commitments.extend(item, _due(request.POST.get("due_at", "")), actor)
+        elif action == "message":
+            commitments.message_customer(item, request.user, request.POST.get("text", ""))
+        else:
+            return HttpResponse(status=404)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    return redirect("staff-console")
+
+
+def _due(text: str) -> datetime:
+    """A due time from the console's ``datetime-local`` field, in the site's time zone."""
+    try:
+        value = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError("a new due time looks like 2026-12-24T18:00") from None
+    return timezone.make_aware(value) if timezone.is_naive(value) else value

@@ -25,7 +25,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from agentsite import clock
 from agentsite.redaction import redact_json
-from chat import actions, shop
+from chat import actions, commitments, shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
 from memory.keys import normalise
@@ -98,7 +98,16 @@ def _recall_memory(ctx: ToolContext, query: str) -> dict:
 def _escalate(ctx: ToolContext, reason: str) -> dict:
     if ctx.store is not None:
         ctx.store.transition(ctx.conversation_id, AgentState.ESCALATED, f"escalate_to_human: {reason[:200]}")
-    return {"status": "escalated", "summary": actions.handed_over(ctx.language)}
+    return {"status": "escalated", "summary": actions.handed_over(ctx.language, settings.COMMITMENT_CALLBACK_HOURS)}
+
+
+def _expedite(ctx: ToolContext, order_number: str) -> dict:
+    """Chase an order not shipped yet: a promise with a due time, made at once (nothing of the customer's
+    changes, so nothing to confirm)."""
+    result = shop.request_expedite(ctx.customer_id, order_number, ctx.conversation_id)
+    due = commitments.due_words(result["due_at"], ctx.language)
+    kind = "request_expedite_again" if result["already_asked"] else "request_expedite"
+    return {**result, "summary": actions.done(kind, {"order_number": result["order_number"], "due": due}, ctx.language)}
 
 
 # Changes: what to check when proposing, the arguments to run it with and the values that describe it
@@ -341,6 +350,13 @@ TOOLS: dict[str, Tool] = {
             "Search what we remember about this customer from earlier conversations.",
             _object({"query": {"type": "string", "minLength": 1, "maxLength": 500}}, ["query"]),
             _recall_memory,
+        ),
+        Tool(
+            "request_expedite",
+            "Ask the warehouse to hurry one of the customer's orders that has not shipped yet (the customer wants "
+            "it chased); the shop promises an answer by a due time.",
+            _object({"order_number": ORDER_NUMBER}, ["order_number"]),
+            _expedite,
         ),
         Tool(
             "escalate_to_human",

@@ -81,6 +81,7 @@ def _js_strings() -> dict[str, str]:
         "error": _("Error"),
         "no_recalled": _("Nothing recalled for the last reply."),
         "no_learned": _("Nothing learned in this conversation yet."),
+        "no_promises": _("No promises of the shop are open."),
         "no_transitions": _("No transitions yet."),
         "tokens": _("%(used)s of %(max)s tokens"),
         "rate_title": _("How did we do?"),

@@ -22,7 +22,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -538,11 +538,17 @@ def _line(tag: str, content: str, key: str = "", value: str = "") -> str:
 _RECAP_TEXT = {"zh": "{date}的对话：{content}", "en": "Our conversation on {date}: {content}"}
 
 
-def format_memory_block(memories: list[Recalled], language: str = "zh", records: dict[str, str] | None = None) -> str:
+def format_memory_block(
+    memories: list[Recalled],
+    language: str = "zh",
+    records: dict[str, str] | None = None,
+    shop_lines: Sequence[str] = (),
+) -> str:
     """The recalled memories as quoted data under a delimiter, one per line, for the system prompt.
 
     ``records`` are the shop's values of its shop-owned keys (``memory.keys.SHOP_OWNED``), read by the
-    caller from the shop at turn time: each is shown first as a confirmed shop record. A memory about
+    caller from the shop at turn time: each is shown first as a confirmed shop record; ``shop_lines``
+    are other records the caller words (what the shop promised), shown after them. A memory about
     such a key never competes with it: a copy of the record adds nothing and is left out (an older
     copy too, once the record says otherwise), and what the customer asked for is shown as a request
     with its date, not applied.
@@ -558,6 +564,7 @@ def format_memory_block(memories: list[Recalled], language: str = "zh", records:
         if value and key in _RECORD_TEXT[lang]:
             words = _VALUE_WORDS[lang].get(value, value) if key != "shipping_address" else value
             lines.append(_line(TAGS[lang]["confirmed"], _RECORD_TEXT[lang][key].format(value=words), key, value))
+    lines += [_line(TAGS[lang]["confirmed"], text) for text in shop_lines]
     for memory in memories:
         tag = tag_of(memory.source, memory.confidence, memory.disputed, memory.key)
         if memory.key in records and (tag == Tag.CONFIRMED or memory.value == records[memory.key]):

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 def test_every_tool_has_a_schema_the_model_can_use(seeded):
     names = {s["function"]["name"] for s in schemas()}
-    assert names == {"lookup_order", "list_my_orders", "track_shipment", "request_refund",
+    assert names == {"lookup_order", "list_my_orders", "track_shipment", "request_expedite", "request_refund",
                      "update_notification_preference", "update_contact_channel", "update_shipping_address",
                      "update_order_address", "search_policies", "recall_memory", "escalate_to_human"}  # fmt: skip
 
@@ -102,7 +102,7 @@ def test_a_refund_without_confirmation_changes_nothing(context_for):
     result = run_tool(ctx, "request_refund", {"order_number": "ORD-2025-0790", "reason": "坏了"})
 
     assert result["status"] == "pending_confirmation"
-    assert not Refund.objects.exists()
+    assert not Refund.objects.filter(order__number="ORD-2025-0790").exists()
     assert Conversation.objects.get(pk=ctx.conversation_id).state == "confirming"
 
 
@@ -114,7 +114,7 @@ def test_a_confirmed_refund_happens_once_even_if_confirmed_twice(context_for):
     second = confirm_pending(ctx)
 
     assert first["status"] == "done" and second is None
-    refund = Refund.objects.get()
+    refund = Refund.objects.get(order__customer=ctx.customer_id)
     assert (refund.order.number, refund.status, str(refund.amount)) == ("ORD-2025-0790", "requested", "459.00")
 
 

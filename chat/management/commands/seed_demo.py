@@ -10,13 +10,13 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from agentsite import clock
-from chat import demo_data
-from chat.demo_data import ARTICLES, CUSTOMERS
-from chat.models import CustomerProfile, Order, OrderItem, PolicyArticle, Shipment, TrackingEvent
+from chat import demo_data, fulfilment, shop
+from chat.demo_data import ARTICLES, CUSTOMERS, PROMISES
+from chat.models import Commitment, CustomerProfile, Order, OrderItem, PolicyArticle, Refund, Shipment, TrackingEvent
 
 
 class Command(BaseCommand):
-    help = "Create the demo customers with their orders, shipments and the policy articles; safe to rerun."
+    help = "Create the demo customers with their orders, shipments, promises and the policy articles; safe to rerun."
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
@@ -67,6 +67,7 @@ class Command(BaseCommand):
                             location=location,
                             description=description,
                         )
+        self._promises(user_model)
         for slug, language, title, body in ARTICLES:
             article = PolicyArticle.objects.filter(slug=slug, language=language).first()
             if article is None or (article.title, article.body) != (title, body):
@@ -77,3 +78,16 @@ class Command(BaseCommand):
         for customer in CUSTOMERS:
             numbers = ", ".join(o.number for o in customer.orders)
             self.stdout.write(f"  {customer.username:<6} {customer.display_name} ({customer.language}): {numbers}")
+
+    def _promises(self, user_model) -> None:
+        """The demo's promises, made as the agent and staff make them; once per customer."""
+        for username, kind, number, reason in PROMISES:
+            user = user_model.objects.get(username=username)
+            if Commitment.objects.filter(customer=user).exists():
+                continue
+            if kind == "expedite":
+                shop.request_expedite(user.pk, number)
+            else:
+                shop.request_refund(user.pk, number, reason)
+                refund = Refund.objects.get(order__number=number, status=Refund.Status.REQUESTED)
+                fulfilment.record_return(refund, "staff:demo")

@@ -105,12 +105,17 @@
       li.textContent = text;
       return li;
     });
+    listInto("promises", frame.promises || [], T.no_promises, function (text) {
+      var li = document.createElement("li");
+      li.textContent = text;
+      return li;
+    });
     showState(frame.state);
   }
   function resetInspector() {
     transitions = [];
     showTransitions();
-    showMemory({ working: { used: 0, max: 0 }, recalled: [], learned: [] });
+    showMemory({ working: { used: 0, max: 0 }, recalled: [], learned: [], promises: [] });
     $("working-text").textContent = "–";
   }
 
