@@ -265,6 +265,14 @@ def markdown(results: dict, simulations_md: str = "") -> str:
                 f"{long['facts_answered']} of {long['facts_asked']} answered "
                 f"({long['facts_answered'] / long['facts_asked']:.0%}) |"
             )
+    promises = results.get("promises")
+    if promises:
+        share = f"{promises['reported'] / promises['made']:.0%}" if promises["made"] else "n/a"
+        lines.append(
+            "| what the shop promised, reported back on the customer's next visit | — (goal 100%) | "
+            f"{promises['reported']} of {promises['made']} ({share}); repeated on the visit after: "
+            f"{promises['repeated']} |"
+        )
     lines += [
         "| memory-layer time per turn, model and tools excluded, wall (this thread's CPU) | issue goal: p50 ≤ 25 ms "
         f"(Zep 87 ms, mem0 148 ms) | p50 {on.get('memory_ms_p50')} ms ({on.get('memory_cpu_ms_p50')} ms CPU), "

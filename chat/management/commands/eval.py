@@ -158,6 +158,8 @@ class Command(BaseCommand):
             simulations_md = self._simulations(results, out, options["no_simulations"])
             truth_md = self._shop_truth(results, options["no_simulations"])
             simulations_md = f"{simulations_md}\n{truth_md}" if truth_md else simulations_md
+            promises_md = self._promises(results, options["no_simulations"])
+            simulations_md = f"{simulations_md}\n{promises_md}" if promises_md else simulations_md
         finally:
             worker.terminate()
             try:
@@ -222,11 +224,31 @@ class Command(BaseCommand):
 
     def _shop_truth(self, results: dict, skip: bool) -> str:
         """The "One truth" figure (``chat.evaluation.shop_truth``), beside the simulations and skipped with them."""
-        if skip:
-            return ""
         from chat.evaluation import shop_truth
 
-        self.stderr.write("one truth (answers about shop-owned keys against the record) …")
+        def keep(truth: dict) -> None:
+            results["shop_truth"] = {"table": truth["table"], "seconds": truth["seconds"]}
+            results["shop_truth_cases"] = truth["cases"]
+
+        label = "one truth (answers about shop-owned keys against the record)"
+        return self._side_figure(results, skip, "shop_truth", label, shop_truth.run, keep, shop_truth.markdown)
+
+    def _promises(self, results: dict, skip: bool) -> str:
+        """The "Promises kept" figure (``chat.evaluation.promises``), skipped with the simulations."""
+        from chat.evaluation import promises
+
+        def keep(played: dict) -> None:
+            results["promises"] = {**promises.figure(played), "seconds": played["seconds"], "cases": played["cases"]}
+
+        label = "promises kept (reported back on the next visit)"
+        return self._side_figure(results, skip, "promises", label, promises.run, keep, promises.markdown)
+
+    def _side_figure(self, results: dict, skip: bool, name: str, label: str, run, keep, markdown) -> str:
+        """Run one figure beside the scenarios (``run(progress)``), ``keep`` its results, return its section.
+        A failure is noted in the results and loses nothing else, like the simulations'."""
+        if skip:
+            return ""
+        self.stderr.write(f"{label} …")
         stream = self.stderr._out
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -234,15 +256,14 @@ class Command(BaseCommand):
             stream.flush()
 
         try:
-            truth = shop_truth.run(progress)
-        except Exception as exc:  # like the simulations: never lose the scenario runs
-            self.stderr.write(f"\none truth failed: {exc!r}")
-            results["shop_truth_note"] = f"failed: {exc!r}"
+            played = run(progress)
+        except Exception as exc:  # never lose the scenario runs, which took far longer
+            self.stderr.write(f"\n{name} failed: {exc!r}")
+            results[f"{name}_note"] = f"failed: {exc!r}"
             return ""
         stream.write("\n")
-        results["shop_truth"] = {"table": truth["table"], "seconds": truth["seconds"]}
-        results["shop_truth_cases"] = truth["cases"]
-        return shop_truth.markdown(truth)
+        keep(played)
+        return markdown(played)
 
     def _simulations(self, results: dict, out: Path, skip: bool) -> str:
         if skip:
