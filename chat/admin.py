@@ -88,7 +88,8 @@ class OrderAdmin(ReadOnly):
     actions = ("ship", "deliver")
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.is_staff  # the actions below, never the fields
+        # The model's change permission allows the actions below; the fields stay read-only.
+        return admin.ModelAdmin.has_change_permission(self, request, obj)
 
     def get_readonly_fields(self, request, obj=None):
         return [field.name for field in self.model._meta.fields]
@@ -147,7 +148,8 @@ class RefundAdmin(ReadOnly):
     actions = ("record_return", "approve", "refuse")
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return request.user.is_staff  # the actions below, never the fields
+        # The model's change permission allows the actions below; the fields stay read-only.
+        return admin.ModelAdmin.has_change_permission(self, request, obj)
 
     def get_readonly_fields(self, request, obj=None):
         return [field.name for field in self.model._meta.fields]
