@@ -19,7 +19,8 @@ from django.db import transaction
 from agentsite import clock, llm
 from agentsite.redaction import redact, redact_json
 from chat import commitments, live
-from chat.models import Commitment, CustomerProfile, Handoff, PendingAction, Refund
+from chat.models import Commitment, CustomerProfile, Handoff, Order, PendingAction
+from memory import recaps
 from memory import session as short_term
 from memory.embeddings import get_embedder
 from memory.keys import SHOP_OWNED
@@ -51,38 +52,23 @@ def transcript(conversation_id: UUID | str) -> tuple[list[dict], str]:
 
 
 def build_packet(conversation_id: UUID | str) -> dict:
-    """What a person needs: the issue, what the agent tried, the customer's facts, open promises, states."""
+    """What a person needs: the issue in a few sentences, what the agent tried, the customer's values on
+    record, memories with their provenance, the shop's promises, recent orders, the states."""
     conversation = Conversation.objects.get(pk=conversation_id)
     session = short_term.store().load(conversation_id, recent=settings.AGENT_HANDOFF_MESSAGES)
     spoken = [
-        (m.role.value, m.content) for m in session.messages if m.role in (Role.USER, Role.ASSISTANT) and m.content
+        ("customer" if m.role is Role.USER else "agent", m.content)
+        for m in session.messages
+        if m.role in (Role.USER, Role.ASSISTANT) and m.content
     ]
-    transcript = "\n".join(f"{'customer' if role == 'user' else 'agent'}: {text}" for role, text in spoken)
-    try:
-        issue = llm.summarise(transcript, conversation_id=str(conversation_id)) if transcript else ""
-    except llm.LLMError:
-        issue = next((text for role, text in reversed(spoken) if role == "user"), "")
-    tried = []
-    for message in session.messages:
-        if message.role is Role.TOOL_CALL:
-            tried.extend(
-                {"tool": c["name"], "arguments": c["arguments"]} for c in message.metadata.get("tool_calls", [])
-            )
-        elif message.role is Role.TOOL_RESULT and tried:
-            tried[-1].setdefault("result", message.content[:500])
     facts = LongTermMemory.objects.valid().filter(customer_id=conversation.customer_id).order_by("-confidence")
-    promises = [
-        {"kind": "pending change", "summary": a.summary}
-        for a in PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING)
-    ] + [
-        {"kind": "refund requested", "summary": f"{r.amount} for {r.order.number} ({r.reason})"}
-        for r in Refund.objects.filter(order__customer_id=conversation.customer_id, status=Refund.Status.REQUESTED)
-    ]
+    pending = PendingAction.objects.filter(conversation_id=conversation_id, status=PendingAction.Status.PENDING)
     states = StateTransition.objects.filter(conversation_id=conversation_id).order_by("id")
     profile = CustomerProfile.objects.filter(user_id=conversation.customer_id).first()
+    orders = Order.objects.filter(customer_id=conversation.customer_id).order_by("-placed_at")[:5]
     return {
-        "issue": issue,
-        "tried": tried,
+        "issue": _issue(conversation, spoken),
+        "tried": tried(session.messages),
         # The shop's values first: for these keys a memory is what was asked for, never the value (its tag says so).
         "records": {key: getattr(profile, field) for key, field in SHOP_OWNED.items()} if profile else {},
         "facts": [
@@ -94,12 +80,95 @@ def build_packet(conversation_id: UUID | str) -> dict:
                 "tag": tag_of(m.source, m.confidence, key=m.key).value,
             }
             for m in facts[:20]
-        ],  # fmt: skip
-        "open_promises": promises,
+        ],
+        "open_promises": [{"kind": "pending change", "summary": a.summary} for a in pending]
+        + [
+            {
+                "kind": p.kind,
+                "summary": commitments.record_line(p, "en"),
+                "due": p.due_at.isoformat() if p.due_at else "",
+            }
+            for p in commitments.for_turn(conversation.customer_id)
+            if p.status in commitments.OPEN
+        ],
+        "orders": [
+            {
+                "number": o.number,
+                "status": o.status,
+                "total": f"{o.total} {o.currency}",
+                "placed": f"{o.placed_at:%Y-%m-%d}",
+            }
+            for o in orders
+        ],
         "states": [
             {"from": t.from_state, "to": t.to_state, "reason": t.reason, "at": t.created_at.isoformat()} for t in states
         ],
     }
+
+
+def _issue(conversation: Conversation, spoken: list[tuple[str, str]]) -> str:
+    """The cheap model's recap of the conversation so far, as for a finished one (``memory.recaps``); the
+    customer's last words if the model cannot write it now."""
+    if not spoken:
+        return ""
+    lines = ["Ended: escalated", *(f"{who}: {' '.join(text.split())}" for who, text in spoken)]
+    try:
+        written = llm.summarise_conversation(
+            "\n".join(lines),
+            language=recaps.language_of(spoken),
+            max_tokens=settings.MEMORY_SUMMARY_MAX_TOKENS,
+            conversation_id=str(conversation.pk),
+        )
+    except llm.LLMError:
+        return next((text for who, text in reversed(spoken) if who == "customer"), "")
+    return recaps.within(recaps.cleaned(written), settings.MEMORY_SUMMARY_MAX_TOKENS)
+
+
+def tried(messages) -> list[dict]:
+    """Each tool the agent called, as staff read it: the tool, the order, what came of it (never JSON)."""
+    calls: dict[str, dict] = {}
+    out: list[dict] = []
+    for message in messages:
+        if message.role is Role.TOOL_CALL:
+            for call in message.metadata.get("tool_calls", []):
+                arguments = _json(call.get("arguments"))
+                step = {"tool": call.get("name", ""), "order": str(arguments.get("order_number", "")), "outcome": ""}
+                calls[call.get("id", "")] = step
+                out.append(step)
+        elif message.role is Role.TOOL_RESULT:
+            step = calls.get(message.metadata.get("tool_call_id", ""))
+            if step is not None:
+                step["outcome"] = _outcome(message.metadata.get("raw") or message.content)
+    return out
+
+
+def _json(text) -> dict:
+    try:
+        value = json.loads(text) if isinstance(text, str) else text
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _outcome(result: str) -> str:
+    """A tool result in a few words: refused and why, proposed or done and what, else the status found."""
+    data = _json(result)
+    if not data:
+        return " ".join(result.split())[:160]
+    if data.get("error"):
+        return f"refused: {data['error']}"[:160]
+    status = str(data.get("status", ""))
+    if status in ("pending_confirmation", "queued", "done", "escalated") and data.get("summary"):
+        said = {"pending_confirmation": "proposed", "queued": "queued"}.get(status, status)
+        return f"{said}: {data['summary']}"[:160]
+    if isinstance(data.get("orders"), list):
+        return f"{len(data['orders'])} orders listed"
+    if isinstance(data.get("articles"), list):
+        return "policy: " + ", ".join(str(a.get("title", "")) for a in data["articles"][:3] if isinstance(a, dict))
+    if isinstance(data.get("memories"), list):
+        return f"{len(data['memories'])} memories found"
+    found = [f"{k} {data[k]}" for k in ("status", "carrier", "tracking_number", "eta") if data.get(k)]
+    return ", ".join(found)[:160] or "answered"
 
 
 def open_handoff(conversation_id: UUID | str) -> Handoff:

@@ -57,8 +57,13 @@ def test_escalation_takeover_live_reply_silence_and_hand_back(shop):
     assert "客户偏好顺丰快递" in [f["content"] for f in packet["facts"]]
     assert packet["records"]["contact_channel"] == CustomerProfile.objects.get(user=customer).contact_channel
     assert all(f["tag"] != "confirmed" for f in packet["facts"] if f["source"] != "system_record")
-    assert any(p["kind"] == "refund requested" and "ORD-2025-0790" in p["summary"] for p in packet["open_promises"])
+    assert any(p["kind"] == "refund" and "ORD-2025-0790" in p["summary"] for p in packet["open_promises"])
     assert any(t["tool"] == "escalate_to_human" for t in packet["tried"])
+    refund = next(t for t in packet["tried"] if t["tool"] == "request_refund")
+    assert refund["order"] == "ORD-2025-0790" and refund["outcome"].startswith("proposed")  # read, not JSON
+    assert "{" not in "".join(t["outcome"] for t in packet["tried"])
+    assert "退款" in packet["issue"] and "customer:" not in packet["issue"]  # a recap, not the first message
+    assert "ORD-2025-0790" in [o["number"] for o in packet["orders"]]
     assert packet["states"][-1]["to"] == "escalated"
     assert (taken_state["type"], taken_state["to"]) == ("state", "human")
     assert live == {"type": "staff_message", "text": "您好，我是客服小林，退款已经在处理了。", "staff_name": "Lin"}
@@ -163,3 +168,12 @@ def test_a_loop_closed_by_the_customers_message_hands_over_without_a_reply(shop,
     assert frames[1] == {"type": "state", "from": "collecting_info", "to": "escalated"}
     assert "chat" not in [r["task"] for r in offline_model.received()]  # asked for the packet's summary, not a reply
     assert Conversation.objects.get(pk=conversation).loop_flagged
+
+
+def test_staff_pages_carry_the_staff_navigation_not_the_customers(client, shop):
+    client.force_login(shop["lead"])
+
+    page = client.get("/staff/").content.decode()
+
+    assert 'href="/staff/"' in page and 'href="/admin/"' in page
+    assert 'href="/memory/"' not in page and "What we remember about you" not in page

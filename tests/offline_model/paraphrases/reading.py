@@ -33,6 +33,7 @@ TOOLS = [
         "lookup_order",
         "list_my_orders",
         "track_shipment",
+        "request_expedite",
         "request_refund",
         "update_notification_preference",
         "update_contact_channel",
