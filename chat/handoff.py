@@ -188,6 +188,7 @@ def open_handoff(conversation_id: UUID | str) -> Handoff:
     customer_id = Conversation.objects.values_list("customer_id", flat=True).get(pk=conversation_id)
     due = commitments.callback_due()
     commitments.make(customer_id, Commitment.Kind.CALLBACK, due_at=due, conversation_id=conversation_id)
+    live.inbox_changed()
     return handoff
 
 
@@ -206,6 +207,7 @@ def take(conversation_id: UUID | str, staff) -> Handoff:
         handoff.save(update_fields=["taken_by", "taken_at"])
         commitments.close_callbacks(conversation_id, f"staff:{staff.get_username()}")
     _transition(conversation_id, AgentState.HUMAN, f"taken over by {staff.get_username()}")
+    live.inbox_changed()
     return handoff
 
 
@@ -268,6 +270,7 @@ def _finish(conversation_id, staff, to: AgentState, reason: str) -> None:
         handoff.closed_at = clock.now()
         handoff.save(update_fields=["closed_at"])
     _transition(conversation_id, to, f"{reason} ({staff.get_username()})")
+    live.inbox_changed()
 
 
 def _transition(conversation_id, to: AgentState, reason: str) -> None:

@@ -20,7 +20,8 @@ from chat.models import Commitment, Handoff
 @require_safe
 def console(request: HttpRequest) -> HttpResponse:
     mine = Handoff.objects.filter(closed_at__isnull=True, taken_by=request.user).order_by("taken_at")
-    context = {"waiting": handoff.waiting(), "mine": mine, "promises": commitments.due_list()}
+    taken = Handoff.objects.filter(closed_at__isnull=True, taken_by__isnull=False).order_by("taken_at")
+    context = {"waiting": handoff.waiting(), "mine": mine, "taken": taken, "promises": commitments.due_list()}
     return render(request, "staff/console.html", context)
 
 
