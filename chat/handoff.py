@@ -41,12 +41,12 @@ def transcript(conversation_id: UUID | str) -> tuple[list[dict], str]:
     session = short_term.store().load(conversation_id, recent=settings.AGENT_HANDOFF_MESSAGES)
     lines = [
         {
-            "who": "staff" if m.metadata.get("by_staff") else ("customer" if m.role is Role.USER else m.role.value),
+            "who": "staff" if m.metadata.get("by_staff") else ("customer" if m.role is Role.USER else "agent"),
             "text": m.content,
             "at": m.created_at,
         }
         for m in session.messages
-        if m.content
+        if m.content and m.role in (Role.USER, Role.ASSISTANT)  # tool steps are in the packet, in words
     ]
     return lines, session.state
 
@@ -174,6 +174,9 @@ def _outcome(result: str) -> str:
 def open_handoff(conversation_id: UUID | str) -> Handoff:
     """Queue an escalated conversation for staff with its packet (once per escalation), and record the
     promise the customer was given: a colleague gets back to them within ``COMMITMENT_CALLBACK_HOURS``."""
+    customer_id = Conversation.objects.values_list("customer_id", flat=True).get(pk=conversation_id)
+    due = commitments.callback_due()  # the promise the customer was given: made first, so the packet shows it
+    commitments.make(customer_id, Commitment.Kind.CALLBACK, due_at=due, conversation_id=conversation_id)
     packet = json.loads(redact_json(json.dumps(build_packet(conversation_id))))  # staff read it: no secret
     handoff, created = Handoff.objects.get_or_create(conversation_id=conversation_id, defaults={"packet": packet})
     if not created:
@@ -185,9 +188,6 @@ def open_handoff(conversation_id: UUID | str) -> Handoff:
             None,
         )
         handoff.save()
-    customer_id = Conversation.objects.values_list("customer_id", flat=True).get(pk=conversation_id)
-    due = commitments.callback_due()
-    commitments.make(customer_id, Commitment.Kind.CALLBACK, due_at=due, conversation_id=conversation_id)
     live.inbox_changed()
     return handoff
 

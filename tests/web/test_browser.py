@@ -304,3 +304,32 @@ def test_a_staff_reply_appears_live_in_the_customers_chat(site, staff_member, br
     assert "马上为您处理" in staff_message.inner_text()
     assert "Lin" in staff_message.inner_text()
     shot(customer, "chat-staff-reply-zh")
+
+
+def test_the_staff_inbox_and_conversation_update_without_a_reload(site, staff_member, browser):
+    staff = browser.new_context(locale="en-GB", viewport={"width": 1200, "height": 900}).new_page()
+    staff.goto(site.url + "/staff/")
+    staff.fill("#id_username", "lead")
+    staff.fill("#id_password", "staff-pw-1")
+    staff.click("input[type=submit]")
+    staff.wait_for_url(site.url + "/staff/")
+    assert "bob" not in staff.locator("#waiting").inner_text()
+
+    customer = log_in(browser, site, "bob", "en")
+    customer.fill("#message", "I want to talk to a person please")
+    customer.press("#message", "Enter")
+    customer.wait_for_selector("#log .msg.escalated", timeout=30000)
+
+    staff.wait_for_selector("#waiting >> text=bob", timeout=30000)  # the open inbox, not reloaded
+    shot(staff, "staff-inbox")
+    staff.click("#waiting >> text=bob")
+    staff.click("button:has-text('Take over')")
+    customer.fill("#message", "It's about ORD-2025-0931, still not here")
+    customer.press("#message", "Enter")
+    staff.wait_for_selector("#transcript >> text=still not here", timeout=30000)  # live in the open view
+    staff.fill("textarea[name=text]", "Checking with the carrier now.")
+    staff.click("button:has-text('Send to the customer')")
+    customer.wait_for_selector("#log .msg.staff", timeout=30000)
+    staff.wait_for_selector("#transcript >> text=Checking with the carrier now.", timeout=30000)
+    assert staff.url.endswith("/") and "Checking with the carrier now." in customer.locator("#log").inner_text()
+    shot(staff, "staff-conversation")
