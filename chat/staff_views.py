@@ -10,6 +10,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
 from chat import commitments, handoff
@@ -21,7 +22,13 @@ from chat.models import Commitment, Handoff
 def console(request: HttpRequest) -> HttpResponse:
     mine = Handoff.objects.filter(closed_at__isnull=True, taken_by=request.user).order_by("taken_at")
     taken = Handoff.objects.filter(closed_at__isnull=True, taken_by__isnull=False).order_by("taken_at")
-    context = {"waiting": handoff.waiting(), "mine": mine, "taken": taken, "promises": commitments.due_list()}
+    context = {
+        "waiting": handoff.waiting(),
+        "mine": mine,
+        "taken": taken,
+        "promises": commitments.due_list(),
+        "staff_strings": _staff_strings(),
+    }
     return render(request, "staff/console.html", context)
 
 
@@ -30,7 +37,18 @@ def console(request: HttpRequest) -> HttpResponse:
 def conversation(request: HttpRequest, conversation_id) -> HttpResponse:
     item = get_object_or_404(Handoff, conversation_id=conversation_id)
     lines, state = handoff.transcript(conversation_id)
-    return render(request, "staff/conversation.html", {"handoff": item, "transcript": lines, "state": state})
+    context = {"handoff": item, "transcript": lines, "state": state, "staff_strings": _staff_strings()}
+    return render(request, "staff/conversation.html", context)
+
+
+def _staff_strings() -> dict[str, str]:
+    """The live console's words in the staff member's language (staff.js)."""
+    return {
+        "waiting": _("waiting %(minutes)s min"),
+        "held_by": _("held by %(name)s"),
+        "nobody_waiting": _("nobody is waiting"),
+        "none": _("none"),
+    }
 
 
 @staff_member_required

@@ -293,11 +293,12 @@ def test_a_staff_reply_appears_live_in_the_customers_chat(site, staff_member, br
     staff.fill("#id_password", "staff-pw-1")
     staff.click("input[type=submit]")
     staff.wait_for_url(site.url + "/staff/")
+    assert "已转人工的对话" in staff.inner_text("h1")  # staff read the console in their language
     staff.click("text=wang")
-    staff.click("button:has-text('Take over')")
+    staff.click("button:has-text('接手')")
     shot(staff, "staff-console")
     staff.fill("textarea[name=text]", "您好，我是客服小林，马上为您处理。")
-    staff.click("button:has-text('Send to the customer')")
+    staff.click("button:has-text('发送给客户')")
 
     customer.wait_for_selector("#log .msg.staff", timeout=30000)
     staff_message = customer.locator("#log .msg.staff").last

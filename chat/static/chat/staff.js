@@ -9,6 +9,10 @@
   var scheme = location.protocol === "https:" ? "wss://" : "ws://";
   var socket = new WebSocket(scheme + location.host + "/ws/staff/");
   var $ = function (id) { return document.getElementById(id); };
+  var T = JSON.parse(($("staff-strings") || { textContent: "{}" }).textContent);
+  function fill(template, values) {
+    return (template || "").replace(/%\((\w+)\)s/g, function (_, name) { return String(values[name]); });
+  }
 
   function item(text, href) {
     var li = document.createElement("li");
@@ -28,19 +32,19 @@
     if (!items.length) list.appendChild(item(emptyText));
     items.forEach(function (x) { list.appendChild(render(x)); });
   }
-  function minutes(seconds) { return Math.max(0, Math.round(seconds / 60)) + " min"; }
 
   function showInbox(frame) {
     fillList($("waiting"), frame.waiting, function (x) {
       var li = item(x.customer, "/staff/" + x.conversation_id + "/");
-      li.appendChild(document.createTextNode(" · waiting " + minutes(x.waiting_seconds) + " — " + x.issue));
+      var waited = fill(T.waiting, { minutes: Math.max(0, Math.round(x.waiting_seconds / 60)) });
+      li.appendChild(document.createTextNode(" · " + waited + " — " + x.issue));
       return li;
-    }, "nobody is waiting");
+    }, T.nobody_waiting);
     fillList($("taken"), frame.taken, function (x) {
       var li = item(x.customer, "/staff/" + x.conversation_id + "/");
-      li.appendChild(document.createTextNode(" · held by " + x.taken_by));
+      li.appendChild(document.createTextNode(" · " + fill(T.held_by, { name: x.taken_by })));
       return li;
-    }, "none");
+    }, T.none);
   }
   function showConversation(frame) {
     if (frame.conversation_id !== conversationId) return;
@@ -53,7 +57,7 @@
       return li;
     }, "");
     var holder = $("holder");
-    if (holder) holder.textContent = frame.taken_by ? "Held by " + frame.taken_by + " · " + frame.state : frame.state;
+    if (holder) holder.textContent = frame.taken_by ? fill(T.held_by, { name: frame.taken_by }) + " · " + frame.state : frame.state;
   }
   function showError(frame) {
     var notes = $("staff-notes");
