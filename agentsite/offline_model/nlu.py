@@ -115,10 +115,14 @@ REFUND_DECLINED = _re(
 )
 # Hurry an order along: chase the warehouse ("帮我催一下", "can you chase it?"); "不急" / "no rush" is not.
 EXPEDITE = _re(
-    r"催(?!款|缴)|加急(?!配送|费|运费)|加快(?:处理|发货|一点|点)?|尽快发|快点发|早点发|赶紧发|"
-    r"(?i:\bchase\b|\bchasing\b|\bhurry\b|\bexpedite|\bspeed\s+(?:it|this|things|my\s+order|the\s+order)?\s*up\b|"
-    r"\brush\s+(?:it|my|the|this)\b|\bpush\s+the\s+warehouse\b|\bnudge\b|"
-    r"\bget\s+it\s+(?:out|shipped|sent)\s+(?:faster|sooner|quicker)\b)"
+    r"催(?!款|缴)|加个?急(?!配送|费|运费)|加快|往前排|插个?队|"
+    r"(?:尽快|赶紧|抓紧|早点|快点|提前|优先|马上|立刻|今天就)[^，。？！?!]{0,6}(?:发|出库|出仓|处理|安排)|"
+    r"(?i:\bchase\b|\bchasing\b|\bhurry\b|\bexpedite|\bfast[\s-]?track|\bprioriti[sz]e|\bspeed\s+(?:\w+\s+){0,3}?up\b|"
+    r"\brush\s+(?:it|them|my|the|this|that)\b|\bput\s+a\s+rush\s+on\b|\bpush\s+(?:\S+\s+){0,3}?(?:through|along|out)\b|"
+    r"\bpush\s+the\s+warehouse\b|\bnudge\b|\burge\b|\bkick\b|\bbump\s+(?:\S+\s+){0,3}?up\b|\bget\s+a\s+move\s+on\b|"
+    r"\bget\s+(?:it|them|my\s+\w+|the\s+\w+)\s+moving\b|\bgo\s+faster\b|"
+    r"\b(?:ship|send|dispatch|pack)\w*\s+(?:\S+\s+){0,4}?(?:out\s+)?(?:faster|sooner|quicker|earlier|asap|already|right\s+"
+    r"away|as\s+soon\s+as\s+possible)\b)"
 )
 EXPEDITE_DECLINED = _re(r"不急|不用催|别催|(?i:no\s+(?:hurry|rush)|don'?t\s+(?:rush|hurry|chase)|not\s+in\s+a\s+hurry)")
 TRACK = _re(
@@ -347,6 +351,8 @@ def classify(text: str) -> Understanding:
     about_a_parcel = subject in ("shipping_address", "phone_number") and TRACK.search(
         text
     )  # "when will my phone arrive?"
+    if EXPEDITE.search(text) and not EXPEDITE_DECLINED.search(text):  # "…sooner? it's for her birthday"
+        return result(Intent.EXPEDITE)
     if subject and not (about_a_parcel or names_its_own_answer(subject, text)):
         return result(Intent.ASK_FACT, subject)
     if slots.notification_preference(text):
@@ -359,8 +365,6 @@ def classify(text: str) -> Understanding:
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
         return result(Intent.REFUND)
-    if EXPEDITE.search(text) and not EXPEDITE_DECLINED.search(text):
-        return result(Intent.EXPEDITE)
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
