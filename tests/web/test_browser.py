@@ -334,3 +334,59 @@ def test_the_staff_inbox_and_conversation_update_without_a_reload(site, staff_me
     staff.wait_for_selector("#transcript >> text=Checking with the carrier now.", timeout=30000)
     assert staff.url.endswith("/") and "Checking with the carrier now." in customer.locator("#log").inner_text()
     shot(staff, "staff-conversation")
+
+
+def _staff_page(browser, site, username: str, password: str):
+    page = browser.new_context(locale="en-GB", viewport={"width": 1200, "height": 900}).new_page()
+    page.goto(site.url + "/staff/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("input[type=submit]")
+    page.wait_for_url(site.url + "/staff/")
+    page.wait_for_selector('[data-staff-page][data-socket="open"]')
+    return page
+
+
+@pytest.fixture
+def second_staff_member(db):
+    return get_user_model().objects.create_user("lead2", password="staff-pw-2", is_staff=True)
+
+
+def test_two_staff_racing_to_take_one_conversation_one_wins_and_both_agree(
+    site, staff_member, second_staff_member, browser
+):
+    customer = log_in(browser, site, "chen", "zh-CN")
+    customer.fill("#message", "我要找人工客服")
+    customer.press("#message", "Enter")
+    customer.wait_for_selector("#log .msg.escalated", timeout=30000)
+    pages = [_staff_page(browser, site, "lead", "staff-pw-1"), _staff_page(browser, site, "lead2", "staff-pw-2")]
+    for page in pages:
+        page.click("#waiting >> text=chen")
+        page.wait_for_selector("button:has-text('Take over')")
+
+    for page in pages:  # both click before either page has loaded the outcome
+        page.click("button:has-text('Take over')", no_wait_after=True)
+    for page in pages:
+        page.wait_for_load_state()
+        page.goto(page.url)
+
+    holders = [p.inner_text("#holder") for p in pages]
+    assert holders[0] == holders[1] and holders[0].startswith("held by lead")  # both views agree
+    assert sum(p.locator("textarea[name=text]").count() for p in pages) == 1  # one of them may reply
+
+
+def test_the_staff_socket_turns_customers_away_and_closes_on_logout(site, staff_member, browser):
+    customer = log_in(browser, site, "li", "zh-CN")
+    code = customer.evaluate(
+        """() => new Promise(done => {
+            const s = new WebSocket(location.origin.replace('http', 'ws') + '/ws/staff/');
+            s.onclose = event => done(event.code);
+        })"""
+    )
+    assert code == 4403
+
+    staff = _staff_page(browser, site, "lead", "staff-pw-1")
+    other_tab = staff.context.new_page()
+    other_tab.goto(site.url + "/staff/")
+    other_tab.click("form.logout button")
+    staff.wait_for_selector('[data-staff-page][data-socket="closed 4401"]', timeout=30000)

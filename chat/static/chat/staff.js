@@ -65,7 +65,11 @@
   }
 
   socket.addEventListener("open", function () {
+    page.dataset.socket = "open";
     if (conversationId) socket.send(JSON.stringify({ type: "open", conversation_id: conversationId }));
+  });
+  socket.addEventListener("close", function (event) {
+    page.dataset.socket = "closed " + event.code;  // 4401: logged out; 4403: not staff
   });
   socket.addEventListener("message", function (event) {
     var frame = JSON.parse(event.data);
