@@ -65,6 +65,7 @@ class Turn:
         from django.db import connection
         from django_redis import get_redis_connection
 
+        from chat import commitments
         from chat.agent import _LOCK_AND_PROFILE, TURN_LOCK_NAMESPACE
         from memory import session as short_term
         from memory.models import Conversation
@@ -80,6 +81,8 @@ class Turn:
         self.id, self.customer = conversation_id, customer_id
         self.lock_sql = _LOCK_AND_PROFILE
         self.lock_key = [TURN_LOCK_NAMESPACE, str(conversation_id)]
+        # The lock's query also asks whether the customer has promises to read (chat.commitments).
+        self.lock_params = [commitments.recent_since(), *self.lock_key, customer_id]
         self.ttl, self.max_messages, self.history = store.ttl_seconds, store.max_messages, history
         # The two batches of a plain turn, as memory.session.rows writes them.
         self.message_sql = rows._batch_sql(rows._set_clause(("last_seq", "loop_flagged", "state", "updated_at",
@@ -134,7 +137,7 @@ class Turn:
         spent, cpu = [], 0.0
         marks = [time.perf_counter()]
         started_cpu = time.thread_time()
-        pg.execute(self.lock_sql, [*self.lock_key, self.customer], prepare=True)
+        pg.execute(self.lock_sql, self.lock_params, prepare=True)
         pg.fetchone()
         marks.append(time.perf_counter())
         redis.execute_command("EVALSHA", self.read_sha, 4, keys[0], keys[1], keys[3], keys[2], self.history, 0)
