@@ -6,7 +6,7 @@ Runs against the embedded PostgreSQL and redis-server of the test suite (``.data
 ``TEST_DATABASE_URL`` / ``TEST_REDIS_URL``), never the demo's: in PostgreSQL it uses a database
 of its own (``session_bench``, dropped at the end); in Redis the cache database, deleting its
 sessions at the end. Do not run it while the test suite runs (the tests flush that database).
-The clock offset is off (as in production), and compression uses a local truncating summariser:
+The clock offset is off (as in production), and compression uses a local truncating digest:
 the figures are the storage layer's, not the model's.
 
 Operations timed: append one message (PostgreSQL transaction + one Redis MULTI/EXEC); load the
@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> None:
     from django.contrib.auth import get_user_model
     from django_redis import get_redis_connection
 
+    from memory.compression import ChunkDigest
     from memory.models import CompressionSummary, Conversation, ConversationMessage
     from memory.session import SessionKeys, SessionStore
     from memory.working import Entry, Role, WorkingMemory
@@ -139,8 +140,8 @@ def run(args: argparse.Namespace) -> None:
         text = f"我的订单号是 ORD-2025-{i % 10000:04d}，昨天下的单，还没发货，请帮我看看是什么情况。"
         return Entry.create(role, text, timestamp=now)
 
-    def summarise(text: str) -> str:
-        return " ".join(text.split()[:40])
+    def digest(lines: list[tuple[str, str]], cap: int) -> ChunkDigest:
+        return ChunkDigest(" ".join(" ".join(text for _, text in lines).split()[:40]))
 
     User = get_user_model()
     sessions = []
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace) -> None:
         session = store.start(customer.pk)
         for i in range(args.messages):
             store.append(session.id, message(i, Role.USER if i % 2 == 0 else Role.ASSISTANT))
-        store.compress(session.id, summarise)
+        store.compress(session.id, digest=digest, fold=lambda text, cap: " ".join(text.split()[:cap]))
         sessions.append(session.id)
     ids = sessions
 

@@ -351,13 +351,12 @@ def compressed_as_a_worker_would(store, conversation_id) -> int:
     it all) and every turn past the threshold queues compression again: neither happens where a
     worker runs.
     """
-    from agentsite import llm
     from memory.models import Conversation
 
     last_seq = Conversation.objects.values_list("last_seq", flat=True).get(pk=conversation_id)
     if not store.compression_due(conversation_id, last_seq):
         return 0
-    store.compress(conversation_id, llm.summarise)
+    store.compress(conversation_id)  # the cheap model digests, as the compression task does
     return 1
 
 
