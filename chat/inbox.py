@@ -77,12 +77,18 @@ ACTIONS = {
 }
 
 
+def is_uuid(value: str) -> bool:
+    try:
+        UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def act(staff_id: int, action: str, conversation_id: str, frame: dict) -> str | None:
     """Do ``action`` as the staff member; return why it was refused, or ``None`` when it was done."""
     staff = get_user_model().objects.get(pk=staff_id)
-    try:
-        UUID(conversation_id)
-    except ValueError:
+    if not is_uuid(conversation_id):
         return "no such conversation"
     try:
         ACTIONS[action](conversation_id, staff, frame)

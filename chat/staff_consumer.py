@@ -89,7 +89,7 @@ class StaffConsumer(AsyncWebsocketConsumer):
             await self._send_conversation()
 
     async def _open(self, conversation_id: str) -> None:
-        found = await run_blocking(inbox.conversation, conversation_id) if _uuid(conversation_id) else None
+        found = await run_blocking(inbox.conversation, conversation_id) if inbox.is_uuid(conversation_id) else None
         if found is None:
             await self._error("not_found", "no such escalated conversation")
             return
@@ -136,13 +136,3 @@ class StaffConsumer(AsyncWebsocketConsumer):
 
     async def _error(self, code: str, message: str) -> None:
         await self._send({"type": "error", "code": code, "message": message})
-
-
-def _uuid(value: str) -> bool:
-    from uuid import UUID
-
-    try:
-        UUID(value)
-    except ValueError:
-        return False
-    return True
