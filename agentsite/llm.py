@@ -31,7 +31,7 @@ import jsonschema
 import openai
 from django.conf import settings
 
-from agentsite import clock
+from agentsite import clock, jsonschemas
 from agentsite.redaction import redact
 
 logger = logging.getLogger(__name__)
@@ -270,7 +270,7 @@ def parse_tool_calls(raw_calls: Iterable[tuple[str, str, str]], tools: Sequence[
         if not isinstance(parsed, dict):
             raise MalformedOutput(f"arguments of {name} are not a JSON object", raw=arguments)
         try:
-            jsonschema.validate(parsed, schemas[name])
+            jsonschemas.validate(parsed, schemas[name])
         except jsonschema.ValidationError as exc:
             raise MalformedOutput(f"arguments of {name} fail its schema: {exc.message}", raw=arguments) from exc
         calls.append(ToolCall(id=call_id, name=name, arguments=parsed))
@@ -287,7 +287,7 @@ def parse_json_object(text: str, schema: dict | None = None) -> dict:
         raise MalformedOutput("the reply is not a JSON object", raw=text)
     if schema is not None:
         try:
-            jsonschema.validate(parsed, schema)
+            jsonschemas.validate(parsed, schema)
         except jsonschema.ValidationError as exc:
             raise MalformedOutput(f"the reply fails its schema: {exc.message}", raw=text) from exc
     return parsed

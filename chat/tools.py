@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
-from agentsite import clock
+from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
 from chat.knowledge import search_policies
@@ -379,7 +379,7 @@ def run_tool(ctx: ToolContext, name: str, arguments: dict) -> dict:
     if tool is None:
         return {"error": f"there is no tool called {name!r}"}
     try:
-        jsonschema.validate(arguments, tool.parameters)
+        jsonschemas.validate(arguments, tool.parameters)
     except jsonschema.ValidationError as exc:
         return {"error": f"invalid arguments for {name}: {exc.message}"}
     try:
