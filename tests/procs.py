@@ -225,3 +225,34 @@ def start_daphne(env: ProcessEnv, *, extra_env: dict[str, str] | None = None, ti
 
     _wait_for(answers, timeout, "daphne", server.log, server.proc)
     return server
+
+
+@dataclass
+class EmbeddingServer(ManagedProcess):
+    """The embedding process (``agentsite.embedding_server``) on a loopback port."""
+
+    port: int = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def client_env(self) -> dict[str, str]:
+        """The settings that aim a web process or a worker at this server."""
+        return {
+            "MEMORY_EMBEDDING_BACKEND": "memory.embeddings.OpenAIEmbedder",
+            "MEMORY_EMBEDDING_BASE_URL": self.base_url,
+            "MEMORY_EMBEDDING_API_KEY": "not-needed",
+        }
+
+
+def start_embedding_server(timeout: float = 60) -> EmbeddingServer:
+    """Start the embedding process on a free loopback port and wait until it listens."""
+    port = free_port()
+    argv = [sys.executable, "-m", "agentsite.embedding_server", "--port", str(port)]
+    managed = _spawn("embedding", argv, {**os.environ, "PYTHONUNBUFFERED": "1"})
+    server = EmbeddingServer(name="embedding", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle,
+                             port=port)  # fmt: skip
+    _wait_for(lambda: "server on http" in server.log.read_text(errors="replace"), timeout, "embedding server",
+              server.log, server.proc)  # fmt: skip
+    return server

