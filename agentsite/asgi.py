@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, websockets through Channels (served by daphne)."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -24,3 +25,9 @@ application = ProtocolTypeRouter(
         "websocket": AllowedHostsOriginValidator(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# What start-up built (Django, the apps, models, URL resolvers, translations) lives as long as the process:
+# frozen, the cyclic collector no longer walks it on every full collection, each of which held the GIL,
+# and so stalled every socket on the event loop, for as long as the walk took (docs/bench.md).
+gc.collect()
+gc.freeze()
