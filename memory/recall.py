@@ -22,6 +22,7 @@ import re
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -186,6 +187,41 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
     }
 
 
+# A new customer has no long-term memory until consolidation reads their first conversation, which ends
+# after it: their turns would embed the query to search nothing. One statement that looks for any valid
+# memory is far cheaper than the embedding and both searches it saves (docs/bench.md, "Per core").
+# A customer found with memories is remembered here and not checked again: they nearly always keep
+# some, and if they lose them all (forgetting, erasure) the search finds nothing, as it should, at its
+# usual cost. Only the positive answer is kept, so a first memory is searched from the next turn on.
+_ANY_VALID_SQL = f"SELECT EXISTS (SELECT 1 FROM memory_longtermmemory WHERE {_VALID})"  # noqa: S608 - constant
+_with_memories: OrderedDict[int, None] = OrderedDict()
+_with_memories_lock = threading.Lock()
+WITH_MEMORIES_REMEMBERED = 100_000
+
+
+def has_memories(customer_id: int, now: datetime) -> bool:
+    """Whether the customer has any valid long-term memory (a yes is remembered by this process)."""
+    with _with_memories_lock:
+        if customer_id in _with_memories:
+            _with_memories.move_to_end(customer_id)
+            return True
+    with connection.cursor() as cursor:
+        cursor.execute(_ANY_VALID_SQL, {"customer": customer_id, "now": now})
+        found = bool(cursor.fetchone()[0])
+    if found:
+        with _with_memories_lock:
+            _with_memories[customer_id] = None
+            while len(_with_memories) > WITH_MEMORIES_REMEMBERED:
+                _with_memories.popitem(last=False)
+    return found
+
+
+def forget_who_has_memories() -> None:
+    """Drop what this process remembers of customers with memories (tests that reuse ids)."""
+    with _with_memories_lock:
+        _with_memories.clear()
+
+
 def recall(
     customer_id: int,
     query: str,
@@ -203,7 +239,7 @@ def recall(
     """
     now = now or clock.now()
     query = redact(query)  # a card number helps no search; it would stay in the query cache and SQL logs
-    if not query.strip():
+    if not query.strip() or not has_memories(customer_id, now):
         return []
     with timings.phase("embedding"):
         vector = get_embedder().embed_queries([query])[0]
@@ -350,6 +386,8 @@ class RecallAhead:
     def _find(self) -> _Found:
         started, queries = time.thread_time(), vector_queries.in_this_thread
         try:
+            if not has_memories(self.customer_id, self.now):
+                return _Found([], 0, 0.0, time.thread_time() - started)
             vector = get_embedder().embed_queries([self.query])[0]
         finally:
             self._embedded.set()  # also on failure: result() then raises it

@@ -54,7 +54,10 @@ def test_only_staff_or_the_token_may_scrape(settings, django_user_model):
 
 @pytest.mark.django_db
 def test_turns_model_calls_tokens_and_vector_queries_are_counted(token, offline_model, django_user_model):
+    from tests.memory.test_recall import remember
+
     customer = django_user_model.objects.create_user("metrics-customer")
+    remember(customer, "The customer prefers deliveries after 6 pm")  # a customer without memories is not searched
     conversation = SessionStore().start(customer.pk).id
     before = scrape(**token)
     assert before[("agent_turn_latency_seconds_count", ())] == 0

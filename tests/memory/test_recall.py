@@ -462,3 +462,59 @@ def test_stopping_the_helpers_closes_their_connections():
             break
         threading.Event().wait(0.05)
     assert alive() == 0
+
+
+@pytest.fixture
+def embedded_queries(monkeypatch) -> list[str]:
+    """Every query recall embeds while the test runs, on any thread; who has memories is learned afresh."""
+    from memory import recall as recall_module
+
+    embedded: list[str] = []
+    real = get_embedder()
+
+    class Counting:
+        name, dimensions = real.name, real.dimensions
+
+        def embed_queries(self, texts):
+            embedded.extend(texts)
+            return real.embed_queries(texts)
+
+    monkeypatch.setattr(recall_module, "get_embedder", Counting)
+    recall_module.forget_who_has_memories()
+    yield embedded
+    recall_module.forget_who_has_memories()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_customer_without_a_valid_memory_costs_no_embedding_and_no_search(make_customer, embedded_queries, sent_sql):
+    new, other = make_customer(), make_customer()
+    remember(other, "The customer owns a red bicycle")  # somebody else's memory changes nothing
+    expired = remember(new, "The customer owns a blue bicycle")
+    LongTermMemory.objects.filter(pk=expired.pk).update(expires_at=clock.now() - timedelta(minutes=1))
+    before, sent_sql[:] = vector_queries.in_this_thread, []
+
+    assert recall(new.pk, "which bicycle do I own?") == []
+    with RecallAhead(new.pk, "which bicycle do I own?") as ahead:  # a helper thread: nothing is inline here
+        assert ahead.result() == []
+
+    assert embedded_queries == [] and vector_queries.in_this_thread == before
+    assert [s for s in sent_sql if "memory_longtermmemory" in s] == [
+        s for s in sent_sql if s.startswith("SELECT EXISTS (SELECT 1 FROM memory_longtermmemory")
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_first_memory_is_searched_at_once_and_a_customer_with_memories_is_checked_once(
+    make_customer, embedded_queries, sent_sql
+):
+    customer = make_customer()
+    assert recall(customer.pk, "which bicycle do I own?") == []
+    kept = remember(customer, "The customer owns a red bicycle")
+
+    with RecallAhead(customer.pk, "which bicycle do I own?") as ahead:
+        assert [m.id for m in ahead.result()] == [kept.pk]
+    sent_sql[:] = []
+    assert [m.id for m in recall(customer.pk, "what colour is my bicycle?")] == [kept.pk]
+
+    assert embedded_queries == ["which bicycle do I own?", "what colour is my bicycle?"]
+    assert not any(s.startswith("SELECT EXISTS (SELECT 1 FROM memory_longtermmemory") for s in sent_sql)
