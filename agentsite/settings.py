@@ -331,6 +331,8 @@ AGENT_CONFIRM_MINUTES = env.int("AGENT_CONFIRM_MINUTES", default=15)
 AGENT_CONFIRM_INTERRUPTIONS = env.int("AGENT_CONFIRM_INTERRUPTIONS", default=1)
 AGENT_TURN_WORKERS = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
 AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads per daphne process opening sockets
+# Niceness of those threads and of recall's helpers: the event loop's thread runs first (agentsite/threads.py).
+AGENT_POOL_NICENESS = env.int("AGENT_POOL_NICENESS", default=15)
 # A socket not authenticated and loaded within this many seconds is closed with 4503 (try again later).
 AGENT_CONNECT_TIMEOUT_SECONDS = env.float("AGENT_CONNECT_TIMEOUT_SECONDS", default=20.0)
 AGENT_MAX_FRAME_CHARS = env.int("AGENT_MAX_FRAME_CHARS", default=8192)  # longer websocket frames are refused

@@ -25,7 +25,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from agentsite import metrics
+from agentsite import metrics, threads
 from agentsite.logs import log_context, run_in_context
 from chat import conversations
 from chat.agent import NotYourConversation, TurnResult, run_turn
@@ -72,7 +72,9 @@ def pool(kind: str = "turn") -> ThreadPoolExecutor:
     """The process's bounded pool for blocking work of one kind: ``turn`` or ``connect``."""
     if kind not in _pools:
         workers = {"turn": settings.AGENT_TURN_WORKERS, "connect": settings.AGENT_CONNECT_WORKERS}[kind]
-        _pools[kind] = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=kind)
+        _pools[kind] = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix=kind, initializer=threads.lower_priority
+        )
     return _pools[kind]
 
 

@@ -32,7 +32,7 @@ from typing import Any
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
-from agentsite import clock, metrics, timings
+from agentsite import clock, metrics, threads, timings
 from agentsite.redaction import redact
 from memory.embeddings import get_embedder
 from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryType, Tag, tag_of
@@ -290,7 +290,9 @@ def _helper_pool() -> ThreadPoolExecutor:
     with _helpers_lock:
         if _helpers is None:  # as many as the turns that can run at once in this process
             _helper_threads = settings.MEMORY_RECALL_AHEAD_WORKERS
-            _helpers = ThreadPoolExecutor(_helper_threads, thread_name_prefix="recall-ahead")
+            _helpers = ThreadPoolExecutor(
+                _helper_threads, thread_name_prefix="recall-ahead", initializer=threads.lower_priority
+            )
     return _helpers
 
 
