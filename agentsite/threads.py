@@ -4,8 +4,8 @@ daphne serves every socket from one event-loop thread; turns, socket opening and
 in thread pools beside it. Under load those threads and the loop compete for the CPU, and the loop
 then answers every socket late, its pings included. Raising the pool threads' niceness (Linux sets
 it per thread; raising it needs no privilege) lets the scheduler run the loop first whenever it is
-ready, which took the loop's lag under 200 customers arriving at once from hundreds of milliseconds
-(docs/bench.md, "Per core"). ``AGENT_POOL_NICENESS`` 0 turns it off.
+ready: under 200 customers arriving at once its worst lag fell to less than half (docs/bench.md,
+"Per core"). ``AGENT_POOL_NICENESS`` 0 turns it off.
 """
 
 from __future__ import annotations

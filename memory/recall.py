@@ -187,8 +187,8 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
     }
 
 
-# A new customer has no long-term memory until consolidation reads their first conversation, which ends
-# after it: their turns would embed the query to search nothing. One statement that looks for any valid
+# A new customer has no long-term memory until consolidation has read their first conversation, after it
+# ends: until then their turns would embed the query to search nothing. One statement that looks for any valid
 # memory is far cheaper than the embedding and both searches it saves (docs/bench.md, "Per core").
 # A customer found with memories is remembered here and not checked again: they nearly always keep
 # some, and if they lose them all (forgetting, erasure) the search finds nothing, as it should, at its
