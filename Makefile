@@ -14,19 +14,25 @@ $(STAMP): requirements.txt
 
 install: $(STAMP)
 
-demo: $(STAMP)
+# `make demo WEB_PROCESSES=2`: that many daphne processes behind HAProxy (docs/operations.md).
+WEB_PROCESSES ?= 1
+export WEB_PROCESSES
+demo: $(STAMP) $(if $(filter-out 1,$(WEB_PROCESSES)),system-deps)
 	$(PY) -m agentsite.demo
 
 test: system-deps $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-# System packages the browser tests (tests/web) need: Debian's Chromium (Playwright cannot download
-# a browser offline), a CJK font so Chinese does not render as boxes, and gettext for
-# `manage.py compilemessages`. Skipped when present; otherwise apt-get as root (sudo if not root).
-SYSTEM_DEPS := chromium fonts-wqy-microhei gettext
+# System packages from Debian: Chromium for the browser tests (tests/web; Playwright cannot download
+# a browser offline), a CJK font so Chinese does not render as boxes, gettext for
+# `manage.py compilemessages`, HAProxy for several web processes and PgBouncer, which the
+# multi-process tests put between them and PostgreSQL. Skipped when present; otherwise apt-get as
+# root (sudo if not root).
+SYSTEM_DEPS := chromium fonts-wqy-microhei gettext haproxy pgbouncer
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 system-deps:
-	@if [ -x /usr/bin/chromium ] && [ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] && command -v msgfmt >/dev/null; then \
+	@if [ -x /usr/bin/chromium ] && [ -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ] && command -v msgfmt >/dev/null \
+		&& [ -x /usr/sbin/haproxy ] && [ -x /usr/sbin/pgbouncer ]; then \
 		:; \
 	else \
 		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $(SYSTEM_DEPS); \

@@ -50,7 +50,24 @@ def process_environment(settings) -> tuple[dict[str, str], list[str]]:
             MEMORY_EMBEDDING_API_KEY="not-needed",
         )
         processes.append("embed")
+    web_processes = int(env.get("WEB_PROCESSES") or 1)
+    if web_processes > 1:
+        # HAProxy takes the public port; the web processes listen on the next ones (honcho gives the
+        # i-th instance of the first process type PORT + i - 1, and "web" comes first).
+        env["BALANCER_BIND"] = f"{env['BIND_HOST']}:{env['PORT']}"
+        first = int(env["PORT"]) + 1
+        host = "127.0.0.1" if env["BIND_HOST"] in ("0.0.0.0", "::") else env["BIND_HOST"]
+        env["WEB_BACKENDS"] = ",".join(f"{host}:{first + i}" for i in range(web_processes))
+        env["PUBLIC_PORT"], env["PORT"] = env["PORT"], str(first)
+        processes.append("balancer")
     return env, processes
+
+
+def honcho_arguments(env: dict[str, str], processes: list[str]) -> list[str]:
+    """``honcho start``'s arguments for ``processes``, with ``WEB_PROCESSES`` instances of ``web``."""
+    web_processes = int(env.get("WEB_PROCESSES") or 1)
+    concurrency = ["-c", f"web={web_processes}"] if web_processes > 1 else []
+    return ["start", "-f", "Procfile", "-p", env["PORT"], *concurrency, *processes]
 
 
 def main() -> None:
@@ -66,13 +83,20 @@ def main() -> None:
     call_command("migrate", interactive=False, verbosity=0)
     call_command("prepare_demo")
     env, processes = process_environment(settings)
-    url = f"http://{'localhost' if env['BIND_HOST'] in ('127.0.0.1', '0.0.0.0') else env['BIND_HOST']}:{env['PORT']}/"
+    port = env.get("PUBLIC_PORT", env["PORT"])
+    url = f"http://{'localhost' if env['BIND_HOST'] in ('127.0.0.1', '0.0.0.0') else env['BIND_HOST']}:{port}/"
     model = "offline model (deterministic, no network)" if "model" in processes else env["OPENAI_BASE_URL"]
     lines = [f"Agent site: {url}", f"Staff admin: {url}admin/", f"Health: {url}healthz", f"Model: {model}"]
+    if "balancer" in processes:
+        lines.append(f"Web processes: {env['WEB_PROCESSES']} behind HAProxy ({env['WEB_BACKENDS']})")
     print("\n" + "\n".join(f"  {line}" for line in [*lines, "Ctrl-C stops everything."]) + "\n", flush=True)
     honcho = shutil.which("honcho", path=str(Path(sys.executable).parent)) or "honcho"
     os.chdir(ROOT)
-    os.execvpe(honcho, [honcho, "start", "-f", "Procfile", *processes], env)
+    if "balancer" in processes:
+        from agentsite.balancer import haproxy_binary
+
+        haproxy_binary()  # says how to install it rather than failing inside honcho
+    os.execvpe(honcho, [honcho, *honcho_arguments(env, processes)], env)
 
 
 if __name__ == "__main__":

@@ -66,3 +66,32 @@ def test_demo_runs_the_embedding_process_only_when_asked(settings, monkeypatch):
     assert processes == ["web", "worker", "beat", "model", "embed"]
     assert env["MEMORY_EMBEDDING_BACKEND"] == "memory.embeddings.OpenAIEmbedder"
     assert env["MEMORY_EMBEDDING_BASE_URL"] == "http://127.0.0.1:8200/v1"
+
+
+def test_demo_puts_several_web_processes_behind_the_balancer(settings, monkeypatch):
+    from honcho.environ import expand_processes
+
+    from agentsite.balancer import BalancerConfig
+    from agentsite.demo import honcho_arguments
+    from tests.agentsite.test_deploy_files import procfile
+
+    for name in ("PORT", "BIND_HOST", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    settings.OPENAI_BASE_URL = ""
+    monkeypatch.setenv("WEB_PROCESSES", "1")
+    assert "balancer" not in process_environment(settings)[1]
+
+    monkeypatch.setenv("WEB_PROCESSES", "3")
+    env, processes = process_environment(settings)
+    assert processes[0] == "web" and processes[-1] == "balancer"
+    arguments = honcho_arguments(env, processes)
+    assert arguments[arguments.index("-c") + 1] == "web=3"
+
+    # The ports honcho gives the three web processes are the balancer's backends.
+    table = procfile()
+    expanded = expand_processes({name: table[name] for name in processes}, concurrency={"web": 3},
+                                port=int(arguments[arguments.index("-p") + 1]))  # fmt: skip
+    web_ports = [f"127.0.0.1:{p.env['PORT']}" for p in expanded if p.name.startswith("web.")]
+    config = BalancerConfig.from_environ(env)
+    assert config.bind == "127.0.0.1:8000"
+    assert list(config.servers) == web_ports == ["127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003"]

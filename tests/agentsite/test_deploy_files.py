@@ -34,8 +34,9 @@ def test_compose_and_procfile_name_the_same_processes_and_commands():
     assert compose_commands() == procfile()
 
 
-def test_procfile_runs_web_worker_beat_the_offline_model_and_the_embedding_process():
-    assert set(procfile()) == {"web", "worker", "beat", "model", "embed"}
+def test_procfile_runs_web_worker_beat_the_offline_model_the_embedding_process_and_the_balancer():
+    assert set(procfile()) == {"web", "worker", "beat", "model", "embed", "balancer"}
+    assert next(iter(procfile())) == "web"  # honcho numbers the first type's ports: agentsite.demo relies on it
 
 
 def test_compose_redis_never_evicts():
