@@ -110,6 +110,11 @@ DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 # Health checks make a connection that died (a database restart) reconnect on its next use.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# DATABASE_URL names a pooler in transaction mode (PgBouncer: docs/operations.md, "Scaling out"): every
+# statement may then meet another server connection, so nothing may rely on the session's state: no
+# server-side cursors, and settings sent for one statement only (memory.recall's trigram threshold).
+DATABASE_TRANSACTION_POOLING = env.bool("DATABASE_TRANSACTION_POOLING", default=False)
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_TRANSACTION_POOLING
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -401,6 +406,9 @@ MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # 
 # Consolidation runs the turn and new conversations may queue per customer an hour; past it the sweep catches up.
 MEMORY_CONSOLIDATIONS_PER_HOUR = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
 # One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
+# A lease (a turn's hold on its conversation, memory/locks.py) lapses this long after its last renewal, which
+# comes every third of it: a killed web process's conversations wait at most this long for their next turn.
+LOCK_LEASE_SECONDS = env.float("LOCK_LEASE_SECONDS", default=15.0)
 MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
 # Recall (memory/recall.py)
 # off: no long-term memory in the turn (no recall, no consolidation queued); the conversation so far is still kept.

@@ -66,7 +66,8 @@ class Turn:
         from django_redis import get_redis_connection
 
         from chat import commitments
-        from chat.agent import _LOCK_AND_PROFILE, TURN_LOCK_NAMESPACE
+        from chat.agent import _LOCK_AND_PROFILE
+        from memory import locks
         from memory import session as short_term
         from memory.models import Conversation
         from memory.session import hot, rows
@@ -80,9 +81,10 @@ class Turn:
         self.keys = short_term.SessionKeys.of(conversation_id)
         self.id, self.customer = conversation_id, customer_id
         self.lock_sql = _LOCK_AND_PROFILE
-        self.lock_key = [TURN_LOCK_NAMESPACE, str(conversation_id)]
-        # The lock's query also asks whether the customer has promises to read (chat.commitments).
-        self.lock_params = [commitments.recent_since(), *self.lock_key, customer_id]
+        lease = locks.Lease(f"turn:{conversation_id}")
+        self.give_back_sql, self.lease_key = locks.GIVE_BACK, [lease.name, lease.holder]
+        # The lease's query also asks whether the customer has promises to read (chat.commitments).
+        self.lock_params = [*lease.take_parameters(), commitments.recent_since(), customer_id]
         self.ttl, self.max_messages, self.history = store.ttl_seconds, store.max_messages, history
         # The two batches of a plain turn, as memory.session.rows writes them.
         self.message_sql = rows._batch_sql(rows._set_clause(("last_seq", "loop_flagged", "state", "updated_at",
@@ -148,8 +150,7 @@ class Turn:
         marks.append(time.perf_counter())
         started_cpu = time.thread_time()
         self._batch(reply_sql, arguments["reply_sql"], arguments["reply_redis"], marks)
-        pg.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", self.lock_key, prepare=True)
-        pg.fetchone()
+        pg.execute(self.give_back_sql, self.lease_key, prepare=True)
         marks.append(time.perf_counter())
         cpu += time.thread_time() - started_cpu
         for index, (start, end) in enumerate(zip(marks, marks[1:], strict=False)):

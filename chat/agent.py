@@ -40,8 +40,8 @@ from chat.tools import (
     schemas,
     waiting_action,
 )
+from memory import locks, working
 from memory import session as short_term
-from memory import working
 from memory.consolidation import needs_consolidation
 from memory.keys import SHOP_OWNED
 from memory.longterm import learned_in
@@ -61,7 +61,6 @@ logger = logging.getLogger(__name__)
 
 Emit = Callable[[dict], None]
 ORDER_NUMBER = re.compile(r"\bORD-\d{4}-\d{4}\b", re.IGNORECASE)
-TURN_LOCK_NAMESPACE = 7302
 BEFORE_PROCESSING = {AgentState.GREETING, AgentState.COLLECTING_INFO, AgentState.CONFIRMING}
 
 
@@ -100,31 +99,37 @@ class Speaker:
 
 
 _LOCK_AND_PROFILE = (
-    "SELECT p.display_name, p.language, "
+    f"WITH {locks.TAKE_CTE} SELECT EXISTS (SELECT 1 FROM taken), p.display_name, p.language, "
     + ", ".join(f"p.{CustomerProfile._meta.get_field(name).column}" for name in SHOP_OWNED.values())
     + f", EXISTS (SELECT 1 FROM {Commitment._meta.db_table} c WHERE c.customer_id = p.user_id"
     " AND (c.status IN ('open', 'overdue') OR c.closed_at >= %s))"
-    " FROM (SELECT pg_advisory_lock(%s, hashtext(%s))) AS locked"
-    f" LEFT JOIN {CustomerProfile._meta.db_table} p ON p.user_id = %s"
+    f" FROM (SELECT 1) AS one LEFT JOIN {CustomerProfile._meta.db_table} p ON p.user_id = %s"
 )  # noqa: S608 - constant SQL, every value a parameter
 
 
 @contextlib.contextmanager
 def turn_lock(conversation_id: UUID | str, customer_id: int | None = None) -> Iterator[Speaker | None]:
-    """One turn at a time per conversation, across sockets and processes (a PostgreSQL advisory lock).
+    """One turn at a time per conversation, across sockets and processes: a lease (``memory.locks``), which
+    holds through a pool in transaction mode and pins no connection while the model answers.
 
-    Yields the customer's ``Speaker`` (``None`` without a profile), read in the lock's round trip: a
+    Yields the customer's ``Speaker`` (``None`` without a profile), read in the lease's round trip: a
     round trip inside a turn costs more than the read itself (docs/bench.md).
     """
-    key = [TURN_LOCK_NAMESPACE, str(conversation_id)]
-    with connection.cursor() as cursor:
-        cursor.execute(_LOCK_AND_PROFILE, [commitments.recent_since(), *key, customer_id])
-        row = cursor.fetchone()
-    try:
-        yield Speaker.from_row(row) if row[0] is not None else None
-    finally:
+    lease = locks.Lease(f"turn:{conversation_id}")
+    row: tuple = ()
+
+    def try_take() -> bool:
+        nonlocal row
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+            cursor.execute(_LOCK_AND_PROFILE, [*lease.take_parameters(), commitments.recent_since(), customer_id])
+            taken, *row = cursor.fetchone()
+        return lease.taken(taken)
+
+    locks.wait_until_taken(try_take)
+    try:
+        yield Speaker.from_row(tuple(row)) if row[0] is not None else None
+    finally:
+        lease.give_back()
 
 
 def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:

@@ -1,15 +1,36 @@
-"""PostgreSQL advisory locks held by one process at a time, for work that must not run twice at once.
+"""Locks shared by every process that still hold through a connection pool in transaction mode.
 
-A session-level advisory lock belongs to the database connection: it is released when the holder
-unlocks it or when its connection dies with the process, so a killed worker never leaves it taken.
+PgBouncer in transaction mode hands each transaction to whichever server connection is free, so a
+session-level advisory lock taken by one statement may be on another connection than the statement
+that releases it (docs/operations.md, "Scaling out"). The two kinds here hold through any pool:
+
+- ``try_advisory_lock``: a transaction-level advisory lock on a connection of its own, kept in an
+  open transaction while the work runs on the thread's usual connection. A pool keeps a transaction on
+  one server connection; a killed holder's connection dies and the lock with it. For rare background
+  work (a conversation's compression, the day's forgetting), which can afford the extra connection.
+- ``Lease``: a row naming its holder and an expiry, taken and given back in one statement each and
+  renewed by a thread of the holding process. For the turn: it pins no connection while the model
+  answers, and costs no connection set-up. A killed holder's lease lapses after
+  ``LOCK_LEASE_SECONDS``. Expiry is PostgreSQL's clock, which all processes share and no test moves
+  (``agentsite.clock``, the business clock, may be moved days ahead).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
 
+from django.conf import settings
 from django.db import connection
+
+from memory.models import Lease as LeaseRow
+
+logger = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -18,12 +39,132 @@ def try_advisory_lock(namespace: int, key: int) -> Iterator[bool]:
 
     Never waits: a caller that gets ``False`` finds the work being done elsewhere. Both keys are int4.
     """
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [namespace, key])
-        held = cursor.fetchone()[0]
+    own = connection.get_new_connection(connection.get_connection_params())  # not in autocommit
     try:
+        with own.cursor() as cursor:  # opens the transaction that holds the lock until ``close``
+            cursor.execute("SELECT pg_try_advisory_xact_lock(%s, %s)", [namespace, key])
+            held = bool(cursor.fetchone()[0])
         yield held
     finally:
-        if held:
+        own.close()  # ends the transaction, and the lock with it
+
+
+_TABLE = LeaseRow._meta.db_table
+# A common table expression taking lease %s for holder %s for %s seconds if it is free or has lapsed;
+# it returns a row when taken. Callers may read something else in the same round trip.
+TAKE_CTE = (
+    f"taken AS (INSERT INTO {_TABLE} (name, holder, expires_at)"
+    " VALUES (%s, %s, clock_timestamp() + make_interval(secs => %s))"
+    " ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at"
+    f" WHERE {_TABLE}.expires_at < clock_timestamp() RETURNING 1)"
+)  # noqa: S608 - constant SQL, every value a parameter
+GIVE_BACK = f"DELETE FROM {_TABLE} WHERE name = %s AND holder = %s"  # noqa: S608
+_RENEW = f"UPDATE {_TABLE} SET expires_at = clock_timestamp() + make_interval(secs => %s) WHERE holder = ANY(%s)"  # noqa: S608
+
+
+class Lease:
+    """A lease on ``name`` for one holder: ``take`` (or ``held``) until ``give_back``.
+
+    While taken, the process's renewal thread extends it every third of ``LOCK_LEASE_SECONDS``.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.holder = uuid.uuid4()
+        self.seconds = float(settings.LOCK_LEASE_SECONDS)
+
+    def take_parameters(self) -> list:
+        """The parameters of ``TAKE_CTE`` for this lease."""
+        return [self.name, self.holder, self.seconds]
+
+    def taken(self, was_taken: bool) -> bool:
+        """Record the result of a ``TAKE_CTE`` statement; return it."""
+        if was_taken:
+            _renewer.add(self.holder)
+        return was_taken
+
+    def try_take(self) -> bool:
+        """Take the lease if it is free or has lapsed; never waits."""
+        with connection.cursor() as cursor:
+            cursor.execute(f"WITH {TAKE_CTE} SELECT EXISTS (SELECT 1 FROM taken)", self.take_parameters())
+            return self.taken(cursor.fetchone()[0])
+
+    def give_back(self) -> None:
+        _renewer.discard(self.holder)
+        with connection.cursor() as cursor:
+            cursor.execute(GIVE_BACK, [self.name, self.holder])
+            if cursor.rowcount == 0:
+                logger.warning("lease %s lapsed while held: another holder may have run beside this one", self.name)
+
+
+def wait_until_taken(try_take: Callable[[], bool]) -> None:
+    """Call ``try_take`` until it returns true, backing off from 10 ms to 250 ms between tries.
+
+    No deadline: a live holder gives the lease back when its work ends, a dead one's lapses.
+    """
+    delay = 0.01
+    while not try_take():
+        time.sleep(delay)
+        delay = min(delay * 2, 0.25)
+
+
+@contextlib.contextmanager
+def held(name: str) -> Iterator[Lease]:
+    """Hold the lease ``name`` for the block, waiting for it as long as it takes."""
+    lease = Lease(name)
+    wait_until_taken(lease.try_take)
+    try:
+        yield lease
+    finally:
+        lease.give_back()
+
+
+class _Renewer:
+    """The thread that extends this process's leases; started with the first lease a process takes."""
+
+    def __init__(self) -> None:
+        self._held: set[uuid.UUID] = set()
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._period = 0.0  # seconds between renewals: a third of LOCK_LEASE_SECONDS when last read
+        self._pid = 0  # the process the thread runs in: a forked child starts its own
+
+    def add(self, holder: uuid.UUID) -> None:
+        period = float(settings.LOCK_LEASE_SECONDS) / 3
+        with self._lock:
+            if self._pid != os.getpid():
+                self._held = set()  # a forked child holds none of its parent's leases
+                self._pid, self._period = os.getpid(), period
+                threading.Thread(target=self._run, name="lease-renewer", daemon=True).start()
+            elif period < self._period:
+                self._period = period
+                self._wake.set()  # a shorter lease than the thread is sleeping for
+            self._held.add(holder)
+
+    def discard(self, holder: uuid.UUID) -> None:
+        with self._lock:
+            self._held.discard(holder)
+
+    def _run(self) -> None:
+        pid = os.getpid()
+        while pid == os.getpid():
+            self._wake.wait(self._period)
+            self._wake.clear()
+            seconds = float(settings.LOCK_LEASE_SECONDS)
+            with self._lock:
+                holders, self._period = list(self._held), seconds / 3
+            if holders:
+                self.renew(holders, seconds)
+
+    @staticmethod
+    def renew(holders: list[uuid.UUID], seconds: float) -> None:
+        try:
             with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [namespace, key])
+                cursor.execute(_RENEW, [seconds, holders])
+        except Exception:  # the database may be away: the next round tries again
+            logger.warning("could not renew %d leases", len(holders), exc_info=True)
+        finally:
+            connection.close()  # an idle thread keeps no connection (nor blocks a test database's removal)
+
+
+_renewer = _Renewer()

@@ -383,3 +383,15 @@ class ForgettingRun(models.Model):
 
     def __str__(self) -> str:
         return f"forgetting {self.day}"
+
+
+class Lease(models.Model):
+    """A named lock held by one holder until ``expires_at`` (``memory.locks.Lease``): a row, so that it
+    works through any connection pool. The table is UNLOGGED: a crash forgets every lease, as it should."""
+
+    name = models.CharField(max_length=200, primary_key=True)
+    holder = models.UUIDField()
+    expires_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} until {self.expires_at:%H:%M:%S}"

@@ -16,6 +16,7 @@ Every vector query is counted, so the modes can be compared.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import re
@@ -30,7 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection
+from django.db import InterfaceError, OperationalError, connection, transaction
 
 from agentsite import clock, metrics, threads, timings
 from agentsite.redaction import redact
@@ -261,11 +262,10 @@ def _search(
         rankings = [dense]
         exact: set[int] = set()
         if ranking == "hybrid":
-            if params["trigrams"]:
-                _set_trigram_threshold(cursor, params["min_trigram"])
-            cursor.execute(_KEYWORD_SQL, params)
             keyword = keyword_ranking(
-                cursor.fetchall(), min_trigram=params["min_trigram"], limit=params["keyword_limit"]
+                keyword_rows(cursor, _KEYWORD_SQL, params),
+                min_trigram=params["min_trigram"],
+                limit=params["keyword_limit"],
             )
             rankings.append([row[0] for row in keyword])
             exact = {memory_id for memory_id, matches in keyword if matches}
@@ -437,7 +437,9 @@ class RecallAhead:
 # The threshold of ``<%`` (``pg_trgm.word_similarity_threshold``), which the trigram index answers, as
 # each connection was last given it outside a transaction: there ``set_config(..., false)`` commits
 # at once and lasts the session, so it is sent again only if the setting changed. Inside a
-# transaction a rollback would undo it, so there it is sent every time and not remembered.
+# transaction a rollback would undo it, so there it is sent every time and not remembered. Through a
+# pool in transaction mode the session is not ours: the keyword search then runs in a transaction of
+# its own with the threshold set for that transaction only (``DATABASE_TRANSACTION_POOLING``).
 _trigram_thresholds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -445,9 +447,21 @@ def _set_trigram_threshold(cursor, threshold: float) -> None:
     in_transaction = connection.in_atomic_block
     if not in_transaction and _trigram_thresholds.get(connection.connection) == threshold:
         return
-    cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, false)", [str(threshold)])
+    cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, %s)", [str(threshold), in_transaction])
     if not in_transaction:
         _trigram_thresholds[connection.connection] = threshold
+
+
+def keyword_rows(cursor, sql: str, params: dict) -> list[tuple]:
+    """Run a keyword search (``<%`` at ``params["min_trigram"]`` when it has trigrams) and return its rows."""
+    if not params["trigrams"]:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+    pooled = settings.DATABASE_TRANSACTION_POOLING
+    with transaction.atomic() if pooled else contextlib.nullcontext():
+        _set_trigram_threshold(cursor, params["min_trigram"])
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 # The chosen rows of one customer, each with whether an open conflict disputes it. With ``touch`` the

@@ -261,6 +261,23 @@ def test_the_trigram_threshold_is_set_once_a_connection(make_customer, sent_sql)
 
 
 @pytest.mark.django_db(transaction=True)
+def test_through_a_transaction_pool_the_threshold_lasts_only_the_searchs_transaction(make_customer, settings):
+    """With ``DATABASE_TRANSACTION_POOLING`` the next statement may meet another server connection: the
+    threshold is set for the keyword search's own transaction, and nothing is left on the session."""
+    from django.db import connection
+
+    settings.DATABASE_TRANSACTION_POOLING = True
+    customer = make_customer()
+    remember(customer, "客户对花生过敏")
+    for text in ("客户喜欢蓝色的杯子", "客户住在杭州", "客户的生日是3月15日"):
+        remember(customer, text)
+    connection.close()
+
+    assert recall(customer.pk, "花生", ranking="hybrid")[0].content == "客户对花生过敏"
+    assert current_setting("pg_trgm.word_similarity_threshold") != "0.3"
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_trigram_threshold_set_in_a_rolled_back_transaction_is_set_again(make_customer, sent_sql):
     """A rollback undoes ``set_config``: what was sent inside a transaction is not remembered."""
     from django.db import connection
