@@ -30,6 +30,7 @@ class BalancerConfig:
     check_host: str = "localhost"  # Host header of the health check: must be in ALLOWED_HOSTS
     check_interval_ms: int = 2000
     tunnel_timeout: str = "1h"  # an idle websocket stays open this long (the page pings well within it)
+    stats_socket: str = ""  # a Unix socket answering HAProxy's runtime commands (`show stat`), if set
 
     def render(self) -> str:
         """The haproxy.cfg text."""
@@ -38,8 +39,8 @@ class BalancerConfig:
         check = f"check inter {self.check_interval_ms} fall 2 rise 2"
         lines = [
             "global",
-            "    maxconn 20000",
             "    log stdout format raw daemon notice",  # a backend going down or up, not every request
+            *([f"    stats socket {self.stats_socket} mode 600 level admin"] if self.stats_socket else []),
             "defaults",
             "    mode http",
             "    log global",
@@ -73,7 +74,8 @@ class BalancerConfig:
     @classmethod
     def from_environ(cls, environ: dict[str, str]) -> BalancerConfig:
         """Read ``BALANCER_BIND``, ``WEB_BACKENDS`` (comma-separated host:port) or ``WEB_BACKEND_TEMPLATE``
-        with ``WEB_PROCESSES`` and ``BALANCER_RESOLVER``, ``BALANCER_CHECK_HOST``, ``BALANCER_CHECK_MS``."""
+        with ``WEB_PROCESSES`` and ``BALANCER_RESOLVER``, ``BALANCER_CHECK_HOST``, ``BALANCER_CHECK_MS``,
+        ``BALANCER_STATS_SOCKET``."""
         servers = tuple(s.strip() for s in environ.get("WEB_BACKENDS", "").split(",") if s.strip())
         return cls(
             bind=environ.get("BALANCER_BIND", "127.0.0.1:8000"),
@@ -83,6 +85,7 @@ class BalancerConfig:
             resolver=environ.get("BALANCER_RESOLVER", ""),
             check_host=environ.get("BALANCER_CHECK_HOST", "localhost"),
             check_interval_ms=int(environ.get("BALANCER_CHECK_MS", "2000")),
+            stats_socket=environ.get("BALANCER_STATS_SOCKET", ""),
         )
 
 

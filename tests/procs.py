@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
@@ -209,21 +213,16 @@ class DaphneServer(ManagedProcess):
             return error.code, error.read()
 
 
-def start_daphne(env: ProcessEnv, *, extra_env: dict[str, str] | None = None, timeout: float = 60) -> DaphneServer:
-    """Start daphne on a free loopback port and wait until it answers HTTP."""
-    port = free_port()
+def start_daphne(
+    env: ProcessEnv, *, extra_env: dict[str, str] | None = None, timeout: float = 60, port: int | None = None
+) -> DaphneServer:
+    """Start daphne on ``port`` (a free loopback port by default) and wait until it accepts connections."""
+    port = port or free_port()
     argv = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "agentsite.asgi:application"]
     managed = _spawn("daphne", argv, env.as_environ(**(extra_env or {})))
     server = DaphneServer(name="daphne", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle, port=port)
 
-    def answers() -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-    _wait_for(answers, timeout, "daphne", server.log, server.proc)
+    _wait_for(_listening(port), timeout, "daphne", server.log, server.proc)
     return server
 
 
@@ -256,3 +255,118 @@ def start_embedding_server(timeout: float = 60) -> EmbeddingServer:
     _wait_for(lambda: "server on http" in server.log.read_text(errors="replace"), timeout, "embedding server",
               server.log, server.proc)  # fmt: skip
     return server
+
+
+def _listening(port: int) -> Callable[[], bool]:
+    """A check that something accepts connections on the loopback ``port``."""
+
+    def answers() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    return answers
+
+
+@dataclass
+class Balancer(ManagedProcess):
+    """HAProxy (``agentsite.balancer``) in front of daphne processes on a loopback port."""
+
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    stats_socket: Path = field(default_factory=Path)
+
+    def backends_up(self) -> dict[str, bool]:
+        """Which backends HAProxy sends to (its stats socket): ``{"web1": True, ...}``."""
+        return {row[1]: row[17] == "UP" for row in self._stat_rows()}
+
+    def sessions(self) -> dict[str, int]:
+        """Connections each backend has been given so far: ``{"web1": 3, ...}``."""
+        return {row[1]: int(row[7]) for row in self._stat_rows()}
+
+    def command(self, text: str) -> str:
+        """Send one command to HAProxy's runtime API (its stats socket) and return the answer."""
+        with socket.socket(socket.AF_UNIX) as stats:
+            stats.settimeout(2)
+            stats.connect(str(self.stats_socket))
+            stats.sendall(text.encode() + b"\n")
+            answer = b""
+            while chunk := stats.recv(65536):
+                answer += chunk
+        return answer.decode()
+
+    def _stat_rows(self) -> list[list[str]]:
+        return [line.split(",") for line in self.command("show stat").splitlines() if line.startswith("web,web")]
+
+
+def start_balancer(backend_ports: list[int], *, check_ms: int = 250, timeout: float = 30) -> Balancer:
+    """Start HAProxy on a free port before daphne processes on ``backend_ports``; wait until it listens."""
+    port = free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    stats_socket = ARTIFACTS / f"haproxy-{port}.sock"
+    environ = {
+        **os.environ,
+        "BALANCER_BIND": f"127.0.0.1:{port}",
+        "WEB_BACKENDS": ",".join(f"127.0.0.1:{p}" for p in backend_ports),
+        "BALANCER_CHECK_MS": str(check_ms),
+        "BALANCER_STATS_SOCKET": str(stats_socket),
+    }
+    managed = _spawn("haproxy", [sys.executable, "-m", "agentsite.balancer"], environ)
+    balancer = Balancer(name="haproxy", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle,
+                        port=port, stats_socket=stats_socket)  # fmt: skip
+    _wait_for(_listening(port), timeout, "haproxy", balancer.log, balancer.proc)
+    return balancer
+
+
+@dataclass
+class PgBouncer(ManagedProcess):
+    """PgBouncer in transaction mode in front of the tests' PostgreSQL (Debian's package)."""
+
+    port: int = 0
+
+    def process_env(self, direct: ProcessEnv) -> ProcessEnv:
+        """``direct`` with its database reached through this pooler, as the settings expect it."""
+        name = urllib.parse.urlsplit(direct.database_url).path.lstrip("/")
+        return ProcessEnv(database_url=f"postgresql://postgres:@127.0.0.1:{self.port}/{name}",
+                          redis_url=direct.redis_url)  # fmt: skip
+
+
+def start_pgbouncer(settings_dict: dict, *, pool_size: int = 4, timeout: float = 30) -> PgBouncer:
+    """Start PgBouncer (transaction mode, ``pool_size`` server connections a database) on a free port.
+
+    PgBouncer refuses to run as root: as root it runs as the owner of PostgreSQL's socket folder
+    (the embedded server's own user), who can reach the socket.
+    """
+    host = settings_dict.get("HOST") or settings_dict.get("OPTIONS", {}).get("host") or "127.0.0.1"
+    server = f"host={host} port={settings_dict.get('PORT') or 5432} user={settings_dict.get('USER') or 'postgres'}"
+    if settings_dict.get("PASSWORD"):
+        server += f" password={settings_dict['PASSWORD']}"
+    port = free_port()
+    folder = Path(tempfile.mkdtemp(prefix="pgbouncer-"))
+    folder.chmod(0o755)
+    config = folder / "pgbouncer.ini"
+    config.write_text(
+        f"[databases]\n* = {server}\n"
+        "[pgbouncer]\n"
+        f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
+        "auth_type = any\npool_mode = transaction\n"
+        f"default_pool_size = {pool_size}\nmax_client_conn = 2000\n"
+        # Django's connection set-up sends these; PgBouncer would otherwise refuse the client.
+        "ignore_startup_parameters = extra_float_digits,options\n"
+    )
+    config.chmod(0o644)
+    argv = ["/usr/sbin/pgbouncer", str(config)]
+    if os.getuid() == 0:
+        owner = pwd.getpwuid(Path(host).stat().st_uid).pw_name if host.startswith("/") else "nobody"
+        argv[1:1] = ["-u", owner]
+    managed = _spawn("pgbouncer", argv, dict(os.environ))
+    bouncer = PgBouncer(name="pgbouncer", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle,
+                        port=port)  # fmt: skip
+    _wait_for(_listening(port), timeout, "pgbouncer", bouncer.log, bouncer.proc)
+    return bouncer

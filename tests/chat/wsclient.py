@@ -48,7 +48,72 @@ class Communicator(WebsocketCommunicator):
         return await ApplicationCommunicator.receive_output(self, timeout)
 
 
-class ChatSocket:
+class TurnTaking:
+    """What a test does with a chat socket, whatever carries it: ``say`` a message, read the turn's frames."""
+
+    async def receive(self, timeout: float = 30) -> dict:
+        raise NotImplementedError
+
+    async def send(self, frame: dict | str) -> None:
+        raise NotImplementedError
+
+    async def frames_until(self, types: set[str], timeout: float = 60) -> list[dict]:
+        frames = []
+        while True:
+            frame = await self.receive(timeout)
+            frame["_at"] = time.monotonic()
+            frames.append(frame)
+            if frame["type"] in types:
+                return frames
+
+    async def say(self, text: str) -> Turn:
+        await self.send({"type": "message", "text": text})
+        return Turn(await self.frames_until(END_OF_TURN))
+
+    async def history_of(self, messages: int) -> list[dict]:
+        """Ask for the history until it holds ``messages`` messages (refresh frames may still be on their way)."""
+        while True:
+            await self.send({"type": "history"})
+            while (frame := await self.receive())["type"] != "history":
+                pass
+            if len(frame["messages"]) >= messages:
+                return frame["messages"]
+
+
+class RemoteChatSocket(TurnTaking):
+    """A customer's socket to a running server over TCP (a daphne process, or the balancer before them)."""
+
+    def __init__(self, base_url: str, user, *, conversation: str | None = None) -> None:
+        self.url = (
+            base_url.replace("http://", "ws://")
+            + "/ws/chat/"
+            + (f"?conversation={conversation}" if conversation else "")
+        )
+        with ThreadPoolExecutor(1) as thread:
+            self.cookie = thread.submit(session_cookie, user).result().decode()
+        self.socket = None
+        self.history: dict | None = None
+
+    async def connect(self, timeout: float = 30) -> dict:
+        """Open the socket and return its first frame: the history (or why not)."""
+        import websockets
+
+        headers = {"Cookie": self.cookie, "Origin": "http://localhost"}
+        self.socket = await websockets.connect(self.url, additional_headers=headers, open_timeout=timeout)
+        self.history = await self.receive(timeout)
+        return self.history
+
+    async def receive(self, timeout: float = 30) -> dict:
+        return json.loads(await asyncio.wait_for(self.socket.recv(), timeout))
+
+    async def send(self, frame: dict | str) -> None:
+        await self.socket.send(frame if isinstance(frame, str) else json.dumps(frame))
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+class ChatSocket(TurnTaking):
     """One customer's socket; ``say`` sends a message and returns the frames of the turn."""
 
     def __init__(
@@ -83,19 +148,6 @@ class ChatSocket:
 
     async def send(self, frame: dict | str) -> None:
         await self.communicator.send_to(text_data=frame if isinstance(frame, str) else json.dumps(frame))
-
-    async def frames_until(self, types: set[str], timeout: float = 60) -> list[dict]:
-        frames = []
-        while True:
-            frame = await self.receive(timeout)
-            frame["_at"] = time.monotonic()
-            frames.append(frame)
-            if frame["type"] in types:
-                return frames
-
-    async def say(self, text: str) -> Turn:
-        await self.send({"type": "message", "text": text})
-        return Turn(await self.frames_until(END_OF_TURN))
 
     async def new_conversation(self) -> dict:
         await self.send({"type": "new_conversation"})
