@@ -90,6 +90,7 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
     )
     j = {name: scratch / f"{name}.json" for name in names}
     ws = ["--messages", "2", "--workers", "8"]
+    web = ["--messages", "4", "--workers", "8"]  # a longer steady state: each core's busy share is read over the run
     if quick:
         return [
             Step("session", ["benchmarks/session_bench.py", "--conversations", "2", "--messages", "20",
@@ -135,11 +136,11 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
         Step("ws200r0", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60", "--conn-max-age", "0",
                          "--json", str(j["ws200r0"])], j["ws200r0"]),
         # Past one process: through HAProxy with one daphne, then two; then two through PgBouncer (transaction mode).
-        Step("web1", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--web-processes", "1",
+        Step("web1", ["benchmarks/ws_load.py", "--customers", "200", *web, "--web-processes", "1",
                       "--json", str(j["web1"])], j["web1"]),
-        Step("web2", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--web-processes", "2",
+        Step("web2", ["benchmarks/ws_load.py", "--customers", "200", *web, "--web-processes", "2",
                       "--json", str(j["web2"])], j["web2"]),
-        Step("web2p", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--web-processes", "2", "--pgbouncer",
+        Step("web2p", ["benchmarks/ws_load.py", "--customers", "200", *web, "--web-processes", "2", "--pgbouncer",
                        "--json", str(j["web2p"])], j["web2p"]),
         # A model taking seconds a reply (50 ms a token): the turn pool's size bounds turns in flight.
         Step("remote8", ["benchmarks/ws_load.py", "--customers", "100", "--messages", "1", "--workers", "8",
