@@ -195,14 +195,19 @@ def start_worker(
 
 
 @dataclass
-class DaphneServer(ManagedProcess):
-    """A daphne process serving the ASGI application over real HTTP and websockets."""
+class LoopbackServer(ManagedProcess):
+    """A process listening on a loopback port."""
 
     port: int = 0
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+
+@dataclass
+class DaphneServer(LoopbackServer):
+    """A daphne process serving the ASGI application over real HTTP and websockets."""
 
     def get(self, path: str, timeout: float = 10) -> tuple[int, bytes]:
         """GET ``path``; return the status and body, also for error statuses."""
@@ -211,6 +216,19 @@ class DaphneServer(ManagedProcess):
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()
+
+
+def _listening(port: int) -> Callable[[], bool]:
+    """A check that something accepts connections on the loopback ``port``."""
+
+    def answers() -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return True
+        except OSError:
+            return False
+
+    return answers
 
 
 def start_daphne(
@@ -227,14 +245,12 @@ def start_daphne(
 
 
 @dataclass
-class EmbeddingServer(ManagedProcess):
+class EmbeddingServer(LoopbackServer):
     """The embedding process (``agentsite.embedding_server``) on a loopback port."""
-
-    port: int = 0
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.url}/v1"
 
     def client_env(self) -> dict[str, str]:
         """The settings that aim a web process or a worker at this server."""
@@ -257,28 +273,9 @@ def start_embedding_server(timeout: float = 60) -> EmbeddingServer:
     return server
 
 
-def _listening(port: int) -> Callable[[], bool]:
-    """A check that something accepts connections on the loopback ``port``."""
-
-    def answers() -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            return False
-
-    return answers
-
-
 @dataclass
-class Balancer(ManagedProcess):
+class Balancer(LoopbackServer):
     """HAProxy (``agentsite.balancer``) in front of daphne processes on a loopback port."""
-
-    port: int = 0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     stats_socket: Path = field(default_factory=Path)
 
@@ -325,10 +322,8 @@ def start_balancer(backend_ports: list[int], *, check_ms: int = 250, timeout: fl
 
 
 @dataclass
-class PgBouncer(ManagedProcess):
+class PgBouncer(LoopbackServer):
     """PgBouncer in transaction mode in front of the tests' PostgreSQL (Debian's package)."""
-
-    port: int = 0
 
     def process_env(self, direct: ProcessEnv) -> ProcessEnv:
         """``direct`` with its database reached through this pooler, as the settings expect it."""
