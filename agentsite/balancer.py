@@ -37,14 +37,13 @@ class BalancerConfig:
         if not self.servers and not self.template:
             raise ValueError("no web process to balance: give servers or a template")
         check = f"check inter {self.check_interval_ms} fall 2 rise 2"
+        # No log target: in the foreground (-db) HAProxy prints a backend going down or up on stderr,
+        # and nothing per request.
         lines = [
             "global",
-            "    log stdout format raw daemon notice",  # a backend going down or up, not every request
             *([f"    stats socket {self.stats_socket} mode 600 level admin"] if self.stats_socket else []),
             "defaults",
             "    mode http",
-            "    log global",
-            "    option dontlognull",
             "    option forwardfor",
             "    option redispatch",  # a connection refused by a dead backend is retried on another
             "    retries 2",

@@ -83,19 +83,22 @@ def cluster(django_db_setup, django_db_blocker) -> Iterator[Cluster]:
         connection.ensure_connection()
         settings_dict = dict(connection.settings_dict)
         direct = ProcessEnv.from_connection(settings_dict, _redis_url())
-    model = start_offline_model(pace_ms=40)
-    bouncer = start_pgbouncer(settings_dict, pool_size=4)
-    env = bouncer.process_env(direct)
-    extra = {**WEB_ENV, "OPENAI_BASE_URL": model.base_url}
-    webs = [start_daphne(env, extra_env=extra, port=free_port()) for _ in range(2)]
-    balancer = start_balancer([web.port for web in webs])
-    made = Cluster(bouncer, balancer, webs, env, extra)
-    try:
+    with contextlib.ExitStack() as started:
+        model = start_offline_model(pace_ms=40)
+        started.callback(model.stop)
+        bouncer = start_pgbouncer(settings_dict, pool_size=4)
+        started.callback(bouncer.stop)
+        env = bouncer.process_env(direct)
+        extra = {**WEB_ENV, "OPENAI_BASE_URL": model.base_url}
+        webs: list[DaphneServer] = []
+        started.callback(lambda: [web.stop() for web in webs])  # the ones running at the end, restarts included
+        for _ in range(2):
+            webs.append(start_daphne(env, extra_env=extra, port=free_port()))
+        balancer = start_balancer([web.port for web in webs])
+        started.callback(balancer.stop)
+        made = Cluster(bouncer, balancer, webs, env, extra)
         made.wait_for_backends({"web1": True, "web2": True})
         yield made
-    finally:
-        for process in (balancer, *made.webs, bouncer, model):
-            process.stop()
 
 
 def _redis_url() -> str:
