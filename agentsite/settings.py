@@ -110,6 +110,9 @@ DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 # Health checks make a connection that died (a database restart) reconnect on its next use.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Seconds to wait for a new connection's answer: a database (or pooler) that accepts and never answers
+# then fails a request, a turn or `/healthz` with an error instead of holding a thread indefinitely.
+DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int("DATABASE_CONNECT_TIMEOUT", default=5)
 # DATABASE_URL names a pooler in transaction mode (PgBouncer: docs/operations.md, "Scaling out"): every
 # statement may then meet another server connection, so nothing may rely on the session's state: no
 # server-side cursors, and settings sent for one statement only (memory.recall's trigram threshold).

@@ -1,6 +1,7 @@
 """`/healthz` over real HTTP from a daphne process."""
 
 import json
+import socket
 
 import pytest
 
@@ -43,3 +44,24 @@ def test_healthz_is_503_naming_redis_when_redis_is_stopped(process_env, tmp_path
     assert report["status"] == "unavailable"
     assert set(report["failing"]) == {"redis", "broker"}
     assert report["services"]["database"]["status"] == "up"
+
+
+def test_healthz_is_503_naming_the_database_when_it_accepts_and_never_answers(process_env):
+    """A database (or a pooler) that accepts the connection and then says nothing: the check fails at
+    ``DATABASE_CONNECT_TIMEOUT`` instead of holding the request, so a balancer's health check gets its
+    answer."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)  # the kernel completes each handshake; nobody ever reads or answers
+        url = f"postgresql://postgres:@127.0.0.1:{silent.getsockname()[1]}/postgres"
+        server = start_daphne(
+            ProcessEnv(database_url=url, redis_url=process_env.redis_url), extra_env={"DATABASE_CONNECT_TIMEOUT": "1"}
+        )
+        try:
+            status, body = server.get("/healthz", timeout=30)
+        finally:
+            server.stop()
+
+    report = json.loads(body)
+    assert status == 503 and report["failing"] == ["database"]
+    assert "timeout" in report["services"]["database"]["detail"].lower()
