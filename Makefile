@@ -44,7 +44,7 @@ eval: $(STAMP)
 	EMBEDDED_DATA_DIR=$(CURDIR)/.data/eval CLOCK_ALLOW_OFFSET=1 OMP_NUM_THREADS=1 $(PY) manage.py eval $(EVAL_ARGS)
 
 # The quick benchmarks (docs in benchmarks/report.py), each on embedded servers of its own; writes
-# reports/bench.md. Takes ~13 minutes on a quiet 2-core machine. Recall at 1M and forgetting run separately.
+# reports/bench.md. Takes ~11 minutes on a quiet 2-core machine, more on a busy one. Recall at 1M and forgetting run separately.
 bench: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/report.py $(BENCH_ARGS)
 
