@@ -99,7 +99,7 @@ def write_config(config: BalancerConfig, directory: Path | None = None) -> Path:
 
 def haproxy_binary() -> str:
     """The ``haproxy`` executable, or a sentence saying how to install it."""
-    found = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if Path(p).exists()), None)
+    found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")  # sbin: not on every PATH
     if not found:
         raise SystemExit("haproxy is not installed: `make system-deps WEB_PROCESSES=2` installs Debian's package")
     return found

@@ -408,10 +408,10 @@ MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
 MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
 # Consolidation runs the turn and new conversations may queue per customer an hour; past it the sweep catches up.
 MEMORY_CONSOLIDATIONS_PER_HOUR = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
-# One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
 # A lease (a turn's hold on its conversation, memory/locks.py) lapses this long after its last renewal, which
 # comes every third of it: a killed web process's conversations wait at most this long for their next turn.
 LOCK_LEASE_SECONDS = env.float("LOCK_LEASE_SECONDS", default=15.0)
+# One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
 MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
 # Recall (memory/recall.py)
 # off: no long-term memory in the turn (no recall, no consolidation queued); the conversation so far is still kept.

@@ -502,8 +502,14 @@ def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: f
     if any(name in figures for name in ("turn", "ws200")):
         out += ["", '## Goals (docs/bench.md, "Per core")', "", *goals_section(figures)]
     if scaling := scaling_goals(figures):
-        out += ["", '## Goals (docs/operations.md, "Scaling out")', "", "| goal | this run | |", "|---|---|---|",
-                *scaling]  # fmt: skip
+        out += [
+            "",
+            '## Goals (docs/operations.md, "Scaling out")',
+            "",
+            "| goal | this run | |",
+            "|---|---|---|",
+            *scaling,
+        ]
     if (turn := by_name.get("turn")) and turn.figures:
         out += ["", "## Memory-layer time per chat turn (model excluded)", "", *turn_section(turn.figures)]
     if (floor := by_name.get("floor")) and floor.figures:

@@ -259,8 +259,11 @@ def run(args) -> dict:
         env, extra_env["DATABASE_TRANSACTION_POOLING"] = bouncer.process_env(env), "1"
     servers = [start_daphne(env, extra_env=extra_env, port=free_port()) for _ in range(max(1, args.web_processes))]
     balancer = start_balancer([s.port for s in servers], check_ms=2000) if args.web_processes else None
-    others = {"embedding": embedder.proc.pid if embedder else None, "HAProxy": balancer.pid if balancer else None,
-              "PgBouncer": bouncer.pid if bouncer else None}  # fmt: skip
+    others = {
+        "embedding": embedder.proc.pid if embedder else None,
+        "HAProxy": balancer.pid if balancer else None,
+        "PgBouncer": bouncer.pid if bouncer else None,
+    }
     daphne_pids = [s.pid for s in servers]
     try:
         url = f"ws://127.0.0.1:{balancer.port if balancer else servers[0].port}/ws/chat/"
@@ -343,8 +346,10 @@ def run(args) -> dict:
     product = ("daphne", "embedding", "PostgreSQL", "Redis", "HAProxy", "PgBouncer")
     cpu_per_turn = sum(cores.get(role, 0.0) for role in product) * elapsed / max(1, len(latencies)) * 1000
     per_turn = {role: cores[role] * elapsed / max(1, len(latencies)) * 1000 for role in product if role in cores}
-    print(f"product CPU per turn (daphne, embedding process, PostgreSQL, Redis, HAProxy, PgBouncer): "
-          f"{cpu_per_turn:.1f} ms (" + ", ".join(f"{k} {v:.1f}" for k, v in per_turn.items()) + ")")  # fmt: skip
+    print(
+        f"product CPU per turn (daphne, embedding process, PostgreSQL, Redis, HAProxy, PgBouncer): "
+        f"{cpu_per_turn:.1f} ms (" + ", ".join(f"{k} {v:.1f}" for k, v in per_turn.items()) + ")"
+    )
     lag = {"p50": statistics.median(lags) if lags else float("nan"), "p95": percentile(lags, 0.95),
            "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")), "n": len(lags)}  # fmt: skip
     print(f"daphne event loop (websocket ping round trip) p50 {lag['p50']:.1f} ms, p95 {lag['p95']:.1f} ms, "

@@ -63,7 +63,7 @@ _RENEW = f"UPDATE {_TABLE} SET expires_at = clock_timestamp() + make_interval(se
 
 
 class Lease:
-    """A lease on ``name`` for one holder: ``take`` (or ``held``) until ``give_back``.
+    """A lease on ``name`` for one holder: ``try_take`` (with ``wait_until_taken``) until ``give_back``.
 
     While taken, the process's renewal thread extends it every third of ``LOCK_LEASE_SECONDS``.
     """
@@ -106,17 +106,6 @@ def wait_until_taken(try_take: Callable[[], bool]) -> None:
     while not try_take():
         time.sleep(delay)
         delay = min(delay * 2, 0.25)
-
-
-@contextlib.contextmanager
-def held(name: str) -> Iterator[Lease]:
-    """Hold the lease ``name`` for the block, waiting for it as long as it takes."""
-    lease = Lease(name)
-    wait_until_taken(lease.try_take)
-    try:
-        yield lease
-    finally:
-        lease.give_back()
 
 
 class _Renewer:

@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import quote
 
 import psutil
@@ -231,17 +232,35 @@ def _listening(port: int) -> Callable[[], bool]:
     return answers
 
 
+Server = TypeVar("Server", bound=LoopbackServer)
+
+
+def _start_server(
+    kind: type[Server],
+    name: str,
+    argv: list[str],
+    env: dict[str, str],
+    *,
+    port: int,
+    timeout: float,
+    ready: Callable[[Server], bool] | None = None,
+    **fields,
+) -> Server:
+    """Spawn ``argv`` as a ``kind`` on ``port``; wait until ``ready`` (by default: it accepts connections)."""
+    managed = _spawn(name, argv, env)
+    server = kind(name=name, proc=managed.proc, log=managed.log, _log_handle=managed._log_handle, port=port, **fields)
+    listening = _listening(port)
+    _wait_for(lambda: ready(server) if ready else listening(), timeout, name, server.log, server.proc)
+    return server
+
+
 def start_daphne(
     env: ProcessEnv, *, extra_env: dict[str, str] | None = None, timeout: float = 60, port: int | None = None
 ) -> DaphneServer:
     """Start daphne on ``port`` (a free loopback port by default) and wait until it accepts connections."""
     port = port or free_port()
     argv = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "agentsite.asgi:application"]
-    managed = _spawn("daphne", argv, env.as_environ(**(extra_env or {})))
-    server = DaphneServer(name="daphne", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle, port=port)
-
-    _wait_for(_listening(port), timeout, "daphne", server.log, server.proc)
-    return server
+    return _start_server(DaphneServer, "daphne", argv, env.as_environ(**(extra_env or {})), port=port, timeout=timeout)
 
 
 @dataclass
@@ -265,12 +284,15 @@ def start_embedding_server(timeout: float = 60) -> EmbeddingServer:
     """Start the embedding process on a free loopback port and wait until it listens."""
     port = free_port()
     argv = [sys.executable, "-m", "agentsite.embedding_server", "--port", str(port)]
-    managed = _spawn("embedding", argv, {**os.environ, "PYTHONUNBUFFERED": "1"})
-    server = EmbeddingServer(name="embedding", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle,
-                             port=port)  # fmt: skip
-    _wait_for(lambda: "server on http" in server.log.read_text(errors="replace"), timeout, "embedding server",
-              server.log, server.proc)  # fmt: skip
-    return server
+    return _start_server(
+        EmbeddingServer,
+        "embedding",
+        argv,
+        {**os.environ, "PYTHONUNBUFFERED": "1"},
+        port=port,
+        timeout=timeout,
+        ready=lambda server: "server on http" in server.log.read_text(errors="replace"),
+    )
 
 
 @dataclass
@@ -314,11 +336,8 @@ def start_balancer(backend_ports: list[int], *, check_ms: int = 250, timeout: fl
         "BALANCER_CHECK_MS": str(check_ms),
         "BALANCER_STATS_SOCKET": str(stats_socket),
     }
-    managed = _spawn("haproxy", [sys.executable, "-m", "agentsite.balancer"], environ)
-    balancer = Balancer(name="haproxy", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle,
-                        port=port, stats_socket=stats_socket)  # fmt: skip
-    _wait_for(_listening(port), timeout, "haproxy", balancer.log, balancer.proc)
-    return balancer
+    argv = [sys.executable, "-m", "agentsite.balancer"]
+    return _start_server(Balancer, "haproxy", argv, environ, port=port, timeout=timeout, stats_socket=stats_socket)
 
 
 @dataclass
@@ -328,8 +347,8 @@ class PgBouncer(LoopbackServer):
     def process_env(self, direct: ProcessEnv) -> ProcessEnv:
         """``direct`` with its database reached through this pooler, as the settings expect it."""
         name = urllib.parse.urlsplit(direct.database_url).path.lstrip("/")
-        return ProcessEnv(database_url=f"postgresql://postgres:@127.0.0.1:{self.port}/{name}",
-                          redis_url=direct.redis_url)  # fmt: skip
+        url = f"postgresql://postgres:@127.0.0.1:{self.port}/{name}"
+        return ProcessEnv(database_url=url, redis_url=direct.redis_url)
 
 
 def start_pgbouncer(settings_dict: dict, *, pool_size: int = 4, timeout: float = 30) -> PgBouncer:
@@ -352,16 +371,10 @@ def start_pgbouncer(settings_dict: dict, *, pool_size: int = 4, timeout: float =
         f"listen_addr = 127.0.0.1\nlisten_port = {port}\nunix_socket_dir =\n"
         "auth_type = any\npool_mode = transaction\n"
         f"default_pool_size = {pool_size}\nmax_client_conn = 2000\n"
-        # Django's connection set-up sends these; PgBouncer would otherwise refuse the client.
-        "ignore_startup_parameters = extra_float_digits,options\n"
     )
     config.chmod(0o644)
     argv = ["/usr/sbin/pgbouncer", str(config)]
     if os.getuid() == 0:
         owner = pwd.getpwuid(Path(host).stat().st_uid).pw_name if host.startswith("/") else "nobody"
         argv[1:1] = ["-u", owner]
-    managed = _spawn("pgbouncer", argv, dict(os.environ))
-    bouncer = PgBouncer(name="pgbouncer", proc=managed.proc, log=managed.log, _log_handle=managed._log_handle,
-                        port=port)  # fmt: skip
-    _wait_for(_listening(port), timeout, "pgbouncer", bouncer.log, bouncer.proc)
-    return bouncer
+    return _start_server(PgBouncer, "pgbouncer", argv, dict(os.environ), port=port, timeout=timeout)

@@ -25,8 +25,14 @@ def test_listed_servers_are_checked_on_healthz_with_an_allowed_host(tmp_path):
 
 
 def test_compose_replicas_are_found_by_dns(tmp_path):
-    config = BalancerConfig.from_environ({"WEB_BACKEND_TEMPLATE": "web:8000", "WEB_PROCESSES": "2",
-                                          "BALANCER_RESOLVER": "127.0.0.11:53", "BALANCER_BIND": ":8000"})  # fmt: skip
+    config = BalancerConfig.from_environ(
+        {
+            "WEB_BACKEND_TEMPLATE": "web:8000",
+            "WEB_PROCESSES": "2",
+            "BALANCER_RESOLVER": "127.0.0.11:53",
+            "BALANCER_BIND": ":8000",
+        }
+    )
     text = _check(config, tmp_path)
     assert "server-template web 2 web:8000" in text and "nameserver dns 127.0.0.11:53" in text
 

@@ -89,8 +89,11 @@ def test_demo_puts_several_web_processes_behind_the_balancer(settings, monkeypat
 
     # The ports honcho gives the three web processes are the balancer's backends.
     table = procfile()
-    expanded = expand_processes({name: table[name] for name in processes}, concurrency={"web": 3},
-                                port=int(arguments[arguments.index("-p") + 1]))  # fmt: skip
+    expanded = expand_processes(
+        {name: table[name] for name in processes},
+        concurrency={"web": 3},
+        port=int(arguments[arguments.index("-p") + 1]),
+    )
     web_ports = [f"127.0.0.1:{p.env['PORT']}" for p in expanded if p.name.startswith("web.")]
     config = BalancerConfig.from_environ(env)
     assert config.bind == "127.0.0.1:8000"

@@ -112,8 +112,9 @@ def customer(transactional_db):
     user = get_user_model().objects.create_user(username="two-processes", password="pw")
     CustomerProfile.objects.create(user=user, display_name="Two Processes", language="en")
     for number in ORDERS:
-        Order.objects.create(customer=user, number=number, status="processing", total=Decimal("5.00"),
-                             placed_at=clock.now())  # fmt: skip
+        Order.objects.create(
+            customer=user, number=number, status="processing", total=Decimal("5.00"), placed_at=clock.now()
+        )
     return user
 
 
@@ -124,8 +125,12 @@ def test_two_tabs_on_two_processes_see_one_history_without_interleaving(cluster,
         conversation = first.history["conversation_id"]
         second = RemoteChatSocket(cluster.webs[1].url, customer, conversation=conversation)
         await second.connect()
-        turns = await asyncio.gather(*(tab.say(f"What's the status of order {number}?")
-                                       for tab, number in zip((first, second), ORDERS, strict=True)))  # fmt: skip
+        turns = await asyncio.gather(
+            *(
+                tab.say(f"What's the status of order {number}?")
+                for tab, number in zip((first, second), ORDERS, strict=True)
+            )
+        )
         histories = [await tab.history_of(4) for tab in (first, second)]
         for tab in (first, second):
             await tab.close()
@@ -202,8 +207,11 @@ def test_staff_on_one_process_reach_the_customer_on_the_other_and_the_bot_is_sil
     for turn in silent:  # each process: a notice that a person has the conversation, no bot reply
         assert turn.of("notice") and not turn.of("token"), turn.frames
     assert Conversation.objects.get(pk=conversation).state == "human"
-    stored = list(ConversationMessage.objects.filter(conversation_id=conversation).order_by("seq")
-                  .values_list("role", "content", "metadata"))  # fmt: skip
+    stored = list(
+        ConversationMessage.objects.filter(conversation_id=conversation)
+        .order_by("seq")
+        .values_list("role", "content", "metadata")
+    )
     staff_at = next(i for i, (_, _, metadata) in enumerate(stored) if metadata.get("staff_name"))
     assert stored[staff_at][1] == "Hello, Lin here. Looking now."
     assert [content for role, content, _ in stored[staff_at + 1 :] if role != "user"] == []  # no bot on either

@@ -61,8 +61,10 @@ def test_waiting_for_a_lease_ends_when_the_holder_gives_it_back():
     def wait() -> None:
         from django.db import connection
 
-        with locks.held(name):
-            taken.set()
+        waiter = locks.Lease(name)
+        locks.wait_until_taken(waiter.try_take)
+        taken.set()
+        waiter.give_back()
         connection.close()
 
     thread = threading.Thread(target=wait)
