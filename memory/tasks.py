@@ -114,3 +114,13 @@ def run_forgetting() -> dict | None:
 
     counts = run_daily()
     return asdict(counts) if counts is not None else None
+
+
+@shared_task(name="memory.index_large_customers")
+def index_large_customers() -> dict:
+    """Build, recount and drop the vector indexes of customers with many memories (``memory.large_customers``)."""
+    from dataclasses import asdict
+
+    from memory.large_customers import refresh
+
+    return asdict(refresh())
