@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATADIR = Path("/tmp/bench-pg")
 
 
-def start(datadir: Path, database: str) -> str:
+def start(datadir: Path, database: str, *, reuse: bool = False) -> str:
     """Start the benchmark's servers under ``datadir``, create ``database`` afresh, set up Django.
+
+    With ``reuse`` a database already there is kept (and migrated): a stage that took long to load.
 
     Returns the server's URL (for ``stop``). The folder is made traversable because pgserver runs
     PostgreSQL as the user ``pgserver`` when started by root.
@@ -55,8 +57,10 @@ def start(datadir: Path, database: str) -> str:
     redis.Redis.from_url(os.environ["REDIS_URL"]).flushall()
 
     with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {database}")
-        conn.execute(f"CREATE DATABASE {database}")
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+        if not (reuse and exists):
+            conn.execute(f"DROP DATABASE IF EXISTS {database}")
+            conn.execute(f"CREATE DATABASE {database}")
     parts = urlsplit(server_url)
     os.environ["DATABASE_URL"] = urlunsplit((parts.scheme, parts.netloc, f"/{database}", parts.query, ""))
 

