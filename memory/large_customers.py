@@ -9,7 +9,7 @@ builds a partial HNSW index over exactly that customer's valid rows and counts t
 the index and matches keywords on the rarer lexemes only, weighing the common ones by their counts.
 Below half the threshold the index is dropped again (the half keeps a customer near the line from
 building and dropping at every run). Counts are as of the last run: between runs a word that became
-common is still matched (slower, not wrong) and the total is a little behind (BM25's weights barely move).
+common is still matched (slower, not wrong) and the total is a little behind.
 """
 
 from __future__ import annotations
@@ -34,10 +34,8 @@ _TABLE = LongTermMemory._meta.db_table
 _COVERED = "invalidated_at IS NULL AND archived_at IS NULL"
 # The graph's links per node and candidates while building: a customer's memories crowd together (their
 # orders read alike), where pgvector's defaults (16, 64) found 0.74–0.93 of the exact top five and these
-# 0.98 at ef_search 400, built in 100 s for 100,000 rows (docs/recall.md, "Big customers").
+# 0.967–0.983 at ef_search 400, built in 100 s for 100,000 rows (docs/recall.md, "Big customers").
 _LINKS, _BUILD_CANDIDATES = 48, 400
-
-
 _PREFIX = "ltm_vectors_customer_"
 
 
