@@ -37,6 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import services  # noqa: E402
+from benchmarks.recall_bench import plan_of, vector_literal  # noqa: E402
 from benchmarks.stage_texts import TOPICS, StageText, stage_texts  # noqa: E402
 
 DATABASE = "big_customers"
@@ -286,10 +287,6 @@ _QUESTION: dict[str, str] = {}
 LIMIT = 20  # dense candidates for k = 5 (MEMORY_RECALL_CANDIDATES_FACTOR 4)
 
 
-def _literal(vector: np.ndarray) -> str:
-    return "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]"
-
-
 def _timed(cursor, sql: str, params: dict | list) -> tuple[list[int], float]:
     started = time.perf_counter()
     cursor.execute(sql, params)
@@ -369,7 +366,7 @@ def vector_search(
             if hide:
                 cursor.execute(f"DROP INDEX {hide}")
             for number, (customer, _, _) in enumerate(group.asks):
-                params = {"customer": customer, "vector": _literal(group.vectors[number]), "limit": LIMIT}
+                params = {"customer": customer, "vector": vector_literal(group.vectors[number]), "limit": LIMIT}
                 if number < 2:
                     _timed(cursor, sql.format(customer=customer), params)
                 ids, elapsed = _timed(cursor, sql.format(customer=customer), params)
@@ -385,18 +382,6 @@ def vector_search(
     except _Undo:
         pass
     report(line)
-
-
-def plan(sql: str, params: dict, values: dict[str, str] | None = None) -> str:
-    """The scan nodes of ``sql``'s plan."""
-    from django.db import connection, transaction
-
-    with transaction.atomic(), connection.cursor() as cursor:
-        for name, value in (values or {}).items():
-            cursor.execute("SELECT set_config(%s, %s, true)", [name, value])
-        cursor.execute("EXPLAIN " + sql, params)
-        lines = [row[0].strip() for row in cursor.fetchall()]
-    return "; ".join(line.split("  (")[0].lstrip("-> ") for line in lines if "Scan" in line)
 
 
 def end_to_end(groups_: list[Group], *, repeat: int) -> None:
@@ -486,7 +471,7 @@ def run(args: argparse.Namespace, pool: list[StageText]) -> dict:
     customer = big.customers[0]
     print(
         "  plan of the product's statement for the 100k customer:",
-        plan(indexed.format(customer=customer), {"vector": _literal(big.vectors[0]), "limit": LIMIT}),
+        plan_of(indexed.format(customer=customer), {"vector": vector_literal(big.vectors[0]), "limit": LIMIT}),
     )
     if not args.end_to_end_only:
         alternatives(big, customer)

@@ -115,6 +115,22 @@ _INDEXED_DENSE_SQL = f"""
         LIMIT %(limit)s
     ) nearest ORDER BY distance
 """  # noqa: S608 - constant SQL; the customer id an int
+
+
+def _keyword_columns(terms: str, valid_memories: str) -> str:
+    """What both keyword statements return for a row ``m`` (``keyword_ranking`` reads it), given the
+    query's lexemes and the count of the customer's valid memories, as SQL."""
+    return f"""m.id, m.embedding <=> %(vector)s::vector AS distance,
+           (SELECT count(*) FROM unnest(%(patterns)s::text[]) AS p WHERE m.content ILIKE p) AS exact,
+           ARRAY(SELECT unnest(m.search_terms) INTERSECT SELECT unnest({terms})) AS shared,
+           CASE WHEN %(trigrams)s THEN word_similarity(%(trigram_query)s, m.content) ELSE 0 END AS trigram,
+           {valid_memories} AS valid_memories"""
+
+
+# A row's matches besides its lexemes: an identifier typed exactly, or enough trigrams.
+_OTHER_MATCHES = "m.content ILIKE ANY (%(patterns)s::text[]) OR (%(trigrams)s AND %(trigram_query)s <%% m.content)"
+
+
 # Keyword candidates: identifiers typed exactly, then the summed inverse document frequency (BM25's,
 # over this customer's valid memories) of the English lexemes a memory shares with the query, so a
 # name every memory mentions weighs nothing and a rare word a lot; trigrams only for queries in
@@ -136,15 +152,9 @@ _KEYWORD_SQL = f"""
     ), mine AS MATERIALIZED (
         SELECT id, embedding, content, search_terms FROM memory_longtermmemory WHERE {_VALID}
     )
-    SELECT m.id, m.embedding <=> %(vector)s::vector AS distance,
-           (SELECT count(*) FROM unnest(%(patterns)s::text[]) AS p WHERE m.content ILIKE p) AS exact,
-           ARRAY(SELECT unnest(m.search_terms) INTERSECT SELECT unnest(q.terms)) AS shared,
-           CASE WHEN %(trigrams)s THEN word_similarity(%(trigram_query)s, m.content) ELSE 0 END AS trigram,
-           (SELECT count(*) FROM mine) AS valid_memories
+    SELECT {_keyword_columns("q.terms", "(SELECT count(*) FROM mine)")}
     FROM mine m, query_terms q
-    WHERE m.search_terms && q.terms
-        OR m.content ILIKE ANY (%(patterns)s::text[])
-        OR (%(trigrams)s AND %(trigram_query)s <%% m.content)
+    WHERE m.search_terms && q.terms OR {_OTHER_MATCHES}
 """  # noqa: S608
 
 
@@ -157,18 +167,9 @@ _KEYWORD_SQL = f"""
 # full ranking's 0.967 of the time, with 100 0.980 (docs/recall.md, "Big customers").
 NEAREST_SCORED = 100
 _LARGE_KEYWORD_SQL = f"""
-    SELECT m.id, m.embedding <=> %(vector)s::vector AS distance,
-           (SELECT count(*) FROM unnest(%(patterns)s::text[]) AS p WHERE m.content ILIKE p) AS exact,
-           ARRAY(SELECT unnest(m.search_terms) INTERSECT SELECT unnest(%(terms)s::text[])) AS shared,
-           CASE WHEN %(trigrams)s THEN word_similarity(%(trigram_query)s, m.content) ELSE 0 END AS trigram,
-           %(memories)s AS valid_memories
+    SELECT {_keyword_columns("%(terms)s::text[]", "%(memories)s")}
     FROM memory_longtermmemory m
-    WHERE {_VALID} AND (
-        m.search_terms && %(rare)s::text[]
-        OR m.id = ANY (%(nearest)s::bigint[])
-        OR m.content ILIKE ANY (%(patterns)s::text[])
-        OR (%(trigrams)s AND %(trigram_query)s <%% m.content)
-    )
+    WHERE {_VALID} AND (m.search_terms && %(rare)s::text[] OR m.id = ANY (%(nearest)s::bigint[]) OR {_OTHER_MATCHES})
 """  # noqa: S608
 # The query's lexemes, each with its count among the customer's memories if it is a common one.
 _QUERY_TERMS_SQL = f"""
