@@ -116,9 +116,9 @@ def _build(customer_id: int) -> None:
         row = cursor.fetchone()
         if row is not None and not row[0]:  # a build that died half way leaves an invalid index
             cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
-        # The graph is built in memory while it fits (PostgreSQL's default 64 MB held 74,000 of 100,000 rows, and
-        # the build took several times as long); a session setting, so through a pool in transaction mode it
-        # may not reach the build's server connection: give the worker a direct one (docs/operations.md).
+        # The graph is built in memory while it fits (at PostgreSQL's default 64 MB a 100,000-memory build was
+        # still loading rows after five minutes; docs/recall.md); a session setting, so through a pool in
+        # transaction mode it may not reach the build's server connection: give the worker a direct one.
         cursor.execute(
             "SELECT set_config('maintenance_work_mem', %s, false)", [settings.MEMORY_LARGE_CUSTOMER_BUILD_MEMORY]
         )
