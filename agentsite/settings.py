@@ -430,16 +430,16 @@ MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", def
 # Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).
 MEMORY_RECALL_KEYWORD_CANDIDATES = env.int("MEMORY_RECALL_KEYWORD_CANDIDATES", default=10)
 MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)  # queries in Chinese/Japanese/Korean
-# Large customers (memory/large_customers.py): from this many valid memories a customer gets a vector index of
-# their own, built by beat every MEMORY_LARGE_CUSTOMER_CHECK_MINUTES and dropped below half; recall reads the
-# list every MEMORY_LARGE_CUSTOMER_CACHE_SECONDS. Their lexemes held by more than
-# MEMORY_RECALL_COMMON_TERM_DOCUMENTS memories are weighed, not matched. The HNSW scan keeps
-# MEMORY_RECALL_EF_SEARCH candidates (docs/recall.md, "Big customers", for the figures behind each).
+# Large customers (memory/large_customers.py): from this many valid memories a customer gets indexes of their
+# own, built by beat every MEMORY_LARGE_CUSTOMER_CHECK_MINUTES (again as they grow) and dropped below half;
+# recall reads the list every MEMORY_LARGE_CUSTOMER_CACHE_SECONDS. Their lexemes held by more than
+# MEMORY_RECALL_COMMON_TERM_DOCUMENTS memories are weighed, not matched. The IVFFlat scan reads
+# MEMORY_RECALL_IVFFLAT_PROBES lists (docs/recall.md, "Big customers", for the figures behind each).
 MEMORY_LARGE_CUSTOMER_MEMORIES = env.int("MEMORY_LARGE_CUSTOMER_MEMORIES", default=5000)
 MEMORY_LARGE_CUSTOMER_CHECK_MINUTES = env.int("MEMORY_LARGE_CUSTOMER_CHECK_MINUTES", default=60)
 MEMORY_LARGE_CUSTOMER_CACHE_SECONDS = env.float("MEMORY_LARGE_CUSTOMER_CACHE_SECONDS", default=60.0)
 MEMORY_RECALL_COMMON_TERM_DOCUMENTS = env.int("MEMORY_RECALL_COMMON_TERM_DOCUMENTS", default=500)
-MEMORY_RECALL_EF_SEARCH = env.int("MEMORY_RECALL_EF_SEARCH", default=400)
+MEMORY_RECALL_IVFFLAT_PROBES = env.int("MEMORY_RECALL_IVFFLAT_PROBES", default=30)
 MEMORY_LARGE_CUSTOMER_BUILD_MEMORY = env.str(
     "MEMORY_LARGE_CUSTOMER_BUILD_MEMORY", default="1GB"
 )  # maintenance_work_mem

@@ -10,13 +10,14 @@ its own topic mix, all texts distinct within a customer and embedded for real wi
 vectors are cached under ``<datadir>/vectors`` (a cold run embeds 105,000 texts on every core:
 21.5 minutes on two) and the loaded database is kept under ``<datadir>`` between runs.
 
-Measured per customer size: the vector search alone by method (exact; the partial HNSW index of
-one customer that ``memory.large_customers`` builds, at three ``ef_search``; halfvec and binary
-quantisation with an exact re-rank; IVFFlat; a table of one customer's rows), each with recall@5
-against the exact search; then ``recall()`` end to end (hybrid, k = 5, touch off, the query's
-embedding cached so the search is what is timed) as configured and through the exact path,
-alternating. An HNSW index over the whole table is not measured here: docs/recall.md ("Which
-index") has why it cannot serve a customer of a hundred memories among millions.
+Measured per customer size: the vector search alone by method (exact; the partial IVFFlat index of
+one customer that ``memory.large_customers`` builds, at several probes; for the biggest customer
+also a partial HNSW index, IVFFlat with more lists, halfvec and binary quantisation with an exact
+re-rank, and a table of one customer's rows), each with recall@5 against the exact search; then
+``recall()`` end to end (hybrid, k = 5, touch off, the query's embedding cached so the search is
+what is timed) as configured and through the exact path, alternating. An HNSW index over the whole
+table is not measured here: docs/recall.md ("Which index") has why it cannot serve a customer of a
+hundred memories among millions.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from benchmarks.stage_texts import TOPICS, StageText, stage_texts  # noqa: E402
 
 DATABASE = "big_customers"
 POOL = 105_000
+PROBES = (10, 20, 30, 40, 60)  # the product's index, probed this many lists
 
 
 def _embed_chunk(job: tuple[str, list[str]]) -> np.ndarray:
@@ -384,14 +386,17 @@ def vector_search(
     report(line)
 
 
-def end_to_end(groups_: list[Group], *, repeat: int) -> None:
+def end_to_end(groups_: list[Group], *, repeat: int, probes: list[int]) -> None:
     """``recall()`` (hybrid, k 5, touch off, the question's vector cached) through the large-customer path
-    and through the exact one, alternating query by query; recall@5 of the first against the second."""
+    at each ``MEMORY_RECALL_IVFFLAT_PROBES`` and through the exact one, alternating question by question;
+    recall@5 of the first against the second."""
+    from django.conf import settings
     from django.db import connection, transaction
 
     from memory import large_customers, recall
 
     real = large_customers.memories_of
+    configured = settings.MEMORY_RECALL_IVFFLAT_PROBES
 
     def exact_path(customer_id: int, question: str) -> list[int]:
         large_customers.memories_of = lambda _customer: None
@@ -402,24 +407,33 @@ def end_to_end(groups_: list[Group], *, repeat: int) -> None:
         finally:
             large_customers.memories_of = real
 
-    for group in groups_:
-        new, old = Line(group.label, "recall() as configured"), Line(group.label, "recall() exact (the old path)")
-        for _ in range(repeat):
-            for customer, question, text in group.asks:
-                recall.recall(customer, question, touch=False)  # the query's vector into the cache
-                started = time.perf_counter()
-                found = recall.recall(customer, question, touch=False)
-                new.latencies.append((time.perf_counter() - started) * 1000)
-                started = time.perf_counter()
-                truth = exact_path(customer, question)
-                old.latencies.append((time.perf_counter() - started) * 1000)
-                if len(new.recall5) < len(group.asks):
-                    ids = [m.id for m in found]
-                    new.recall5.append(len(set(ids) & set(truth)) / max(1, len(truth)))
-                    new.hits.append(text in {m.content for m in found})
-                    old.hits.append(text in _contents(truth))
-        report(new)
-        report(old)
+    try:
+        for group in groups_:
+            new = {n: Line(group.label, f"recall() with the index, probes {n}") for n in probes}
+            old = Line(group.label, "recall() exact (the old path)")
+            for _ in range(repeat):
+                for customer, question, text in group.asks:
+                    recall.recall(customer, question, touch=False)  # the query's vector into the cache
+                    started = time.perf_counter()
+                    truth = exact_path(customer, question)
+                    old.latencies.append((time.perf_counter() - started) * 1000)
+                    first = len(old.hits) < len(group.asks)
+                    if first:
+                        old.hits.append(text in _contents(truth))
+                    for n, line in new.items():
+                        settings.MEMORY_RECALL_IVFFLAT_PROBES = n
+                        started = time.perf_counter()
+                        found = recall.recall(customer, question, touch=False)
+                        line.latencies.append((time.perf_counter() - started) * 1000)
+                        if first:
+                            ids = [m.id for m in found]
+                            line.recall5.append(len(set(ids) & set(truth)) / max(1, len(truth)))
+                            line.hits.append(text in {m.content for m in found})
+            for line in new.values():
+                report(line)
+            report(old)
+    finally:
+        settings.MEMORY_RECALL_IVFFLAT_PROBES = configured
 
 
 def _contents(ids: list[int]) -> set[str]:
@@ -464,21 +478,43 @@ def run(args: argparse.Namespace, pool: list[StageText]) -> dict:
 
     indexed = _INDEXED_DENSE_SQL.replace("%(now)s", "now()")
     for group in stage[1:] if not args.end_to_end_only else []:
-        for ef in (100, 400, 1000):
-            values = {"hnsw.ef_search": str(ef), "hnsw.iterative_scan": "relaxed_order"}
-            vector_search(group, f"partial HNSW, ef_search {ef}, relaxed_order", indexed, values)
+        lists = large_customers.lists_for(_customer_rows(group.customers[0]))
+        for probes in PROBES:
+            values = {"ivfflat.probes": str(probes), "ivfflat.iterative_scan": "relaxed_order"}
+            vector_search(group, f"partial IVFFlat, lists {lists}, probes {probes}", indexed, values)
+    from memory.recall import _index_settings
+
+    for group in stage[1:]:
+        print(
+            f"  plan of the product's statement for a customer of {group.label}, as configured:",
+            plan_of(
+                indexed.format(customer=group.customers[0]),
+                {"vector": vector_literal(group.vectors[0]), "limit": LIMIT},
+                _index_settings(),
+            ),
+        )
     big = stage[2]
     customer = big.customers[0]
-    print(
-        "  plan of the product's statement for the 100k customer:",
-        plan_of(indexed.format(customer=customer), {"vector": vector_literal(big.vectors[0]), "limit": LIMIT}),
-    )
+    print(f"  plan of the keyword statement for the 100k customer: {keyword_plan(customer, big.asks[0][1])}")
     if not args.end_to_end_only:
         alternatives(big, customer)
     print(f"\n== recall() end to end (hybrid, k 5, touch off, question vectors cached), {args.repeat} passes")
-    end_to_end(stage, repeat=args.repeat)
+    end_to_end(stage, repeat=args.repeat, probes=args.probes)
     print(services.load_average(), "at the end")
     return {"lines": [line.figures() for line in LINES]}
+
+
+def keyword_plan(customer: int, question: str) -> str:
+    """The scan nodes of the keyword statement ``recall()`` sends for ``customer`` and ``question``."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory import recall
+
+    with CaptureQueriesContext(connection) as sent:
+        recall.recall(customer, question, touch=False)
+    keyword = next(query["sql"] for query in sent.captured_queries if "m.search_terms &&" in query["sql"])
+    return plan_of(keyword, None)
 
 
 def drop_leftovers() -> None:
@@ -494,27 +530,23 @@ def drop_leftovers() -> None:
         cursor.execute("DROP TABLE IF EXISTS bench_partition")
 
 
+def _customer_rows(customer: int) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM memory_longtermmemory WHERE customer_id = %s", [customer])
+        return cursor.fetchone()[0]
+
+
 def alternatives(big: Group, customer: int) -> None:
-    """The other ways to search the big customer: quantised indexes with a re-rank, IVFFlat, a partition."""
+    """The other ways to search the big customer, each built, measured with the product's index hidden, and
+    dropped: the partial HNSW index this product used before, IVFFlat with more lists, quantised indexes with a
+    re-rank, and a table of the customer's rows."""
     from django.db import connection
 
     from memory.large_customers import index_name
 
     where = f"customer_id = {customer} AND invalidated_at IS NULL AND archived_at IS NULL"
-    builds = {
-        "bench_halfvec": f"USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) WHERE {where}",
-        "bench_binary": f"USING hnsw ((binary_quantize(embedding)::bit(384)) bit_hamming_ops) WHERE {where}",
-        "bench_ivfflat": f"USING ivfflat (embedding vector_cosine_ops) WITH (lists = 316) WHERE {where}",
-    }
-    with connection.cursor() as cursor:
-        cursor.execute("SET maintenance_work_mem = '512MB'")
-        for name, definition in builds.items():
-            started = time.perf_counter()
-            cursor.execute(f"CREATE INDEX IF NOT EXISTS {name} ON memory_longtermmemory {definition}")
-            print(f"  built {name} in {time.perf_counter() - started:.0f} s")
-        cursor.execute("DROP TABLE IF EXISTS bench_partition")
-        cursor.execute(f"CREATE TABLE bench_partition AS SELECT * FROM memory_longtermmemory WHERE {where}")
-        cursor.execute("VACUUM ANALYZE bench_partition")
     rerank = (
         "SELECT id FROM (SELECT id, embedding FROM memory_longtermmemory WHERE "
         + where.replace(str(customer), "{customer}")
@@ -522,26 +554,61 @@ def alternatives(big: Group, customer: int) -> None:
     )
     half = "embedding::halfvec(384) <=> %(vector)s::halfvec(384)"
     binary = "binary_quantize(embedding)::bit(384) <~> binary_quantize(%(vector)s::vector)"
+    plain = EXACT_SQL.replace("%(customer)s", "{customer}")
     hnsw = {"hnsw.iterative_scan": "relaxed_order"}
-    for candidates in (40, 100):
-        sql = rerank.format(customer="{customer}", order=half, candidates=candidates)
-        vector_search(big, f"halfvec HNSW, {candidates} re-ranked", sql, {**hnsw, "hnsw.ef_search": str(candidates)})
-    for candidates in (200, 800):
-        sql = rerank.format(customer="{customer}", order=binary, candidates=candidates)
-        vector_search(big, f"binary HNSW, {candidates} re-ranked", sql, {**hnsw, "hnsw.ef_search": str(candidates)})
-    ivf = EXACT_SQL.replace("%(customer)s", "{customer}")
-    for probes in (5, 20):
-        vector_search(
-            big,
-            f"IVFFlat lists 316, probes {probes}",
-            ivf,
-            {"ivfflat.probes": str(probes), "ivfflat.iterative_scan": "relaxed_order"},
-            hide=index_name(customer),
-        )
+    ivfflat = {"ivfflat.iterative_scan": "relaxed_order"}
+    measured = [
+        (
+            "USING hnsw (embedding vector_cosine_ops) WITH (m = 48, ef_construction = 400)",
+            [
+                (f"partial HNSW m 48/400, ef_search {ef}", plain, {**hnsw, "hnsw.ef_search": str(ef)})
+                for ef in (100, 400, 1000)
+            ],
+        ),
+        (
+            "USING ivfflat (embedding vector_cosine_ops) WITH (lists = 316)",
+            [
+                (f"partial IVFFlat, lists 316, probes {p}", plain, {**ivfflat, "ivfflat.probes": str(p)})
+                for p in (20, 40)
+            ],
+        ),
+        (
+            "USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops)",
+            [
+                (
+                    f"halfvec HNSW, {c} re-ranked",
+                    rerank.format(customer="{customer}", order=half, candidates=c),
+                    {**hnsw, "hnsw.ef_search": str(c)},
+                )
+                for c in (40, 100)
+            ],
+        ),
+        (
+            "USING hnsw ((binary_quantize(embedding)::bit(384)) bit_hamming_ops)",
+            [
+                (
+                    f"binary HNSW, {c} re-ranked",
+                    rerank.format(customer="{customer}", order=binary, candidates=c),
+                    {**hnsw, "hnsw.ef_search": str(c)},
+                )
+                for c in (200, 800)
+            ],
+        ),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        for definition, searches in measured:
+            started = time.perf_counter()
+            cursor.execute(f"CREATE INDEX bench_alternative ON memory_longtermmemory {definition} WHERE {where}")
+            print(f"  built {definition} in {time.perf_counter() - started:.0f} s")
+            for method, sql, values in searches:
+                vector_search(big, method, sql, values, hide=index_name(customer))
+            cursor.execute("DROP INDEX bench_alternative")
+        cursor.execute("DROP TABLE IF EXISTS bench_partition")
+        cursor.execute(f"CREATE TABLE bench_partition AS SELECT * FROM memory_longtermmemory WHERE {where}")
+        cursor.execute("VACUUM ANALYZE bench_partition")
     vector_search(big, "a partition of its own, exact", EXACT_SQL.replace("memory_longtermmemory", "bench_partition"))
     with connection.cursor() as cursor:
-        for name in builds:
-            cursor.execute(f"DROP INDEX {name}")
         cursor.execute("DROP TABLE bench_partition")
 
 
@@ -570,6 +637,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=60, help="questions per customer size")
     parser.add_argument("--repeat", type=int, default=2, help="passes of the end-to-end questions")
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--probes",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[10, 20, 30],
+        help="MEMORY_RECALL_IVFFLAT_PROBES values recall() is timed at (comma-separated)",
+    )
     parser.add_argument("--keep-indexes", action="store_true", help="measure the indexes built by an earlier run")
     parser.add_argument("--end-to-end-only", action="store_true", help="skip the vector searches alone")
     parser.add_argument("--typical-only", action="store_true", help="time recall() of typical customers only")

@@ -1,20 +1,26 @@
-"""Large customers: a vector index of their own, and the counts of the words most of their memories share.
+"""Large customers: indexes of their own, and the counts of the words most of their memories share.
 
 Recall searches one customer's rows exactly, which takes a millisecond or two for the typical
 customer and over a hundred for one with 100,000 memories; its keyword half then reads every row
-holding a common word such as "order" (docs/recall.md, "Big customers"). When a customer's valid
+holding a common word such as "order", and the table-wide GIN indexes' postings of words rare for
+this customer but common among the others (docs/recall.md, "Big customers"). When a customer's valid
 memories reach ``MEMORY_LARGE_CUSTOMER_MEMORIES``, the beat task ``memory.index_large_customers``
-builds a partial HNSW index over exactly that customer's valid rows and counts the lexemes more than
-``MEMORY_RECALL_COMMON_TERM_DOCUMENTS`` of them hold (``CommonTerm``). Recall then searches through
-the index and matches keywords on the rarer lexemes only, weighing the common ones by their counts.
-Below half the threshold the index is dropped again (the half keeps a customer near the line from
-building and dropping at every run). Counts are as of the last run: between runs a word that became
-common is still matched (slower, not wrong) and the total is a little behind.
+builds partial indexes over exactly that customer's valid rows (IVFFlat over the vectors, GIN over
+the lexemes and the trigrams) and counts the lexemes more than ``MEMORY_RECALL_COMMON_TERM_DOCUMENTS``
+of them hold (``CommonTerm``). Recall then searches through these indexes and matches keywords on
+the rarer lexemes only, weighing the common ones by their counts. An IVFFlat index's lists are fixed
+when it is built, so a customer who has grown or shrunk far from the size it was built for gets it
+built again beside the old one, then swapped. Below half the threshold the indexes are dropped (the
+half keeps a customer near the line from building and dropping at every run). Counts are as of the
+last run: between runs a word that became common is still matched (slower, not wrong) and the total
+is a little behind.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,18 +35,52 @@ from memory.models import CommonTerm, LargeCustomer, LongTermMemory
 logger = logging.getLogger(__name__)
 
 _TABLE = LongTermMemory._meta.db_table
-# What the partial index covers: the customer's rows that are not invalidated or archived. Recall's
-# condition (``memory.models.VALID_SQL``) implies it, so the planner can use the index for it.
+# What the partial indexes cover: the customer's rows that are not invalidated or archived. Recall's
+# condition (``memory.models.VALID_SQL``) implies it, so the planner can use them for it.
 _COVERED = "invalidated_at IS NULL AND archived_at IS NULL"
-# The graph's links per node and candidates while building: a customer's memories crowd together (their
-# orders read alike), where pgvector's defaults (16, 64) found 0.74–0.93 of the exact top five and these
-# 0.967–0.983 at ef_search 400, built in 100 s for 100,000 rows (docs/recall.md, "Big customers").
-_LINKS, _BUILD_CANDIDATES = 48, 400
-_PREFIX = "ltm_vectors_customer_"
+# Each large customer's indexes by kind: the vectors (IVFFlat), and the keyword search's lexemes and
+# trigrams, whose table-wide GIN indexes hold a lexeme rare for this customer in thousands of others' rows.
+# Lists: the square root of the memories when the index is built (a 100,000-memory customer gets 316 lists
+# of ~316). Recall probes a fixed number of them (``MEMORY_RECALL_IVFFLAT_PROBES``), so the rows a search
+# reads grow with the root of the customer's size (docs/recall.md, "Big customers").
+_METHODS = {
+    "vectors": "ivfflat (embedding vector_cosine_ops) WITH (lists = {lists:d})",
+    "terms": "gin (search_terms)",
+    "trigrams": "gin (content gin_trgm_ops)",
+}
+# The vector index is built again when the lists it has and the lists the customer's size calls for differ
+# by this factor (GIN indexes grow with their rows).
+_REBUILD_FACTOR = 1.5
+_NEXT = "_next"  # the name a replacement is built under, before the swap
+_NAME = re.compile(rf"ltm_({'|'.join(_METHODS)})_customer_(\d+)({_NEXT})?")
 
 
-def index_name(customer_id: int) -> str:
-    return f"{_PREFIX}{int(customer_id)}"
+def index_name(customer_id: int, kind: str = "vectors") -> str:
+    return f"ltm_{kind}_customer_{int(customer_id)}"
+
+
+def lists_for(memories: int) -> int:
+    """The IVFFlat lists a vector index over ``memories`` rows is built with."""
+    return max(1, round(math.sqrt(memories)))
+
+
+@dataclass(frozen=True)
+class _Index:
+    """One of a large customer's indexes as the catalogue has it."""
+
+    method: str
+    lists: int
+    valid: bool
+
+    def fits(self, kind: str, memories: int) -> bool:
+        if kind != "vectors":
+            return self.valid
+        wanted = lists_for(memories)
+        return (
+            self.valid
+            and self.method == "ivfflat"
+            and max(wanted, self.lists) < _REBUILD_FACTOR * min(wanted, self.lists)
+        )
 
 
 @dataclass
@@ -56,8 +96,7 @@ class Refreshed:
 def refresh(*, rebuild: bool = False) -> Refreshed:
     """Build, recount and drop the large customers' indexes; skipped while another process runs it.
 
-    ``rebuild`` drops every large customer's index first, so that all are built as this code builds
-    them (after a change of the index's parameters).
+    ``rebuild`` drops every large customer's indexes first, so that all are built again from scratch.
 
     Runs in autocommit (``CREATE INDEX CONCURRENTLY`` cannot run in a transaction) and holds no
     transaction open while an index builds: the customer keeps writing memories meanwhile.
@@ -85,62 +124,87 @@ def _refresh() -> Refreshed:
         )
         counts = dict(cursor.fetchall())
     registered = set(LargeCustomer.objects.values_list("customer_id", flat=True))
-    with connection.cursor() as cursor:  # an erased customer's row went with them; their index did not
-        cursor.execute(
-            "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = %s::regclass",
-            [_TABLE],
-        )
-        indexed = {int(name.removeprefix(_PREFIX)) for (name,) in cursor.fetchall() if name.startswith(_PREFIX)}
+    indexed = _indexes()  # an erased customer's registration went with them; their index did not
     keep = {
         customer_id for customer_id, memories in counts.items() if customer_id in registered or memories >= threshold
     }
-    for customer_id in sorted((registered | indexed) - keep):
+    for customer_id in sorted((registered | set(indexed)) - keep):
         _drop(customer_id)
         done.dropped.append(customer_id)
     for customer_id in sorted(keep):
         memories = counts[customer_id]
-        if customer_id not in registered:
-            _build(customer_id)
+        built = False
+        for kind in _METHODS:
+            index = indexed.get(customer_id, {}).get(kind)
+            if index is None or not index.fits(kind, memories):
+                _build(customer_id, kind, lists_for(memories), replacing=index is not None and index.valid)
+                built = True
+        if built:
             done.built.append(customer_id)
-        _count_terms(customer_id, memories)
+        _count_terms(customer_id, memories, built=built)
         done.counted.append(customer_id)
     forget()
     return done
 
 
-def _build(customer_id: int) -> None:
-    name = index_name(customer_id)
+def _indexes() -> dict[int, dict[str, _Index]]:
+    """The customers' indexes by customer and kind; a replacement left by a run that died is dropped."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, am.amname, c.reloptions, i.indisvalid FROM pg_index i"
+            " JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam"
+            " WHERE i.indrelid = %s::regclass",
+            [_TABLE],
+        )
+        rows = cursor.fetchall()
+        found: dict[int, dict[str, _Index]] = {}
+        for name, method, options, valid in rows:
+            match = _NAME.fullmatch(name)
+            if match is None:
+                continue
+            if match[3]:
+                cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+                continue
+            lists = next((int(o.removeprefix("lists=")) for o in options or [] if o.startswith("lists=")), 0)
+            found.setdefault(int(match[2]), {})[match[1]] = _Index(method, lists, valid)
+    return found
+
+
+def _build(customer_id: int, kind: str, lists: int, *, replacing: bool) -> None:
+    """Build one of the customer's indexes; a valid one it is ``replacing`` keeps serving until the swap."""
+    name = index_name(customer_id, kind)
+    target = name + _NEXT if replacing else name
     started = time.perf_counter()
     with connection.cursor() as cursor:
-        cursor.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)", [name])
-        row = cursor.fetchone()
-        if row is not None and not row[0]:  # a build that died half way leaves an invalid index
+        if not replacing:  # a build that died half way leaves an invalid index under the name
             cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
-        # The graph is built in memory while it fits (at PostgreSQL's default 64 MB a 100,000-memory build was
-        # still loading rows after five minutes; docs/recall.md); a session setting, so through a pool in
-        # transaction mode it may not reach the build's server connection: give the worker a direct one.
+        # Rows are sorted into lists and posting trees in memory while they fit; a session setting, so through a
+        # pool in transaction mode it may not reach the build's server connection: give the worker a direct one.
         cursor.execute(
             "SELECT set_config('maintenance_work_mem', %s, false)", [settings.MEMORY_LARGE_CUSTOMER_BUILD_MEMORY]
         )
         try:
             cursor.execute(
-                f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON {_TABLE} USING hnsw (embedding vector_cosine_ops)"
-                f" WITH (m = {_LINKS}, ef_construction = {_BUILD_CANDIDATES})"
+                f"CREATE INDEX CONCURRENTLY {target} ON {_TABLE} USING {_METHODS[kind].format(lists=lists)}"
                 f" WHERE customer_id = {int(customer_id)} AND {_COVERED}"
             )
         finally:
             cursor.execute("RESET maintenance_work_mem")
+        if replacing:
+            cursor.execute(f"DROP INDEX CONCURRENTLY {name}")
+            cursor.execute(f"ALTER INDEX {target} RENAME TO {name}")
     logger.info("built %s in %.1f s", name, time.perf_counter() - started)
 
 
 def _drop(customer_id: int) -> None:
-    LargeCustomer.objects.filter(customer_id=customer_id).delete()  # recall stops using it first
+    LargeCustomer.objects.filter(customer_id=customer_id).delete()  # recall stops using them first
     CommonTerm.objects.filter(customer_id=customer_id).delete()
     with connection.cursor() as cursor:
-        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {index_name(customer_id)}")
+        for kind in _METHODS:
+            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {index_name(customer_id, kind)}")
 
 
-def _count_terms(customer_id: int, memories: int) -> None:
+def _count_terms(customer_id: int, memories: int, *, built: bool) -> None:
     now = clock.now()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(f"DELETE FROM {CommonTerm._meta.db_table} WHERE customer_id = %s", [customer_id])  # noqa: S608
@@ -150,15 +214,11 @@ def _count_terms(customer_id: int, memories: int) -> None:
             f" WHERE customer_id = %(customer)s AND {_COVERED} GROUP BY term HAVING count(*) > %(common)s",
             {"customer": customer_id, "common": settings.MEMORY_RECALL_COMMON_TERM_DOCUMENTS},
         )
+        counted = {"memories": memories, "index_name": index_name(customer_id), "counted_at": now}
         LargeCustomer.objects.update_or_create(
             customer_id=customer_id,
-            defaults={"memories": memories, "index_name": index_name(customer_id), "counted_at": now},
-            create_defaults={
-                "memories": memories,
-                "index_name": index_name(customer_id),
-                "counted_at": now,
-                "indexed_at": now,
-            },
+            defaults={**counted, "indexed_at": now} if built else counted,
+            create_defaults={**counted, "indexed_at": now},
         )
 
 

