@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 
 import jsonschema
@@ -168,12 +169,15 @@ class CircuitBreaker:
             self._opened_at = None
             self._trial_running = False
 
-    def record_failure(self) -> None:
+    def record_failure(self) -> bool:
+        """Count a failed call; return whether it opened the breaker (from closed, or a failed trial)."""
         with self._lock:
+            was_open = self._state() == "open"
             self._failures += 1
             self._trial_running = False
             if self._opened_at is not None or self._failures >= self.threshold:
                 self._opened_at = self._monotonic()
+            return not was_open and self._opened_at is not None
 
 
 @dataclass
@@ -224,6 +228,16 @@ def record_call(meter: _CallMeter, prompt_tokens: int, completion_tokens: int, e
         )
     except Exception:  # the database being down must not turn a good reply into an error
         logger.warning("could not record a model call", exc_info=True)
+
+
+def record_opening(model: str, failures: int, *, at: datetime | None = None) -> None:
+    """Store a ``BreakerOpening`` row; never fails the call (the database may be what is down)."""
+    from agentsite.models import BreakerOpening
+
+    try:
+        BreakerOpening.objects.create(created_at=at or clock.now(), model=model, failures=failures)
+    except Exception:
+        logger.warning("could not record the breaker opening", exc_info=True)
 
 
 @functools.cache
@@ -475,7 +489,8 @@ class ModelGateway:
             record_call(meter, 0, 0, error=f"400: {exc}")
             raise LLMError(f"the model endpoint rejected the request: {exc}") from exc
         except (openai.APIConnectionError, openai.APIStatusError, StreamBroken) as exc:  # timeouts, 429, 5xx too
-            self.breaker.record_failure()
+            if self.breaker.record_failure():
+                record_opening(meter.model, self.breaker.failures)
             self.breaker.publish()
             record_call(meter, 0, 0, error=f"{type(exc).__name__}: {exc}")
             if isinstance(exc, StreamBroken):

@@ -44,3 +44,17 @@ class ModelCall(models.Model):
     def __str__(self) -> str:
         outcome = "ok" if self.ok else f"failed: {self.error}"
         return f"{self.purpose} on {self.model} ({self.prompt_tokens}+{self.completion_tokens} tokens, {outcome})"
+
+
+class BreakerOpening(models.Model):
+    """One time a process's circuit breaker stopped calling the model endpoint (the staff dashboard charts them).
+
+    The breaker's live state is in the metrics (``agentsite.metrics.publish_breaker``); this is its history.
+    """
+
+    created_at = models.DateTimeField(db_index=True)
+    model = models.CharField(max_length=100)
+    failures = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"breaker opened for {self.model} after {self.failures} failures"

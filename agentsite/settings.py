@@ -497,6 +497,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "memory.index_large_customers",
         "schedule": MEMORY_LARGE_CUSTOMER_CHECK_MINUTES * 60.0,
     },
+    "store-days": {"task": "memory.record_store_days", "schedule": crontab(minute=10, hour=0)},
 }
 
 # Demo

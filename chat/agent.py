@@ -78,6 +78,7 @@ class TurnResult:
     recalled: list[Recalled] = field(default_factory=list)
     escalated: bool = False
     failed: bool = False
+    language: str = ""  # the reply's language (prompts.language_of), "" if the turn ended before it was known
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds per phase, see _timed_turn
     cpu_timings: dict[str, float] = field(default_factory=dict)  # this thread's CPU milliseconds per phase
 
@@ -178,7 +179,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                                  only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
         if not bot_may_reply(session.state):
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
-            return TurnResult(reply="", message_id=None, state=session.state)
+            return TurnResult(reply="", message_id=None, state=session.state, language=language)
         ctx = ToolContext(customer_id, conversation_id, language, store)
         if conversation.state == AgentState.ESCALATED:  # loop detection escalated on the customer's message
             return _hand_over(ctx, [], emit)
@@ -476,7 +477,9 @@ def _finish(
         from memory.tasks import queue_consolidation
 
         queue_consolidation(conversation.pk, conversation.customer_id)  # not queued: the beat sweep catches up
-    return TurnResult(reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled)
+    return TurnResult(
+        reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled, language=ctx.language
+    )
 
 
 def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnResult:
@@ -484,7 +487,9 @@ def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnRe
     handoff.open_handoff(ctx.conversation_id)
     text = prompts.ESCALATED[ctx.language].format(hours=settings.COMMITMENT_CALLBACK_HOURS)  # the promise made
     emit({"type": "escalated", "text": text})
-    return TurnResult(reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True)
+    return TurnResult(
+        reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True, language=ctx.language
+    )
 
 
 def memory_frame(

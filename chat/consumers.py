@@ -27,8 +27,9 @@ from django.utils.translation import gettext_lazy as _
 
 from agentsite import metrics, threads
 from agentsite.logs import log_context, run_in_context
-from chat import conversations
+from chat import conversations, records
 from chat.agent import NotYourConversation, TurnResult, run_turn
+from memory.recall import vector_queries
 
 logger = logging.getLogger(__name__)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -92,21 +93,37 @@ async def run_blocking(fn, *args, kind: str = "turn", **kwargs):
     return await loop.run_in_executor(pool(kind), run_in_context(partial(_with_fresh_connections, fn, *args, **kwargs)))
 
 
-def observed_turn(*args, **kwargs) -> TurnResult:
-    """Run one turn (in the pool) and count it, with its latency, in the shared metrics."""
+def observed_turn(customer_id: int, conversation_id, text: str, emit=lambda frame: None) -> TurnResult:
+    """Run one turn (in the pool), count it with its latency in the shared metrics, and record it for the
+    staff dashboard (``chat.records``); a message to somebody else's conversation is not a turn."""
     started = time.perf_counter()
-    outcome = "error"
+    queries_before = vector_queries.in_this_thread
+    result = None
+    outcome, theirs = "error", False
     try:
-        result = run_turn(*args, **kwargs)
+        result = run_turn(customer_id, conversation_id, text, emit)
         outcome = (
             "failed" if result.failed else "escalated" if result.escalated else "silent" if result.message_id is None
             else "ok"
         )  # fmt: skip
         return result
+    except NotYourConversation:
+        theirs = True
+        raise
     finally:
         seconds = time.perf_counter() - started
         metrics.record_turn(seconds, outcome)
         logger.info("turn %s in %.0f ms", outcome, seconds * 1000)
+        if not theirs:
+            records.record_turn(
+                conversation_id,
+                outcome=records.turn_outcome(result),
+                language=result.language if result is not None else "",
+                recall_mode=settings.MEMORY_RECALL_MODE,
+                vector_queries=vector_queries.in_this_thread - queries_before,
+                memories_used=len(result.recalled) if result is not None else 0,
+                seconds=seconds,
+            )
 
 
 class ChatConsumer(AsyncWebsocketConsumer):

@@ -18,7 +18,7 @@ from django.db import transaction
 
 from agentsite import clock, llm
 from agentsite.redaction import redact, redact_json
-from chat import commitments, live
+from chat import commitments, live, records
 from chat.models import Commitment, CustomerProfile, Handoff, Order, PendingAction
 from memory import recaps
 from memory import session as short_term
@@ -205,6 +205,7 @@ def take(conversation_id: UUID | str, staff) -> Handoff:
             raise HandoffError(f"already taken by {handoff.taken_by}")
         handoff.taken_by, handoff.taken_at = staff, clock.now()
         handoff.save(update_fields=["taken_by", "taken_at"])
+        records.record_takeover(handoff.created_at, handoff.taken_at)
         commitments.close_callbacks(conversation_id, f"staff:{staff.get_username()}")
     _transition(conversation_id, AgentState.HUMAN, f"taken over by {staff.get_username()}")
     live.inbox_changed()

@@ -352,3 +352,40 @@ class CommitmentEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class TurnStat(models.Model):
+    """One customer turn as the staff dashboard counts it: no words, no customer, what happened and how fast.
+
+    Written when the turn ends (``chat.dashboard_records.record_turn``). The conversation's id is kept
+    without a foreign key: the history outlives transcripts deleted by retention or erasure.
+    """
+
+    class Outcome(models.TextChoices):
+        ANSWERED = "answered"
+        RESOLVED = "resolved"
+        ESCALATED = "escalated"
+        SILENT = "silent", "waiting for staff"
+        FAILED = "failed"
+
+    created_at = models.DateTimeField(db_index=True)
+    conversation_id = models.UUIDField(db_index=True)
+    language = models.CharField(max_length=8)
+    recall_mode = models.CharField(max_length=10)
+    vector_queries = models.PositiveSmallIntegerField(default=0)
+    memories_used = models.PositiveSmallIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField()
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+
+    def __str__(self) -> str:
+        return f"turn {self.outcome} in {self.latency_ms} ms"
+
+
+class Takeover(models.Model):
+    """A member of staff taking an escalated conversation, and how long the customer had waited."""
+
+    created_at = models.DateTimeField(db_index=True)
+    waited_seconds = models.PositiveIntegerField()
+
+    def __str__(self) -> str:
+        return f"taken after {self.waited_seconds} s"

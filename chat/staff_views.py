@@ -7,13 +7,13 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST, require_safe
 
-from chat import commitments, handoff
+from chat import charts, commitments, dashboard, handoff
 from chat.models import Commitment, Handoff
 
 
@@ -39,6 +39,18 @@ def conversation(request: HttpRequest, conversation_id) -> HttpResponse:
     lines, state = handoff.transcript(conversation_id)
     context = {"handoff": item, "transcript": lines, "state": state, "staff_strings": _staff_strings()}
     return render(request, "staff/conversation.html", context)
+
+
+@staff_member_required
+@require_safe
+def dashboard_page(request: HttpRequest) -> HttpResponse:
+    """The memory system at a glance: charts over the last 7, 30 or 90 days (``?days=``), each with its numbers."""
+    raw = request.GET.get("days", "30")
+    if not raw.isdigit() or int(raw) not in dashboard.PERIODS:
+        return HttpResponseBadRequest(_("days must be one of 7, 30 or 90"))
+    board = dashboard.build(int(raw))
+    drawn = [(chart, charts.svg(chart)) for chart in board.charts]
+    return render(request, "staff/dashboard.html", {"board": board, "charts": drawn, "periods": dashboard.PERIODS})
 
 
 def _staff_strings() -> dict[str, str]:

@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.conf import settings
@@ -27,7 +27,7 @@ from memory import keys, recaps
 from memory.embeddings import get_embedder
 from memory.instructions import INSTRUCTION_PATTERNS
 from memory.longterm import Candidate, customer_lock, store
-from memory.models import Conversation, ConversationMessage, MemoryType, Source
+from memory.models import ConsolidationRun, Conversation, ConversationMessage, MemoryType, Source
 
 logger = logging.getLogger(__name__)
 
@@ -202,9 +202,25 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         for candidate, vector in zip(candidates, vectors, strict=True):
             outcome = store(conversation.customer_id, candidate, vector, actor="consolidation", now=now)
             report.count(outcome.action)
+        record_run(report.outcomes, len(report.rejected), at=now)  # in the run's transaction: counted once
         Conversation.objects.filter(pk=conversation.pk).update(consolidated_seq=end)
         _wait_at_test_barrier()
     return report
+
+
+def record_run(outcomes: dict[str, int], rejected: int, *, at: datetime) -> None:
+    """Keep a run's outcomes for the staff dashboard (``ConsolidationRun``); a run that stored nothing is not kept."""
+    if not outcomes and not rejected:
+        return
+    ConsolidationRun.objects.create(
+        created_at=at,
+        created=outcomes.get("created", 0),
+        merged=outcomes.get("merged", 0),
+        superseded=outcomes.get("superseded", 0),
+        conflicts=outcomes.get("conflict", 0),
+        skipped=outcomes.get("skipped", 0),
+        rejected=rejected,
+    )
 
 
 def _experiences(conversation: Conversation) -> list[Candidate]:

@@ -138,6 +138,7 @@ def record_event(
     new: dict | None = None,
     version: int = 0,
     conversation_id: UUID | str | None = None,
+    now: datetime | None = None,
 ) -> MemoryEvent:
     memory_id = memory if isinstance(memory, int) else memory.pk
     return MemoryEvent.objects.create(
@@ -149,7 +150,7 @@ def record_event(
         new=new or {},
         version=version,
         conversation_id=conversation_id,
-        created_at=clock.now(),
+        created_at=now or clock.now(),
     )
 
 
@@ -506,12 +507,18 @@ def restore(memory: LongTermMemory, *, actor: str, now: datetime | None = None) 
     return memory
 
 
-def delete_memory(memory: LongTermMemory, *, actor: str, reason: str) -> None:
+def delete_memory(memory: LongTermMemory, *, actor: str, reason: str, now: datetime | None = None) -> None:
     """Delete a memory and redact its content from its events and conflicts: forgotten means forgotten."""
     redact_history(memory.customer_id, [memory.pk])
     MemoryConflict.objects.filter(incoming=memory).update(incoming=None)
     record_event(
-        memory.pk, memory.customer_id, MemoryEvent.Action.DELETED, actor, new={"reason": reason}, version=memory.version
+        memory.pk,
+        memory.customer_id,
+        MemoryEvent.Action.DELETED,
+        actor,
+        new={"reason": reason},
+        version=memory.version,
+        now=now,
     )
     memory.delete()
 

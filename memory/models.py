@@ -430,3 +430,41 @@ class CommonTerm(models.Model):
 
     def __str__(self) -> str:
         return f"{self.term} × {self.documents}"
+
+
+class ConsolidationRun(models.Model):
+    """What one consolidation run did with its candidates, by outcome (the staff dashboard's daily chart).
+
+    No customer and no content: the memories themselves and their events say the rest.
+    """
+
+    created_at = models.DateTimeField(db_index=True)
+    created = models.PositiveIntegerField(default=0)
+    merged = models.PositiveIntegerField(default=0)
+    superseded = models.PositiveIntegerField(default=0)
+    conflicts = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0, help_text="Candidates the validation turned away.")
+
+    def __str__(self) -> str:
+        return f"consolidation at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class StoreDay(models.Model):
+    """The long-term store at the end of one day, by type and source: valid and archived memories.
+
+    Written by beat for yesterday (and any day missed) from the rows' own timestamps; deleted memories
+    are gone by then, so deletions are charted from their events instead.
+    """
+
+    day = models.DateField()
+    type = models.CharField(max_length=20)
+    source = models.CharField(max_length=20)
+    valid = models.PositiveIntegerField(default=0)
+    archived = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["day", "type", "source"], name="memory_storeday_once")]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.type}/{self.source}: {self.valid} valid, {self.archived} archived"

@@ -124,3 +124,11 @@ def index_large_customers() -> dict:
     from memory.large_customers import refresh
 
     return asdict(refresh())
+
+
+@shared_task(name="memory.record_store_days")
+def record_store_days() -> list[str]:
+    """Count the long-term store for each day not counted yet, up to yesterday (``memory.store_days``)."""
+    from memory import store_days
+
+    return [day.isoformat() for day in store_days.record()]

@@ -7,7 +7,7 @@ import pytest
 
 from agentsite import llm
 from agentsite.llm import CircuitBreaker, CircuitOpen, LLMError, MalformedOutput, ModelGateway, ModelUnavailable
-from agentsite.models import ModelCall
+from agentsite.models import BreakerOpening, ModelCall
 from tests.pgsettings import current_setting
 
 pytestmark = pytest.mark.django_db
@@ -270,6 +270,8 @@ def test_breaker_opens_after_the_threshold_and_fails_fast(gateway_factory, offli
 
     assert gateway.breaker.state == "open"
     assert offline_model.stats()["by_task"]["chat"] == calls_before  # nothing was sent
+    opening = BreakerOpening.objects.get()  # the dashboard's history: one opening, not one per refused call
+    assert (opening.model, opening.failures) == (gateway.main_model, 2)
 
 
 def test_breaker_closes_after_a_successful_trial_and_reopens_after_a_failed_one(gateway_factory, offline_model):
@@ -287,6 +289,7 @@ def test_breaker_closes_after_a_successful_trial_and_reopens_after_a_failed_one(
     with pytest.raises(ModelUnavailable):
         gateway.chat([{"role": "user", "content": "hello"}])  # the trial fails: open again
     assert gateway.breaker.state == "open"
+    assert BreakerOpening.objects.count() == 2
 
     clock.now += 31
     assert gateway.chat([{"role": "user", "content": "hello"}]).content

@@ -49,9 +49,11 @@ def test_a_websocket_from_a_foreign_or_missing_origin_is_refused(make_customer):
 
 
 def staff_urls(footprint) -> list[str]:
-    """Every staff page: the console, a conversation, and the admin's list, change and add pages of every model."""
+    """Every staff page: the console, the dashboard, a conversation, and the admin's list, change and add pages of
+    every model."""
     urls = [
         reverse("staff-console"),
+        reverse("staff-dashboard"),
         reverse("staff-conversation", args=[footprint.handoff.conversation_id]),
         reverse("admin:index"),
         reverse("admin:memory_memoryconflict_edit_merge", args=[footprint.conflict.pk]),

@@ -404,3 +404,48 @@ def test_the_staff_socket_turns_customers_away_and_closes_on_logout(site, staff_
     other_tab.goto(site.url + "/staff/")
     other_tab.click("form.logout button")
     staff.wait_for_selector('[data-staff-page][data-socket="closed 4401"]', timeout=30000)
+
+
+@pytest.fixture
+def history(site) -> int:
+    """Six weeks of the demo's made-up activity, and how many charts the dashboard draws (ORM work, so
+    before the browser starts)."""
+    from chat import dashboard, demo_history
+
+    assert demo_history.backfill()
+    return len(dashboard.build(30).charts)
+
+
+def test_the_dashboard_draws_every_chart_for_staff_in_both_languages_and_refuses_others(
+    site, staff_member, history, browser
+):
+    charts = history
+    anonymous = browser.new_context().new_page()
+    anonymous.goto(site.url + "/staff/dashboard/")
+    assert "/admin/login/" in anonymous.url and not anonymous.locator("[data-chart]").count()
+    customer = log_in(browser, site, "alice", "en-GB")
+    customer.goto(site.url + "/staff/dashboard/")
+    assert "/admin/login/" in customer.url and not customer.locator("[data-chart]").count()
+
+    staff = browser.new_context(locale="en-GB", viewport={"width": 1200, "height": 900}).new_page()
+    staff.goto(site.url + "/staff/dashboard/")
+    staff.fill("#id_username", "lead")
+    staff.fill("#id_password", "staff-pw-1")
+    staff.click("input[type=submit]")
+    staff.wait_for_selector("[data-dashboard]")
+    figures = staff.locator("[data-chart]")
+    assert figures.count() == charts
+    for n in range(charts):
+        figure = figures.nth(n)
+        key = figure.get_attribute("data-chart")
+        assert figure.get_attribute("data-has-data") == "true", key
+        box = figure.locator("svg").bounding_box()
+        assert box and box["width"] > 300 and box["height"] > 150, key  # drawn, not an empty element
+        assert figure.locator("svg .series").count() >= 1, key  # pygal drew at least one series
+    shot(staff, "staff-dashboard")
+    staff.select_option("#language-select", "zh-hans")
+    staff.click("form.lang button")
+    staff.wait_for_selector("text=记忆系统一览")
+    assert staff.locator("[data-chart]").count() == charts
+    assert "每天的对话数" in staff.inner_text("#chart-conversations figcaption")
+    shot(staff, "staff-dashboard-zh")

@@ -9,5 +9,5 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         if "seed_demo" in get_commands():
-            call_command("seed_demo", stdout=self.stdout)
+            call_command("seed_demo", history=True, stdout=self.stdout)
         call_command("ensure_staff", stdout=self.stdout)

@@ -1,4 +1,5 @@
-"""`manage.py seed_demo`: load the demo shop's customers, orders and policies (idempotent)."""
+"""`manage.py seed_demo [--history]`: load the demo shop's customers, orders and policies (idempotent); with
+``--history``, a few weeks of made-up activity for the staff dashboard (``chat.demo_history``), once."""
 
 from __future__ import annotations
 
@@ -10,13 +11,20 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from agentsite import clock
-from chat import demo_data, fulfilment, shop
+from chat import demo_data, demo_history, fulfilment, shop
 from chat.demo_data import ARTICLES, CUSTOMERS, PROMISES
 from chat.models import Commitment, CustomerProfile, Order, OrderItem, PolicyArticle, Refund, Shipment, TrackingEvent
 
 
 class Command(BaseCommand):
     help = "Create the demo customers with their orders, shipments, promises and the policy articles; safe to rerun."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--history",
+            action="store_true",
+            help=f"also write {demo_history.DAYS} days of past activity for the staff dashboard (once)",
+        )
 
     @transaction.atomic
     def handle(self, *args, **options) -> None:
@@ -74,6 +82,8 @@ class Command(BaseCommand):
                 article = article or PolicyArticle(slug=slug, language=language)
                 article.title, article.body = title, body
                 article.save()
+        if options["history"] and demo_history.backfill():
+            self.stdout.write(f"Wrote {demo_history.DAYS} days of past activity for the staff dashboard.")
         self.stdout.write(f"Demo customers (password for all: {password}):")
         for customer in CUSTOMERS:
             numbers = ", ".join(o.number for o in customer.orders)
