@@ -80,7 +80,7 @@ def build(days: int, today: date | None = None) -> Dashboard:
         _csat(period),
         _promises(period),
         _model_calls(period),
-        *_model_cost(period),
+        *_model_usage(period),
     ]
     board.now = _queues()
     return board
@@ -431,7 +431,7 @@ def _model_calls(period: _Period) -> Chart:
     )
 
 
-def _model_cost(period: _Period) -> list[Chart]:
+def _model_usage(period: _Period) -> list[Chart]:
     rows = _rows(
         f"""SELECT (created_at AT TIME ZONE 'UTC')::date, model, sum(prompt_tokens + completion_tokens) / 1000.0,
                    sum(cost_usd)

@@ -61,13 +61,13 @@ def backfill(*, days: int = DAYS, today: date | None = None) -> bool:
         return False
     rng = random.Random(20261204)
     customers = _customers()
-    said = [(kind, source, key, value, content) for kind, source, key, value, content in SAID]
-    vectors = dict(zip((s[4] for s in said), get_embedder().embed_passages([s[4] for s in said]), strict=True))
+    texts = [content for *_, content in SAID]
+    vectors = dict(zip(texts, get_embedder().embed_passages(texts), strict=True))
     for offset in range(days):
         day = first + timedelta(days=offset)
         busy = 1 + 0.5 * (day.weekday() < 5) + offset / days  # busier on weekdays, and growing
         for _ in range(round(rng.uniform(3, 6) * busy)):
-            _conversation(rng, day, rng.choice(customers), said, vectors)
+            _conversation(rng, day, rng.choice(customers), vectors)
         _model_calls(rng, day, busy)
         if offset == days // 3:  # an afternoon the endpoint was down
             llm.record_opening(settings.LLM_MAIN_MODEL, settings.LLM_BREAKER_THRESHOLD, at=day + timedelta(hours=15))
@@ -89,7 +89,7 @@ def _customers() -> list:
     return made
 
 
-def _conversation(rng: random.Random, day: datetime, customer, said, vectors) -> None:
+def _conversation(rng: random.Random, day: datetime, customer, vectors) -> None:
     at = day + timedelta(hours=rng.uniform(8, 21))
     session = short_term.store().start(customer.pk, now=at)
     language = "zh" if rng.random() < 0.55 else "en"
@@ -116,7 +116,7 @@ def _conversation(rng: random.Random, day: datetime, customer, said, vectors) ->
     if ending == "escalated":
         records.record_takeover(at, at + timedelta(minutes=rng.lognormvariate(1.6, 0.6)))
     short_term.store().end(session.id, now=at)
-    _consolidate(rng, customer, said, vectors, at)
+    _consolidate(rng, customer, vectors, at)
     if rng.random() < 0.1:  # "forget that": from the customer's page of what we remember
         memories = list(LongTermMemory.objects.valid(at).filter(customer=customer).order_by("pk"))
         if memories:
@@ -126,12 +126,12 @@ def _conversation(rng: random.Random, day: datetime, customer, said, vectors) ->
         ConversationRating.objects.create(conversation_id=session.id, score=score, created_at=at)
 
 
-def _consolidate(rng: random.Random, customer, said, vectors, at: datetime) -> None:
-    """Store two or three of the things the history's customers say, as a consolidation run would."""
+def _consolidate(rng: random.Random, customer, vectors, at: datetime) -> None:
+    """Store one to three of the things the history's customers say, as a consolidation run would."""
     outcomes: dict[str, int] = {}
     with transaction.atomic():
         customer_lock(customer.pk)
-        for kind, source, key, value, content in rng.sample(said, rng.randint(1, 3)):
+        for kind, source, key, value, content in rng.sample(SAID, rng.randint(1, 3)):
             candidate = Candidate(type=kind, content=content, confidence=0.8, source=source, key=key, value=value)
             outcome = store(customer.pk, candidate, vectors[content], actor="consolidation", now=at)
             outcomes[outcome.action] = outcomes.get(outcome.action, 0) + 1

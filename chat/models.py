@@ -357,7 +357,7 @@ class CommitmentEvent(models.Model):
 class TurnStat(models.Model):
     """One customer turn as the staff dashboard counts it: no words, no customer, what happened and how fast.
 
-    Written when the turn ends (``chat.dashboard_records.record_turn``). The conversation's id is kept
+    Written when the turn ends (``chat.records.record_turn``). The conversation's id is kept
     without a foreign key: the history outlives transcripts deleted by retention or erasure.
     """
 

@@ -1,7 +1,8 @@
 """What the staff dashboard charts and nothing else keeps: one row per customer turn, one per takeover.
 
-Recording never fails what it records: a database error is logged and the turn goes on. The rest of
-the dashboard reads the product's own tables (docs/dashboard.md).
+A turn's row is written after the reply and never fails the turn (a database error is logged); a
+takeover's is written in the takeover's own transaction. The memory tier keeps its own records
+(``memory.store_days``, ``ConsolidationRun``); docs/dashboard.md lists every figure's source.
 """
 
 from __future__ import annotations

@@ -245,7 +245,7 @@ def test_customers_and_visitors_are_refused_and_a_bad_period_is_a_clear_error(cl
     client.force_login(django_user_model.objects.create_user("customer"))
     assert page(client).status_code == 302
     client.force_login(django_user_model.objects.create_user("lead", is_staff=True))
-    for bad in ("45", "abc", "-7", "", "9" * 40):
+    for bad in ("45", "abc", "-7", "", "9" * 40, "²", "３０", "30 "):
         response = page(client, bad)
         assert response.status_code == 400 and b"7, 30 or 90" in response.content
 
