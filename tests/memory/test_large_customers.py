@@ -76,7 +76,12 @@ def test_a_customer_at_the_threshold_gets_an_index_that_the_product_statement_us
     with CaptureQueriesContext(connection) as sent:  # each statement as the server received it
         assert recall(big.pk, "Who is allergic to peanuts?", touch=False)[0].content.startswith("Anna")
     dense = next(query["sql"] for query in sent.captured_queries if "ORDER BY embedding <=>" in query["sql"])
-    with connection.cursor() as cursor:  # the statement exactly as the product sent it, customer id and all
+    # The statement exactly as the product sent it, customer id and all. Sorting 24 rows costs less than any
+    # index, and the planner's pick between the two moved from run to run; with sorts priced out it must
+    # find an index that yields this statement's order: the customer's partial one, if it can use it.
+    # (On the benchmark's stage the planner picks it unprompted: docs/recall.md.)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_sort = off")
         cursor.execute("EXPLAIN " + dense)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert f"Index Scan using {index_name(big.pk)}" in plan
