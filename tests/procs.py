@@ -337,7 +337,11 @@ def start_balancer(backend_ports: list[int], *, check_ms: int = 250, timeout: fl
         "BALANCER_STATS_SOCKET": str(stats_socket),
     }
     argv = [sys.executable, "-m", "agentsite.balancer"]
-    return _start_server(Balancer, "haproxy", argv, environ, port=port, timeout=timeout, stats_socket=stats_socket)
+    balancer = _start_server(Balancer, "haproxy", argv, environ, port=port, timeout=timeout, stats_socket=stats_socket)
+    # HAProxy binds its stats socket as a temporary file and renames it, which can come after the port
+    # listens: a command sent in between found no socket (a fresh-clone CI run, 2026-12-05).
+    _wait_for(stats_socket.exists, timeout, "haproxy's stats socket", balancer.log, balancer.proc)
+    return balancer
 
 
 @dataclass
