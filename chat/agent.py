@@ -396,10 +396,7 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
                 # A tool that changes something may have moved the conversation itself (a proposal, a
                 # handoff): the turn's next write takes the row lock and goes on from the state it left.
                 memory.snapshot = None
-            raw = json.dumps(result, ensure_ascii=False, default=str)
-            compacted = tool_results.compact(call.name, call.arguments, result)
-            shown = None if compacted is result else json.dumps(compacted, ensure_ascii=False, default=str)
-            entry = memory.buffer.append_tool_result(call.id, raw, _summarise, shown=shown)
+            entry, raw = tool_results.append(memory.buffer, call.id, call.name, call.arguments, result, _summarise)
             with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:  # each result kept as it comes
                 if call_pending:
                     _record_tool_call(store, ctx, call_entry, completion.tool_calls)

@@ -1,6 +1,6 @@
 """What of a tool's result a later step needs: the values no shortening may lose.
 
-Working memory shortens long tool results before the model reads them (docs/working.md); the raw
+Working memory shortens long tool results before the model reads them (docs/session.md); the raw
 result stays in the session's durable copy for audit. ``must_keep`` lists, per tool, the values the
 shortened text must still carry, as the raw result writes them: what the agent may quote or act on
 next (ids, amounts, dates, statuses, carrier, tracking number, the latest tracking event).
@@ -8,9 +8,12 @@ next (ids, amounts, dates, statuses, carrier, tracking number, the latest tracki
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
+
+from memory.working import Entry, WorkingMemory
 
 _ORDER_FIELDS = ("order_number", "status", "placed_at", "total")
 _SHIPMENT_FIELDS = ("order_number", "carrier", "tracking_number", "status", "eta")
@@ -132,3 +135,15 @@ def compact(tool: str, arguments: dict, result: Any) -> Any:
         ]
         return {**result, "articles": articles}
     return result
+
+
+def append(
+    buffer: WorkingMemory, call_id: str, tool: str, arguments: dict, result: Any, summarise: Callable[[str], str]
+) -> tuple[Entry, str]:
+    """Put ``result`` into working memory as the model should read it (compacted, then summarised if long,
+    with every ``must_keep`` value kept); return the entry and the raw JSON the session keeps for audit."""
+    raw = json.dumps(result, ensure_ascii=False, default=str)
+    compacted = compact(tool, arguments, result)
+    shown = None if compacted is result else json.dumps(compacted, ensure_ascii=False, default=str)
+    entry = buffer.append_tool_result(call_id, raw, summarise, shown=shown, keep=must_keep(tool, result))
+    return entry, raw

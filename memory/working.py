@@ -25,7 +25,7 @@ from typing import Any
 
 from memory.tokens import count_tokens
 
-SUMMARY_TEMPLATE = "[summary] {summary}\n[full length {chars} characters, omitted]"
+SUMMARY_TEMPLATE = "[summary] {summary}"
 
 
 class Role(StrEnum):
@@ -250,14 +250,21 @@ class WorkingMemory:
         )
 
     def append_tool_result(
-        self, call_id: str, raw: str, summarise: Callable[[str], str], *, shown: str | None = None
+        self,
+        call_id: str,
+        raw: str,
+        summarise: Callable[[str], str],
+        *,
+        shown: str | None = None,
+        keep: Sequence[str] = (),
     ) -> Entry:
         """Append a call's result; when ``raw`` is longer than the threshold, summarised by ``summarise``.
 
         ``shown`` is the result as the caller compacted it for the model (``raw`` by default): what is
         summarised, or stored as it is when the result is short. The stored content is what the model
-        will read; the caller keeps ``raw`` in the session for audit. A summary that is not shorter
-        than ``shown`` is not used.
+        will read; the caller keeps ``raw`` in the session for audit. A summary is used only when it is
+        shorter than ``shown`` and carries every value of ``keep`` as written (the ids, amounts and
+        statuses a later step needs): a model that drops or rewrites one costs tokens, never a value.
         """
         if call_id not in self._call_entry:
             raise UnknownToolCall(f"no tool call {call_id!r} in working memory")
@@ -266,9 +273,9 @@ class WorkingMemory:
         shown_tokens = raw_tokens if shown is raw else count_tokens(shown)
         content, tokens, summarised = shown, shown_tokens, False
         if raw_tokens > self.summarise_over_tokens:  # a long result: what compaction left is summarised too
-            candidate = SUMMARY_TEMPLATE.format(summary=summarise(shown).strip(), chars=len(raw))
+            candidate = SUMMARY_TEMPLATE.format(summary=summarise(shown).strip())
             candidate_tokens = count_tokens(candidate)
-            if candidate_tokens < shown_tokens:
+            if candidate_tokens < shown_tokens and all(value in candidate for value in keep):
                 content, tokens, summarised = candidate, candidate_tokens, True
         entry = Entry(
             role=Role.TOOL_RESULT,

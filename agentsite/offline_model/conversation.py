@@ -185,7 +185,7 @@ class ToolResult:
             return json.loads(self.content)
         except ValueError:
             pass
-        if self.content.startswith("[summary]"):
+        if self.content.startswith("[summary] "):
             from .summary import read_back  # the summariser's own shorthand; it imports this module
 
             return read_back(self.content) or self.content

@@ -385,7 +385,7 @@ def summarise(conv: Conversation) -> str:
 
 _ITEM = re.compile(r"([A-Za-z_]\w*)(=|\[\d+\](?:: )?|: \()")
 _NEXT_ITEM = re.compile(r", (?=[A-Za-z_]\w*(?:=|\[\d+\]|: \())")
-_WRAPPER = re.compile(r"^\[summary\]\s*|\n\[full length \d+ characters, omitted\]\s*$")
+_WRAPPER = re.compile(r"^\[summary\] ")
 
 
 def _close(text: str, start: int) -> int:

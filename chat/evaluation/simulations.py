@@ -46,11 +46,9 @@ from django.db.models import Count, Q
 
 from agentsite import clock, llm
 from chat import prompts
+from chat import tool_results as results_in_memory
 from chat.evaluation import long_facts, spawned
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
-from chat.tool_results import compact as tool_results_compact
-from chat.tool_results import kept_share as tool_results_kept
-from chat.tool_results import must_keep as tool_results_must_keep
 from chat.tools import TOOLS, ToolContext, run_tool, schemas
 from memory import forgetting, longterm
 from memory.embeddings import get_embedder
@@ -840,16 +838,14 @@ def tool_results(p: ToolResultParams | None = None, report: Progress | None = No
                 language = CustomerProfile.objects.get(user_id=customer).language
                 ctx = ToolContext(customer, uuid.uuid4(), "zh" if language.startswith("zh") else "en")
                 result, source = run_tool(ctx, tool, arguments), "tool"
-            raw = json.dumps(result, ensure_ascii=False, default=str)  # exactly as the agent passes it on
             buffer = WorkingMemory.from_settings()
             call = ToolCall(f"call_{index}", tool, json.dumps(arguments, ensure_ascii=False))
             buffer.append_tool_call([call])
-            shown = json.dumps(tool_results_compact(tool, arguments, result), ensure_ascii=False, default=str)
-            entry = buffer.append_tool_result(call.id, raw, llm.summarise, shown=shown)
+            entry, _ = results_in_memory.append(buffer, call.id, tool, arguments, result, llm.summarise)  # as the agent
             raw_tokens = entry.metadata["raw_tokens"]
-            kept, needed = tool_results_kept(tool, result, entry.content)
-            # The floor: the values no shortening may lose, written bare; no shortening gets below it.
-            floor = count_tokens("; ".join(tool_results_must_keep(tool, result)))
+            kept, needed = results_in_memory.kept_share(tool, result, entry.content)
+            # The floor: the values no shortening may lose, written bare (about as far as any shortening goes).
+            floor = count_tokens("; ".join(results_in_memory.must_keep(tool, result)))
             rows.append(
                 {
                     "kind": kind,
@@ -994,9 +990,7 @@ def _expand(script: list[tuple], call_ids: Iterator[int]) -> Iterator[tuple[Entr
         buffer = WorkingMemory.from_settings()
         buffer.append_tool_call([call])
         result = run_tool(ToolContext(customer, uuid.uuid4(), lang), tool, arguments)
-        raw = json.dumps(result, ensure_ascii=False)
-        shown = json.dumps(tool_results_compact(tool, arguments, result), ensure_ascii=False)
-        yield buffer.append_tool_result(call.id, raw, llm.summarise, shown=shown), raw
+        yield results_in_memory.append(buffer, call.id, tool, arguments, result, llm.summarise)
 
 
 def session_compression(p: CompressionParams | None = None, report: Progress | None = None) -> dict:
@@ -1167,11 +1161,12 @@ def markdown(results: dict) -> str:
         f"Results longer than {tools['threshold_tokens']} tokens are compacted (`chat/tool_results.py`: the "
         "latest tracking event and a count, a shipment's fields that repeat its order's dropped, policy text cut "
         "to the passage asked about) and what is left is summarised by the cheap model "
-        f"(`WorkingMemory.append_tool_result`); {tools['summarised']} of {tools['long_results']} were "
-        f"summarised. All long results together: {_pct(tools['total_reduction'])}. Values a later step needs "
-        f"(`chat/tool_results.py`, `must_keep`) still in what the model reads: {tools['values_kept']} of "
-        f"{tools['values_needed']}. The floor is what no shortening can beat: those values alone, "
-        "separated by semicolons, with no field names.",
+        "(`WorkingMemory.append_tool_result`, which uses a summary only if it keeps every value a later step "
+        f"needs); {tools['summarised']} of {tools['long_results']} were summarised. All long results together: "
+        f"{_pct(tools['total_reduction'])}. Values a later step needs (`chat/tool_results.py`, `must_keep`) "
+        f"still in what the model reads: {tools['values_kept']} of {tools['values_needed']}. The floor is "
+        "those values alone, separated by semicolons, with no field names: about as far as a shortening that "
+        "keeps them (and which is which) can go.",
         "",
         "| kind | results | median tokens raw | median tokens in working memory | median change | floor "
         "| values kept |",

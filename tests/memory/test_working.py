@@ -61,9 +61,25 @@ def test_a_result_over_the_threshold_is_stored_as_its_summary():
 
     stored = wm.append_tool_result("c1", raw, lambda text: "ORD-2025-0001 shipped")
 
-    assert stored.content == f"[summary] ORD-2025-0001 shipped\n[full length {len(raw)} characters, omitted]"
+    assert stored.content == "[summary] ORD-2025-0001 shipped"
     assert stored.tokens == count_tokens(stored.content)  # the summary's tokens, not the raw result's
     assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 101, "summarised": True}
+
+
+def test_a_summary_that_loses_a_value_to_keep_is_not_used():
+    wm = WorkingMemory(2000, summarise_over_tokens=100)
+    wm.append_tool_call([call("c1"), call("c2")])
+    raw = words(101) + " ORD-2025-0001 shipped 129.00"
+
+    dropped = wm.append_tool_result("c1", raw, lambda text: "ORD-2025-0001 shipped", keep=["ORD-2025-0001", "129.00"])
+    rewritten = wm.append_tool_result("c2", raw, lambda text: "ORD-2025-0001 shipped, ¥129", keep=["129.00"])
+
+    assert dropped.content == rewritten.content == raw  # the whole result rather than a summary without 129.00
+    assert not dropped.metadata["summarised"] and not rewritten.metadata["summarised"]
+    kept = WorkingMemory(2000, summarise_over_tokens=100)
+    kept.append_tool_call([call("c1")])
+    summary = kept.append_tool_result("c1", raw, lambda text: "ORD-2025-0001 shipped 129.00", keep=["129.00"])
+    assert summary.content == "[summary] ORD-2025-0001 shipped 129.00"
 
 
 def test_a_long_result_compacted_below_the_threshold_is_still_summarised():
