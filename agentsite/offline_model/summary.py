@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from . import dates, nlu, slots, tokens
+from . import cards, dates, nlu, slots, tokens
 from .conversation import Conversation
 
 SHORT_INPUT_TOKENS = 80
@@ -359,7 +359,8 @@ def summarise_json(data: Any, source: str) -> str:
         head = f"Also: {', '.join(left_out[:12])}. " if left_out else ""
     else:
         return _scalar(data)
-    summary = head + _compact(data, set()) or "(empty)"
+    card = cards.write(data)
+    summary = card if card is not None else head + _compact(data, set()) or "(empty)"
     keep = list(dict.fromkeys(must_keep(source) + _json_identifiers(data)))
     return _with_missing(summary, keep, source)
 
@@ -386,6 +387,7 @@ def summarise(conv: Conversation) -> str:
 _ITEM = re.compile(r"([A-Za-z_]\w*)(=|\[\d+\](?:: )?|: \()")
 _NEXT_ITEM = re.compile(r", (?=[A-Za-z_]\w*(?:=|\[\d+\]|: \())")
 _WRAPPER = re.compile(r"^\[summary\] ")
+_MISSING_LINE = re.compile(r"\n(?:Key details: |关键信息：).*$", re.S)
 
 
 def _close(text: str, start: int) -> int:
@@ -443,6 +445,9 @@ def _read_dict(text: str) -> dict[str, Any]:
 def read_back(text: str) -> dict[str, Any] | None:
     """The fields of a JSON summary (``summarise_json``'s shorthand) as a dict, or None for another text."""
     body = _WRAPPER.sub("", text.strip())
+    card = cards.read(_MISSING_LINE.sub("", body))
+    if card is not None:
+        return card
     body = re.sub(r"^Also: [^.]*\. ", "", body.split("\n")[0])
     data = _read_dict(body)
     return data or None

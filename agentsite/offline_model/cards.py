@@ -1,0 +1,226 @@
+"""Cards: the dense lines the offline summariser writes for an order, a shipment and a list of orders.
+
+A hosted cheap model summarises an order as a line or two of its values, without the field names; these
+cards are the offline model's version of that, and the chat reads them back into the same fields. A
+card is written only when every value reads back exactly (no separator inside a value, one tracking
+event at most, no field the card has no place for); anything else gets the generic shorthand of
+``summary.summarise_json``. docs/offline-model.md shows the grammar.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ORDER_KEYS = {"order_number", "status", "placed_at", "total", "currency", "items", "shipment"}
+_SHIPMENT_KEYS = {"order_number", "status", "carrier", "tracking_number", "eta", "events", "events_total"}
+_ROW_KEYS = ("order_number", "status", "placed_at", "total")
+_EVENT_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
+_QUANTITY = re.compile(r" ×\d+$")
+_ITEM_SEPARATOR = {True: "、", False: "; "}  # Chinese lists with the enumeration comma: a token less per item
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_ROWS_HEADER = "orders (number status placed total):"
+
+
+class _NoCard(Exception):
+    """The value cannot be written so that it reads back exactly."""
+
+
+def _word(value: Any) -> str:
+    """A value with no whitespace (an id, a status, a date, an amount)."""
+    text = _text(value)
+    if re.search(r"\s", text):
+        raise _NoCard
+    return text
+
+
+def _text(value: Any, *forbidden: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise _NoCard
+    text = str(value)
+    if not text or "\n" in text or any(f in text for f in forbidden) or text != text.strip():
+        raise _NoCard
+    return text
+
+
+def _head(name: str, data: dict) -> str:
+    """``order ORD-1 shipped``: the number and the status; a status without a number in brackets."""
+    number, status = (data.get(k) for k in ("order_number", "status"))
+    words = [_word(v) for v in (number, status) if v is not None]
+    if any(c in word for word in words for c in "(),:"):
+        raise _NoCard
+    if number is None and status is not None:
+        return f"{name} ({words[0]})"
+    return " ".join([name, *words])
+
+
+def _shipment(data: dict) -> str:
+    if set(data) - _SHIPMENT_KEYS:
+        raise _NoCard
+    events = data.get("events") or []
+    if not isinstance(events, list) or len(events) > 1:
+        raise _NoCard
+    count = data.get("events_total", len(events))
+    if not isinstance(count, int) or isinstance(count, bool) or count < len(events):
+        raise _NoCard
+    line = f"{_head('shipment', data)}: {_text(data.get('carrier'), ', ')} {_word(data.get('tracking_number'))}"
+    if data.get("eta") is not None:
+        line += f", eta {_word(data['eta'])}"
+    if events:
+        event = events[0]
+        if not isinstance(event, dict) or set(event) != {"time", "location", "description"}:
+            raise _NoCard
+        time = _text(event["time"])
+        if not _EVENT_TIME.fullmatch(time):
+            raise _NoCard
+        location = _text(event["location"], ": ", ", ")
+        line += f", latest of {count} events {time}, {location}: {_text(event['description'])}"
+    else:
+        line += f", {count} events"
+    return line
+
+
+def _order(data: dict) -> str:
+    if set(data) - _ORDER_KEYS or data.get("order_number") is None:
+        raise _NoCard
+    line = _head("order", data)
+    if data.get("placed_at") is not None:
+        line += f", placed {_word(data['placed_at'])}"
+    if data.get("total") is not None:
+        line += f", total {_word(data['total'])}"
+        if data.get("currency") is not None:
+            line += f" {_word(data['currency'])}"
+    elif data.get("currency") is not None:
+        raise _NoCard
+    lines = [line]
+    if "items" in data:
+        items = data["items"]
+        if not isinstance(items, list) or any(not isinstance(i, dict) or set(i) != {"name", "quantity"} for i in items):
+            raise _NoCard
+        written = [_item(i["name"], i["quantity"]) for i in items]
+        lines.append("items: " + (_ITEM_SEPARATOR[all(map(_CJK.search, written))].join(written) or "none"))
+    if "shipment" in data:
+        if not isinstance(data["shipment"], dict):
+            raise _NoCard
+        lines.append(_shipment(data["shipment"]))
+    return "\n".join(lines)
+
+
+def _item(name: Any, quantity: Any) -> str:
+    """``name ×3``; one of an item is its name alone (and ``none`` is what an order without items lists)."""
+    name, count = _text(name, *_ITEM_SEPARATOR.values()), int(_word(quantity))
+    written = name if count == 1 else f"{name} ×{count}"
+    if name == "none" or _QUANTITY.search(name) or count < 1 or any(s in written for s in _ITEM_SEPARATOR.values()):
+        raise _NoCard
+    return written
+
+
+def _orders(data: dict) -> str:
+    orders = data.get("orders")
+    if set(data) != {"orders"} or not isinstance(orders, list):
+        raise _NoCard
+    rows = []
+    for order in orders:
+        if not isinstance(order, dict) or set(order) != set(_ROW_KEYS):
+            raise _NoCard
+        rows.append(" ".join(_word(order[k]) for k in _ROW_KEYS))
+    return "\n".join([f"{len(rows)} {_ROWS_HEADER}", *rows])
+
+
+def write(data: Any) -> str | None:
+    """The card for ``data`` (a tool result), or None when it is not an order, a shipment or a list of orders
+    a card carries exactly."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        if "orders" in data:
+            return _orders(data)
+        if "tracking_number" in data or "carrier" in data:
+            return _shipment(data)
+        if "order_number" in data:
+            return _order(data)
+    except (_NoCard, ValueError, KeyError):
+        return None
+    return None
+
+
+_WORD = r"[^\s(),:]+"
+_HEAD = re.compile(rf"^(order|shipment)(?: \((?P<alone>{_WORD})\)| (?P<number>{_WORD})(?: (?P<status>{_WORD}))?)?")
+_SHIPMENT_BODY = re.compile(
+    r"^(?P<carrier>.+?) (?P<tracking_number>\S+)(?:, eta (?P<eta>\S+))?(?:, (?P<none>\d+) events|, latest of "
+    r"(?P<count>\d+) events (?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}), (?P<location>.*?): (?P<description>.*))$"
+)
+_ORDER_TAIL = re.compile(r"^(?:, placed (?P<placed_at>\S+))?(?:, total (?P<total>\S+)(?: (?P<currency>\S+))?)?$")
+_ROW = re.compile(r"^(\S+) (\S+) (\S+) (\S+)$")
+
+
+def _read_head(line: str) -> tuple[str, dict[str, Any], str] | None:
+    m = _HEAD.match(line)
+    if m is None:
+        return None
+    found = {"order_number": m["number"], "status": m["alone"] or m["status"]}
+    return m.group(1), {k: v for k, v in found.items() if v is not None}, line[m.end() :]
+
+
+def _read_shipment(line: str) -> dict[str, Any] | None:
+    head = _read_head(line)
+    if head is None or head[0] != "shipment" or not head[2].startswith(": "):
+        return None
+    m = _SHIPMENT_BODY.match(head[2][2:])
+    if m is None:
+        return None
+    data = {**head[1], "carrier": m["carrier"], "tracking_number": m["tracking_number"]}
+    if m["eta"] is not None:
+        data["eta"] = m["eta"]
+    events = [] if m["time"] is None else [{k: m[k] for k in ("time", "location", "description")}]
+    data["events"] = events
+    count = int(m["count"] or m["none"])
+    if count != len(events):
+        data["events_total"] = count
+    return data
+
+
+def _read_order(lines: list[str]) -> dict[str, Any] | None:
+    head = _read_head(lines[0])
+    if head is None or head[0] != "order":
+        return None
+    tail = _ORDER_TAIL.match(head[2])
+    if tail is None:
+        return None
+    data: dict[str, Any] = {**head[1], **{k: v for k, v in tail.groupdict().items() if v is not None}}
+    for line in lines[1:]:
+        if line.startswith("items: "):
+            listed = line[len("items: ") :]
+            separator = _ITEM_SEPARATOR["; " not in listed]
+            data["items"] = [] if listed == "none" else [_read_item(i) for i in listed.split(separator)]
+        elif (shipment := _read_shipment(line)) is not None:
+            data["shipment"] = shipment
+        else:
+            return None
+    return data
+
+
+def _read_item(text: str) -> dict[str, Any]:
+    if (m := _QUANTITY.search(text)) is None:
+        return {"name": text, "quantity": 1}
+    return {"name": text[: m.start()], "quantity": int(m.group()[2:])}
+
+
+def _read_orders(lines: list[str]) -> dict[str, Any] | None:
+    count, _, header = lines[0].partition(" ")
+    if not count.isdigit() or header != _ROWS_HEADER or int(count) != len(lines) - 1:
+        return None
+    rows = [_ROW.match(line) for line in lines[1:]]
+    if not all(rows):
+        return None
+    return {"orders": [dict(zip(_ROW_KEYS, m.groups(), strict=True)) for m in rows if m]}
+
+
+def read(text: str) -> dict[str, Any] | None:
+    """The fields of a card ``write`` wrote, or None for any other text."""
+    lines = text.strip().split("\n")
+    if lines[0].startswith("shipment"):
+        return _read_shipment(lines[0]) if len(lines) == 1 else None
+    if lines[0].startswith("order "):
+        return _read_order(lines)
+    return _read_orders(lines)
