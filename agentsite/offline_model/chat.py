@@ -8,12 +8,11 @@ data: what they say is reported, never done.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
 from . import described, facts, nlu, replies, slots, splitting
-from .conversation import TAGS, Conversation, MemoryEntry, ToolResult
+from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
 
@@ -95,10 +94,7 @@ def status_seen(conv: Conversation, order: str) -> str | None:
     for turn in reversed(conv.turns):
         if turn.role != "tool" or order not in turn.text:
             continue
-        try:
-            data = json.loads(turn.text)
-        except ValueError:
-            continue
+        data = result_data(turn.text)
         for item in [data, *(data.get("orders") or [])] if isinstance(data, dict) else []:
             if isinstance(item, dict) and item.get("order_number") == order and isinstance(item.get("status"), str):
                 return item["status"]

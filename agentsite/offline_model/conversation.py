@@ -181,15 +181,20 @@ class ToolResult:
 
     def data(self) -> Any:
         """The result as JSON; a long result working memory summarised is read back from its shorthand."""
-        try:
-            return json.loads(self.content)
-        except ValueError:
-            pass
-        if self.content.startswith("[summary] "):
-            from .summary import read_back  # the summariser's own shorthand; it imports this module
+        return result_data(self.content)
 
-            return read_back(self.content) or self.content
-        return self.content
+
+def result_data(content: str) -> Any:
+    """A tool result's content as data: its JSON, the fields of a summary working memory wrote, else the text."""
+    try:
+        return json.loads(content)
+    except ValueError:
+        pass
+    if content.startswith("[summary] "):
+        from .summary import read_back  # the summariser's own shorthand; it imports this module
+
+        return read_back(content) or content
+    return content
 
 
 @dataclass(frozen=True)

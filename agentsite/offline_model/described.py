@@ -9,14 +9,12 @@ only when it is the one best match and at least one of its words belongs to few 
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
 from collections import defaultdict
 from typing import Any
 
 from . import facts, slots
-from .conversation import Conversation
+from .conversation import Conversation, result_data
 
 # Words that say "an order" or ask about one, never what is in it.
 _GENERIC = frozenset(
@@ -73,8 +71,7 @@ def candidates(conv: Conversation) -> list[tuple[str, str]]:
         found += [(number, value) for number in slots.order_numbers(label)]
     for turn in conv.turns[: max(conv.latest_user_index, 0)]:
         if turn.role == "tool":
-            with contextlib.suppress(ValueError):
-                _from_result(json.loads(turn.text), found)
+            _from_result(result_data(turn.text), found)
             continue
         for sentence in facts.sentences(turn.text):
             numbers = slots.order_numbers(sentence)

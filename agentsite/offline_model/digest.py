@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from . import described, facts, recap, replies, slots, speech, tokens
-from .conversation import Conversation
+from .conversation import Conversation, result_data
 
 DEFAULT_CAP = 40
 NOTE_CHARS = 40
@@ -32,8 +31,9 @@ def _lines(text: str) -> list[tuple[str, str]]:
     for line in text.splitlines():
         if m := _LINE.match(line):
             said.append((m.group(1).lower(), m.group(2).strip()))
-        elif said and line.strip():
-            said[-1] = (said[-1][0], f"{said[-1][1]} {line.strip()}")
+        elif said and line.strip():  # a tool result keeps its lines (a summary's card is read by line)
+            joiner = "\n" if said[-1][0] == "tool result" else " "
+            said[-1] = (said[-1][0], f"{said[-1][1]}{joiner}{line.strip()}")
     return said
 
 
@@ -85,10 +85,7 @@ def _statuses(said: list[tuple[str, str]]) -> dict[str, str]:
     for speaker, text in said:
         if speaker != "tool result":
             continue
-        try:
-            data: Any = json.loads(text)
-        except ValueError:
-            continue
+        data = result_data(text)
         for item in [data, data.get("shipment"), *(data.get("orders") or [])] if isinstance(data, dict) else []:
             number = item.get("order_number") if isinstance(item, dict) else None
             if isinstance(number, str) and isinstance(item.get("status"), str) and len(found) < 6:

@@ -124,3 +124,37 @@ def test_words_that_fit_no_order_or_several_pick_none(client):
         message = _ask(client, _history(said), question)
         numbers = [json.loads(c.function.arguments).get("order_number") for c in message.tool_calls or []]
         assert not {"ORD-2025-0816", "ORD-2025-0820"} & set(numbers), (question, message)
+
+
+def test_a_summarised_tool_result_gives_its_order_s_status_to_the_digest(client):
+    card = "[summary] shipment ORD-2025-0816 delivered: 顺丰速运 SF1234567890, latest of 12 events 2025-03-02 10:00, 上海: 已签收"
+    chunk = CHUNK.replace(CHUNK.splitlines()[4], f"tool result: {card}")
+
+    digest = _digest(client, chunk)
+
+    assert "ORD-2025-0816 已签收" in digest["summary"]
+
+
+def _looked_up(number: str, item: str, call_id: str) -> list[dict]:
+    """A lookup of ``number`` earlier in the chat, its long result summarised by working memory."""
+    card = f"[summary] order {number} shipped, placed 2025-03-01, total 199.00 CNY\nitems: {item} ×2、数据线"
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "lookup_order", "arguments": json.dumps({"order_number": number})},
+    }
+    return [
+        {"role": "user", "content": f"查一下{number}"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": card},
+        {"role": "assistant", "content": f"订单{number}已发货。"},
+    ]
+
+
+def test_an_order_is_found_by_the_items_a_summarised_lookup_listed(client):
+    history = [{"role": "system", "content": "You are the shop's assistant."}]
+    history += _looked_up("ORD-2025-0816", "电水壶", "call_1") + _looked_up("ORD-2025-0817", "空气炸锅", "call_2")
+
+    message = _ask(client, history, "电水壶那个订单现在到哪了？")
+
+    assert [json.loads(c.function.arguments)["order_number"] for c in message.tool_calls] == ["ORD-2025-0816"]
