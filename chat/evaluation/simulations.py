@@ -1166,7 +1166,7 @@ def markdown(results: dict) -> str:
         f"{_pct(tools['total_reduction'])}. Values a later step needs (`chat/tool_results.py`, `must_keep`) "
         f"still in what the model reads: {tools['values_kept']} of {tools['values_needed']}. The floor is "
         "those values alone, separated by semicolons, with no field names: about as far as a shortening that "
-        "keeps them (and which is which) can go.",
+        f"keeps them (and which is which) can go.{_out_of_reach(tools)}",
         "",
         "| kind | results | median tokens raw | median tokens in working memory | median change | floor "
         "| values kept |",
@@ -1205,6 +1205,19 @@ def markdown(results: dict) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _out_of_reach(tools: dict) -> str:
+    """A sentence when the floor itself is short of the article's reduction over all long results."""
+    floor, article = tools["floor_total_reduction"], ARTICLE["tool_result_reduction"]
+    if floor is None or floor <= article:
+        return ""
+    kind, row = max(tools["by_kind"].items(), key=lambda pair: pair[1]["median_floor_reduction"])
+    return (
+        f" Over all long results together the article's {_pct(article)} is out of reach of any shortening "
+        f"that keeps those values: their floor is {_pct(floor)}, held back by the {kind}s (their values alone: "
+        f"{_pct(row['median_floor_reduction'])} against the raw result, median)."
+    )
 
 
 def _store_params_line(results: dict) -> str:

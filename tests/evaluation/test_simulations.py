@@ -115,6 +115,17 @@ def test_long_tool_results_shrink_in_working_memory():
     assert Order.objects.count() == orders_before and _scratch_rows() == 0
 
 
+def test_the_report_says_when_the_floor_itself_misses_the_article_s_figure():
+    by_kind = {"order list": {"median_floor_reduction": -0.48}, "order details": {"median_floor_reduction": -0.87}}
+
+    missed = simulations._out_of_reach({"floor_total_reduction": -0.802, "by_kind": by_kind})
+    within = simulations._out_of_reach({"floor_total_reduction": -0.88, "by_kind": by_kind})
+
+    assert "the article's -85.0% is out of reach" in missed and "floor is -80.2%" in missed
+    assert "held back by the order lists (their values alone: -48.0%" in missed
+    assert within == ""
+
+
 def test_a_long_session_is_compressed_to_a_fraction():
     redis = get_redis_connection("default")
     conversations_before = Conversation.objects.count()
