@@ -42,8 +42,9 @@ RECAP_TASK = "TASK: summarise_conversation"
 
 SUMMARY_INSTRUCTIONS = (
     f"{SUMMARY_TASK}\n"
-    "Summarise the text below for a customer-service agent's memory. Keep every order number, date, "
-    "amount, phone number, email address and name exactly as written. Be brief; no preamble."
+    "Summarise the text below for a customer-service agent's memory. Keep every order number, status, "
+    "date, amount, currency, item name, carrier, tracking number, phone number, email address and name "
+    "exactly as written. Be brief; no preamble."
 )
 
 SUMMARY_CAP = " At most {max_tokens} tokens: keep what matters most and leave the rest out."
