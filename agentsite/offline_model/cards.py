@@ -19,7 +19,7 @@ _EVENT_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
 _QUANTITY = re.compile(r" ×\d+$")
 _ITEM_SEPARATOR = {True: "、", False: "; "}  # Chinese lists with the enumeration comma: a token less per item
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_ROWS_HEADER = "orders (number status placed total):"
+_ROWS_HEADER = "(number status placed total):"
 
 
 class _NoCard(Exception):
@@ -74,9 +74,9 @@ def _shipment(data: dict) -> str:
         if not _EVENT_TIME.fullmatch(time):
             raise _NoCard
         location = _text(event["location"], ": ", ", ")
-        line += f", latest of {count} events {time}, {location}: {_text(event['description'])}"
+        line += f", latest of {_counted(count, 'event')} {time}, {location}: {_text(event['description'])}"
     else:
-        line += f", {count} events"
+        line += f", {_counted(count, 'event')}"
     return line
 
 
@@ -115,6 +115,10 @@ def _item(name: Any, quantity: Any) -> str:
     return written
 
 
+def _counted(count: int, thing: str) -> str:
+    return f"{count} {thing}" + ("" if count == 1 else "s")
+
+
 def _orders(data: dict) -> str:
     orders = data.get("orders")
     if set(data) != {"orders"} or not isinstance(orders, list):
@@ -124,7 +128,7 @@ def _orders(data: dict) -> str:
         if not isinstance(order, dict) or set(order) != set(_ROW_KEYS):
             raise _NoCard
         rows.append(" ".join(_word(order[k]) for k in _ROW_KEYS))
-    return "\n".join([f"{len(rows)} {_ROWS_HEADER}", *rows])
+    return "\n".join([f"{_counted(len(rows), 'order')} {_ROWS_HEADER}", *rows])
 
 
 def write(data: Any) -> str | None:
@@ -147,8 +151,8 @@ def write(data: Any) -> str | None:
 _WORD = r"[^\s(),:]+"
 _HEAD = re.compile(rf"^(order|shipment)(?: \((?P<alone>{_WORD})\)| (?P<number>{_WORD})(?: (?P<status>{_WORD}))?)?")
 _SHIPMENT_BODY = re.compile(
-    r"^(?P<carrier>.+?) (?P<tracking_number>\S+)(?:, eta (?P<eta>\S+))?(?:, (?P<none>\d+) events|, latest of "
-    r"(?P<count>\d+) events (?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}), (?P<location>.*?): (?P<description>.*))$"
+    r"^(?P<carrier>.+?) (?P<tracking_number>\S+)(?:, eta (?P<eta>\S+))?(?:, (?P<none>\d+) events?|, latest of "
+    r"(?P<count>\d+) events? (?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}), (?P<location>.*?): (?P<description>.*))$"
 )
 _ORDER_TAIL = re.compile(r"^(?:, placed (?P<placed_at>\S+))?(?:, total (?P<total>\S+)(?: (?P<currency>\S+))?)?$")
 _ROW = re.compile(r"^(\S+) (\S+) (\S+) (\S+)$")
@@ -207,8 +211,8 @@ def _read_item(text: str) -> dict[str, Any]:
 
 
 def _read_orders(lines: list[str]) -> dict[str, Any] | None:
-    count, _, header = lines[0].partition(" ")
-    if not count.isdigit() or header != _ROWS_HEADER or int(count) != len(lines) - 1:
+    m = re.fullmatch(rf"(\d+) orders? {re.escape(_ROWS_HEADER)}", lines[0])
+    if m is None or int(m.group(1)) != len(lines) - 1:
         return None
     rows = [_ROW.match(line) for line in lines[1:]]
     if not all(rows):

@@ -86,7 +86,7 @@ def test_the_shop_s_results_get_cards_that_name_no_field_twice():
             {"order_number": "ORD-2026-0001", "status": "in_transit", "placed_at": "2026-11-26", "total": "670.49"}
         ]
     }
-    assert cards.write(rows) == "1 orders (number status placed total):\nORD-2026-0001 in_transit 2026-11-26 670.49"
+    assert cards.write(rows) == "1 order (number status placed total):\nORD-2026-0001 in_transit 2026-11-26 670.49"
 
 
 def test_what_a_card_cannot_carry_exactly_gets_the_field_by_field_shorthand():
