@@ -12,6 +12,7 @@ docs/operations.md.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hmac
 import json
@@ -39,6 +40,7 @@ MODEL_CALLS = "metrics:model_calls"  # hash: {"purpose","model","outcome"} JSON 
 MODEL_TOKENS = "metrics:model_tokens"  # hash: {"model","direction"} JSON -> count
 MODEL_COST = "metrics:model_cost_usd"  # hash: model -> float
 VECTOR_QUERIES = "metrics:vector_queries"  # plain counter: memory recall and policy search (count_vector_query)
+TOOL_SUMMARIES = "metrics:tool_summaries"  # hash: outcome of summarising a long tool result -> count
 BREAKER = "metrics:breaker:"  # one key per process: JSON {"failures", "opened_at", "cooldown"}
 BREAKER_TTL_SECONDS = 7 * 24 * 3600
 
@@ -59,31 +61,40 @@ def _label_key(**labels: str) -> str:
 class _Deferred:
     """Counts of this process that travel with its next metrics write instead of a round trip of their own.
 
-    A vector search is counted on a turn's path, between recall and the model call; the model
-    call's record (or the turn's) follows within milliseconds and is a pipeline anyway, so the
-    count goes with it. A write that fails gives the counts back for the next one.
+    A vector search or a tool result's summary is counted on a turn's path, before a model call;
+    the model call's record (or the turn's) follows within milliseconds and is a pipeline anyway, so
+    the count goes with it. A write that fails gives the counts back for the next one.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._vector_queries = 0
+        self._summaries: collections.Counter[str] = collections.Counter()
 
     def add_vector_query(self) -> None:
         with self._lock:
             self._vector_queries += 1
+
+    def add_summary(self, outcome: str) -> None:
+        with self._lock:
+            self._summaries[outcome] += 1
 
     @contextlib.contextmanager
     def onto(self, pipe) -> Iterator[None]:
         """Queue the pending counts on ``pipe``; if the block raises, keep them for the next write."""
         with self._lock:
             taken, self._vector_queries = self._vector_queries, 0
+            summaries, self._summaries = self._summaries, collections.Counter()
         if taken:
             pipe.incrby(VECTOR_QUERIES, taken)
+        for outcome, count in summaries.items():
+            pipe.hincrby(TOOL_SUMMARIES, outcome, count)
         try:
             yield
         except BaseException:
             with self._lock:
                 self._vector_queries += taken
+                self._summaries.update(summaries)
             raise
 
 
@@ -93,6 +104,12 @@ _deferred = _Deferred()
 def count_vector_query() -> None:
     """Count one vector search; it reaches Redis with this process's next turn or model call record."""
     _deferred.add_vector_query()
+
+
+def count_tool_result_summary(outcome: str) -> None:
+    """Count what became of a long tool result's summary (``used``, ``not_shorter``, ``lost_values``); it
+    reaches Redis with this process's next turn or model call record."""
+    _deferred.add_summary(outcome)
 
 
 def record_turn(seconds: float, outcome: str) -> None:
@@ -177,6 +194,12 @@ class AgentCollector:
         queries = CounterMetricFamily("agent_vector_queries", "Vector searches run (memory recall and policy search).")
         queries.add_metric([], float(redis.get(VECTOR_QUERIES) or 0))
         yield queries
+        summaries = CounterMetricFamily(
+            "agent_tool_result_summaries", "Long tool results summarised, by outcome.", labels=["outcome"]
+        )
+        for outcome, count in sorted(redis.hgetall(TOOL_SUMMARIES).items()):
+            summaries.add_metric([outcome.decode()], float(count))
+        yield summaries
         yield from self._breakers(redis)
 
     def _turns(self, redis) -> Iterator[Metric]:

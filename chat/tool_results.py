@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from agentsite import metrics
 from memory.working import Entry, WorkingMemory
 
 _ORDER_FIELDS = ("order_number", "status", "placed_at", "total")
@@ -146,4 +147,6 @@ def append(
     compacted = compact(tool, arguments, result)
     shown = None if compacted is result else json.dumps(compacted, ensure_ascii=False, default=str)
     entry = buffer.append_tool_result(call_id, raw, summarise, shown=shown, keep=must_keep(tool, result))
+    if "summary" in entry.metadata:  # a long result: an operator sees summaries refused for lost values
+        metrics.count_tool_result_summary(entry.metadata["summary"])
     return entry, raw

@@ -271,18 +271,24 @@ class WorkingMemory:
         raw_tokens = count_tokens(raw)
         shown = raw if shown is None else shown
         shown_tokens = raw_tokens if shown is raw else count_tokens(shown)
-        content, tokens, summarised = shown, shown_tokens, False
+        content, tokens = shown, shown_tokens
+        metadata: dict[str, Any] = {"raw_chars": len(raw), "raw_tokens": raw_tokens, "summarised": False}
         if raw_tokens > self.summarise_over_tokens:  # a long result: what compaction left is summarised too
             candidate = SUMMARY_TEMPLATE.format(summary=summarise(shown).strip())
             candidate_tokens = count_tokens(candidate)
-            if candidate_tokens < shown_tokens and all(value in candidate for value in keep):
-                content, tokens, summarised = candidate, candidate_tokens, True
+            if candidate_tokens >= shown_tokens:
+                metadata["summary"] = "not_shorter"
+            elif not all(value in candidate for value in keep):
+                metadata["summary"] = "lost_values"
+            else:
+                content, tokens = candidate, candidate_tokens
+                metadata |= {"summarised": True, "summary": "used"}
         entry = Entry(
             role=Role.TOOL_RESULT,
             content=content,
             timestamp=self._clock(),
             tokens=tokens,
-            metadata={"raw_chars": len(raw), "raw_tokens": raw_tokens, "summarised": summarised},
+            metadata=metadata,
             tool_call_id=call_id,
         )
         return self.append(entry)

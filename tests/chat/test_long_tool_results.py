@@ -8,12 +8,15 @@ from decimal import Decimal
 import pytest
 from django.contrib.auth import get_user_model
 
-from agentsite import clock
+from agentsite import clock, metrics
+from chat import tool_results
 from chat.agent import run_turn
 from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
+from chat.shop import describe_order
 from memory import session as short_term
 from memory.models import ConversationMessage
 from memory.tokens import count_tokens
+from memory.working import ToolCall, WorkingMemory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,11 +51,18 @@ def _customer_with_a_long_order(language: str):
     return user
 
 
+def _summaries() -> dict[str, float]:
+    """``agent_tool_result_summaries_total`` by outcome, as /metrics would say it now."""
+    family = next(f for f in metrics.AgentCollector().collect() if f.name == "agent_tool_result_summaries")
+    return {s.labels["outcome"]: s.value for s in family.samples if s.name.endswith("_total")}
+
+
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_a_long_result_is_read_as_a_card_and_answered_in_full(language):
     user = _customer_with_a_long_order(language)
     conversation = short_term.store().start(user.pk).id
     where, what = QUESTIONS[language]
+    used_before = _summaries().get("used", 0)
 
     tracked = run_turn(user.pk, conversation, where).reply
     listed = run_turn(user.pk, conversation, what).reply
@@ -70,3 +80,27 @@ def test_a_long_result_is_read_as_a_card_and_answered_in_full(language):
     raw = json.loads(order.metadata["raw"])  # the whole result, for audit
     assert len(raw["shipment"]["events"]) == 24 and len(raw["items"]) == 9
     assert order.token_count == count_tokens(order.content) < count_tokens(order.metadata["raw"]) / 5
+    assert _summaries()["used"] == used_before + 2  # counted with the model call that read each
+
+
+def test_a_summary_that_loses_a_value_is_refused_and_counted():
+    _customer_with_a_long_order("en")
+    result = describe_order(Order.objects.get(number="ORD-2026-4242"))
+    buffer = WorkingMemory(8000)
+    buffer.append_tool_call([ToolCall("call_1", "lookup_order", '{"order_number": "ORD-2026-4242"}')])
+    refused_before = _summaries().get("lost_values", 0)
+
+    entry, raw = tool_results.append(
+        buffer,
+        "call_1",
+        "lookup_order",
+        {"order_number": "ORD-2026-4242"},
+        result,
+        lambda text: "ORD-2026-4242 shipped",
+    )
+    metrics.record_turn(0.5, "ok")  # the turn's own record carries the count
+
+    assert entry.metadata["summary"] == "lost_values" and not entry.metadata["summarised"]
+    assert json.loads(entry.content)["total"] == "318.50"  # the compacted result, every value in it
+    assert _summaries()["lost_values"] == refused_before + 1
+    assert len(json.loads(raw)["shipment"]["events"]) == 24

@@ -63,7 +63,7 @@ def test_a_result_over_the_threshold_is_stored_as_its_summary():
 
     assert stored.content == "[summary] ORD-2025-0001 shipped"
     assert stored.tokens == count_tokens(stored.content)  # the summary's tokens, not the raw result's
-    assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 101, "summarised": True}
+    assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 101, "summarised": True, "summary": "used"}
 
 
 def test_a_summary_that_loses_a_value_to_keep_is_not_used():
@@ -76,6 +76,7 @@ def test_a_summary_that_loses_a_value_to_keep_is_not_used():
 
     assert dropped.content == rewritten.content == raw  # the whole result rather than a summary without 129.00
     assert not dropped.metadata["summarised"] and not rewritten.metadata["summarised"]
+    assert dropped.metadata["summary"] == rewritten.metadata["summary"] == "lost_values"
     kept = WorkingMemory(2000, summarise_over_tokens=100)
     kept.append_tool_call([call("c1")])
     summary = kept.append_tool_result("c1", raw, lambda text: "ORD-2025-0001 shipped 129.00", keep=["129.00"])
@@ -90,7 +91,7 @@ def test_a_long_result_compacted_below_the_threshold_is_still_summarised():
     stored = wm.append_tool_result("c1", raw, lambda text: read.append(text) or "ORD-2025-0001 shipped", shown=shown)
 
     assert read == [shown]  # the cheap model summarises what compaction left, not the raw result
-    assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 300, "summarised": True}
+    assert stored.metadata == {"raw_chars": len(raw), "raw_tokens": 300, "summarised": True, "summary": "used"}
     wm.append_tool_call([call("c2")])
     short = wm.append_tool_result("c2", words(50), no_summary, shown=words(20))
     assert short.content == words(20)  # a short result is shown as the caller compacted it
@@ -102,7 +103,7 @@ def test_a_summary_longer_than_the_result_is_not_used():
 
     stored = wm.append_tool_result("c1", words(11), lambda text: words(50))
 
-    assert stored.content == words(11)
+    assert stored.content == words(11) and stored.metadata["summary"] == "not_shorter"
 
 
 def test_a_result_for_an_unknown_call_is_refused():
