@@ -18,6 +18,7 @@ from django.db import transaction
 from agentsite import clock
 from chat import actions, commitments
 from chat.models import Commitment, CustomerProfile, Order, OutboxMessage, Refund
+from chat.tool_results import JSONObject
 from memory.embeddings import get_embedder
 from memory.keys import InvalidValue, normalise
 from memory.longterm import Candidate, customer_lock, store
@@ -59,8 +60,8 @@ def find_order(customer_id: int, order_number: str) -> Order:
     return order
 
 
-def describe_order(order: Order) -> dict:
-    data = {
+def describe_order(order: Order) -> JSONObject:
+    data: JSONObject = {
         "order_number": order.number,
         "status": order.status,
         "placed_at": order.placed_at.date().isoformat(),
@@ -74,7 +75,7 @@ def describe_order(order: Order) -> dict:
     return data
 
 
-def describe_shipment(order: Order) -> dict:
+def describe_shipment(order: Order) -> JSONObject:
     """The order's shipment; without a shipment row, the order's status (the truth) and ``tracking: none``.
 
     A delivered order whose carrier details were never recorded was still shipped: the status says so, and
@@ -96,7 +97,7 @@ def describe_shipment(order: Order) -> dict:
     }
 
 
-def list_orders(customer_id: int, status: str | None = None) -> list[dict]:
+def list_orders(customer_id: int, status: str | None = None) -> list[JSONObject]:
     orders = Order.objects.filter(customer_id=customer_id).order_by("-placed_at")
     if status:
         orders = orders.filter(status=status)
@@ -160,7 +161,9 @@ def deliverable(address: str) -> str:
 
 
 @transaction.atomic
-def set_notification_preference(customer_id: int, preference: str, conversation_id=None) -> dict:
+def set_notification_preference(
+    customer_id: int, preference: str, conversation_id: UUID | str | None = None
+) -> JSONObject:
     value = normalise("notification_preference", preference)
     profile = _profile(customer_id)
     profile.notification_preference = value
@@ -171,7 +174,7 @@ def set_notification_preference(customer_id: int, preference: str, conversation_
 
 
 @transaction.atomic
-def set_contact_channel(customer_id: int, channel: str, conversation_id=None) -> dict:
+def set_contact_channel(customer_id: int, channel: str, conversation_id: UUID | str | None = None) -> JSONObject:
     value = normalise("contact_channel", channel)
     profile = _profile(customer_id)
     previous = profile.contact_channel
@@ -189,7 +192,7 @@ def set_contact_channel(customer_id: int, channel: str, conversation_id=None) ->
 
 
 @transaction.atomic
-def set_shipping_address(customer_id: int, address: str, conversation_id=None) -> dict:
+def set_shipping_address(customer_id: int, address: str, conversation_id: UUID | str | None = None) -> JSONObject:
     value = deliverable(address)
     profile = _profile(customer_id)
     previous = profile.default_address
@@ -271,7 +274,9 @@ def check_address_changeable(customer_id: int, order_number: str, *, lock: bool 
 
 
 @transaction.atomic
-def set_order_address(customer_id: int, order_number: str, address: str, conversation_id=None) -> dict:
+def set_order_address(
+    customer_id: int, order_number: str, address: str, conversation_id: UUID | str | None = None
+) -> JSONObject:
     """Change where ONE order goes; the customer's default address stays as it is."""
     value = deliverable(address)
     order = check_address_changeable(customer_id, order_number, lock=True)  # it may have shipped since the proposal
@@ -295,7 +300,9 @@ def check_refundable(customer_id: int, order_number: str) -> Order:
 
 
 @transaction.atomic
-def request_refund(customer_id: int, order_number: str, reason: str, conversation_id=None) -> dict:
+def request_refund(
+    customer_id: int, order_number: str, reason: str, conversation_id: UUID | str | None = None
+) -> JSONObject:
     order = check_refundable(customer_id, order_number)
     refund = Refund.objects.create(
         order=order,
@@ -322,7 +329,7 @@ def request_refund(customer_id: int, order_number: str, reason: str, conversatio
 EXPEDITABLE = {Order.Status.PENDING, Order.Status.PAID, Order.Status.PROCESSING}
 
 
-def request_expedite(customer_id: int, order_number: str, conversation_id=None) -> dict:
+def request_expedite(customer_id: int, order_number: str, conversation_id: UUID | str | None = None) -> JSONObject:
     """Promise to chase the warehouse about an order not shipped yet (no confirmation: nothing of the
     customer's changes); asking again while the promise is open is the same promise."""
     order = find_order(customer_id, order_number)

@@ -11,10 +11,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 from agentsite import metrics
 from memory.working import Entry, WorkingMemory
+
+# A tool's arguments or result: a JSON object, whatever the tool and the model put in it.
+JSONObject: TypeAlias = dict[str, Any]
 
 _ORDER_FIELDS = ("order_number", "status", "placed_at", "total")
 _SHIPMENT_FIELDS = ("order_number", "carrier", "tracking_number", "status", "eta")
@@ -82,7 +85,7 @@ LONG_TEXT_CHARS = 300  # longer than a policy snippet (240 characters): a whole 
 KEEP_EVENTS = 1  # tracking events the model reads: the latest ones; the rest is counted
 
 
-def _latest_events(shipment: dict) -> dict:
+def _latest_events(shipment: JSONObject) -> JSONObject:
     events = shipment.get("events")
     if not isinstance(events, list) or len(events) <= KEEP_EVENTS:
         return shipment
@@ -111,7 +114,7 @@ def _passage(text: str, query: str, sentences: int = 2) -> str:
     return joiner.join(parts[i] for i in sorted(ranked))
 
 
-def compact(tool: str, arguments: dict, result: Any) -> Any:
+def compact(tool: str, arguments: JSONObject, result: Any) -> Any:
     """``result`` as the model reads it: the latest tracking events and their count, a shipment's fields
     that repeat its order's dropped, policy text cut to the passage asked about. Everything ``must_keep``
     names stays; the raw result is kept for audit. A result with nothing to cut is returned as it is (the
@@ -139,7 +142,7 @@ def compact(tool: str, arguments: dict, result: Any) -> Any:
 
 
 def append(
-    buffer: WorkingMemory, call_id: str, tool: str, arguments: dict, result: Any, summarise: Callable[[str], str]
+    buffer: WorkingMemory, call_id: str, tool: str, arguments: JSONObject, result: Any, summarise: Callable[[str], str]
 ) -> tuple[Entry, str]:
     """Put ``result`` into working memory as the model should read it (compacted, then summarised if long,
     with every ``must_keep`` value kept); return the entry and the raw JSON the session keeps for audit."""

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 from uuid import UUID
 
 import jsonschema
@@ -28,6 +29,7 @@ from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
 from chat.knowledge import search_policies
 from chat.models import PendingAction
+from chat.tool_results import JSONObject
 from memory.keys import normalise
 from memory.recall import confidence_tag, recall
 from memory.session import SessionStore
@@ -53,39 +55,39 @@ class ToolContext:
 class Tool:
     name: str
     description: str
-    parameters: dict
-    run: Callable[..., dict]
+    parameters: JSONObject  # the arguments' JSON schema
+    run: Callable[..., JSONObject]
     changes_something: bool = False
 
-    def schema(self) -> dict:
+    def schema(self) -> JSONObject:
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
 
-def _object(properties: dict, required: list[str]) -> dict:
+def _object(properties: JSONObject, required: list[str]) -> JSONObject:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def _lookup_order(ctx: ToolContext, order_number: str) -> dict:
+def _lookup_order(ctx: ToolContext, order_number: str) -> JSONObject:
     return shop.describe_order(shop.find_order(ctx.customer_id, order_number))
 
 
-def _list_my_orders(ctx: ToolContext, status: str | None = None) -> dict:
+def _list_my_orders(ctx: ToolContext, status: str | None = None) -> JSONObject:
     return {"orders": shop.list_orders(ctx.customer_id, status)}
 
 
-def _track_shipment(ctx: ToolContext, order_number: str) -> dict:
+def _track_shipment(ctx: ToolContext, order_number: str) -> JSONObject:
     return shop.describe_shipment(shop.find_order(ctx.customer_id, order_number))
 
 
-def _search_policies(ctx: ToolContext, query: str) -> dict:
+def _search_policies(ctx: ToolContext, query: str) -> JSONObject:
     found = search_policies(query, language="zh-hans" if ctx.language == "zh" else "en")
     return {"articles": [{"id": a.id, "title": a.title, "snippet": a.snippet} for a in found]}
 
 
-def _recall_memory(ctx: ToolContext, query: str) -> dict:
+def _recall_memory(ctx: ToolContext, query: str) -> JSONObject:
     memories = recall(ctx.customer_id, query)
     return {
         "memories": [
@@ -95,13 +97,13 @@ def _recall_memory(ctx: ToolContext, query: str) -> dict:
     }
 
 
-def _escalate(ctx: ToolContext, reason: str) -> dict:
+def _escalate(ctx: ToolContext, reason: str) -> JSONObject:
     if ctx.store is not None:
         ctx.store.transition(ctx.conversation_id, AgentState.ESCALATED, f"escalate_to_human: {reason[:200]}")
     return {"status": "escalated", "summary": actions.handed_over(ctx.language, settings.COMMITMENT_CALLBACK_HOURS)}
 
 
-def _expedite(ctx: ToolContext, order_number: str) -> dict:
+def _expedite(ctx: ToolContext, order_number: str) -> JSONObject:
     """Chase an order not shipped yet: a promise with a due time, made at once (nothing of the customer's
     changes, so nothing to confirm)."""
     result = shop.request_expedite(ctx.customer_id, order_number, ctx.conversation_id)
@@ -112,40 +114,40 @@ def _expedite(ctx: ToolContext, order_number: str) -> dict:
 
 # Changes: what to check when proposing, the arguments to run it with and the values that describe it
 # (``chat.actions`` words them), and what to do once confirmed.
-def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[dict, dict]:
+def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[JSONObject, JSONObject]:
     order = shop.check_refundable(ctx.customer_id, order_number)
     args = {"order_number": order.number, "reason": reason}
     return args, {"order_number": order.number, "amount": str(order.total), "currency": order.currency}
 
 
-def _propose_preference(ctx: ToolContext, preference: str) -> tuple[dict, dict]:
+def _propose_preference(ctx: ToolContext, preference: str) -> tuple[JSONObject, JSONObject]:
     return {"preference": preference}, {"preference": preference}  # the schema's enum: already normal
 
 
-def _propose_channel(ctx: ToolContext, channel: str) -> tuple[dict, dict]:
+def _propose_channel(ctx: ToolContext, channel: str) -> tuple[JSONObject, JSONObject]:
     return {"channel": channel}, {"channel": channel}
 
 
-def _propose_address(ctx: ToolContext, address: str) -> tuple[dict, dict]:
+def _propose_address(ctx: ToolContext, address: str) -> tuple[JSONObject, JSONObject]:
     address = shop.deliverable(address)
     return {"address": address}, {"address": address}
 
 
-def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[dict, dict]:
+def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[JSONObject, JSONObject]:
     address = shop.deliverable(address)
     order = shop.check_address_changeable(ctx.customer_id, order_number)
     values = {"order_number": order.number, "address": address}
     return values, values
 
 
-PROPOSE: dict[str, Callable[..., tuple[dict, dict]]] = {
+PROPOSE: dict[str, Callable[..., tuple[JSONObject, JSONObject]]] = {
     "request_refund": _propose_refund,
     "update_notification_preference": _propose_preference,
     "update_contact_channel": _propose_channel,
     "update_shipping_address": _propose_address,
     "update_order_address": _propose_order_address,
 }
-EXECUTE: dict[str, Callable[..., dict]] = {
+EXECUTE: dict[str, Callable[..., JSONObject]] = {
     "request_refund": lambda ctx, order_number, reason: shop.request_refund(
         ctx.customer_id, order_number, reason, ctx.conversation_id
     ),
@@ -164,8 +166,8 @@ EXECUTE: dict[str, Callable[..., dict]] = {
 }
 
 
-def _proposer(tool: str) -> Callable[..., dict]:
-    def run(ctx: ToolContext, **arguments) -> dict:
+def _proposer(tool: str) -> Callable[..., JSONObject]:
+    def run(ctx: ToolContext, **arguments: Any) -> JSONObject:
         checked, values = PROPOSE[tool](ctx, **arguments)
         return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
 
@@ -180,7 +182,7 @@ CHANGED_KEY = {
 }
 
 
-def propose_change(ctx: ToolContext, tool: str, arguments: dict, values: dict) -> dict:
+def propose_change(ctx: ToolContext, tool: str, arguments: JSONObject, values: JSONObject) -> JSONObject:
     """Store the change as the conversation's one pending action and ask for confirmation.
 
     The result names the change (``action`` and its ``values``) and words it in the customer's language
@@ -197,15 +199,15 @@ def propose_change(ctx: ToolContext, tool: str, arguments: dict, values: dict) -
     return _proposal(action, values, "pending_confirmation")
 
 
-def queue_change(ctx: ToolContext, tool: str, arguments: dict, values: dict) -> dict:
+def queue_change(ctx: ToolContext, tool: str, arguments: JSONObject, values: JSONObject) -> JSONObject:
     """Keep a change asked for after another in the same message: it is proposed once that one is answered."""
     action, values = _store_change(ctx, tool, arguments, values, PendingAction.Status.QUEUED)
     return _proposal(action, values, "queued")
 
 
 def _store_change(
-    ctx: ToolContext, tool: str, arguments: dict, values: dict, status: str
-) -> tuple[PendingAction, dict]:
+    ctx: ToolContext, tool: str, arguments: JSONObject, values: JSONObject, status: str
+) -> tuple[PendingAction, JSONObject]:
     arguments, values = _redacted(arguments), _redacted(values)
     action = PendingAction.objects.create(
         conversation_id=ctx.conversation_id,
@@ -219,7 +221,7 @@ def _store_change(
     return action, values
 
 
-def propose_next(ctx: ToolContext) -> dict | None:
+def propose_next(ctx: ToolContext) -> JSONObject | None:
     """Propose the change that waited for the previous one's answer (``None`` if none waits).
 
     Checked again now (an order may have changed meanwhile): a refusal drops it and comes back as the
@@ -250,9 +252,10 @@ def propose_next(ctx: ToolContext) -> dict | None:
     return _proposal(action, _redacted(values), "pending_confirmation")
 
 
-def _redacted(data: dict) -> dict:
+def _redacted(data: JSONObject) -> JSONObject:
     """The model wrote the arguments from what the customer typed; they become shop records once confirmed."""
-    return json.loads(redact_json(json.dumps(data)))
+    redacted: JSONObject = json.loads(redact_json(json.dumps(data)))
+    return redacted
 
 
 def _wait_for_answer(ctx: ToolContext, tool: str) -> None:
@@ -263,7 +266,7 @@ def _wait_for_answer(ctx: ToolContext, tool: str) -> None:
             logger.warning("conversation %s: cannot move to confirming", ctx.conversation_id)
 
 
-def _proposal(action: PendingAction, values: dict, status: str) -> dict:
+def _proposal(action: PendingAction, values: JSONObject, status: str) -> JSONObject:
     result = {"status": status, "action": action.tool, "values": values, "summary": action.summary}
     if action.tool in CHANGED_KEY:
         key, argument = CHANGED_KEY[action.tool]
@@ -368,12 +371,12 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-def schemas(names: list[str] | None = None) -> list[dict]:
+def schemas(names: list[str] | None = None) -> list[JSONObject]:
     """The tools' schemas for the model (all, or the named ones)."""
     return [tool.schema() for name, tool in TOOLS.items() if names is None or name in names]
 
 
-def run_tool(ctx: ToolContext, name: str, arguments: dict) -> dict:
+def run_tool(ctx: ToolContext, name: str, arguments: JSONObject) -> JSONObject:
     """Run one tool call for the conversation's customer; any refusal becomes ``{"error": ...}``."""
     tool = TOOLS.get(name)
     if tool is None:
@@ -445,7 +448,7 @@ def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | N
     return current, None
 
 
-def confirm_pending(ctx: ToolContext) -> dict | None:
+def confirm_pending(ctx: ToolContext) -> JSONObject | None:
     """Carry out the conversation's pending change, once; ``None`` if nothing is pending.
 
     Returns the shop's result with the tool's name (``tool``) and the pending action's id (``action``)."""
@@ -477,7 +480,7 @@ def confirm_pending(ctx: ToolContext) -> dict | None:
     return {"tool": action.tool, "action": str(action.pk), **result}
 
 
-def _refusal(exc: shop.ShopError, language: str) -> dict:
+def _refusal(exc: shop.ShopError, language: str) -> JSONObject:
     """A ``ShopError`` as a tool result: the reason in the customer's language, its code, what to remember."""
     return {
         "error": exc.text(language),
