@@ -17,8 +17,9 @@ import functools
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any, ParamSpec, cast
 from uuid import UUID
 
 from django.conf import settings
@@ -29,6 +30,7 @@ from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import is_bare_confirmation, is_cancellation, is_confirmation
 from chat.models import Commitment, CustomerProfile, PendingAction
+from chat.tool_results import JSONObject
 from chat.tools import (
     TOOLS,
     ToolContext,
@@ -59,9 +61,10 @@ from memory.working import Entry, PinnedOverflow, Role, ToolCall, WorkingMemory
 
 logger = logging.getLogger(__name__)
 
-Emit = Callable[[dict], None]
+Emit = Callable[[JSONObject], None]  # a frame for the customer's socket
 ORDER_NUMBER = re.compile(r"\bORD-\d{4}-\d{4}\b", re.IGNORECASE)
 BEFORE_PROCESSING = {AgentState.GREETING, AgentState.COLLECTING_INFO, AgentState.CONFIRMING}
+_P = ParamSpec("_P")
 
 
 class NotYourConversation(Exception):
@@ -94,14 +97,15 @@ class Speaker:
     has_promises: bool = False  # open promises of the shop, or closed lately: the turn reads them
 
     @classmethod
-    def from_row(cls, row: tuple) -> Speaker:
+    def from_row(cls, row: Sequence[Any]) -> Speaker:
         values = dict(zip(SHOP_OWNED, row[2:-1], strict=True))
         return cls(row[0], row[1], {key: value for key, value in values.items() if value}, bool(row[-1]))
 
 
+_PROFILE_COLUMNS = {f.name: f.column for f in CustomerProfile._meta.concrete_fields}  # SHOP_OWNED names fields
 _LOCK_AND_PROFILE = (
     f"WITH {locks.TAKE_CTE} SELECT EXISTS (SELECT 1 FROM taken), p.display_name, p.language, "
-    + ", ".join(f"p.{CustomerProfile._meta.get_field(name).column}" for name in SHOP_OWNED.values())
+    + ", ".join(f"p.{_PROFILE_COLUMNS[name]}" for name in SHOP_OWNED.values())
     + f", EXISTS (SELECT 1 FROM {Commitment._meta.db_table} c WHERE c.customer_id = p.user_id"
     " AND (c.status IN ('open', 'overdue') OR c.closed_at >= %s))"
     f" FROM (SELECT 1) AS one LEFT JOIN {CustomerProfile._meta.db_table} p ON p.user_id = %s"
@@ -117,7 +121,7 @@ def turn_lock(conversation_id: UUID | str, customer_id: int | None = None) -> It
     round trip inside a turn costs more than the read itself (docs/bench.md).
     """
     lease = locks.Lease(f"turn:{conversation_id}")
-    row: tuple = ()
+    row: Sequence[Any] = ()  # the profile's columns, as _LOCK_AND_PROFILE selects them
 
     def try_take() -> bool:
         nonlocal row
@@ -133,7 +137,7 @@ def turn_lock(conversation_id: UUID | str, customer_id: int | None = None) -> It
         lease.give_back()
 
 
-def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
+def _timed_turn(turn: Callable[_P, TurnResult]) -> Callable[_P, TurnResult]:
     """Fill ``TurnResult.timings`` (and ``cpu_timings``): exclusive milliseconds per phase (``agentsite.timings``).
 
     Phases: ``short_term`` (session store calls: Redis, and PostgreSQL for the durable copy),
@@ -143,7 +147,7 @@ def _timed_turn(turn: Callable[..., TurnResult]) -> Callable[..., TurnResult]:
     """
 
     @functools.wraps(turn)
-    def timed(*args, **kwargs) -> TurnResult:
+    def timed(*args: _P.args, **kwargs: _P.kwargs) -> TurnResult:
         with timings.collect("bookkeeping") as spent:
             result = turn(*args, **kwargs)
         result.timings, result.cpu_timings = spent.milliseconds(), spent.cpu_milliseconds()
@@ -159,7 +163,8 @@ _summarise = timings.timed("model")(llm.summarise)
 @_timed_turn
 def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
     """Answer one customer message in one conversation."""
-    store = timings.Timed(short_term.store(), "short_term")
+    # Timed passes every call on to the store (timing it): the store's methods, as the store types them.
+    store = cast(short_term.SessionStore, timings.Timed(short_term.store(), "short_term"))
     mode = settings.MEMORY_RECALL_MODE
     # Active recall starts now, beside the lock and the first writes; it is read at step 3.
     ahead = RecallAhead(customer_id, text) if mode == "active" else contextlib.nullcontext()
@@ -277,7 +282,7 @@ def _entry(role: Role, content: str) -> Entry:
     return Entry.create(role, content, timestamp=clock.now())
 
 
-def _slots(text: str) -> dict:
+def _slots(text: str) -> dict[str, list[str]]:
     numbers = sorted({n.upper() for n in ORDER_NUMBER.findall(text)})
     return {"order_numbers": numbers} if numbers else {}
 
@@ -287,7 +292,7 @@ def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord
     detection included) goes out just before the turn's closing frame."""
     sent = {"done": False}
 
-    def wrapped(frame: dict) -> None:
+    def wrapped(frame: JSONObject) -> None:
         if frame["type"] in {"memory", "escalated", "notice"} and not sent["done"]:
             sent["done"] = True
             for step in transitions:
@@ -300,12 +305,12 @@ def _with_state_frames(emit: Emit, transitions: list[short_term.TransitionRecord
 @timings.timed("working_memory")
 def _working_memory(
     history: list[Entry],
-    text,
-    language,
-    recalled,
+    text: str,
+    language: str,
+    recalled: list[Recalled],
     speaker: Speaker | None,
     records: dict[str, str],
-    promises: list[str] = (),
+    promises: Sequence[str] = (),
 ) -> WorkingMemory:
     """``history`` is the conversation before this message, which goes in unredacted for this one turn, pinned.
     The memory block shows the shop's ``records`` and ``promises`` first, whatever was recalled."""
@@ -318,7 +323,9 @@ def _working_memory(
     return buffer
 
 
-def _record_confirmation(store, memory: _Memory, ctx: ToolContext, confirmed: dict) -> None:
+def _record_confirmation(
+    store: short_term.SessionStore, memory: _Memory, ctx: ToolContext, confirmed: JSONObject
+) -> None:
     """Show the model what the confirmed change did, as the tool call it was and its result; and the change
     asked for after it, now proposed, as a second call of the same step (the model words both)."""
     calls = [_confirmed_call(confirmed)]
@@ -338,13 +345,13 @@ def _record_confirmation(store, memory: _Memory, ctx: ToolContext, confirmed: di
     memory.used_tools = True
 
 
-def _confirmed_call(confirmed: dict) -> ToolCall:
+def _confirmed_call(confirmed: JSONObject) -> ToolCall:
     """The confirmed change as a tool call, named by its action: two confirmations within one second of each
     other are still two calls."""
     return ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=confirmed.pop("tool"), arguments="{}")
 
 
-def _decline(store, ctx: ToolContext, emit: Emit) -> TurnResult:
+def _decline(store: short_term.SessionStore, ctx: ToolContext, emit: Emit) -> TurnResult:
     """The customer said no to the waiting change: drop it; a change asked for after it is proposed now."""
     cancel_pending(ctx)
     declined = {AgentState.CONFIRMING}
@@ -359,18 +366,16 @@ def _decline(store, ctx: ToolContext, emit: Emit) -> TurnResult:
     return _finish(store, ctx, reply, [], None, emit, stream=True)
 
 
-def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emit: Emit | None) -> str:
+def _model_loop(
+    store: short_term.SessionStore, memory: _Memory, ctx: ToolContext, tools: list[JSONObject], emit: Emit | None
+) -> str:
     """Call the model until it answers in words, running the tools it asks for (bounded)."""
-
-    def on_token(piece: str) -> None:
-        memory.streamed = True
-        emit({"type": "token", "text": piece})
-
+    on_token = _streaming(memory, emit) if emit is not None else None
     for _ in range(settings.AGENT_MAX_TOOL_STEPS):
         messages = memory.buffer.to_messages()
         with timings.phase("model"):
             completion = llm.chat(
-                messages, tools, stream=emit is not None, on_token=on_token if emit is not None else None,
+                messages, tools, stream=emit is not None, on_token=on_token,
                 conversation_id=str(ctx.conversation_id),
             )  # fmt: skip
         if not completion.tool_calls:
@@ -407,7 +412,19 @@ def _model_loop(store, memory: _Memory, ctx: ToolContext, tools: list[dict], emi
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
 
 
-def _record_tool_call(store, ctx: ToolContext, entry: Entry, tool_calls) -> None:
+def _streaming(memory: _Memory, emit: Emit) -> Callable[[str], None]:
+    """The model's ``on_token``: each piece of the reply goes to the customer as it comes."""
+
+    def on_token(piece: str) -> None:
+        memory.streamed = True
+        emit({"type": "token", "text": piece})
+
+    return on_token
+
+
+def _record_tool_call(
+    store: short_term.SessionStore, ctx: ToolContext, entry: Entry, tool_calls: Sequence[llm.ToolCall]
+) -> None:
     """Store the model's tool call; a tool that only reads means the agent is processing the request."""
     store.append(ctx.conversation_id, entry)
     for call in tool_calls:
@@ -426,7 +443,16 @@ def _only_reads(tool: str) -> bool:
     return tool != "escalate_to_human" and not TOOLS.get(tool, TOOLS["lookup_order"]).changes_something
 
 
-def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> tuple[str, list[Recalled]]:
+def _deferred(
+    store: short_term.SessionStore,
+    memory: _Memory,
+    ctx: ToolContext,
+    tools: list[JSONObject],
+    customer_id: int,
+    text: str,
+    language: str,
+    emit: Emit,
+) -> tuple[str, list[Recalled]]:
     """Answer from working and short-term memory first (not streamed); recall only if that answer lacks something."""
     first = _model_loop(store, memory, ctx, tools, emit=None)
     if not signals_missing_memory(first):
@@ -439,7 +465,7 @@ def _deferred(store, memory, ctx, tools, customer_id, text, language, emit) -> t
 
 
 def _finish(
-    store,
+    store: short_term.SessionStore,
     ctx: ToolContext,
     reply: str,
     recalled: list[Recalled],
@@ -496,8 +522,8 @@ def memory_frame(
     used_tokens: int = 0,
     history_tokens: int = 0,
     *,
-    promises: list[str] = (),
-) -> dict:
+    promises: Sequence[str] = (),
+) -> JSONObject:
     """The memory inspector's data: what was recalled, the shop's promises the turn read, the working-memory
     budget (``history``: the conversation's share of it), what was learned."""
     # nothing is learned from a conversation before its first consolidation
