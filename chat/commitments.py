@@ -12,19 +12,24 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.utils import timezone
 
 from agentsite import clock
 from chat import live
 from chat.models import Commitment, CommitmentEvent, Order, Refund
+from chat.tool_results import JSONObject
 from memory import session as short_term
 from memory.states import bot_may_reply
 from memory.working import Entry, Role
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +62,9 @@ def make(
     conversation for a promise about no order (a callback).
 
     Returns the commitment and whether it was made now."""
-    same = {"order": order} if order is not None else {"conversation_id": conversation_id} if conversation_id else None
+    same: dict[str, Order | UUID | str] | None = (
+        {"order": order} if order is not None else {"conversation_id": conversation_id} if conversation_id else None
+    )
     with transaction.atomic():
         if same is not None:  # one open promise of a kind per order, or per conversation without one
             existing = Commitment.objects.select_for_update().filter(**same, kind=kind, status__in=OPEN).first()
@@ -112,11 +119,11 @@ def happen(
     actor: str,
     status: str | None = None,
     due_at: datetime | None = None,
-    detail: dict | None = None,
+    detail: JSONObject | None = None,
 ) -> bool:
     """Record an outcome (the customer hears of it next visit); ``False`` if the commitment is closed."""
     now = clock.now()
-    changes: dict = {"outcome": outcome, "version": F("version") + 1}
+    changes: dict[str, object] = {"outcome": outcome, "version": F("version") + 1}
     if status is not None:
         changes["status"] = status
         if status in (Commitment.Status.DONE, Commitment.Status.CANCELLED):
@@ -132,7 +139,7 @@ def happen(
     return True
 
 
-def close_for_order(order: Order, kind: str, outcome: str, actor: str, detail: dict | None = None) -> int:
+def close_for_order(order: Order, kind: str, outcome: str, actor: str, detail: JSONObject | None = None) -> int:
     """Close the order's open promises of ``kind`` as done (shipping closes a chase); return how many."""
     closed = 0
     for commitment in Commitment.objects.filter(order=order, kind=kind, status__in=OPEN):
@@ -192,7 +199,7 @@ def mark_overdue(now: datetime | None = None) -> list[int]:
     return marked
 
 
-def due_list(within: timedelta = timedelta(hours=24)):
+def due_list(within: timedelta = timedelta(hours=24)) -> QuerySet[Commitment]:
     """Open promises due within ``within`` and overdue ones, the oldest due first (the staff console)."""
     return (
         Commitment.objects.filter(status__in=OPEN, due_at__lte=clock.now() + within)
@@ -201,7 +208,7 @@ def due_list(within: timedelta = timedelta(hours=24)):
     )
 
 
-def message_customer(commitment: Commitment, staff, text: str) -> UUID:
+def message_customer(commitment: Commitment, staff: User, text: str) -> UUID:
     """A staff member writes to the customer about a promise: stored in their latest open conversation (one
     is started if none is open) and pushed to their open sockets. Returns the conversation."""
     from memory.models import Conversation
@@ -247,7 +254,7 @@ class Promise:
     @classmethod
     def of(cls, c: Commitment) -> Promise:
         amount = str(c.refund.amount) if c.refund_id and c.refund else ""
-        order = c.order.number if c.order_id else ""
+        order = c.order.number if c.order_id and c.order else ""
         return cls(c.pk, c.kind, c.status, c.outcome, order, c.due_at, c.closed_at, amount)
 
 

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict
 from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 
 from agentsite import clock, llm
 from agentsite.redaction import redact, redact_json
 from chat import commitments, live, records
 from chat.models import Commitment, CustomerProfile, Handoff, Order, PendingAction
+from chat.tool_results import JSONObject
 from memory import recaps
 from memory import session as short_term
 from memory.embeddings import get_embedder
@@ -29,6 +34,9 @@ from memory.models import Conversation, LongTermMemory, StateTransition, tag_of
 from memory.states import AgentState
 from memory.working import Entry, Role
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 logger = logging.getLogger(__name__)
 
 
@@ -36,10 +44,38 @@ class HandoffError(Exception):
     """The handoff cannot do that now (taken by someone else, not escalated …)."""
 
 
-def transcript(conversation_id: UUID | str) -> tuple[list[dict], str]:
+class Line(TypedDict):
+    """One message of the transcript staff read."""
+
+    who: str  # customer, agent or staff
+    text: str
+    at: datetime
+
+
+class Step(TypedDict):
+    """One tool the agent called, as staff read it."""
+
+    tool: str
+    order: str
+    outcome: str
+
+
+class Packet(TypedDict):
+    """The handoff packet (``build_packet``); every value shown as text, dates in ISO format."""
+
+    issue: str
+    tried: list[Step]
+    records: dict[str, str]
+    facts: list[dict[str, str]]
+    open_promises: list[dict[str, str]]
+    orders: list[dict[str, str]]
+    states: list[dict[str, str]]
+
+
+def transcript(conversation_id: UUID | str) -> tuple[list[Line], str]:
     """The conversation as staff read it (its last ``AGENT_HANDOFF_MESSAGES`` messages), and its state."""
     session = short_term.store().load(conversation_id, recent=settings.AGENT_HANDOFF_MESSAGES)
-    lines = [
+    lines: list[Line] = [
         {
             "who": "staff" if m.metadata.get("by_staff") else ("customer" if m.role is Role.USER else "agent"),
             "text": m.content,
@@ -51,7 +87,7 @@ def transcript(conversation_id: UUID | str) -> tuple[list[dict], str]:
     return lines, session.state
 
 
-def build_packet(conversation_id: UUID | str) -> dict:
+def build_packet(conversation_id: UUID | str) -> Packet:
     """What a person needs: the issue in a few sentences, what the agent tried, the customer's values on
     record, memories with their provenance, the shop's promises, recent orders, the states."""
     conversation = Conversation.objects.get(pk=conversation_id)
@@ -124,25 +160,26 @@ def _issue(conversation: Conversation, spoken: list[tuple[str, str]]) -> str:
     return recaps.within(recaps.cleaned(written), settings.MEMORY_SUMMARY_MAX_TOKENS)
 
 
-def tried(messages) -> list[dict]:
+def tried(messages: Sequence[short_term.StoredMessage]) -> list[Step]:
     """Each tool the agent called, as staff read it: the tool, the order, what came of it (never JSON)."""
-    calls: dict[str, dict] = {}
-    out: list[dict] = []
+    calls: dict[str, Step] = {}
+    out: list[Step] = []
     for message in messages:
         if message.role is Role.TOOL_CALL:
             for call in message.metadata.get("tool_calls", []):
                 arguments = _json(call.get("arguments"))
-                step = {"tool": call.get("name", ""), "order": str(arguments.get("order_number", "")), "outcome": ""}
+                step = Step(tool=call.get("name", ""), order=str(arguments.get("order_number", "")), outcome="")
                 calls[call.get("id", "")] = step
                 out.append(step)
         elif message.role is Role.TOOL_RESULT:
-            step = calls.get(message.metadata.get("tool_call_id", ""))
-            if step is not None:
-                step["outcome"] = _outcome(message.metadata.get("raw") or message.content)
+            called = calls.get(message.metadata.get("tool_call_id", ""))
+            if called is not None:
+                called["outcome"] = _outcome(message.metadata.get("raw") or message.content)
     return out
 
 
-def _json(text) -> dict:
+def _json(text: object) -> JSONObject:
+    """``text`` parsed if it is JSON text; ``{}`` unless it is (or holds) a JSON object."""
     try:
         value = json.loads(text) if isinstance(text, str) else text
     except ValueError:
@@ -192,12 +229,12 @@ def open_handoff(conversation_id: UUID | str) -> Handoff:
     return handoff
 
 
-def waiting():
+def waiting() -> QuerySet[Handoff]:
     """Escalated conversations nobody has taken, oldest first."""
     return Handoff.objects.filter(closed_at__isnull=True, taken_by__isnull=True).order_by("created_at")
 
 
-def take(conversation_id: UUID | str, staff) -> Handoff:
+def take(conversation_id: UUID | str, staff: User) -> Handoff:
     """Give the conversation to ``staff``; a second taker is refused."""
     with transaction.atomic():
         handoff = Handoff.objects.select_for_update().get(conversation_id=conversation_id, closed_at__isnull=True)
@@ -215,7 +252,7 @@ def take(conversation_id: UUID | str, staff) -> Handoff:
 MAX_REPLY_CHARS = 4000  # a staff reply, as a customer's message is limited by AGENT_MAX_FRAME_CHARS
 
 
-def reply(conversation_id: UUID | str, staff, text: str) -> None:
+def reply(conversation_id: UUID | str, staff: User, text: str) -> None:
     """Store a staff member's reply and push it to the customer's open sockets."""
     handoff = Handoff.objects.get(conversation_id=conversation_id, closed_at__isnull=True)
     if handoff.taken_by_id != staff.pk:
@@ -231,7 +268,7 @@ def reply(conversation_id: UUID | str, staff, text: str) -> None:
     live.push(conversation_id, {"type": "staff.message", "text": text, "staff_name": name})
 
 
-def close(conversation_id: UUID | str, staff, resolution: str = "") -> None:
+def close(conversation_id: UUID | str, staff: User, resolution: str = "") -> None:
     """The person solved it: the conversation is resolved; their resolution can become a memory.
 
     A non-empty ``resolution`` is stored as an ``experience`` memory of the customer, recorded by
@@ -258,12 +295,12 @@ def close(conversation_id: UUID | str, staff, resolution: str = "") -> None:
             )
 
 
-def hand_back(conversation_id: UUID | str, staff) -> None:
+def hand_back(conversation_id: UUID | str, staff: User) -> None:
     """Give the conversation back to the bot."""
     _finish(conversation_id, staff, AgentState.COLLECTING_INFO, "handed back to the bot")
 
 
-def _finish(conversation_id, staff, to: AgentState, reason: str) -> None:
+def _finish(conversation_id: UUID | str, staff: User, to: AgentState, reason: str) -> None:
     with transaction.atomic():
         handoff = Handoff.objects.select_for_update().get(conversation_id=conversation_id, closed_at__isnull=True)
         if handoff.taken_by_id != staff.pk:
@@ -274,7 +311,7 @@ def _finish(conversation_id, staff, to: AgentState, reason: str) -> None:
     live.inbox_changed()
 
 
-def _transition(conversation_id, to: AgentState, reason: str) -> None:
+def _transition(conversation_id: UUID | str, to: AgentState, reason: str) -> None:
     result = short_term.store().transition(conversation_id, to, reason)
     for step in result.recorded:
         live.push(conversation_id, {"type": "state.changed", "from": step.from_state, "to": step.to_state})
