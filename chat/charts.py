@@ -54,4 +54,5 @@ def svg(chart: Chart) -> SafeString:
     if chart.reference is not None:
         name, level = chart.reference
         drawing.add(str(name), [level] * len(chart.labels), show_dots=False, stroke_style={"dasharray": "6, 4"})
-    return mark_safe(drawing.render(is_unicode=True))  # noqa: S308 - pygal's own SVG, labels escaped by it
+    drawn: str = drawing.render(is_unicode=True)  # pygal ships no types
+    return mark_safe(drawn)  # noqa: S308 - pygal's own SVG, labels escaped by it

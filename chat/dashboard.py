@@ -9,16 +9,23 @@ today included. docs/dashboard.md says where each figure comes from and what it 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from django.db import connection
+from django.db.models import Model
 from django.utils.translation import gettext_lazy as _
 
 from agentsite import clock
 from agentsite.models import BreakerOpening, ModelCall
 from chat.models import Commitment, CommitmentEvent, ConversationRating, Takeover, TurnStat
 from memory.models import ConsolidationRun, MemoryConflict, MemoryEvent, MemoryType, Source, StoreDay
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a title or name translated when the page shows it
 
 PERIODS = (7, 30, 90)
 # The article's bound on the long-term store's monthly growth once forgetting runs.
@@ -31,13 +38,13 @@ class Chart:
     """One chart and the numbers under it: a value per label (day or week) for each series."""
 
     key: str
-    title: str
+    title: StrOrPromise
     labels: list[str]
-    series: dict[str, list[float | None]]
+    series: dict[StrOrPromise, list[float | None]]
     kind: str = "line"  # line | bar | stacked
-    unit: str = ""
-    reference: tuple[str, float] | None = None  # a horizontal line to read the series against
-    note: str = ""
+    unit: StrOrPromise = ""
+    reference: tuple[StrOrPromise, float] | None = None  # a horizontal line to read the series against
+    note: StrOrPromise = ""
 
     @property
     def has_data(self) -> bool:
@@ -113,17 +120,21 @@ class _Period:
         monday = self.first - timedelta(days=self.first.weekday())
         return [monday + timedelta(weeks=n) for n in range((self.last - monday).days // 7 + 1)]
 
-    def params(self, **more) -> dict:
+    def params(self, **more: date) -> dict[str, date]:
         return {"start": self.start, "end": self.end, **more}
 
 
-def _rows(sql: str, params: dict) -> list[tuple]:
+def _rows(sql: str, params: Mapping[str, date]) -> list[tuple[Any, ...]]:
+    """The statement's rows, as the database returns them (its parameters are days and times)."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
 
 
-def _by_day(period: _Period, rows, columns: int, *, missing: float | None = 0) -> list[list[float | None]]:
+def _by_day(
+    period: _Period, rows: Sequence[tuple[Any, ...]], columns: int, *, missing: float | None = 0
+) -> list[list[float | None]]:
     """Rows of (day, value, value…) as one list per column over the period's days: a day without a row
     is ``missing`` (0 for counts; ``None``, a gap, for rates and times, which a day without events lacks)."""
     found = {row[0]: row[1:] for row in rows}
@@ -131,15 +142,33 @@ def _by_day(period: _Period, rows, columns: int, *, missing: float | None = 0) -
     return [[_number(found.get(day, empty)[i]) for day in period.dates] for i in range(columns)]
 
 
-def _number(value) -> float | None:
+def _number(value: Decimal | float | None) -> float | None:
     return None if value is None else round(float(value), 2)
 
 
-def _table(model) -> str:
+def _table(model: type[Model]) -> str:
     return model._meta.db_table
 
 
-def _daily(period: _Period, sql: str, key: str, title, names: list, *, missing: float | None = 0, **drawing) -> Chart:
+class _Drawing(TypedDict, total=False):
+    """How a chart is drawn (``Chart``'s fields after its numbers)."""
+
+    kind: str
+    unit: StrOrPromise
+    reference: tuple[StrOrPromise, float] | None
+    note: StrOrPromise
+
+
+def _daily(
+    period: _Period,
+    sql: str,
+    key: str,
+    title: StrOrPromise,
+    names: list[StrOrPromise],
+    *,
+    missing: float | None = 0,
+    **drawing: Unpack[_Drawing],
+) -> Chart:
     """A chart of one statement returning (day, one value per name) over the period."""
     values = _by_day(period, _rows(sql, period.params()), len(names), missing=missing)
     return Chart(key, title, period.labels, dict(zip(names, values, strict=True)), **drawing)
@@ -156,7 +185,7 @@ def _conversations(period: _Period) -> Chart:
         period.params(),
     )
     zh, en, unknown = _by_day(period, rows, 3)
-    series = {LANGUAGES["zh"]: zh, LANGUAGES["en"]: en}
+    series: dict[StrOrPromise, list[float | None]] = {LANGUAGES["zh"]: zh, LANGUAGES["en"]: en}
     if any(unknown):
         series[_("Not known (the turn failed first)")] = unknown
     return Chart("conversations", _("Conversations per day, by language"), period.labels, series, kind="stacked")
@@ -191,7 +220,7 @@ def _latency(period: _Period) -> Chart:
             FROM {_table(TurnStat)} WHERE created_at >= %(start)s AND created_at < %(end)s
               AND outcome IN ('answered', 'resolved')
             GROUP BY 1"""  # noqa: S608 - constant SQL
-    names = [_("Chinese p50"), _("Chinese p95"), _("English p50"), _("English p95")]
+    names: list[StrOrPromise] = [_("Chinese p50"), _("Chinese p95"), _("English p50"), _("English p95")]
     return _daily(
         period,
         sql,
@@ -230,7 +259,7 @@ def _store(period: _Period) -> Chart:
         {"first": period.first, "last": period.last},
     )
     found = {row[0]: row[1:] for row in rows}
-    names = [_("Valid"), _("Archived"), *_SPLIT_NAMES]
+    names: list[StrOrPromise] = [_("Valid"), _("Archived"), *_SPLIT_NAMES]
     columns = [[_number(found[day][i]) if day in found else None for day in period.dates] for i in range(len(names))]
     return Chart(
         "store",
@@ -279,7 +308,7 @@ def _deletions(period: _Period) -> Chart:
                    count(*) FILTER (WHERE actor = 'forgetting'), count(*) FILTER (WHERE actor <> 'forgetting')
             FROM {_table(MemoryEvent)} WHERE action = 'deleted' AND created_at >= %(start)s AND created_at < %(end)s
             GROUP BY 1"""  # noqa: S608 - constant SQL
-    names = [_("Forgotten by the policy"), _("Deleted by the customer or staff")]
+    names: list[StrOrPromise] = [_("Forgotten by the policy"), _("Deleted by the customer or staff")]
     return _daily(period, sql, "deletions", _("Memories deleted per day"), names, kind="stacked")
 
 
@@ -287,7 +316,14 @@ def _consolidation(period: _Period) -> Chart:
     sql = f"""SELECT (created_at AT TIME ZONE 'UTC')::date, sum(created), sum(merged), sum(superseded),
                    sum(conflicts), sum(skipped), sum(rejected)
             FROM {_table(ConsolidationRun)} WHERE created_at >= %(start)s AND created_at < %(end)s GROUP BY 1"""  # noqa: S608
-    names = [_("Created"), _("Merged"), _("Superseded"), _("Conflict opened"), _("Skipped"), _("Rejected")]
+    names: list[StrOrPromise] = [
+        _("Created"),
+        _("Merged"),
+        _("Superseded"),
+        _("Conflict opened"),
+        _("Skipped"),
+        _("Rejected"),
+    ]
     return _daily(period, sql, "consolidation", _("Consolidation outcomes per day"), names, kind="stacked")
 
 
