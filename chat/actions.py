@@ -137,7 +137,7 @@ def _fields(values: Mapping[str, Any], lang: str) -> dict[str, Any]:
         status = str(values["status"])
         fields["status"] = STATUSES[lang].get(status, status.replace("_", " "))
     amount = values.get("amount")
-    if amount not in (None, ""):
+    if amount is not None and amount != "":
         currency = str(values.get("currency") or "")
         sign = CURRENCY_SIGNS.get(currency.upper())
         shown = f"{sign}{float(amount):,.2f}" if sign else f"{amount} {currency}".strip()

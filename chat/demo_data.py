@@ -9,7 +9,8 @@ from django.conf import settings
 
 def customer_password() -> str:
     """Every demo customer's password (``DEMO_CUSTOMER_PASSWORD``; listed on the demo login page)."""
-    return settings.DEMO_CUSTOMER_PASSWORD
+    password: str = settings.DEMO_CUSTOMER_PASSWORD
+    return password
 
 
 # (days before seeding, location, description)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -29,6 +30,13 @@ from memory.consolidation import record_run
 from memory.embeddings import get_embedder
 from memory.longterm import Candidate, customer_lock, delete_memory, resolve_conflict, store
 from memory.models import LongTermMemory, MemoryConflict, MemoryType, Source
+
+if TYPE_CHECKING:
+    import numpy as np
+    from django.contrib.auth.models import User
+    from numpy.typing import NDArray
+
+    Vectors = dict[str, NDArray[np.float32]]  # each of SAID's sentences, embedded once
 
 DAYS = 42  # growth is against 30 days before: the last 12 days have it
 CUSTOMERS = 8
@@ -77,9 +85,9 @@ def backfill(*, days: int = DAYS, today: date | None = None) -> bool:
     return True
 
 
-def _customers() -> list:
+def _customers() -> list[User]:
     user_model = get_user_model()
-    made = []
+    made: list[User] = []
     for n in range(1, CUSTOMERS + 1):
         user, created = user_model.objects.get_or_create(username=f"past-customer-{n:02d}")
         if created:
@@ -89,7 +97,7 @@ def _customers() -> list:
     return made
 
 
-def _conversation(rng: random.Random, day: datetime, customer, vectors) -> None:
+def _conversation(rng: random.Random, day: datetime, customer: User, vectors: Vectors) -> None:
     at = day + timedelta(hours=rng.uniform(8, 21))
     session = short_term.store().start(customer.pk, now=at)
     language = "zh" if rng.random() < 0.55 else "en"
@@ -126,7 +134,7 @@ def _conversation(rng: random.Random, day: datetime, customer, vectors) -> None:
         ConversationRating.objects.create(conversation_id=session.id, score=score, created_at=at)
 
 
-def _consolidate(rng: random.Random, customer, vectors, at: datetime) -> None:
+def _consolidate(rng: random.Random, customer: User, vectors: Vectors, at: datetime) -> None:
     """Store one to three of the things the history's customers say, as a consolidation run would."""
     outcomes: dict[str, int] = {}
     with transaction.atomic():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from django.db import DatabaseError
@@ -17,10 +18,13 @@ from agentsite import clock
 from chat.models import Takeover, TurnStat
 from memory.states import AgentState
 
+if TYPE_CHECKING:
+    from chat.agent import TurnResult
+
 logger = logging.getLogger(__name__)
 
 
-def turn_outcome(result) -> str:
+def turn_outcome(result: TurnResult | None) -> str:
     """A finished turn's outcome as the dashboard counts it (``None``: the turn raised)."""
     if result is None or result.failed:
         return TurnStat.Outcome.FAILED

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 
-@shared_task(name="chat.mark_overdue_commitments")
+@shared_task(name="chat.mark_overdue_commitments")  # type: ignore[untyped-decorator]  # celery ships no types
 def mark_overdue_commitments() -> int:
     """Mark promises past their due time overdue (beat, every ``COMMITMENT_OVERDUE_CHECK_SECONDS``)."""
     from chat import commitments
