@@ -98,6 +98,7 @@ class Speaker:
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Speaker:
+        """The columns ``_LOCK_AND_PROFILE`` reads after the lease: name, language, the shop-owned values, promises."""
         values = dict(zip(SHOP_OWNED, row[2:-1], strict=True))
         return cls(row[0], row[1], {key: value for key, value in values.items() if value}, bool(row[-1]))
 
