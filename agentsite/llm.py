@@ -374,8 +374,11 @@ class _ReplyReader:
     def _call(self, index: int, part: dict) -> None:
         call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
         function = _mapping(part.get("function") or {}, "a tool call's function")
-        for key, value in (("id", part.get("id")), ("name", function.get("name")),
-                           ("arguments", function.get("arguments"))):  # fmt: skip
+        for key, value in (
+            ("id", part.get("id")),
+            ("name", function.get("name")),
+            ("arguments", function.get("arguments")),
+        ):
             if value is None:
                 continue
             if not isinstance(value, str):
@@ -530,9 +533,13 @@ class ModelGateway:
         if stream:
             body = {**request, "stream": True, "stream_options": {"include_usage": True}}
             return self.client.post(
-                "/chat/completions", body=body, cast_to=object, options=options,
-                stream=True, stream_cls=openai.Stream[object],
-            )  # fmt: skip
+                "/chat/completions",
+                body=body,
+                cast_to=object,
+                options=options,
+                stream=True,
+                stream_cls=openai.Stream[object],
+            )
         return self.client.post("/chat/completions", body=request, cast_to=object, options=options)
 
     def _stream(self, request: dict, options: dict, reply: _ReplyReader) -> None:

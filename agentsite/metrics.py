@@ -222,8 +222,9 @@ class AgentCollector:
             labels = json.loads(key)
             calls.add_metric([labels["purpose"], labels["model"], labels["outcome"]], float(count))
         yield calls
-        tokens = CounterMetricFamily("agent_model_tokens", "Tokens sent to and received from the model.",
-                                     labels=["model", "direction"])  # fmt: skip
+        tokens = CounterMetricFamily(
+            "agent_model_tokens", "Tokens sent to and received from the model.", labels=["model", "direction"]
+        )
         for key, count in sorted(redis.hgetall(MODEL_TOKENS).items()):
             labels = json.loads(key)
             tokens.add_metric([labels["model"], labels["direction"]], float(count))

@@ -32,8 +32,22 @@ _DIGIT = re.compile(r"\d")
 _PASSWORD_HINTS = ("pass", "pwd", "pw", "pin", "密码", "密碼", "口令")
 _PASSPORT_HINTS = ("passport", "护照", "護照")
 _SSN_HINTS = ("ssn", "social")
-_SECURITY_CODE_HINTS = ("cvv", "cvc", "security", "verification", "otp", "one-time", "one time", "sms", "back", "安全",
-                        "验证", "驗證", "动态", "背面")  # fmt: skip
+_SECURITY_CODE_HINTS = (
+    "cvv",
+    "cvc",
+    "security",
+    "verification",
+    "otp",
+    "one-time",
+    "one time",
+    "sms",
+    "back",
+    "安全",
+    "验证",
+    "驗證",
+    "动态",
+    "背面",
+)
 
 _MARK = "|".join(re.escape(mark) for mark in MARKS)
 _SPACE = r"[ \t\u00a0\u3000]"
@@ -85,7 +99,7 @@ _IBAN_LENGTHS = {
     "PT": 25, "QA": 29, "RO": 24, "RS": 22, "RU": 33, "SA": 24, "SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24,
     "SM": 27, "SO": 23, "ST": 25, "SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
     "YE": 30,
-}  # fmt: skip
+}  # fmt: skip  # a table: IBAN length by country code
 
 # Secrets known by the word before them. Between word and value: spaces, ":", "#", "is", "number", "号码" ...
 _FILLER = r"(?>(?:\s+|[:：=#＃-]|(?:is|was|are|number|no|nr|num|code)(?![A-Za-z])\.?|是|为|為|号码|號碼|号|號|编号)*)"

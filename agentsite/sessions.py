@@ -56,8 +56,10 @@ class SessionStore(cached_db.SessionStore):
         try:
             self._cache.delete(self.cache_key_prefix + session_key)
         except Exception:  # the database row is gone; a cached copy lives at most SESSION_CACHE_SECONDS
-            logger.warning("session cache unavailable: a deleted session stays cached for up to %s s",
-                           settings.SESSION_CACHE_SECONDS)  # fmt: skip
+            logger.warning(
+                "session cache unavailable: a deleted session stays cached for up to %s s",
+                settings.SESSION_CACHE_SECONDS,
+            )
 
     def _cache_put(self, data: dict, age: int) -> None:
         try:

@@ -206,11 +206,20 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # With Redis down, queueing a task (a turn queueing consolidation) must fail fast, not hang: Celery's defaults
 # retried the result backend's subscription for 19 s here, then declared "the Celery application must be
 # restarted". Queueing is best effort everywhere in the app: the beat sweep picks up what was not queued.
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": REDIS_RETRIES, "interval_start": 0, "interval_step": 0.05,
-                                    "interval_max": REDIS_RETRY_BACKOFF_MAX}  # fmt: skip
-CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"retry_policy": {"max_retries": REDIS_RETRIES, "interval_start": 0,
-                                                            "interval_step": 0.05,
-                                                            "interval_max": REDIS_RETRY_BACKOFF_MAX}}  # fmt: skip
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": REDIS_RETRIES,
+    "interval_start": 0,
+    "interval_step": 0.05,
+    "interval_max": REDIS_RETRY_BACKOFF_MAX,
+}
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {
+        "max_retries": REDIS_RETRIES,
+        "interval_start": 0,
+        "interval_step": 0.05,
+        "interval_max": REDIS_RETRY_BACKOFF_MAX,
+    }
+}
 CELERY_TIMEZONE = "UTC"
 
 # Sessions: read from the Redis cache, written through to PostgreSQL (agentsite/sessions.py), so that the

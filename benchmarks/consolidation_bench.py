@@ -44,8 +44,20 @@ SCRIPTS = {
         ("Please mute notifications at night", "Done, notifications are muted."),
     ],
 }
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]  # fmt: skip
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def main() -> None:
@@ -124,9 +136,12 @@ def run(args: argparse.Namespace) -> dict:
             offset += len(warmup)
             batch = make_conversations(args.conversations, offset)
             offset += len(batch)
-            worker = start_worker(env, concurrency=processes, name=f"bench-cons-{processes}",
-                                  extra_env={"OPENAI_BASE_URL": model.base_url, "CLOCK_ALLOW_OFFSET": "0",
-                                             "LOG_LEVEL": "WARNING"})  # fmt: skip
+            worker = start_worker(
+                env,
+                concurrency=processes,
+                name=f"bench-cons-{processes}",
+                extra_env={"OPENAI_BASE_URL": model.base_url, "CLOCK_ALLOW_OFFSET": "0", "LOG_LEVEL": "WARNING"},
+            )
             try:
                 consolidate_all(warmup)
                 children = worker.pool_children()
@@ -158,8 +173,9 @@ def run(args: argparse.Namespace) -> dict:
     return figures
 
 
-def summarise(processes: int, results: list[dict], elapsed: float, cpu: float, model_cpu: float, rss: dict,
-              load: str) -> dict:  # fmt: skip
+def summarise(
+    processes: int, results: list[dict], elapsed: float, cpu: float, model_cpu: float, rss: dict, load: str
+) -> dict:
     """One pool size's figures."""
     phases = sorted({name for r in results for name in r["timings"]})
     per_phase = {name: statistics.fmean(r["timings"].get(name, 0.0) for r in results) for name in phases}

@@ -36,8 +36,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import services  # noqa: E402
 
 DATABASE = "bench_floor"
-PARTS = ("turn lock", "session read", "message: PostgreSQL", "message: Redis", "reply: PostgreSQL", "reply: Redis",
-         "unlock")  # fmt: skip
+PARTS = (
+    "turn lock",
+    "session read",
+    "message: PostgreSQL",
+    "message: Redis",
+    "reply: PostgreSQL",
+    "reply: Redis",
+    "unlock",
+)
 
 
 def main() -> None:
@@ -87,8 +94,9 @@ class Turn:
         self.lock_params = [*lease.take_parameters(), commitments.recent_since(), customer_id]
         self.ttl, self.max_messages, self.history = store.ttl_seconds, store.max_messages, history
         # The two batches of a plain turn, as memory.session.rows writes them.
-        self.message_sql = rows._batch_sql(rows._set_clause(("last_seq", "loop_flagged", "state", "updated_at",
-                                                             "version"))[0], 1, 1)  # fmt: skip
+        self.message_sql = rows._batch_sql(
+            rows._set_clause(("last_seq", "loop_flagged", "state", "updated_at", "version"))[0], 1, 1
+        )
         self.reply_sql = rows._batch_sql(rows._set_clause(("last_seq", "updated_at", "version"))[0], 1, 0)
         row = Conversation.objects.get(pk=conversation_id)
         self.version, self.seq = row.version, row.last_seq
@@ -103,8 +111,10 @@ class Turn:
         reply = [self.id, seq + 2, "assistant", reply_text, 20, now, Jsonb({})]
 
         def hot(version: int, seq: int, text: str, role: str, extra: list) -> list:
-            entry = json.dumps({"seq": seq, "role": role, "content": text, "tokens": 12, "at": now.isoformat(),
-                                "meta": {}}, ensure_ascii=False)  # fmt: skip
+            entry = json.dumps(
+                {"seq": seq, "role": role, "content": text, "tokens": 12, "at": now.isoformat(), "meta": {}},
+                ensure_ascii=False,
+            )
             head = ["version", version + 1, "updated", now.isoformat(), "last_seq", seq, *extra]
             commands = ["HSET", 1, len(head), *head, "RPUSH", 2, 1, entry, "LTRIM", 2, 2, -self.max_messages, -1]
             for index in (1, 2, 3, 4):
@@ -201,9 +211,11 @@ def run(args: argparse.Namespace) -> dict:
             "parts": {name: stats([p[i] for p in s["parts"]]) for i, name in enumerate(PARTS)},
         }
     print(f"{services.machine()}\n{services.load_average()}")
-    print(f"one conversation, {args.turns} turns of each kind, alternating; model pause {args.model_ms:g} ms, "
-          f"{args.between_ms:g} ms between turns; {args.history} messages read a turn; {turn.seq} messages "
-          "written")  # fmt: skip
+    print(
+        f"one conversation, {args.turns} turns of each kind, alternating; model pause {args.model_ms:g} ms, "
+        f"{args.between_ms:g} ms between turns; {args.history} messages read a turn; {turn.seq} messages "
+        "written"
+    )
     for kind in figures["kinds"]:
         print(f"{kind}: the turn's storage round trips, ms")
         print(f"  {'all of them':38s} {services.summary(samples[kind]['total'])}")
@@ -214,8 +226,12 @@ def run(args: argparse.Namespace) -> dict:
 
 
 def stats(samples: list[float]) -> dict:
-    return {"p50": statistics.median(samples), "p95": services.percentile(samples, 0.95),
-            "mean": statistics.fmean(samples), "n": len(samples)}  # fmt: skip
+    return {
+        "p50": statistics.median(samples),
+        "p95": services.percentile(samples, 0.95),
+        "mean": statistics.fmean(samples),
+        "n": len(samples),
+    }
 
 
 if __name__ == "__main__":

@@ -95,8 +95,10 @@ def timed_run(label: str, now: datetime, *, dry_run: bool = False) -> None:
         counts = forgetting.run(now, dry_run=dry_run)
     total = time.perf_counter() - started
     print(f"\n{label}: now = {now:%Y-%m-%d %H:%M}, {total:.2f} s in all")
-    print(f"  counts: decayed {counts.decayed:,}, archived {counts.archived:,}, deleted {counts.deleted:,}, "
-          f"transcripts deleted {counts.transcripts_deleted:,}")  # fmt: skip
+    print(
+        f"  counts: decayed {counts.decayed:,}, archived {counts.archived:,}, deleted {counts.deleted:,}, "
+        f"transcripts deleted {counts.transcripts_deleted:,}"
+    )
     print(f"  phases: {timer.line()}")
 
 
@@ -297,8 +299,10 @@ def run(args: argparse.Namespace) -> None:
     print(f"\naccess bookkeeping per recall (UPDATE of 5 returned rows of one customer), {args.repeat} recalls:")
     owners_main = owners_of("memory_longtermmemory")
     figures = per_recall_updates("memory_longtermmemory", owners_main, args.repeat, as_recall=True)
-    print(f"  app table, fillfactor 70, no vector index, {sum(map(len, owners_main.values())):,} rows (recall's "
-          f"statement, with the rows and their dispute flags): {figures}")  # fmt: skip
+    print(
+        f"  app table, fillfactor 70, no vector index, {sum(map(len, owners_main.values())):,} rows (recall's "
+        f"statement, with the rows and their dispute flags): {figures}"
+    )
 
     with connection.cursor() as cursor:
         cursor.execute(f"SET maintenance_work_mem = '{args.maintenance_work_mem}'")

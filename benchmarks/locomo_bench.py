@@ -205,8 +205,10 @@ def run(args: argparse.Namespace, data: list[dict]) -> None:  # noqa: C901 - one
                 memory = insert(customer.pk, candidate, vector, actor="locomo", now=clock.now())
                 memory_turn[memory.pk] = turn.dia_id
         stored = LongTermMemory.objects.filter(customer=customer).count()
-        counts.append(f"{name}: {len(turns)} turns, {stored} memories read back, {len(questions)} questions"
-                      f"{f', duplicate turn ids {duplicates}' if duplicates else ''}")  # fmt: skip
+        counts.append(
+            f"{name}: {len(turns)} turns, {stored} memories read back, {len(questions)} questions"
+            f"{f', duplicate turn ids {duplicates}' if duplicates else ''}"
+        )
         print(f"{counts[-1]} (embedded in {embedded:.1f} s)")
 
         matrix = passages.astype(np.float64)

@@ -196,8 +196,12 @@ def measure(
     try:
         now = timezone.now()
         for number, query in enumerate(queries):
-            params = {"customer": customer.ids[number % len(customer.ids)], "vector": vector_literal(query),
-                      "limit": limit, "now": now}  # fmt: skip
+            params = {
+                "customer": customer.ids[number % len(customer.ids)],
+                "vector": vector_literal(query),
+                "limit": limit,
+                "now": now,
+            }
             if number < 3:  # warm the caches for this plan
                 execute(sql, params)
             ids, elapsed = execute(sql, params)
@@ -220,8 +224,12 @@ def exact(customer: Customer, queries: np.ndarray, *, k: int, limit: int) -> Fig
     figures = Figures()
     now = timezone.now()
     for number, query in enumerate(queries):
-        params = {"customer": customer.ids[number % len(customer.ids)], "vector": vector_literal(query),
-                  "limit": limit, "now": now}  # fmt: skip
+        params = {
+            "customer": customer.ids[number % len(customer.ids)],
+            "vector": vector_literal(query),
+            "limit": limit,
+            "now": now,
+        }
         if number < 3:
             execute(_DENSE_SQL, params)
         ids, elapsed = execute(_DENSE_SQL, params)
@@ -272,8 +280,13 @@ def scenarios() -> None:
         vectors = embedder.embed_passages(texts)
         with transaction.atomic():
             for text, vector in zip(texts, vectors, strict=True):
-                insert(customer_id, Candidate(type="fact", content=text, confidence=0.9), vector, actor="bench",
-                       now=clock.now())  # fmt: skip
+                insert(
+                    customer_id,
+                    Candidate(type="fact", content=text, confidence=0.9),
+                    vector,
+                    actor="bench",
+                    now=clock.now(),
+                )
 
     print("\nthe project's keyword cases, first memory recalled (k=5), dense vs hybrid:")
     rng = random.Random(3)
@@ -477,8 +490,13 @@ def run(args: argparse.Namespace) -> None:
             for iterative in ("off", "relaxed_order"):
                 gucs = {"enable_seqscan": "off", "ivfflat.probes": str(probes), "ivfflat.iterative_scan": iterative}
                 figures = measure(customer, queries, FORCED_INDEX_SQL, k=k, limit=limit, gucs=gucs)
-                note("ivfflat", customer.label, f"forced, probes {probes}, iterative {iterative}", figures.latencies,
-                     figures)  # fmt: skip
+                note(
+                    "ivfflat",
+                    customer.label,
+                    f"forced, probes {probes}, iterative {iterative}",
+                    figures.latencies,
+                    figures,
+                )
                 print(f"  {customer.label:<16} probes {probes:<3} iterative {iterative:<13} {figures.line(k, limit)}")
         planner_line(customer, "planner, defaults", {})
         planner_line(customer, "planner, relaxed_order", {"ivfflat.iterative_scan": "relaxed_order"})
@@ -511,8 +529,9 @@ def run(args: argparse.Namespace) -> None:
             for iterative in ("off", "strict_order", "relaxed_order"):
                 gucs = {"enable_seqscan": "off", "hnsw.ef_search": str(ef), "hnsw.iterative_scan": iterative}
                 figures = measure(customer, queries, FORCED_INDEX_SQL, k=k, limit=limit, gucs=gucs)
-                note("hnsw", customer.label, f"forced, ef_search {ef}, iterative {iterative}", figures.latencies,
-                     figures)  # fmt: skip
+                note(
+                    "hnsw", customer.label, f"forced, ef_search {ef}, iterative {iterative}", figures.latencies, figures
+                )
                 print(f"  {customer.label:<16} ef_search {ef:<4} iterative {iterative:<13} {figures.line(k, limit)}")
         gucs = {"enable_seqscan": "off", "hnsw.iterative_scan": "relaxed_order", "hnsw.max_scan_tuples": "200000"}
         figures = measure(customer, queries, FORCED_INDEX_SQL, k=k, limit=limit, gucs=gucs)

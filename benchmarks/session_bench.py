@@ -38,8 +38,13 @@ def configure() -> str:
     sys.path.insert(0, str(ROOT))
     data = Path(os.environ.get("TEST_EMBEDDED_DATA_DIR", ROOT / ".data" / "test"))
     os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ.update(AGENTSITE_READ_DOTENV="0", AGENTSITE_ENV="development", CLOCK_ALLOW_OFFSET="0",
-                      EMBEDDED_DATA_DIR=str(data), DJANGO_SETTINGS_MODULE="agentsite.settings")  # fmt: skip
+    os.environ.update(
+        AGENTSITE_READ_DOTENV="0",
+        AGENTSITE_ENV="development",
+        CLOCK_ALLOW_OFFSET="0",
+        EMBEDDED_DATA_DIR=str(data),
+        DJANGO_SETTINGS_MODULE="agentsite.settings",
+    )
     from agentsite.embedded import ensure_postgres, ensure_redis
 
     server_url = os.environ.get("TEST_DATABASE_URL") or ensure_postgres(data / "pg")

@@ -61,11 +61,15 @@ def run(args: argparse.Namespace) -> None:
     print(f"{args.rounds} checks with each engine, alternating, {args.idle_ms} ms idle before each")
     print(f"{'engine':<18}{'wall p50':>10}{'wall p95':>10}{'CPU p50':>10}{'CPU p95':>10}  (ms)")
     for name in ENGINES:
-        print(f"{name:<18}{_p(wall[name], 50):>10.3f}{_p(wall[name], 95):>10.3f}"
-              f"{_p(cpu[name], 50):>10.3f}{_p(cpu[name], 95):>10.3f}")  # fmt: skip
+        print(
+            f"{name:<18}{_p(wall[name], 50):>10.3f}{_p(wall[name], 95):>10.3f}"
+            f"{_p(cpu[name], 50):>10.3f}{_p(cpu[name], 95):>10.3f}"
+        )
     before, after = ENGINES
-    print(f"ratio {after} / {before}: wall p50 {_p(wall[after], 50) / _p(wall[before], 50):.2f}, "
-          f"CPU p50 {_p(cpu[after], 50) / _p(cpu[before], 50):.2f}")  # fmt: skip
+    print(
+        f"ratio {after} / {before}: wall p50 {_p(wall[after], 50) / _p(wall[before], 50):.2f}, "
+        f"CPU p50 {_p(cpu[after], 50) / _p(cpu[before], 50):.2f}"
+    )
 
 
 def _p(values: list[float], percentile: int) -> float:

@@ -35,17 +35,56 @@ _CITIES = [
     "Toronto",
 ]
 _CITIES_ZH = ["上海", "北京", "深圳", "杭州", "成都", "武汉", "广州", "南京", "西安", "苏州"]
-_PRODUCTS = ["running shoes", "rain jacket", "coffee grinder", "wireless earbuds", "yoga mat", "desk lamp",
-             "backpack", "winter coat", "phone case", "water bottle", "blender", "wool scarf", "office chair",
-             "tea set"]  # fmt: skip
-_PRODUCTS_ZH = ["跑鞋", "雨衣", "咖啡研磨机", "无线耳机", "瑜伽垫", "台灯", "双肩包", "羽绒服", "手机壳", "保温杯",
-                "破壁机", "羊毛围巾", "办公椅", "茶具"]  # fmt: skip
+_PRODUCTS = [
+    "running shoes",
+    "rain jacket",
+    "coffee grinder",
+    "wireless earbuds",
+    "yoga mat",
+    "desk lamp",
+    "backpack",
+    "winter coat",
+    "phone case",
+    "water bottle",
+    "blender",
+    "wool scarf",
+    "office chair",
+    "tea set",
+]
+_PRODUCTS_ZH = [
+    "跑鞋",
+    "雨衣",
+    "咖啡研磨机",
+    "无线耳机",
+    "瑜伽垫",
+    "台灯",
+    "双肩包",
+    "羽绒服",
+    "手机壳",
+    "保温杯",
+    "破壁机",
+    "羊毛围巾",
+    "办公椅",
+    "茶具",
+]
 _COLOURS = ["black", "navy", "red", "white", "olive", "grey", "beige"]
 _COLOURS_ZH = ["黑色", "藏青色", "红色", "白色", "橄榄绿", "灰色", "米色"]
 _CHANNELS = ["email", "phone", "SMS", "WeChat"]
 _CHANNELS_ZH = ["邮件", "电话", "短信", "微信"]
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"]  # fmt: skip
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _ISSUES = [
     "arrived damaged",
     "was missing a part",
@@ -169,11 +208,19 @@ def _copy_binary_chunks(customers: np.ndarray, bases: np.ndarray, vectors: np.nd
     """One chunk of PostgreSQL binary COPY tuples (n bigint, customer_id bigint, base int, embedding vector)."""
     dtype = np.dtype(
         [
-            ("fields", ">i2"), ("len_n", ">i4"), ("n", ">i8"), ("len_c", ">i4"), ("customer", ">i8"),
-            ("len_b", ">i4"), ("base", ">i4"), ("len_v", ">i4"), ("dim", ">i2"), ("unused", ">i2"),
+            ("fields", ">i2"),
+            ("len_n", ">i4"),
+            ("n", ">i8"),
+            ("len_c", ">i4"),
+            ("customer", ">i8"),
+            ("len_b", ">i4"),
+            ("base", ">i4"),
+            ("len_v", ">i4"),
+            ("dim", ">i2"),
+            ("unused", ">i2"),
             ("vector", ">f4", (vectors.shape[1],)),
         ]
-    )  # fmt: skip
+    )
     rows = np.empty(len(customers), dtype=dtype)
     rows["fields"], rows["len_n"], rows["len_c"], rows["len_b"] = 4, 8, 8, 4
     rows["len_v"] = 4 + 4 * vectors.shape[1]

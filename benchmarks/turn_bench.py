@@ -124,9 +124,11 @@ def populate(args: argparse.Namespace, rng: random.Random) -> list:
     User = get_user_model()
     users = User.objects.bulk_create([User(username=f"turn{i}") for i in range(args.customers)])
     CustomerProfile.objects.bulk_create(
-        [CustomerProfile(user=u, display_name=u.username, language="en" if i % 2 else "zh-hans")
-         for i, u in enumerate(users)]
-    )  # fmt: skip
+        [
+            CustomerProfile(user=u, display_name=u.username, language="en" if i % 2 else "zh-hans")
+            for i, u in enumerate(users)
+        ]
+    )
     now = clock.now()
     name = get_embedder().name
     rows = []
@@ -137,16 +139,40 @@ def populate(args: argparse.Namespace, rng: random.Random) -> list:
         ]
         for memory_type, key, value, what in keyed:
             content = f"The customer's {what} is {value}"
-            rows.append(LongTermMemory(customer=user, type=memory_type, key=key, value=value, content=content,
-                                       embedding=vectors[rng.randrange(len(pool))], embedding_model=name,
-                                       source="customer_stated", confidence=0.95, content_hash=content_hash(content),
-                                       created_at=now, updated_at=now, valid_from=now))  # fmt: skip
+            rows.append(
+                LongTermMemory(
+                    customer=user,
+                    type=memory_type,
+                    key=key,
+                    value=value,
+                    content=content,
+                    embedding=vectors[rng.randrange(len(pool))],
+                    embedding_model=name,
+                    source="customer_stated",
+                    confidence=0.95,
+                    content_hash=content_hash(content),
+                    created_at=now,
+                    updated_at=now,
+                    valid_from=now,
+                )
+            )
         for index in rng.sample(range(len(pool)), min(args.memories - len(keyed), len(pool))):
             memory_type, content = pool[index]
-            rows.append(LongTermMemory(customer=user, type=memory_type, content=content, embedding=vectors[index],
-                                       embedding_model=name, source="customer_stated",
-                                       confidence=round(rng.uniform(0.7, 1.0), 2), content_hash=content_hash(content),
-                                       created_at=now, updated_at=now, valid_from=now))  # fmt: skip
+            rows.append(
+                LongTermMemory(
+                    customer=user,
+                    type=memory_type,
+                    content=content,
+                    embedding=vectors[index],
+                    embedding_model=name,
+                    source="customer_stated",
+                    confidence=round(rng.uniform(0.7, 1.0), 2),
+                    content_hash=content_hash(content),
+                    created_at=now,
+                    updated_at=now,
+                    valid_from=now,
+                )
+            )
     LongTermMemory.objects.bulk_create(rows, batch_size=2000)
     from django.db import connection
 
@@ -396,10 +422,15 @@ def statement_table(by_statement: dict[str, list[float]], turns: int, beside: se
     """Each kind of statement a pass ran, by wall milliseconds per turn as the sending thread waits for it,
     and whether a recall helper sent it (``beside``: the turn waits for it only if it is still running)."""
     rows = [
-        {"statement": kind, "per turn": len(ms) / turns, "ms per turn": sum(ms) / turns,
-         "p50 ms": statistics.median(ms), "thread": "helper" if kind in beside else "turn"}
+        {
+            "statement": kind,
+            "per turn": len(ms) / turns,
+            "ms per turn": sum(ms) / turns,
+            "p50 ms": statistics.median(ms),
+            "thread": "helper" if kind in beside else "turn",
+        }
         for kind, ms in by_statement.items()
-    ]  # fmt: skip
+    ]
     return sorted(rows, key=lambda row: -row["ms per turn"])
 
 

@@ -94,8 +94,11 @@ def processes(datadir: Path, daphne: list[int], model: int, others: dict[str, in
 
     from agentsite.embedded import redis_pid
 
-    roles: dict[str, list] = {"daphne": [psutil.Process(pid) for pid in daphne],
-                              "offline model": [psutil.Process(model)], "load client": [psutil.Process()]}  # fmt: skip
+    roles: dict[str, list] = {
+        "daphne": [psutil.Process(pid) for pid in daphne],
+        "offline model": [psutil.Process(model)],
+        "load client": [psutil.Process()],
+    }
     roles.update({role: [psutil.Process(pid)] for role, pid in others.items() if pid is not None})
     postmaster = psutil.Process(int((datadir / "pg" / "postmaster.pid").read_text().split()[0]))
     roles["PostgreSQL"] = [postmaster, *postmaster.children()]
@@ -149,8 +152,9 @@ async def ping_lag(url: str, cookie: str, ready: asyncio.Event, stop: asyncio.Ev
     import websockets
 
     lags = []
-    async with websockets.connect(url, additional_headers={"Cookie": cookie, "Origin": "http://localhost"},
-                                  open_timeout=120, ping_interval=None) as socket:  # fmt: skip
+    async with websockets.connect(
+        url, additional_headers={"Cookie": cookie, "Origin": "http://localhost"}, open_timeout=120, ping_interval=None
+    ) as socket:
         ready.set()
         first = time.perf_counter()
         while not stop.is_set():
@@ -322,17 +326,23 @@ def run(args) -> dict:
     handshakes = [r.handshake for r in runs if r.handshake is not None]
     histories = [r.history for r in runs if r.history is not None]
     opening = {
-        name: {"p50": percentile(values, 0.5) * 1000, "p95": percentile(values, 0.95) * 1000,
-               "max": max(values, default=float("nan")) * 1000, "n": len(values)}
+        name: {
+            "p50": percentile(values, 0.5) * 1000,
+            "p95": percentile(values, 0.95) * 1000,
+            "max": max(values, default=float("nan")) * 1000,
+            "n": len(values),
+        }
         for name, values in (("handshake", handshakes), ("history", histories))
-    }  # fmt: skip
+    }
     print(services.machine())
     print(services.load_average())
-    print(f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
-          f"AGENT_TURN_WORKERS {args.workers}, embedding {args.embedding}, memories each {args.memories}, "
-          f"DATABASE_CONN_MAX_AGE {conn_max_age}, model pace {args.model_pace_ms} ms a token, "
-          + (f"{args.web_processes} daphne behind HAProxy" if args.web_processes else "one daphne, no balancer")
-          + (", through PgBouncer (transaction mode)" if args.pgbouncer else ""))  # fmt: skip
+    print(
+        f"customers {args.customers} arriving over {args.ramp:g} s, messages each {args.messages}, "
+        f"AGENT_TURN_WORKERS {args.workers}, embedding {args.embedding}, memories each {args.memories}, "
+        f"DATABASE_CONN_MAX_AGE {conn_max_age}, model pace {args.model_pace_ms} ms a token, "
+        + (f"{args.web_processes} daphne behind HAProxy" if args.web_processes else "one daphne, no balancer")
+        + (", through PgBouncer (transaction mode)" if args.pgbouncer else "")
+    )
     print(f"turns {len(latencies)} in {elapsed:.1f} s: {len(latencies) / elapsed:.1f} turns/s")
     p50, p95, p99 = (percentile(latencies, q) * 1000 for q in (0.5, 0.95, 0.99))
     print(f"turn latency p50 {p50:.0f} ms, p95 {p95:.0f} ms, p99 {p99:.0f} ms")
@@ -340,8 +350,11 @@ def run(args) -> dict:
     for name, what in (("handshake", "websocket handshake (accepted)"), ("history", "history frame received")):
         o = opening[name]
         print(f"{what} after p50 {o['p50']:.0f} ms, p95 {o['p95']:.0f} ms, max {o['max']:.0f} ms, n={o['n']}")
-    print("CPU over the run, in cores (of nproc): " + ", ".join(f"{k} {v:.2f}" for k, v in cores.items())
-          + f"; machine total {sum(cores.values()):.2f}")  # fmt: skip
+    print(
+        "CPU over the run, in cores (of nproc): "
+        + ", ".join(f"{k} {v:.2f}" for k, v in cores.items())
+        + f"; machine total {sum(cores.values()):.2f}"
+    )
     print("each core busy: " + ", ".join(f"{share:.0%}" for share in per_core))
     product = ("daphne", "embedding", "PostgreSQL", "Redis", "HAProxy", "PgBouncer")
     cpu_per_turn = sum(cores.get(role, 0.0) for role in product) * elapsed / max(1, len(latencies)) * 1000
@@ -350,14 +363,24 @@ def run(args) -> dict:
         f"product CPU per turn (daphne, embedding process, PostgreSQL, Redis, HAProxy, PgBouncer): "
         f"{cpu_per_turn:.1f} ms (" + ", ".join(f"{k} {v:.1f}" for k, v in per_turn.items()) + ")"
     )
-    lag = {"p50": statistics.median(lags) if lags else float("nan"), "p95": percentile(lags, 0.95),
-           "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")), "n": len(lags)}  # fmt: skip
-    print(f"daphne event loop (websocket ping round trip) p50 {lag['p50']:.1f} ms, p95 {lag['p95']:.1f} ms, "
-          f"p99 {lag['p99']:.1f} ms, max {lag['max']:.1f} ms, n={lag['n']}")  # fmt: skip
+    lag = {
+        "p50": statistics.median(lags) if lags else float("nan"),
+        "p95": percentile(lags, 0.95),
+        "p99": percentile(lags, 0.99),
+        "max": max(lags, default=float("nan")),
+        "n": len(lags),
+    }
+    print(
+        f"daphne event loop (websocket ping round trip) p50 {lag['p50']:.1f} ms, p95 {lag['p95']:.1f} ms, "
+        f"p99 {lag['p99']:.1f} ms, max {lag['max']:.1f} ms, n={lag['n']}"
+    )
     slow = [f"{at:.1f} s: {ms:.0f} ms" for at, ms in pings if ms > 50]
     print(f"pings over 50 ms ({len(slow)}): " + ", ".join(slow[:20]))
-    print("resident memory, MiB: " + ", ".join(f"{k} {v:.0f}" for k, v in rss.items())
-          + f" (PostgreSQL: postmaster + {backends} children, shared buffers counted in each)")  # fmt: skip
+    print(
+        "resident memory, MiB: "
+        + ", ".join(f"{k} {v:.0f}" for k, v in rss.items())
+        + f" (PostgreSQL: postmaster + {backends} children, shared buffers counted in each)"
+    )
     return {
         "machine": services.machine(),
         "load": services.load_average(),

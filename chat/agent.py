@@ -181,8 +181,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             store.append(conversation_id, _entry(Role.USER, redact(text)))
             progress = bool(store.update_info(conversation_id, _slots(text)))
             if bot_may_reply(session.state):
-                store.transition(conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=progress,
-                                 only_from={AgentState.GREETING, AgentState.RESOLVED})  # fmt: skip
+                store.transition(
+                    conversation_id,
+                    AgentState.COLLECTING_INFO,
+                    "the customer wrote",
+                    progress=progress,
+                    only_from={AgentState.GREETING, AgentState.RESOLVED},
+                )
         if not bot_may_reply(session.state):
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
             return TurnResult(reply="", message_id=None, state=session.state, language=language)
@@ -230,8 +235,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
             if memory.streamed:  # the customer saw the start of a reply that is not kept: take it back
                 emit({"type": "reply_reset"})
-            result = _finish(store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True,
-                             expected=memory.snapshot)  # fmt: skip
+            result = _finish(
+                store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True, expected=memory.snapshot
+            )
             result.failed = True
             return result
 
@@ -239,14 +245,18 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, None)
-        notices = _with_notice(_with_notice("", lapsed or lapsed_now, prompts.LAPSED, language),
-                               still_waiting, prompts.ON_HOLD, language)  # fmt: skip
+        notices = _with_notice(
+            _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
+        )
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"
         if still_waiting is not None:
-            move = (AgentState.CONFIRMING, "waiting for confirmation again",
-                    {AgentState.PROCESSING, AgentState.COLLECTING_INFO})  # fmt: skip
+            move = (
+                AgentState.CONFIRMING,
+                "waiting for confirmation again",
+                {AgentState.PROCESSING, AgentState.COLLECTING_INFO},
+            )
         return _finish(store, ctx, reply, recalled, memory, emit, stream=False, move=move, expected=memory.snapshot)
 
 
@@ -332,8 +342,13 @@ def _record_confirmation(
     calls = [_confirmed_call(confirmed)]
     results = [confirmed]
     with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
-        store.transition(ctx.conversation_id, AgentState.PROCESSING, "confirmed", progress=True,
-                         only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO})  # fmt: skip
+        store.transition(
+            ctx.conversation_id,
+            AgentState.PROCESSING,
+            "confirmed",
+            progress=True,
+            only_from={AgentState.CONFIRMING, AgentState.COLLECTING_INFO},
+        )
         following = propose_next(ctx)
         if following is not None:
             calls.append(ToolCall(id=f"proposed-{calls[0].id}", name=following["action"], arguments="{}"))
@@ -376,9 +391,12 @@ def _model_loop(
         messages = memory.buffer.to_messages()
         with timings.phase("model"):
             completion = llm.chat(
-                messages, tools, stream=emit is not None, on_token=on_token,
+                messages,
+                tools,
+                stream=emit is not None,
+                on_token=on_token,
                 conversation_id=str(ctx.conversation_id),
-            )  # fmt: skip
+            )
         if not completion.tool_calls:
             return completion.content
         calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
@@ -430,8 +448,13 @@ def _record_tool_call(
     store.append(ctx.conversation_id, entry)
     for call in tool_calls:
         if _only_reads(call.name):
-            store.transition(ctx.conversation_id, AgentState.PROCESSING, f"tool {call.name}", progress=True,
-                             only_from=BEFORE_PROCESSING)  # fmt: skip
+            store.transition(
+                ctx.conversation_id,
+                AgentState.PROCESSING,
+                f"tool {call.name}",
+                progress=True,
+                only_from=BEFORE_PROCESSING,
+            )
 
 
 def _proposes(tool: str) -> bool:

@@ -103,9 +103,14 @@ def observed_turn(customer_id: int, conversation_id, text: str, emit=lambda fram
     try:
         result = run_turn(customer_id, conversation_id, text, emit)
         outcome = (
-            "failed" if result.failed else "escalated" if result.escalated else "silent" if result.message_id is None
+            "failed"
+            if result.failed
+            else "escalated"
+            if result.escalated
+            else "silent"
+            if result.message_id is None
             else "ok"
-        )  # fmt: skip
+        )
         return result
     except NotYourConversation:
         theirs = True
@@ -146,8 +151,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
         try:
             history = await asyncio.wait_for(self._open(), settings.AGENT_CONNECT_TIMEOUT_SECONDS)
         except TimeoutError:  # work still queued is cancelled; work already running finishes unheard
-            logger.warning("socket not opened within %s s: closed with %s", settings.AGENT_CONNECT_TIMEOUT_SECONDS,
-                           CLOSE_TRY_AGAIN_LATER)  # fmt: skip
+            logger.warning(
+                "socket not opened within %s s: closed with %s",
+                settings.AGENT_CONNECT_TIMEOUT_SECONDS,
+                CLOSE_TRY_AGAIN_LATER,
+            )
             await self._error("busy", _("the chat is busy; reconnecting in a moment"))
             await self.close(code=CLOSE_TRY_AGAIN_LATER)
             return
@@ -178,8 +186,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
         was read: a turn another tab finishes in between is not signalled to this one (a window of one
         Redis call).
         """
-        opened = await run_blocking(conversations.open_socket, self.session_key, self._query_param("conversation"),
-                                    kind="connect")  # fmt: skip
+        opened = await run_blocking(
+            conversations.open_socket, self.session_key, self._query_param("conversation"), kind="connect"
+        )
         if opened is None:
             return None
         self.customer_id, self.conversation_id, history = opened.customer_id, opened.conversation_id, opened.history
@@ -271,8 +280,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
                 try:
                     await self._turn(text)
                 except (OperationalError, InterfaceError) as error:  # PostgreSQL down or restarting
-                    logger.warning("turn refused in conversation %s: database unavailable (%s)", self.conversation_id,
-                                   str(error).strip()[:200])  # fmt: skip
+                    logger.warning(
+                        "turn refused in conversation %s: database unavailable (%s)",
+                        self.conversation_id,
+                        str(error).strip()[:200],
+                    )
                     await self._error("unavailable", UNAVAILABLE["message"])
                 except Exception:
                     logger.exception("turn failed in conversation %s", self.conversation_id)

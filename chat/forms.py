@@ -132,8 +132,14 @@ class CorrectMemoryForm(forms.Form):
         if outcome.memory_id is None:  # the same words again within the dedup window: the request stands
             return current
         new = LongTermMemory.objects.get(pk=outcome.memory_id)
-        longterm.open_conflict(current, request, actor="customer", now=clock.now(),
-                               reason=MemoryConflict.Reason.CHANGE_REQUEST, incoming=new)  # fmt: skip
+        longterm.open_conflict(
+            current,
+            request,
+            actor="customer",
+            now=clock.now(),
+            reason=MemoryConflict.Reason.CHANGE_REQUEST,
+            incoming=new,
+        )
         return new
 
 

@@ -114,7 +114,7 @@ def export(user) -> dict[str, Any]:
                 "cost_usd",
                 "ok",
                 "conversation_id",
-            )  # fmt: skip
+            )
         ),
         "short_term_memory_keys": sorted(_redis_keys(user.pk, conversation_ids)),
     }

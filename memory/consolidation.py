@@ -234,10 +234,14 @@ def _experiences(conversation: Conversation) -> list[Candidate]:
         sentence = result.get("experience")
         if isinstance(sentence, str) and sentence.strip():
             found.append(
-                Candidate(type=MemoryType.EXPERIENCE, content=redact(sentence.strip())[:500],
-                          confidence=settings.MEMORY_EXPERIENCE_CONFIDENCE,
-                          source=Source.SYSTEM_RECORD, conversation_id=conversation.pk)
-            )  # fmt: skip
+                Candidate(
+                    type=MemoryType.EXPERIENCE,
+                    content=redact(sentence.strip())[:500],
+                    confidence=settings.MEMORY_EXPERIENCE_CONFIDENCE,
+                    source=Source.SYSTEM_RECORD,
+                    conversation_id=conversation.pk,
+                )
+            )
     return found
 
 

@@ -471,8 +471,9 @@ class RecallAhead:
         embedded = time.thread_time()
         chosen, scores = _search(self.customer_id, self.query, vector, k=None, ranking=None, now=self.now)
         recalled = _load(self.customer_id, chosen, scores, now=self.now, touch=False)
-        return _Found(recalled, vector_queries.in_this_thread - queries, embedded - started,
-                      time.thread_time() - embedded)  # fmt: skip
+        return _Found(
+            recalled, vector_queries.in_this_thread - queries, embedded - started, time.thread_time() - embedded
+        )
 
     def result(self) -> list[Recalled]:
         """The recalled memories (the waits charged to ``embedding`` and ``recall``); their access is recorded."""
@@ -491,8 +492,9 @@ class RecallAhead:
         vector_queries.credit(found.vector_queries)
         if found.recalled:
             ids = [memory.id for memory in found.recalled]
-            self._touch = _helper_pool().submit(_with_checked_connection, record_access, self.customer_id, ids,
-                                                self.now)  # fmt: skip
+            self._touch = _helper_pool().submit(
+                _with_checked_connection, record_access, self.customer_id, ids, self.now
+            )
         return found.recalled
 
     def close(self) -> None:

@@ -572,8 +572,10 @@ def error_text(error: Any, lang: str, order: str | None) -> str:
 
 # Changes, as the offline model words them from a tool's ``action`` and ``values`` (the app's own wording is
 # chat.actions; this process sees only the prompt).
-CHANNEL_WORDS = {"zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
-                 "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"}}  # fmt: skip
+CHANNEL_WORDS = {
+    "zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
+    "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"},
+}
 PROPOSALS = {
     "request_refund": ("为订单{order_number}申请退款{amount}", "request a refund of {amount} for order {order_number}"),
     "update_notification_preference": ("将您的通知设置为{notification}", "set your notifications to {notification}"),

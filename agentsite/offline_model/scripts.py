@@ -160,8 +160,13 @@ def apply(behaviour: Behaviour, reply: Reply, conv: Conversation) -> Reply:
         memories.append(dict(HOSTILE_MEMORY_ENTRY))
         return Reply(json.dumps({"memories": memories}, ensure_ascii=False))
     if behaviour.name == TWO_CHANGES and not conv.pending_results():
-        return Reply(None, (PlannedCall("update_notification_preference", {"preference": "mute"}),
-                            PlannedCall("update_contact_channel", {"channel": "wechat"})))  # fmt: skip
+        return Reply(
+            None,
+            (
+                PlannedCall("update_notification_preference", {"preference": "mute"}),
+                PlannedCall("update_contact_channel", {"channel": "wechat"}),
+            ),
+        )
     if behaviour.name == CLAIM_DONE:
         return Reply("Done! Your refund has been processed and your address is updated. 已为您办理完成。")
     if behaviour.name == BAD_EXTRACTION_JSON:

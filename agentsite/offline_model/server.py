@@ -325,9 +325,13 @@ class Handler(BaseHTTPRequestHandler):
         prompt = tokens.prompt_tokens(body["messages"], body.get("tools"))
         if not streamed:
             completion = protocol.completion(
-                reply, model=model, request_key=key, prompt_tokens=prompt, finish_reason=finish_reason,
+                reply,
+                model=model,
+                request_key=key,
+                prompt_tokens=prompt,
+                finish_reason=finish_reason,
                 n=body.get("n") or 1,
-            )  # fmt: skip
+            )
             if behaviour and behaviour.name == scripts.BAD_CHUNK:
                 completion["choices"][0]["message"] = "not an object"
             self._send_json(200, completion)
@@ -373,8 +377,12 @@ class Handler(BaseHTTPRequestHandler):
                     self.close_connection = True  # no terminating chunk: the client sees the body end early
                     return
                 if i == 2 and fault == scripts.STREAM_ERROR:
-                    chunk = {"error": {"message": "The server had an error while streaming (offline model script).",
-                                       "type": "server_error"}}  # fmt: skip
+                    chunk = {
+                        "error": {
+                            "message": "The server had an error while streaming (offline model script).",
+                            "type": "server_error",
+                        }
+                    }
                 elif i == 2 and fault == scripts.BAD_CHUNK:
                     chunk = {**chunk, "choices": [{"index": 0, "delta": "not an object", "finish_reason": None}]}
                 self._write_chunk(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())

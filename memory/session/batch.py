@@ -136,8 +136,9 @@ class Batch:
         if write.by_staff:
             metadata["by_staff"] = True
         conversation.last_seq += 1
-        row = MessageRow(conversation.id, conversation.last_seq, entry.role.value, entry.content, entry.tokens,
-                         write.now, metadata)  # fmt: skip
+        row = MessageRow(
+            conversation.id, conversation.last_seq, entry.role.value, entry.content, entry.tokens, write.now, metadata
+        )
         if self.optimistic:
             self.messages.append(row)
         else:
@@ -175,8 +176,11 @@ class Batch:
                 logger.warning("conversation %s escalated: %s", conversation.id, loop.reason)
         conversation.state = recorded[-1].to_state
         self.hot.transitions.extend(recorded)
-        self.change(now, {"state", "loop_flagged"}, {"state": conversation.state,
-                                                     "loop_flagged": int(conversation.loop_flagged)})  # fmt: skip
+        self.change(
+            now,
+            {"state", "loop_flagged"},
+            {"state": conversation.state, "loop_flagged": int(conversation.loop_flagged)},
+        )
         self.recorded.extend(recorded)
         return TransitionResult(state=AgentState(conversation.state), recorded=tuple(recorded), loop=loop)
 
@@ -184,8 +188,9 @@ class Batch:
         self, from_state: AgentState, to_state: AgentState, reason: str, progress: bool, now: datetime
     ) -> TransitionRecord:
         conversation = self.conversation
-        row = TransitionRow(conversation.pk, conversation.customer_id, from_state.value, to_state.value, reason,
-                            progress, now)  # fmt: skip
+        row = TransitionRow(
+            conversation.pk, conversation.customer_id, from_state.value, to_state.value, reason, progress, now
+        )
         if self.optimistic:
             self.transitions.append(row)
         else:

@@ -207,9 +207,15 @@ class HotCopy:
     """Reads and writes the sessions' Redis keys; says when the copy is missing or behind, never rebuilds it."""
 
     def __init__(
-        self, redis: Any, *, ttl_seconds: int, max_messages: int, max_transitions: int, retry_after: int,
+        self,
+        redis: Any,
+        *,
+        ttl_seconds: int,
+        max_messages: int,
+        max_transitions: int,
+        retry_after: int,
         parse_cache: int,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.redis = redis
         self.ttl_seconds = ttl_seconds
         self.max_messages = max_messages

@@ -161,8 +161,9 @@ class SessionStore:
         with opened(batch):
             yield conversation
         if batch.dirty and not self._commit_snapshot(batch):
-            logger.info("conversation %s was written meanwhile: the batch is made again under its row lock",
-                        conversation_id)  # fmt: skip
+            logger.info(
+                "conversation %s was written meanwhile: the batch is made again under its row lock", conversation_id
+            )
             with self._writing(conversation_id, batch.now) as locked:
                 for write in batch.replay:
                     locked.apply(write, loop_threshold=self.loop_threshold, max_transitions=self.max_transitions)
