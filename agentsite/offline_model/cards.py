@@ -12,13 +12,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .speech import HAN
+
 _ORDER_KEYS = {"order_number", "status", "placed_at", "total", "currency", "items", "shipment"}
 _SHIPMENT_KEYS = {"order_number", "status", "carrier", "tracking_number", "eta", "events", "events_total"}
 _ROW_KEYS = ("order_number", "status", "placed_at", "total")
 _EVENT_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
 _QUANTITY = re.compile(r" ×\d+$")
 _ITEM_SEPARATOR = {True: "、", False: "; "}  # Chinese lists with the enumeration comma: a token less per item
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 _ROWS_HEADER = "(number status placed total):"
 
 
@@ -98,7 +99,7 @@ def _order(data: dict) -> str:
         if not isinstance(items, list) or any(not isinstance(i, dict) or set(i) != {"name", "quantity"} for i in items):
             raise _NoCard
         written = [_item(i["name"], i["quantity"]) for i in items]
-        lines.append("items: " + (_ITEM_SEPARATOR[all(map(_CJK.search, written))].join(written) or "none"))
+        lines.append("items: " + (_ITEM_SEPARATOR[all(map(HAN.search, written))].join(written) or "none"))
     if "shipment" in data:
         if not isinstance(data["shipment"], dict):
             raise _NoCard

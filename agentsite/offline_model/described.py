@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from . import facts, slots
+from . import facts, slots, speech
 from .conversation import Conversation, result_data
 
 # Words that say "an order" or ask about one, never what is in it.
@@ -33,7 +33,7 @@ _GENERIC_HAN = frozenset(
         "包裹 物流 退款 发货 到哪 哪了 现在 时候 请问 帮我 一下 查一 订的 下单 号码",
     )
 )
-_HAN_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_HAN_RUN = re.compile(speech.HAN.pattern + "+")
 _ORDER = re.compile(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d+")
 _RARE = 2  # a deciding word belongs to at most this many orders
 

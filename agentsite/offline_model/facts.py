@@ -89,7 +89,7 @@ def _bare_answer(sentence: str, span: tuple[int, int]) -> bool:
     rest = sentence[: span[0]] + " " + sentence[span[1] :]
     rest = CORRECTION.sub(" ", rest)
     rest = re.sub(r"(?i)\b(?:it'?s|it\s+is|on|the|is|my|birthday|oh|sorry)\b|是|在|号|日|啦|吧|的|哦", " ", rest)
-    return len(re.findall(r"[\u4e00-\u9fff]", rest)) <= 3 and len(re.findall(r"[A-Za-z]+", rest)) <= 2
+    return len(speech.HAN.findall(rest)) <= 3 and len(re.findall(r"[A-Za-z]+", rest)) <= 2
 
 
 def _statement_part(sentence: str) -> str:

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from . import dates, facts, slots
+from . import dates, facts, slots, speech
 from .conversation import MemoryEntry, ToolResult
 
 STATUS_NAMES = {
@@ -390,10 +390,7 @@ _ORDER_FIELDS = {
 
 def in_language(text: str, lang: str) -> bool:
     """Whether ``text`` reads as ``lang``: Chinese holds Han characters, English none."""
-    return bool(_HAN.search(text)) == (lang == "zh")
-
-
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+    return bool(speech.HAN.search(text)) == (lang == "zh")
 
 
 def _extra_fields(data: dict[str, Any], known: set[str], lang: str) -> str:
@@ -529,7 +526,7 @@ def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day
 
 
 def _policy_terms(text: str) -> set[str]:
-    han = re.findall(r"[\u4e00-\u9fff]", text)
+    han = speech.HAN.findall(text)
     return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} | {a + b for a, b in zip(han, han[1:], strict=False)}
 
 

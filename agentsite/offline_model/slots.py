@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .speech import HAN
+
 # ---- order numbers ---------------------------------------------------------------------------
 
 _ORDER_RE = re.compile(r"(?<![A-Za-z0-9])ORD[-_ ]?(\d{4})[-_ ]?(\d{4,6})(?![0-9])", re.I)
@@ -137,7 +139,7 @@ def _zh_address(text: str) -> str | None:
         candidate = _ZH_TAIL.sub("", run[cut:])
         candidate = re.sub(r"^(?:我的|我家|我|的|新的?|收货|地址|住址|是|为)+", "", candidate)
         markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
-        looks_like_address = markers >= 2 and _ZH_END.search(candidate) and re.search(r"[\u4e00-\u9fff]", candidate)
+        looks_like_address = markers >= 2 and _ZH_END.search(candidate) and HAN.search(candidate)
         if looks_like_address and (best is None or len(candidate) > len(best)):
             best = candidate
     return best

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import re
 
-_HAN = re.compile(r"[\u4e00-\u9fff]")
+# One Han character (the CJK Unified Ideographs block): the offline model's one test for Chinese text.
+HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _NOT_WORDS = re.compile(r"ORD[-_ ]?\d{4}[-_ ]?\d+|[\w.+\-]+@[\w.\-]+|\b[A-Z]{2,}\b", re.I)
 
 
 def detect_language(text: str) -> str:
     """Return "zh" when the text is mostly Chinese, else "en"."""
-    han = len(_HAN.findall(text))
+    han = len(HAN.findall(text))
     if not han:
         return "en"
     words = len(_LATIN_WORD.findall(_NOT_WORDS.sub(" ", text)))

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from . import cards, dates, nlu, slots, tokens
+from . import cards, dates, nlu, slots, speech, tokens
 from .conversation import Conversation
 
 SHORT_INPUT_TOKENS = 80
@@ -198,7 +198,7 @@ _STOP = frozenset(
 
 def _terms(text: str) -> list[str]:
     words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)]
-    han = re.findall(r"[\u4e00-\u9fff]", text)
+    han = speech.HAN.findall(text)
     bigrams = ["".join(p) for p in zip(han, han[1:], strict=False)]
     return [w for w in words + bigrams if w not in _STOP]
 
