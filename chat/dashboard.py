@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise  # a title or name translated when the page shows it
 
 PERIODS = (7, 30, 90)
-# The article's bound on the long-term store's monthly growth once forgetting runs.
+# The bound the design sets on the long-term store's monthly growth once forgetting runs, in percent.
 ARTICLE_MONTHLY_GROWTH = 20.0
 LANGUAGES = {"zh": _("Chinese"), "en": _("English")}
 
@@ -283,7 +283,7 @@ _SPLIT_NAMES = [
 
 
 def _growth(period: _Period) -> Chart:
-    """Valid memories against 30 days before, per day, beside the article's monthly bound."""
+    """Valid memories against 30 days before, per day, beside the monthly bound."""
     rows = _rows(
         f"""SELECT now_.day, 100.0 * (now_.valid - before.valid) / nullif(before.valid, 0)
             FROM {_table(StoreDay)} now_

@@ -2,8 +2,7 @@
 
 Reads return plain dicts (what a tool hands the model). Changes write through to long-term memory
 as ``system_record`` memories in the same transaction, so long-term memory and the shop's data
-never disagree (the article's section 7: the session says notifications on, long-term memory
-says muted — that cannot arise here).
+never disagree (the session cannot say notifications on while long-term memory says muted).
 """
 
 from __future__ import annotations

@@ -292,7 +292,7 @@ class LongTermMemory(models.Model):
 
 
 class MemoryEvent(models.Model):
-    """An append-only record of one change to long-term memory (the article's event bus, made durable).
+    """An append-only record of one change to long-term memory: its history, kept in PostgreSQL.
 
     ``memory_id`` is a plain column, not a foreign key, so that the history of a deleted memory stays
     (with its content redacted: forgotten means forgotten).

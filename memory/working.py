@@ -499,8 +499,7 @@ class WorkingMemory:
         return messages
 
     def conversation_tokens(self) -> int:
-        """Tokens of the conversation alone, without the system prompt and the memory block (as the article
-        counts a session)."""
+        """Tokens of the conversation alone, without the system prompt and the memory block."""
         return self._used - sum(e.tokens for e in (self._system, self._memory) if e is not None)
 
     def usage(self) -> Usage:

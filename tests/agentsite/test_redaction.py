@@ -71,7 +71,7 @@ def test_json_keeps_its_shape_when_redacted():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        # card numbers in any common separator format (the review's examples)
+        # card numbers in any common format: dots, spaces, dashes, Amex's grouping, full-width digits
         ("card 4111.1111.1111.1111 thanks", f"card {CARD_MARK} thanks"),
         ("card 4111 1111  1111 1111", f"card {CARD_MARK}"),
         ("card 4111 - 1111 - 1111 - 1111.", f"card {CARD_MARK}."),
@@ -137,7 +137,7 @@ def test_each_kind_of_secret_becomes_its_mark(text, expected):
 @pytest.mark.parametrize(
     "text",
     [
-        # the review's finding: a float's fraction that happens to pass Luhn is not a card
+        # a float's fraction that happens to pass Luhn is not a card
         "took 0.4111111111111111 s",
         "score=0.12345678901234569",  # 12345678901234569 passes Luhn
         "latency 12.4111111111111111 ms",
@@ -181,7 +181,7 @@ def test_more_look_alikes_are_kept(text):
 
 
 def test_a_decimal_fraction_in_a_log_line_is_kept(json_log):
-    """The review's finding: "took 0.4111111111111111 s" became "took 0.[card number removed] s"."""
+    """A float in a log line stays whole, not "took 0.[card number removed] s"."""
     logging.getLogger("chat.anything").info("model call took %s s", 0.4111111111111111)
     assert json_log.lines()[0]["message"] == "model call took 0.4111111111111111 s"
 
@@ -189,7 +189,7 @@ def test_a_decimal_fraction_in_a_log_line_is_kept(json_log):
 @pytest.mark.parametrize(
     "text",
     [
-        "password is [password removed]",  # the review's finding: "... [password removed] removed]"
+        "password is [password removed]",  # a mark is not redacted again into "... [password removed] removed]"
         *MARKS,
         " ".join(MARKS),
         "password " + "".join(MARKS),

@@ -1,4 +1,4 @@
-"""The agent turn through the websocket with the offline model: the article's opening and its safety rails."""
+"""The agent turn through the websocket with the offline model: an order stated, asked about days later; the safety rails."""
 
 from datetime import timedelta
 

@@ -1,4 +1,4 @@
-"""Generated variations of the article's flows: random order numbers, phrasings and customers."""
+"""Generated variations of an order stated, then asked about days later: random order numbers, phrasings, customers."""
 
 import random
 from datetime import timedelta

@@ -13,7 +13,7 @@ from tests.memory.conftest import entry
 
 pytestmark = pytest.mark.django_db
 
-# 47 distinct raw wordings of one birthday, Chinese and English (the article's pitfall: 47 rows).
+# 47 distinct raw wordings of one birthday, Chinese and English (stored as said, they would be 47 rows).
 BIRTHDAY_DATES_ZH = ["3月15日", "3月15号", "三月十五日", "三月十五号", "3月15", "03月15日"]
 BIRTHDAY_TEMPLATES_ZH = ["我的生日是{d}", "我生日是{d}", "我是{d}出生的", "生日：{d}", "记一下，我的生日是{d}",
                          "对了，我生日{d}", "我的生日在{d}", "我出生于{d}"]  # fmt: skip

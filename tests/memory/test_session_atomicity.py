@@ -172,7 +172,7 @@ def test_an_append_cut_at_any_point_leaves_redis_consistent(cutting_store, custo
 
 
 def test_without_multi_the_same_cut_leaves_a_key_without_ttl(redis_conn):
-    """The article's separate round trips, cut the same way, break the invariant the test checks."""
+    """The same commands sent as separate round trips (no MULTI), cut the same way, break the invariant."""
     key = "stm:{control}:msgs"
     commands = [["RPUSH", key, "m"], ["LTRIM", key, "-20", "-1"], ["EXPIRE", key, "86400"]]
     conn = CuttingConnection(**redis_conn.connection_pool.connection_kwargs)

@@ -11,7 +11,7 @@ def test_counts_match_the_cl100k_tokenizer():
 
 
 def test_chinese_costs_more_tokens_than_characters_suggest():
-    # The article's heuristic (1.5 per Chinese character) is not what the tokenizer says.
+    # A flat 1.5 tokens per Chinese character is not what the tokenizer says.
     text = "请帮我查一下昨天下的订单为什么还没有发货"
     assert count_tokens(text) != round(len(text) * 1.5)
     assert count_tokens(text) > 0

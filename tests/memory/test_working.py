@@ -333,7 +333,7 @@ def test_eviction_is_linear_in_the_buffer_size():
 
     working_memory_file = memory.working.__file__
     small, large = one_eviction(2000), one_eviction(20000)
-    # 10x the entries: linear is ~10x the lines run, the article's O(n^2) would be ~100x.
+    # 10x the entries: linear is ~10x the lines run, a quadratic eviction would be ~100x.
     assert small > 2000 and large / small < 30, (small, large)
 
 

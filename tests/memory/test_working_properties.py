@@ -129,7 +129,7 @@ def test_any_appends_keep_the_buffer_valid_and_accepted_by_the_api(client, budge
 
 
 def test_the_server_rejects_an_orphan_tool_message(client):
-    """The check above has teeth: the article's toMessages() output is refused."""
+    """The check above has teeth: a tool result without the call it answers is refused."""
     messages = [{"role": "user", "content": "where is ORD-2025-0816?"}, {"role": "tool", "content": "shipped"}]
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model="offline-main", messages=messages)

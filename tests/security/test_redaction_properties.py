@@ -1,5 +1,5 @@
 """Redaction as properties: generated secrets in any common format never survive, generated look-alikes
-always do, and redacting twice is redacting once (the outside review's "redaction that does not hold").
+always do, and redacting twice is redacting once: redaction holds beyond the hand-picked examples.
 
 The generators compute their own check digits (Luhn, the ID checksum, mod-97) rather than borrow
 ``agentsite.redaction``'s, so a bug there cannot hide itself. Examples are derandomized: the same
