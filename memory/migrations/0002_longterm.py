@@ -259,7 +259,8 @@ class Migration(migrations.Migration):
             index=models.Index(fields=["customer", "-created_at"], name="memory_event_customer_idx"),
         ),
         # Recall bumps access_count/last_accessed_at (both unindexed) on every hit: leave room in each
-        # page so those updates stay HOT and never touch the vector index (TRAPS.md: 6.4 s -> 0.02 s).
+        # page so those updates stay HOT and never touch the vector index
+        # (5,000 counters of 20,000 rows under HNSW: 6.4 s at the default fillfactor, 0.02 s at 70).
         migrations.RunSQL(
             "ALTER TABLE memory_longtermmemory SET (fillfactor = 70)",
             "ALTER TABLE memory_longtermmemory RESET (fillfactor)",

