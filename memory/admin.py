@@ -1,8 +1,6 @@
-"""Read-only admin views: transcripts, state transitions, long-term memories and their events.
-
-Conversations flagged by loop detection come first. Both lists filter by customer (and the
-transitions by conversation: follow the link from a conversation, or pass
-``?conversation__id__exact=<uuid>``).
+"""Staff pages over both memory tiers' PostgreSQL rows: read-only transcripts, state transitions, long-term
+memories and their events, and the queue of conflicts staff resolve. They show the rows as stored, for as long
+as the rows live; loop-flagged conversations come first. See docs/session.md and docs/longterm.md ("Admin").
 """
 
 from __future__ import annotations

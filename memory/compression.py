@@ -1,11 +1,7 @@
-"""Compression of a long conversation: which chunks are due, what the cheap model reads and returns, one
-compressor at a time.
-
-Past ``MEMORY_COMPRESS_AFTER`` messages, everything but the latest ``MEMORY_COMPRESS_KEEP_RECENT`` is
-digested in chunks on a fixed grid: a dense summary, the values the customer stated and their words about
-each order they named. Working memory gets one system entry instead of the messages: the summaries (folded
-into one past a budget) and the stated values as a block quoted as the customer's. The session store
-calls this module and stores each digest as one of its writes. See docs/session.md.
+"""Compression of a long conversation, part of short-term memory: which chunks are due, what the cheap model
+reads and returns, one compressor at a time. The digests are stored with the session (PostgreSQL rows, copied
+to Redis) for the session's lifetime, and working memory reads one system entry in place of the messages they
+stand for, so a long conversation still fits its token budget. See docs/session.md ("Compression").
 """
 
 from __future__ import annotations

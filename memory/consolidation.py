@@ -1,11 +1,8 @@
-"""Consolidation: distil a conversation's new messages into the customer's long-term memory.
-
-Reads short-term memory's durable copy (PostgreSQL) from the conversation's watermark
-(``consolidated_seq``) on, asks the cheap model to extract memories, rejects anything malformed,
-secret or instruction-like, embeds what is left and lets ``memory.longterm.store`` decide each one —
-all for ONE customer, under that customer's lock, in one transaction that also moves the watermark.
-A lost or repeated run therefore changes nothing: the next run, or the beat sweep, picks up
-exactly what is left. Runs in Celery workers (``memory.tasks``); never on the event loop.
+"""Consolidation: distil a conversation's new messages into the customer's long-term memory. It reads short-term
+memory's durable copy (PostgreSQL) from the conversation's watermark on and writes long-term memory
+(PostgreSQL + pgvector), which lives until forgetting or erasure; one customer at a time, under that
+customer's lock, in one transaction that also moves the watermark, so a lost or repeated run changes nothing.
+It runs in Celery workers, never on the event loop. See docs/longterm.md ("Consolidation").
 """
 
 from __future__ import annotations

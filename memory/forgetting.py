@@ -1,23 +1,7 @@
-"""The forgetting policy: decay, archive and delete long-term memories; expire old transcripts.
-
-Applies to long-term memory (PostgreSQL) and to short-term memory's durable copy. Runs daily from
-Celery beat (``memory.run_forgetting``) or ``manage.py forget``. It walks the table in bounded id
-ranges: one scan per range finds the rows the policy changes (in steady state a few percent), and
-set-based statements write only those. A dry run is the same scan without the writes. Idempotent:
-
-- decay: confidence x ``MEMORY_DECAY_FACTOR`` once for every full ``MEMORY_DECAY_PERIOD_DAYS``
-  without access, counted from the last access or, if never accessed, from creation (REVIEW
-  item 13). ``decay_steps`` records the periods already applied, so a rerun the same day, or a
-  second beat, changes nothing more; recall resets it, so idleness restarts at each access;
-- archive: idle for ``MEMORY_ARCHIVE_AFTER_DAYS`` and confidence below ``MEMORY_ARCHIVE_BELOW``;
-- delete: idle for ``MEMORY_DELETE_AFTER_DAYS`` and confidence below ``MEMORY_DELETE_BELOW``, with
-  the content redacted from the memory's events and conflicts and a content-free ``deleted`` event;
-- transcripts: conversations untouched for ``MEMORY_TRANSCRIPT_RETENTION_DAYS`` are deleted with
-  their messages, so the durable copy does not defeat forgetting.
-
-``run_daily`` holds the day's advisory lock while it runs and records the finished day in
-``ForgettingRun``: two beat processes make one effective run, and a run killed half-way is resumed
-by the next attempt that day.
+"""The forgetting policy: decay, archive and delete long-term memories (PostgreSQL) and expire old transcripts of
+short-term memory's durable copy, so that nothing is kept longer than its use. It runs daily from Celery beat
+or ``manage.py forget``, in bounded batches, idempotent and resumable, with a dry run that changes nothing.
+See docs/recall.md ("Forgetting").
 """
 
 from __future__ import annotations

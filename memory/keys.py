@@ -1,14 +1,7 @@
-"""The registry of memory keys: what a keyed long-term memory is about and how its value is written.
-
-A key names one attribute of a customer (``birthday``, ``notification_preference`` …). The registry
-says whether the attribute holds one value at a time — then a different value is a contradiction —
-or many (order numbers), and normalises values so that "3月15日", "三月十五号" and "March 15th" are
-the same fact ``03-15``. Memories without a key are free-form; they are compared by content.
-
-Some keys are *shop-owned*: the shop records their value in a field of its own (``shop_field``), and
-that field is the truth. Memory then holds what the customer asked for and copies of what the shop
-did, never a rival value: a customer's statement about such a key is a request until the shop
-applies it (docs/longterm.md, "One truth").
+"""The registry of memory keys: which attribute of a customer a keyed long-term memory is about, whether it holds
+one value at a time or many, how its value is normalised, and which keys the shop owns. It is code, not
+storage: the keys and values it shapes live in long-term memory's PostgreSQL rows. See docs/longterm.md ("The
+key registry", "One truth").
 """
 
 from __future__ import annotations

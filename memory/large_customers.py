@@ -1,19 +1,7 @@
-"""Large customers: indexes of their own, and the counts of the words most of their memories share.
-
-Recall searches one customer's rows exactly, which takes a millisecond or two for the typical
-customer and over a hundred for one with 100,000 memories; its keyword half then reads every row
-holding a common word such as "order", and the table-wide GIN indexes' postings of words rare for
-this customer but common among the others (docs/recall.md, "Big customers"). When a customer's valid
-memories reach ``MEMORY_LARGE_CUSTOMER_MEMORIES``, the beat task ``memory.index_large_customers``
-builds partial indexes over exactly that customer's valid rows (IVFFlat over the vectors, GIN over
-the lexemes and the trigrams) and counts the lexemes more than ``MEMORY_RECALL_COMMON_TERM_DOCUMENTS``
-of them hold (``CommonTerm``). Recall then searches through these indexes and matches keywords on
-the rarer lexemes only, weighing the common ones by their counts. An IVFFlat index's lists are fixed
-when it is built, so a customer who has grown or shrunk far from the size it was built for gets it
-built again beside the old one, then swapped. Below half the threshold the indexes are dropped (the
-half keeps a customer near the line from building and dropping at every run). Counts are as of the
-last run: between runs a word that became common is still matched (slower, not wrong) and the total
-is a little behind.
+"""Large customers: partial indexes of their own and counts of the words most of their memories share
+(``CommonTerm``), so recall over one customer with very many long-term memories stays fast. Both live in
+PostgreSQL beside the long-term store, built and dropped by a beat task as a customer crosses the size
+threshold, and counted as of its last run. See docs/recall.md ("Big customers").
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""Locks shared by every process that still hold through a connection pool in transaction mode.
-
-PgBouncer in transaction mode hands each transaction to whichever server connection is free, so a
-session-level advisory lock taken by one statement may be on another connection than the statement
-that releases it (docs/operations.md, "Scaling out"). The two kinds here hold through any pool:
-
-- ``try_advisory_lock``: a transaction-level advisory lock on a connection of its own, kept in an
-  open transaction while the work runs on the thread's usual connection. A pool keeps a transaction on
-  one server connection; a killed holder's connection dies and the lock with it. For rare background
-  work (a conversation's compression, the day's forgetting), which can afford the extra connection.
-- ``Lease``: a row naming its holder and an expiry, taken and given back in one statement each and
-  renewed by a thread of the holding process. For the turn: it pins no connection while the model
-  answers, and costs no connection set-up. A killed holder's lease lapses after
-  ``LOCK_LEASE_SECONDS``. Expiry is PostgreSQL's clock, which all processes share and no test moves
-  (``agentsite.clock``, the business clock, may be moved days ahead).
+"""Locks shared by every process that still hold through a connection pool in transaction mode: a
+transaction-level advisory lock on a connection of its own, for rare background work, and a lease row in
+PostgreSQL for the turn, which lapses after ``LOCK_LEASE_SECONDS`` if its holder dies. They guard the writes
+of every memory tier and live only as long as the work they guard. See docs/operations.md ("Connections and
+pooling").
 """
 
 from __future__ import annotations

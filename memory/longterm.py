@@ -1,10 +1,7 @@
-"""Every write to long-term memory: insert, merge, supersede, conflict, update, restore, delete.
-
-Long-term memory is the durable tier: facts, preferences, experiences and summaries per customer in
-PostgreSQL + pgvector, kept until the forgetting policy or an erasure removes them. Every function
-here works on ONE customer's rows, runs inside ``transaction.atomic`` and writes an append-only
-``MemoryEvent`` for each change. Callers that decide (consolidation, tools, the customer's page,
-staff) hold ``customer_lock`` so that two writers never decide about the same customer at once.
+"""Every write to long-term memory: insert, merge, supersede, conflict, update, restore, delete. Long-term memory
+is the durable tier: facts, preferences, experiences and summaries per customer in PostgreSQL + pgvector, kept
+until the forgetting policy or an erasure removes them. Each function works on one customer's rows inside
+``transaction.atomic`` and records a ``MemoryEvent`` per change. See docs/longterm.md.
 """
 
 from __future__ import annotations

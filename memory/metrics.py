@@ -1,4 +1,6 @@
-"""The memory tier's gauges on /metrics, read from PostgreSQL at scrape time (registered in MemoryConfig.ready)."""
+"""The memory tiers' gauges on /metrics, read from PostgreSQL at scrape time and kept nowhere (registered in
+MemoryConfig.ready). See docs/operations.md ("Metrics").
+"""
 
 from __future__ import annotations
 

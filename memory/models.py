@@ -1,11 +1,7 @@
-"""The memory app's tables: short-term memory's durable copy and long-term memory.
-
-Short-term memory's durable copy: conversations, messages, summaries, transitions.
-
-These rows are what survives when Redis loses a session (``memory.session`` rebuilds the hot
-copy from them) and what long-term consolidation reads later (``Conversation.consolidated_seq``
-is its watermark). They are kept with the customer's account. Times come from
-``agentsite.clock`` (never database ``NOW()`` defaults) so tests can move the clock.
+"""The memory app's tables in PostgreSQL: short-term memory's durable copy (conversations, messages, summaries,
+transitions), kept with the customer's account and rebuilding Redis when it loses a session, and long-term
+memory (memories, their events and conflicts), kept until forgetting or erasure. Times come from
+``agentsite.clock`` so tests can move the clock. See docs/session.md and docs/longterm.md.
 """
 
 from __future__ import annotations

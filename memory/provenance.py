@@ -1,7 +1,6 @@
-"""Why we remember something: the customer's own message a memory was taken from, quoted as stored.
-
-Messages are stored redacted, so a quote never shows more than the transcript does; and they are
-read at display time, so erasing a conversation (or the customer) takes the quotes with it.
+"""Why we remember something: the customer's own message a long-term memory was taken from, quoted from
+short-term memory's durable copy (PostgreSQL) at display time and never stored again, so a quote shows no more
+than the redacted transcript and goes when the conversation is erased. See docs/longterm.md ("Provenance").
 """
 
 from __future__ import annotations

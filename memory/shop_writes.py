@@ -1,9 +1,7 @@
-"""How memory asks the shop to change a value it owns, without importing the shop.
-
-For a shop-owned key (``memory.keys.SHOP_OWNED``) the shop's field is the truth, so a staff decision
-in the conflict queue that would change such a value must change the shop's field, and the shop's
-write-through record then updates memory. ``memory`` sits below ``chat`` and never imports it: the
-shop registers its writer here from ``ChatConfig.ready()``. Without one, such decisions are refused.
+"""How memory asks the shop to change a value it owns, without importing the shop: the shop registers its writer
+here from ``ChatConfig.ready()``. A staff decision about a shop-owned key in long-term memory (PostgreSQL)
+must change the shop's field, which is the truth; without a writer such decisions are refused. Nothing is
+stored here. See docs/longterm.md ("One truth").
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
-"""The agent's states, the one table of allowed transitions, and loop detection.
-
-Part of short-term memory: a conversation's current state lives with its session (the Redis hash
-and the ``Conversation`` row) for the session's lifetime, and every transition is kept in Redis
-(the latest 50) and as a ``StateTransition`` row (``memory.session.SessionStore.transition``
-records them). This module is pure: it decides what is allowed and what is a loop.
+"""The agent's states, the one table of allowed transitions, and loop detection. Part of short-term memory: a
+conversation's state and its transitions live with its session (Redis and PostgreSQL) for the session's
+lifetime; this module is pure and only decides what is allowed and what is a loop. See docs/session.md ("The
+agent's states").
 """
 
 from __future__ import annotations

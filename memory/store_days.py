@@ -1,10 +1,6 @@
-"""The long-term store's size per day, by type and source (``StoreDay``), for the staff dashboard.
-
-Counted from the rows' own timestamps as of the end of each day (UTC), so a missed day can be
-counted later: beat writes every day since the last one written, up to yesterday. Each day also
-gets a total row (type and source ``""``), written even when the store is empty, so a day is
-counted once. A memory deleted since is not counted in the days it lived; the dashboard charts
-deletions from their events.
+"""The long-term store's size per day, by type and source (``StoreDay`` rows in PostgreSQL), for the staff
+dashboard's charts. Counted from the memories' own timestamps, so a missed day can be counted later, and kept
+as history. See docs/dashboard.md.
 """
 
 from __future__ import annotations

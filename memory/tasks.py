@@ -1,4 +1,6 @@
-"""Celery tasks of the memory app: thin wrappers that load ids and call the memory functions."""
+"""Celery tasks of the memory app: thin wrappers that load ids and call the memory functions. They keep nothing;
+the work and its storage belong to the modules they call. See docs/operations.md.
+"""
 
 from __future__ import annotations
 

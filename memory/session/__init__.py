@@ -1,8 +1,7 @@
-"""Short-term memory: one conversation's session, hot in Redis, durable in PostgreSQL.
-
-The second tier, in rooms: ``store`` holds the API and its rules (``SessionStore``), ``hot`` the Redis
-copy, ``rows`` the PostgreSQL copy, ``batch`` the grouping of writes, ``values`` what a read returns;
-compression is ``memory.compression``. Callers import from here. See docs/session.md.
+"""Short-term memory, the second tier: one conversation's session, hot in Redis and durable in PostgreSQL, for as
+long as the conversation lasts and its transcript is kept. ``store`` holds the API and its rules, ``hot`` the
+Redis copy, ``rows`` the PostgreSQL copy, ``batch`` the grouping of writes, ``values`` what a read returns;
+callers import from here. See docs/session.md.
 """
 
 from memory.session.batch import observing_transitions

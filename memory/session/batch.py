@@ -1,9 +1,7 @@
-"""A batch: the writes to one conversation, the rules they follow, gathered into one transaction and one Redis write.
-
-The open batch lives in a ``ContextVar``, so writes made by code that does not know about it (a tool
-moving the state) join it, and the turn pool's threads never share one. A batch decided on a snapshot
-keeps each write as data (``Append``, ``UpdateInfo``, ``Move``) to make again under the row lock if
-another writer got there first. See docs/session.md.
+"""A batch: the writes to one conversation of short-term memory and the rules they follow, gathered into one
+PostgreSQL transaction and one Redis write. It lives for one turn's writes, in a ``ContextVar`` so that code
+unaware of it joins it, and keeps each write as data so it can be made again under the row lock. See
+docs/session.md.
 """
 
 from __future__ import annotations

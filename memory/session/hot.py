@@ -1,10 +1,6 @@
-"""The session's hot copy in Redis: its keys, their encoding, the Lua scripts, the TTL, Redis going away.
-
-A session is four keys sharing one TTL, rolled on every write: the hash ``stm:{id}`` (the conversation's
-head), the lists ``stm:{id}:msgs`` and ``stm:{id}:transitions`` (the latest ones) and the hash
-``stm:{id}:summaries``. Every write carries the conversation's version, so a copy that is missing or
-behind is noticed and rebuilt by the store; after a failed call Redis is skipped for a while and the
-store works from PostgreSQL alone. See docs/session.md.
+"""The hot copy of short-term memory in Redis: its keys, their encoding, the Lua scripts, the TTL and what
+happens when Redis goes away. A session is four keys sharing one TTL, rolled on every write, each carrying the
+conversation's version so a copy that is missing or behind is noticed. See docs/session.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""The session's durable copy in PostgreSQL: the rows a turn writes, in plain SQL, and a session read back.
-
-A chat turn locks its conversation row twice, inserts two to four messages and a transition or
-two, and saves the row twice. Through the ORM each of those statements cost about 0.5 ms of
-Python (compiling the query, building the model) while PostgreSQL ran it in about 0.05 ms:
-most of the memory layer's time (docs/bench.md). The statements below are built once, from the
-models' own table and column names, so a migration that renames a column changes them too; rows
-come back as the model instances the rest of the code expects (``Model.from_db``). Everything off
-the turn's path (rebuilding a session, compression, the admin, consolidation) stays with the ORM.
-See docs/session.md.
+"""The durable copy of short-term memory in PostgreSQL: the rows a turn writes, in plain SQL built once from the
+models' own table and column names, and a session read back. The rows live as long as the conversation's
+transcript is kept; SQL instead of the ORM on the turn's path because the ORM's Python cost was most of the
+memory layer's time. Everything off that path stays with the ORM. See docs/session.md and docs/bench.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The session store: short-term memory's API, over the durable copy (``rows``) and the hot one (``hot``).
-
-Every write goes to PostgreSQL first, in one transaction that holds the conversation's row lock, then
-to Redis before the lock is released, so Redis sees writes in the order PostgreSQL does; a batch
-decided on the session the caller loaded takes no lock and writes only if nothing else did meanwhile.
-Reads come from Redis, rebuilt from PostgreSQL when missing or behind; with Redis away, from PostgreSQL
-alone. Nothing kept beyond the turn holds a card number or password; the rules each write follows (the
-bot silent while a person is in charge, loops escalated) live with the batch. See docs/session.md.
+"""The session store: short-term memory's API over the durable copy in PostgreSQL (``rows``) and the hot one in
+Redis (``hot``), for the session's lifetime. Writes go to PostgreSQL first under the conversation's row lock,
+then to Redis, so Redis sees them in PostgreSQL's order; reads come from Redis, rebuilt from PostgreSQL when
+missing or behind, or from PostgreSQL alone while Redis is away. Nothing it keeps beyond the turn holds a card
+number or password. See docs/session.md.
 """
 
 from __future__ import annotations

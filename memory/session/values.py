@@ -1,8 +1,7 @@
-"""The values short-term memory hands out: a session as one read saw it, its messages, summaries, transitions.
-
-All frozen, so one loaded session can be read by a turn's threads and one parsed message kept by the hot
-copy's parser cache. How they are written to Redis lives in ``hot``; they are built from PostgreSQL rows
-here (``from_row``). See docs/session.md.
+"""The values short-term memory hands out: a session as one read saw it, its messages, summaries and transitions.
+They live in the process, frozen so that a turn's threads can share one loaded session and the hot copy can
+cache a parsed message; they are built here from PostgreSQL rows, and ``hot`` writes them to Redis. See
+docs/session.md.
 """
 
 from __future__ import annotations

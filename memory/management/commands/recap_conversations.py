@@ -1,8 +1,6 @@
-"""`manage.py recap_conversations [--all] [--customer NAME] [--dry-run]`: write conversations' recaps again.
-
-By default only the conversations whose recap is still the transcript itself (written before recaps
-existed); ``--all`` rewrites every recapped conversation. Each new recap replaces the old one, which is
-kept invalidated (docs/longterm.md, "Conversation recaps").
+"""`manage.py recap_conversations [--all] [--customer NAME] [--dry-run]`: write conversations' recaps again. By
+default only those whose recap is still the transcript itself; ``--all`` rewrites every recapped conversation.
+Each new recap replaces the old one, which is kept invalidated (docs/longterm.md, "Conversation recaps").
 """
 
 from __future__ import annotations
