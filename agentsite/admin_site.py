@@ -1,8 +1,7 @@
 """The project's admin site: Django's, with admin actions that refuse a selection of ids that cannot exist.
-
-Django filters an action's queryset by the posted ids as they came (``pk__in``), so a forged form whose
-ids are not this model's kind of id (``_selected_action=abc``) raised a ValueError: a 500, in every
-model's admin, ours and third parties' alike. Every admin registered on this site gets the check.
+Django filters an action's queryset by the posted ids as they came, so a forged form with ids of the wrong
+kind (``_selected_action=abc``) would raise a ValueError, a 500, in every model's admin; every admin
+registered on this site gets the check.
 """
 
 from __future__ import annotations

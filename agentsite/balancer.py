@@ -1,10 +1,7 @@
-"""HAProxy in front of several daphne processes: its configuration, and the Procfile's ``balancer``.
-
-``python -m agentsite.balancer`` writes the configuration from the environment and replaces itself
-with ``haproxy`` in the foreground, so the same command serves ``make demo WEB_PROCESSES=N``, the
-tests and ``docker-compose.yml``. No stickiness is needed: every web process shares the channel
-layer, the session store and the turn lock (docs/operations.md, "Scaling out"). Websockets are
-long-lived, so new ones go to the process holding the fewest (``leastconn``).
+"""HAProxy in front of several daphne processes: ``python -m agentsite.balancer`` writes its configuration from
+the environment and replaces itself with ``haproxy`` in the foreground, so one command serves ``make demo
+WEB_PROCESSES=N``, the tests and ``docker-compose.yml``. See docs/operations.md ("Several web processes behind
+HAProxy").
 """
 
 from __future__ import annotations

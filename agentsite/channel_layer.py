@@ -1,13 +1,7 @@
-"""The Channels layer: channels_redis, made to outlive a Redis outage.
-
-Stock channels_redis lets a Redis error escape ``receive``; Channels' consumer then raises out of
-its dispatch loop and daphne closes the socket — every chat socket of the process at once, and
-each reconnect dies the same way until Redis is back. Here the receive loop logs, waits
-``retry_seconds`` and tries again instead, so sockets stay open and turns keep running from
-PostgreSQL (short-term memory's durable copy). What needs the layer — live staff replies, other
-tabs being told about a turn — is unavailable meanwhile. Groups this process joined, including
-joins attempted during the outage, are joined again when Redis answers again: a restarted Redis
-may have lost them.
+"""The Channels layer: channels_redis, made to outlive a Redis outage. Stock channels_redis lets a Redis error
+escape ``receive`` and daphne then closes every chat socket of the process; here the receive loop logs, waits
+and tries again, and joins the groups again when Redis answers, so sockets stay open and turns keep running
+from PostgreSQL meanwhile. See docs/operations.md ("During an outage").
 """
 
 from __future__ import annotations

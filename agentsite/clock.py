@@ -1,9 +1,6 @@
-"""The one source of "now" for every policy that depends on time.
-
-Policy code calls ``clock.now()`` (never ``timezone.now()``) and takes ``now=`` where it decides
-something. When ``settings.CLOCK_ALLOW_OFFSET`` is on (tests only), an offset kept in Redis shifts
-the clock of every process that shares that Redis — the test itself, the Celery workers and the
-daphne servers it started — so a test moves time by days instead of sleeping.
+"""The one source of "now" for every policy that depends on time: policy code calls ``clock.now()`` (never
+``timezone.now()``) and takes ``now=`` where it decides something, so that tests (with ``CLOCK_ALLOW_OFFSET``)
+move the clock of every process sharing their Redis by days instead of sleeping. See docs/operations.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""`make demo`: prepare everything, then run every process of the app in the foreground.
-
-Starts (or re-attaches to) the embedded services when no URLs are set, migrates, loads the demo
-data, ensures a staff account, and hands over to honcho, which runs the Procfile's processes with
-prefixed logs and stops them all on Ctrl-C. Running it again reuses the data.
+"""`make demo`: prepare everything (the embedded services when no URLs are set, migrations, the demo data, a
+staff account), then hand over to honcho, which runs the Procfile's processes in the foreground with prefixed
+logs and stops them all on Ctrl-C. Running it again reuses the data. See docs/operations.md.
 """
 
 from __future__ import annotations

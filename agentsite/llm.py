@@ -1,19 +1,9 @@
-"""The model boundary: every call to a language model goes through this module.
-
-It wraps the official ``openai`` client (so any OpenAI-compatible endpoint works, the offline model
-included) and owns what every caller would otherwise repeat: the main and the cheap model from
-settings, timeouts and retries with backoff (the client's own, on 429, 5xx and timeouts), a circuit
-breaker so that a dead endpoint fails fast for a while instead of stalling every turn, validation
-of what comes back, and a ``ModelCall`` record of every call (tokens from the response's ``usage``,
-latency, cost from ``LLM_PRICES``).
-
-Malformed output — invalid JSON, tool arguments that fail their schema, an unknown tool — raises
-``MalformedOutput``: the caller decides what to do, and it never becomes data.
-
-The boundary knows no app: callers bring their prompts (memory extraction's lives with its schema in
-``memory.consolidation``). The offline model reads a marker at the start of the system prompt, as a real
-model reads any instruction: ``TASK: summarise`` here, ``TASK: extract_memories`` in consolidation's
-prompt (docs/offline-model.md).
+"""The model boundary: every call to a language model goes through this module. It wraps the ``openai`` client
+(any OpenAI-compatible endpoint, the offline model included) and owns what every caller would otherwise
+repeat: the main and the cheap model, timeouts and retries, a circuit breaker so a dead endpoint fails fast,
+validation of what comes back (malformed output raises ``MalformedOutput`` and never becomes data) and a
+``ModelCall`` record of every call. It knows no app: callers bring their prompts. See docs/operations.md and
+docs/offline-model.md.
 """
 
 from __future__ import annotations

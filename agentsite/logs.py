@@ -1,10 +1,6 @@
-"""Structured logs: the conversation a log line belongs to, and JSON lines for log collectors.
-
-``log_context(conversation_id=...)`` puts fields in a context variable for the duration of a
-block; ``ContextFilter`` copies them onto every record, so every line of a turn names its
-conversation wherever it was logged from. Context variables follow ``asyncio`` tasks by
-themselves; work handed to a thread pool needs ``run_in_context`` (the consumer's turn pool does).
-``LOG_FORMAT`` chooses ``plain`` or ``json`` (one object per line) in settings' ``LOGGING``.
+"""Structured logs: the conversation a log line belongs to (``log_context`` and ``ContextFilter``, so every line
+of a turn names its conversation wherever it was logged from; ``run_in_context`` carries the context into a
+thread pool) and JSON lines for log collectors (``LOG_FORMAT``). See docs/operations.md ("Logs").
 """
 
 from __future__ import annotations

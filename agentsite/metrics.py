@@ -1,13 +1,7 @@
-"""Prometheus metrics shared by every process: counters in Redis, gauges read at scrape time.
-
-Several daphne processes serve turns and several Celery workers call the model, so nothing is
-counted in process memory alone. Counters and the turn-latency histogram are Redis hashes
-(``metrics:*`` in the cache database), incremented where things happen; each process publishes
-its circuit breaker under ``metrics:breaker:<host>:<pid>``. The apps' gauges (consolidation lag,
-open conflicts, escalations waiting) are collectors each app registers here from its
-``AppConfig.ready()`` (``register``), queried from PostgreSQL when ``/metrics`` is scraped: this
-module names no app. Counting never fails the work being counted. What each metric means:
-docs/operations.md.
+"""Prometheus metrics shared by every process: counters in Redis, gauges read at scrape time. Several daphne
+processes and Celery workers do the work, so nothing is counted in process memory alone; the apps register
+their gauges here from ``AppConfig.ready()``, so this module names no app, and counting never fails the work
+being counted. See docs/operations.md ("Metrics").
 """
 
 from __future__ import annotations

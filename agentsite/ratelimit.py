@@ -1,9 +1,7 @@
-"""Fixed-window counters in Redis: how often one customer may do one thing per window.
-
-Every budget of the site (messages, new conversations and history frames per minute, consolidations
-per hour) is one call here, with its own key and its limit from settings (docs/operations.md lists
-them). A window is counted by the project's clock, so tests move it instead of waiting. With Redis
-unreachable the call allows: the limits protect the service, they must not take it down with Redis.
+"""Fixed-window counters in Redis: how often one customer may do one thing per window. Every budget of the site
+is one call here, with its own key and its limit from settings; windows follow the project's clock, and with
+Redis unreachable the call allows, because the limits protect the service and must not take it down with
+Redis. See docs/operations.md.
 """
 
 from __future__ import annotations

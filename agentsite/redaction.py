@@ -1,11 +1,7 @@
-"""Remove card, identity document and bank account numbers, security codes and passwords from text.
-
-Applied to what the customer types before it is logged, stored in the session, consolidated into
-long-term memory, summarised, sent to the model in any later turn or shown to staff. Numbers are
-found by their shape and check digits (Luhn for cards, checksum and birth date for Chinese resident
-IDs, mod-97 for IBANs), the rest by the word before them (passport, CVV, password), so that order,
-tracking and phone numbers, amounts, timings and dates are kept. Redacting twice is redacting once:
-no pattern matches inside a mark, nor a number glued to one.
+"""Remove card, identity document and bank account numbers, security codes and passwords from text, before what
+the customer types is logged, stored, consolidated, summarised, sent to the model again or shown to staff.
+Numbers are found by shape and check digits, the rest by the word before them, so that order, tracking and
+phone numbers, amounts and dates are kept; redacting twice is redacting once. See docs/operations.md ("Logs").
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Django's sessions read from the Redis cache and written through to PostgreSQL, outliving a Redis outage.
-
-Django's ``cached_db`` store, with three changes. A cache that cannot be reached never fails a request:
-the session is read from and written to PostgreSQL alone (Django's own store raised on a cache write
-after a database read, on a logout, and on creating a session key). A session stays in the cache at most
-``SESSION_CACHE_SECONDS``: a logout made while Redis was unreachable could not delete the cached copy,
-and a copy that outlived the outage would otherwise log the browser in for the rest of its age. And the
-chat socket checks the login behind every frame through this store, so that check is one Redis read
-(docs/operations.md has its cost). Only the synchronous API is used by the project (views and Channels'
-session middleware both call it from threads).
+"""Django's sessions read from the Redis cache and written through to PostgreSQL, outliving a Redis outage:
+Django's ``cached_db`` store, except that an unreachable cache never fails a request and a session stays
+cached at most ``SESSION_CACHE_SECONDS``. The chat socket checks the login behind every frame through this
+store, so that check is one Redis read. See docs/operations.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
-"""Settings for the agent site: one module, every tunable read from the environment.
-
-With no ``DATABASE_URL`` / ``REDIS_URL`` the embedded PostgreSQL+pgvector and redis-server
-(``agentsite.embedded``) are started or re-attached. ``AGENTSITE_ENV=production`` switches on
-hardening and makes the settings a deployment cannot do without mandatory.
+"""Settings for the agent site: one module, every tunable read from the environment with a safe default. Without
+``DATABASE_URL`` / ``REDIS_URL`` the embedded servers are started or re-attached; ``AGENTSITE_ENV=production``
+switches on hardening and makes the settings a deployment needs mandatory. See docs/operations.md ("Settings
+that matter").
 """
 
 from __future__ import annotations

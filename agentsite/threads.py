@@ -1,11 +1,6 @@
-"""The web process's pool threads run at a lower CPU priority than its event loop.
-
-daphne serves every socket from one event-loop thread; turns, socket opening and active recall run
-in thread pools beside it. Under load those threads and the loop compete for the CPU, and the loop
-then answers every socket late, its pings included. Raising the pool threads' niceness (Linux sets
-it per thread; raising it needs no privilege) lets the scheduler run the loop first whenever it is
-ready: under 200 customers arriving at once its worst lag fell to less than half (docs/bench.md,
-"Per core"). ``AGENT_POOL_NICENESS`` 0 turns it off.
+"""The web process's pool threads run at a lower CPU priority than its event loop, so that under load the
+scheduler runs the loop first whenever it is ready and every socket, its pings included, is answered on time
+(``AGENT_POOL_NICENESS``; 0 turns it off). See docs/bench.md ("Per core").
 """
 
 from __future__ import annotations

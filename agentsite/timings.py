@@ -1,12 +1,7 @@
-"""Where the time of one unit of work went, by phase: cheap, optional, per thread.
-
-``collect(root)`` opens a collector for the current context (a turn, a consolidation run);
-``phase(name)`` anywhere below it charges the time spent inside to ``name``. Phases nest and the
-figures are exclusive: a phase's time does not include the phases opened inside it, and the
-collector's own ``root`` gets whatever no phase claimed. Wall time and this thread's CPU time are
-both kept: on a busy machine the first grows with the contention, the second hardly does. With no
-collector open, ``phase`` does nothing. The state is a ``ContextVar``, so threads of a pool and
-asyncio tasks never mix figures. The benchmarks read the figures; the product only fills them.
+"""Where the time of one unit of work went, by phase: cheap, optional, per thread. ``collect(root)`` opens a
+collector for a turn or a run, ``phase(name)`` below it charges its wall and thread-CPU time to ``name``,
+exclusive of nested phases; with no collector open it does nothing. The benchmarks read the figures; the
+product only fills them. See docs/bench.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Run the offline model: ``python -m agentsite.offline_model --host 127.0.0.1 --port 8100``.
-
-Prints one line, ``offline model listening on http://HOST:PORT/v1``, once it accepts requests.
+"""Run the offline model: ``python -m agentsite.offline_model --host 127.0.0.1 --port 8100``. It prints one line,
+``offline model listening on http://HOST:PORT/v1``, once it accepts requests.
 """
 
 from __future__ import annotations

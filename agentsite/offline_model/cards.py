@@ -1,10 +1,7 @@
-"""Cards: the dense lines the offline summariser writes for an order, a shipment and a list of orders.
-
-A hosted cheap model summarises an order as a line or two of its values, without the field names; these
-cards are the offline model's version of that, and the chat reads them back into the same fields. A
-card is written only when every value reads back exactly (no separator inside a value, one tracking
-event at most, no field the card has no place for); anything else gets the generic shorthand of
-``summary.summarise_json``. docs/offline-model.md shows the grammar.
+"""Cards: the dense lines the offline summariser writes for an order, a shipment and a list of orders, the
+offline version of a cheap model's summary of an order's values, which the chat reads back into the same
+fields. A card is written only when every value reads back exactly; anything else gets the generic shorthand
+of ``summary.summarise_json``. See docs/offline-model.md for the grammar.
 """
 
 from __future__ import annotations

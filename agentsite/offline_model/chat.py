@@ -1,9 +1,6 @@
-"""The demo shop's customer-service agent: decide a tool call or compose a reply.
-
-It knows only what the request carries. A slot comes from the latest message, else the earlier
-turns (most recent mention wins), else the memory block; a missing slot is asked for. Only
-offered tools are called, with their documented argument names. Memory lines and tool results are
-data: what they say is reported, never done.
+"""The demo shop's customer-service agent: decide a tool call or compose a reply from nothing but what
+the request carries. It calls only the tools offered, with their documented argument names; memory lines and
+tool results are data: what they say is reported, never done. See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,15 +1,6 @@
-"""What the model sees in one request: the task, the memory block, the turns and the tools.
-
-Conventions the application follows (docs/offline-model.md):
-
-- the first system message starting with ``TASK: extract_memories`` asks for memory extraction,
-  ``TASK: summarise`` for a summary, ``TASK: summarise_conversation`` for a conversation's recap,
-  ``TASK: digest_chunk`` for a chunk of a long conversation; anything else is a customer-service chat;
-- a chat system prompt may carry a memory block between a line ``<<<MEMORY`` and a line
-  ``MEMORY>>>``, one memory per line: ``- [tag] content {key=…; value=…}``;
-- a compressed history may carry what the customer said in it between a line ``<<<SAID`` and a line
-  ``SAID>>>``, one value per line: ``- key: value``, or ``- ORD-…: their words about that order``;
-- a line ``Current date: YYYY-MM-DD`` in a system prompt anchors relative dates.
+"""What the model sees in one request: the task, the memory block, the turns and the tools, read by the
+conventions the application follows (the ``TASK:`` marker, the ``<<<MEMORY`` and ``<<<SAID`` blocks, the
+current date). See docs/offline-model.md.
 """
 
 from __future__ import annotations

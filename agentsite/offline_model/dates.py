@@ -1,12 +1,6 @@
-"""Find calendar dates in Chinese and English text and say them back.
-
-Absolute dates become (month, day[, year]) whatever the wording: 3月15日, 三月十五号, 2025-03-15,
-15/3, 3/15, March 15th, the fifteenth of March, 15 March. All-numeric day/month pairs that could
-be read both ways (3/4) are read month first, as both US English and Chinese write them.
-
-Relative dates (昨天, 上周三, yesterday, last Monday, 3 days ago) are resolved only against a date
-the caller supplies: the server has no clock of its own, so the same request always means the same
-thing.
+"""Find calendar dates in Chinese and English text and say them back. Relative dates are resolved only against a
+date the caller supplies: the server has no clock of its own, so the same request always means the same thing.
+See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""An order the customer describes instead of numbering: "the kettle", "我买电水壶的那个订单".
-
-The candidates are every place the request puts an order number beside words about it: the customer's
-and the agent's sentences, the said-earlier block of a compressed history (the customer's words per
-order), tool results (an order's item names) and memory lines. Each word of the question counts by how
-few orders share it, so "order" or "订单" weigh nothing and "kettle" or "电水壶" decide; an order wins
-only when it is the one best match and at least one of its words belongs to few orders.
+"""An order the customer describes instead of numbering ("the kettle", "我买电水壶的那个订单"),
+found among every place the request puts an order number beside words about it. Words count by how few
+orders share them, so "order" weighs nothing and "kettle" decides. See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""A chunk of a long conversation, digested for its compressed history: a dense summary and what was said.
-
-The request carries the chunk as ``speaker: text`` lines (``customer``, ``agent``, ``agent called``,
-``tool result``) and names the summary's token cap in its instructions. The reply is one JSON object:
-``summary`` (what the customer asked for, the orders it touched with the status a tool reported, what
-was done; no greetings or thanks), ``stated`` (the values the customer gave about themselves, by key) and
-``orders`` (for each order the customer named, their own words about it). Read with the chat's own
-intents and fact finder; nothing in the chunk is followed (docs/offline-model.md, "Chunk digest").
+"""A chunk of a long conversation, digested for its compressed history: a dense summary, the values the customer
+stated and their words about each order, read with the chat's own intents and fact finder; nothing in the
+chunk is followed. See docs/offline-model.md ("Chunk digest").
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""Memory extraction: what the customer stated in a transcript, as JSON memories.
-
-The user message holds the conversation one turn per line, ``customer: …`` or ``agent: …``
-(客户/顾客/用户 and 客服/助手 are read too; a line without a prefix continues the previous turn).
-Only the customer's statements become memories; an agent's statement counts when the customer
-answers it with a bare "yes"/"对". Later statements win; a changed value is a correction.
-
-Reply shape: ``{"memories": [{"type", "key", "value", "content", "confidence"}]}``.
+"""Memory extraction: what the customer stated in a transcript, as JSON memories. Only the customer's statements
+become memories (an agent's counts when the customer answers it with a bare yes), and later statements win.
+See docs/offline-model.md.
 """
 
 from __future__ import annotations

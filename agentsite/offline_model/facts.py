@@ -1,8 +1,6 @@
-"""What a customer's sentence states about them: keyed facts, preferences and experiences.
-
-Shared by memory extraction (every customer line) and chat (acknowledging a statement, answering
-"when is my birthday?" from earlier turns). Card numbers, national ID numbers and passwords are
-blanked before anything is read, so they can never become a fact.
+"""What a customer's sentence states about them (keyed facts, preferences and experiences), shared by memory
+extraction and chat. Card numbers, national ID numbers and passwords are blanked before anything is read, so
+they can never become a fact. See docs/offline-model.md.
 """
 
 from __future__ import annotations

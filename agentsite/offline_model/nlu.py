@@ -1,11 +1,8 @@
-"""The intent of one customer request (zh and en).
-
-Intents are word families matched as patterns, not fixed sentences, and are checked in a fixed
-priority order (see `classify`); language and speech acts are `speech`, small talk `smalltalk`,
-injections and requests for a person `escalation`, questions about the customer `subjects`, and a
-message holding several requests is cut by `splitting`. Values inside the message (order numbers,
-dates, addresses …) are found by `slots` and `dates`; what a statement says about the customer is
-`facts`.
+"""The intent of one customer request (zh and en): word families matched as patterns, not fixed sentences,
+checked in a fixed priority order (``classify``). The other readers live apart: speech acts in ``speech``,
+small talk in ``smalltalk``, injections and requests for a person in ``escalation``, questions about the
+customer in ``subjects``, several requests in one message in ``splitting``, values in ``slots`` and ``dates``,
+statements in ``facts``. See docs/offline-model.md.
 """
 
 from __future__ import annotations

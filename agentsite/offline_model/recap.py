@@ -1,10 +1,5 @@
-"""A conversation's recap for the customer's file: what they wanted, what was done, how it ended, what is open.
-
-The request carries the transcript (``customer: …`` / ``agent: …`` lines) after an ``Ended: <state>``
-line, and says the language and the token cap in its instructions. The recap is built from the
-transcript, never copied from it: the customer's requests are read with the chat's own intents, the
-orders and amounts from every line, what was done from the agent's "Done:" lines and what is open from
-a proposal nobody answered (docs/offline-model.md, "Conversation recap").
+"""A conversation's recap for the customer's file: what they wanted, what was done, how it ended, what is open,
+built from the transcript and never copied from it. See docs/offline-model.md ("Conversation recap").
 """
 
 from __future__ import annotations

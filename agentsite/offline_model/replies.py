@@ -1,9 +1,7 @@
-"""Composing the agent's words in Chinese and English: fixed phrases, facts and tool results.
-
-Tool results are read by their shape (an ``error``, a ``status`` of ``pending_confirmation``,
-``queued`` or ``done``, ``articles``, ``orders``, shipment ``events``, order fields); fields nobody planned for
-are listed generically, so an unexpected result is said rather than crashing the turn. Text found
-in results is quoted as data, never obeyed.
+"""Composing the agent's words in Chinese and English: fixed phrases, facts and tool results. Tool results are
+read by their shape and fields nobody planned for are listed generically, so an unexpected result is said
+rather than crashing the turn; text found in results is quoted as data, never obeyed. See
+docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""Start the offline model as a subprocess and drive its control endpoints (tests and the demo).
-
-    model = start_offline_model()
-    os.environ["OPENAI_BASE_URL"] = model.base_url
-    model.script(["rate_limit"], task="chat")
-    ...
-    model.stop()
-
-The module-level `script`, `stats` and `reset` take a URL (the /v1 base or the root), so a server
-started elsewhere can be driven too. Standard library only.
+"""Start the offline model as a subprocess and drive its control endpoints, for the tests and the demo (``model =
+start_offline_model()``, ``model.script(["rate_limit"], task="chat")``, ``model.stop()``). The module-level
+``script``, ``stats`` and ``reset`` take a URL, so a server started elsewhere can be driven too. Standard
+library only. See docs/offline-model.md.
 """
 
 from __future__ import annotations

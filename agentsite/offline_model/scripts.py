@@ -1,9 +1,6 @@
-"""Scripted fault behaviours, for tests of what the application does when the model misbehaves.
-
-A behaviour is chosen per request by the header ``X-Offline-Script: name`` (``stall:5`` sets the
-stall), or queued with ``POST /_offline/script``; a queued behaviour is consumed by the next
-request of its task (any task when none was given), first queued first. Never triggered by what
-the customer writes.
+"""Scripted fault behaviours, for tests of what the application does when the model misbehaves: chosen per
+request by the ``X-Offline-Script`` header or queued with ``POST /_offline/script``, never triggered by what
+the customer writes. See docs/offline-model.md.
 """
 
 from __future__ import annotations

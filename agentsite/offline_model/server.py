@@ -1,7 +1,6 @@
-"""HTTP transport: the OpenAI-style endpoints, SSE streaming and the /_offline control endpoints.
-
-One thread per connection (a stalled request never holds up another); the only shared state is
-the script queue and the counters, each behind its own lock.
+"""HTTP transport: the OpenAI-style endpoints, SSE streaming and the /_offline control endpoints. One thread per
+connection, so a stalled request never holds up another; the only shared state is the script queue and the
+counters, each behind its own lock. See docs/offline-model.md.
 """
 
 from __future__ import annotations

