@@ -1,10 +1,8 @@
-"""The words of a change, in the customer's language and to the customer: proposed, done, or refused.
-
-Tools and the shop hand back what a change is (the tool and its values) and the reason a request was
-refused (a ``ShopError``'s code and values); this module is the one place the app turns those into
-sentences, so no English sentence travels from a tool into a Chinese reply and the agent always says
-"you", never "the customer". The offline model has its own copy of the proposal wording
-(``agentsite.offline_model.replies``), since it sees only the prompt. See docs/offline-model.md.
+"""The words of a change, in the customer's language and to the customer: proposed, done or refused. Tools and
+the shop hand back what a change is and why a request was refused; this module is the one place the app turns
+those into sentences, so no English sentence travels from a tool into a Chinese reply and the agent always
+says "you". The offline model keeps its own copy of the proposal wording, since it sees only the prompt. See
+docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""One turn of the agent: the only place where the three memory tiers meet.
-
-``run_turn`` reads top to bottom: load the session (short-term memory) → store the customer's
-message → recall (long-term memory) per the configured mode → build working memory (system
-prompt, memory block, compressed history, recent turns) → model and tool loop, bounded → stream
-the reply → append it to short-term memory and its durable copy → record state transitions →
-queue consolidation. It is blocking code (ORM, embeddings, HTTP to the model) and runs in the
-consumer's bounded thread pool, never on the event loop. ``emit`` receives the frames the
-customer's socket should get (tokens, state changes, the memory inspector's data).
+"""One turn of the agent, the only place where the three memory tiers meet: ``run_turn`` reads top to bottom,
+from loading the session (short-term memory) and recalling (long-term memory) through building working memory
+and the model and tool loop to appending the reply, recording transitions and queueing consolidation. It is
+blocking code and runs in the consumer's bounded thread pool, never on the event loop. See README.md ("The
+agent turn") and docs/agent.md.
 """
 
 from __future__ import annotations

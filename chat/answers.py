@@ -1,12 +1,8 @@
-"""How a customer answers a proposed change: a confirmation, a decline, or neither.
-
-Read only while a change waits for an answer (``chat.agent``), by the application, never by the
-model. A confirmation opens with a yes ("yes", "sure", "好的", "没问题") and says nothing but
-agreement and the change itself ("yes, switch it to WeChat", "对，就改成邮箱"): a question, a "but",
-another request or an unknown word makes it something else, and any value it names (a channel, a
-setting, a number) must be the waiting change's. A decline opens with a no ("no", "never mind",
-"算了", "先别") that is not the start of a request of its own ("don't call me", "不要再发短信").
-The paraphrase corpus in tests/offline_model/paraphrases measures both (docs/offline-model.md).
+"""How a customer answers a proposed change: a confirmation, a decline or neither, read by the application (never
+the model) while a change waits. A confirmation says nothing but agreement and the change itself, and any
+value it names must be the waiting change's; a decline is a no that does not start a request of its own. The
+paraphrase corpus in tests/offline_model/paraphrases measures both. See README.md ("The demo shop") and
+docs/offline-model.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The dashboard's charts as SVG drawn on the server (pygal): no script, readable in any browser.
-
-pygal's tooltips need its JavaScript from the internet, so none is linked; the table under each
-chart carries the exact numbers instead.
+"""The dashboard's charts as SVG drawn on the server (pygal), readable in any browser without a script: pygal's
+tooltips would need its JavaScript from the internet, so none is linked and the table under each chart carries
+the exact numbers. See docs/dashboard.md.
 """
 
 from __future__ import annotations

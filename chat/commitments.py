@@ -1,10 +1,6 @@
 """What the shop promised a customer: made by the tools that promise, closed by what the shop does, marked
-overdue by beat, read by the turn from their table, and reported back once when the customer comes back.
-
-Every outcome (shipped, overdue, extended, a refund decided, …) moves ``version``; the customer has
-heard up to ``reported_version``. Reporting claims the unreported outcomes in one ``UPDATE … WHERE
-reported_version < version``, so two sockets opening at once report each outcome once. See
-docs/promises.md.
+overdue by beat, read by the turn, and reported back once when the customer comes back, even when two sockets
+open at once. See docs/promises.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""The customer's websocket: validate frames, hand each message to the agent turn, send JSON frames.
-
-The consumer holds no ORM, cache or model calls of its own: blocking work runs in bounded thread
-pools rather than Channels' single shared sync thread: turns in one (``AGENT_TURN_WORKERS`` threads
-per process), opening sockets in another (``AGENT_CONNECT_WORKERS``), so that a customer arriving
-while turns are queued does not wait behind them for their history. Frames produced by a turn come
-back to the event loop through a queue, in order. Messages of one socket are handled one after
-another; turns of one conversation are serialised across sockets by the turn itself. The protocol
-is documented in docs/protocol.md.
+"""The customer's websocket: validate frames, hand each message to the agent turn, send JSON frames. The consumer
+makes no ORM, cache or model call of its own; blocking work runs in bounded thread pools of its own (turns in
+one, opening sockets in another) rather than Channels' single shared sync thread, so a customer arriving while
+turns are queued does not wait behind them. See docs/protocol.md and docs/operations.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,5 @@
-"""Who is behind a customer's socket, which conversation it is on, its history frame, and the checks it makes.
-
-Blocking helpers the consumer runs in its thread pools.
+"""Who is behind a customer's socket, which conversation it is on, its history frame and the checks it makes:
+blocking helpers the consumer runs in its thread pools. See docs/protocol.md.
 """
 
 from __future__ import annotations

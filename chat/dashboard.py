@@ -1,9 +1,6 @@
-"""The staff dashboard's figures: what the memory system did, per day, over the last 7, 30 or 90 days.
-
-Each chart (or pair of charts) is one aggregate statement over the product's own tables and the
-records kept for it (``chat.records``, ``memory.store_days``, ``ConsolidationRun``,
-``BreakerOpening``), so the page's statements do not grow with rows or days. Days are UTC days,
-today included. docs/dashboard.md says where each figure comes from and what it leaves out.
+"""The staff dashboard's figures: what the memory system did, per UTC day, over the last 7, 30 or 90 days. Each
+chart is one aggregate statement over the product's tables and the records kept for it, so the page's
+statements do not grow with rows or days. See docs/dashboard.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""A few weeks of made-up history for the demo, so the staff dashboard has something to draw.
-
-``seed_demo`` calls ``backfill`` once (it does nothing if any turn older than today is recorded).
-The history goes through the product's own writers with past times: turns and takeovers through
-``chat.records``, memories through ``memory.longterm.store`` (so merges, supersessions and
-conflicts are what the product decides), consolidation runs through ``record_run``, the nightly
-store counts through ``memory.store_days``, ratings on conversations opened by the session store.
-Its memories belong to customers of its own (``past-customer-NN``, who cannot log in), never to
-the demo customers whose chats people try. Random but seeded: every demo has the same history.
+"""A few weeks of made-up history for the demo, so the staff dashboard has something to draw. It goes through the
+product's own writers with past times, belongs to customers of its own who cannot log in, and is random but
+seeded, so every demo has the same history; ``seed_demo`` calls ``backfill`` once. See docs/dashboard.md.
 """
 
 from __future__ import annotations

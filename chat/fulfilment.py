@@ -1,8 +1,6 @@
-"""What the shop's staff do to orders and refunds: ship, deliver, record a return, decide a refund.
-
-Each is one transaction that records what happened (a tracking event, the refund's decision) and keeps
-the promise it answers: a shipped order closes its chase, a received return starts the refund's clock,
-a decided refund closes the refund promise (``chat.commitments``). The admin's actions call these.
+"""What the shop's staff do to orders and refunds: ship, deliver, record a return, decide a refund. Each is one
+transaction that records what happened and keeps the promise it answers; the admin's actions call these. See
+docs/promises.md.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Human takeover: the handoff packet, and staff taking, answering, closing or handing back a conversation.
-
-Escalation (the ``escalate_to_human`` tool, loop detection, a customer asking for a person) leaves the
-conversation ``escalated``; ``open_handoff`` builds the packet a person needs to continue without
-asking the customer again. Staff then ``take`` it (``human``: the bot stays silent), ``reply`` (the
-customer's socket gets a ``staff_message`` live through the channel layer), and ``close``
-(``resolved``) or ``hand_back`` (``collecting_info``: the bot answers again).
+"""Human takeover: the handoff packet, and staff taking, answering, closing or handing back a conversation. An
+escalated conversation gets the packet a person needs to continue without asking the customer again; while
+staff hold it the bot stays silent. See README.md ("Staff: conflicts and takeover") and docs/protocol.md.
 """
 
 from __future__ import annotations

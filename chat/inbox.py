@@ -1,8 +1,7 @@
-"""The staff inbox as data: who a staff socket belongs to, the escalated conversations with waiting time and
-holder, one conversation with its transcript and packet, and the staff's actions on it.
-
-Blocking helpers the staff consumer (``chat.staff_consumer``) runs in its thread pool; the console's pages
-show the same data without JavaScript (``chat.staff_views``).
+"""The staff inbox as data: who a staff socket belongs to, the escalated conversations with their waiting time
+and holder, one conversation with its transcript and packet, and the staff's actions on it. Blocking helpers
+the staff consumer runs in its thread pool; the console's pages show the same data without JavaScript. See
+docs/protocol.md ("Staff socket").
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
-"""A customer's data: everything held about them, exported as JSON, and erased everywhere.
-
-``export`` gathers the account, the shop's records (orders, shipments, refunds), every
-conversation with its messages, summaries, states, rating, handoff packet and pending actions, what
-the shop promised them (commitments, with their events),
-every long-term memory (also invalidated and archived ones) with its events and conflicts, the
-model calls made for their conversations, and the Redis keys that hold their sessions.
-
-``erase`` removes the memory side of that for ONE customer — long-term memories, events and
-conflicts, transcripts, compression summaries, state transitions, ratings, handoff packets,
-pending actions, the shop's promises, model-call records, the Redis keys and the consolidation runs
-still queued —
-under the customer's long-term-memory lock, so a consolidation run in flight either finished
-before (and is erased) or finds its conversation gone (and stores nothing). Every filter names
-the customer: nothing here can reach another customer's rows (mem0's ``delete_all`` once wiped
-every user). The shop's orders and refunds are business records and stay unless the account
-itself is deleted (``delete_account``). The management commands ``customer_export`` and
-``customer_erase`` call these functions.
+"""A customer's data: everything held about them, exported as JSON, and erased everywhere. Erasure removes the
+memory side for one customer under their long-term-memory lock, so a consolidation run in flight either
+finished before or stores nothing, and every filter names the customer, so nothing here can reach another
+customer's rows. See docs/operations.md ("Privacy: export and erase").
 """
 
 from __future__ import annotations

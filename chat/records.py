@@ -1,8 +1,5 @@
-"""What the staff dashboard charts and nothing else keeps: one row per customer turn, one per takeover.
-
-A turn's row is written after the reply and never fails the turn (a database error is logged); a
-takeover's is written in the takeover's own transaction. The memory tier keeps its own records
-(``memory.store_days``, ``ConsolidationRun``); docs/dashboard.md lists every figure's source.
+"""What the staff dashboard charts and nothing else keeps: one row per customer turn, one per takeover. A turn's
+row never fails the turn; a takeover's is written in the takeover's own transaction. See docs/dashboard.md.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""The demo shop's operations, always on behalf of ONE customer.
-
-Reads return plain dicts (what a tool hands the model). Changes write through to long-term memory
-as ``system_record`` memories in the same transaction, so long-term memory and the shop's data
-never disagree (the session cannot say notifications on while long-term memory says muted).
+"""The demo shop's operations, always on behalf of one customer. Reads return plain dicts (what a tool hands the
+model); changes write through to long-term memory as ``system_record`` memories in the same transaction, so
+long-term memory and the shop's data never disagree. See README.md ("The demo shop").
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""The staff inbox's websocket: live escalations, the open conversation's messages, take-over and replies.
-
-Staff only: the socket is accepted, then its session must log in an active staff member (a customer's login
-is closed with 4403, nobody's with 4401); origin and session come through the same middleware as the
-customer's socket. It joins the ``staff.inbox`` group (``inbox.changed`` events: an escalation opened, taken,
-handed back or closed) and, for the conversation it has open, that conversation's group: the customer's
-turns (``conversation.changed``), staff replies and state changes arrive as they happen. Actions go through
-``chat.handoff``, whose lock decides a race to take a conversation (the loser is told). Frames are in
-docs/protocol.md, "Staff socket".
+"""The staff inbox's websocket: live escalations, the open conversation's messages, takeover and replies. Staff
+only; actions go through ``chat.handoff``, whose lock decides a race to take a conversation. See
+docs/protocol.md ("Staff socket").
 """
 
 from __future__ import annotations

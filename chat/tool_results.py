@@ -1,9 +1,7 @@
-"""What of a tool's result a later step needs: the values no shortening may lose.
-
-Working memory shortens long tool results before the model reads them (docs/session.md); the raw
-result stays in the session's durable copy for audit. ``must_keep`` lists, per tool, the values the
-shortened text must still carry, as the raw result writes them: what the agent may quote or act on
-next (ids, amounts, dates, statuses, carrier, tracking number, the latest tracking event).
+"""What of a tool's result a later step needs: ``must_keep`` lists, per tool, the values no shortening of the
+result may lose (what the agent may quote or act on next), as the raw result writes them. Working memory
+shortens long results before the model reads them; the raw result stays in the session's durable copy. See
+docs/session.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""The tools the agent may use: a JSON schema for the model and a plain function underneath.
-
-Every tool acts for the customer of the conversation only. Bad arguments and refusals come back
-as ``{"error": ...}`` tool results for the model to explain, never as exceptions to the customer.
-Tools that change something (refund, notification preference, contact channel, address) only
-PROPOSE: they store a ``PendingAction``, move the conversation to ``confirming`` and answer
-``pending_confirmation``. The change happens in ``confirm_pending`` when the customer's next
-message confirms it — whatever the model says, and however often the confirmation arrives. A second
-change in the same message waits (``queued``) and is proposed once the first is answered.
+"""The tools the agent may use: a JSON schema for the model and a plain function underneath, each acting for the
+conversation's customer only. Bad arguments and refusals come back as ``{"error": ...}`` results for the model
+to explain; tools that change something only propose, and the change happens when the customer's next message
+confirms it, whatever the model says. See README.md ("The demo shop").
 """
 
 from __future__ import annotations

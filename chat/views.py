@@ -1,7 +1,6 @@
-"""The customer's pages: log in, the chat page, what we remember about you, rating a conversation.
-
-Each view checks who is asking and calls one function or form; the chat itself runs over the
-websocket (docs/protocol.md) from chat/static/chat/chat.js.
+"""The customer's pages: log in, the chat page, what we remember about you, rating a conversation. Each view
+checks who is asking and calls one function or form; the chat itself runs over the websocket. See
+docs/protocol.md.
 """
 
 from __future__ import annotations
