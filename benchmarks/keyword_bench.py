@@ -1,15 +1,6 @@
 """Benchmark hybrid recall's keyword side as one customer's memory grows: before and after indexing.
-
-    .venv/bin/python benchmarks/keyword_bench.py [--sizes 100,1000,10000,100000] [--queries 50]
-        [--datadir /tmp/bench-kw] [--cache-dir /tmp/bench-pg]
-
-The keyword SQL used to parse every memory of the customer (``to_tsvector``) and compute every
-cosine distance at every query, so its cost grew with the customer's memory; now it reads only rows
-that match (stored lexemes with a GIN index, trigram GIN for ILIKE and ``<%``). For one customer of
-each size this prints both statements' p50/p95 (query embedding cached, so only SQL is timed), how
-many of the new statement's rankings equal the old one's (they must all: same ranking, fewer rows
-read), and ``recall()`` end to end, dense vs hybrid. Memories are ``synthetic``'s generated texts
-with perturbed real embeddings, as in ``recall_bench``; embeddings are cached in ``--cache-dir``.
+The keyword statement must read only matching rows and rank exactly as the plain one did. How to run it and
+what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

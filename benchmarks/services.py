@@ -1,10 +1,6 @@
 """Private services for the memory benchmarks: their own embedded PostgreSQL and redis-server.
-
-The benchmarks never touch the demo's (``.data``) or the test suite's (``.data/test``) servers:
-each run starts (or re-attaches to) servers under a folder of its own — short, because the
-PostgreSQL socket lives inside it — creates a database for itself, migrates it, and at the end
-drops the database and stops both servers. Import this module before Django: ``start()`` sets the
-environment the settings read, then calls ``django.setup()``.
+The benchmarks never touch the demo's or the test suite's servers; import this module before Django. How to
+run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

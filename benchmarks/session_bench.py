@@ -1,20 +1,6 @@
 """Benchmark the session layer on the tests' own services; print per-operation medians.
-
-    .venv/bin/python benchmarks/session_bench.py [--conversations 20] [--messages 120] [--repeat 500]
-
-Runs against the embedded PostgreSQL and redis-server of the test suite (``.data/test``, or
-``TEST_DATABASE_URL`` / ``TEST_REDIS_URL``), never the demo's: in PostgreSQL it uses a database
-of its own (``session_bench``, dropped at the end); in Redis the cache database, deleting its
-sessions at the end. Do not run it while the test suite runs (the tests flush that database).
-The clock offset is off (as in production), and compression uses a local truncating digest:
-the figures are the storage layer's, not the model's.
-
-Operations timed: append one message (PostgreSQL transaction + one Redis MULTI/EXEC); load the
-latest 50 messages from Redis; a tool step's two writes (its call, then its result) made under the
-row lock and decided on the row the previous write left (``SessionStore.batch(expected=)``, what a
-turn does), alternating in one loop so that both see the same machine; rebuild a lost session from
-PostgreSQL; build working memory for a turn (compressed history from Redis, system prompt, memory
-block, ``to_messages()``).
+It runs on the test suite's servers in a database of its own: never while the tests run. How to run it and
+what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """What the chat socket's check of the login behind a frame costs, by session engine.
-
-    .venv/bin/python benchmarks/session_check_bench.py [--rounds 1000] [--idle-ms 2] [--datadir /tmp/bench-sessions]
-
-Every frame a socket receives is checked against the login that opened it
-(``chat.conversations.session_alive``: the session, then the user it names, their active flag and
-password hash). The check is timed with Django's database engine (sessions read from PostgreSQL, the
-project's engine until 2026-12-03) and with the project's engine (``agentsite.sessions``: read from
-the Redis cache, written through to PostgreSQL), alternating round by round in one process, with an
-untimed idle pause before each check as between a customer's frames. Prints milliseconds of wall time
-and of this process's CPU at p50 and p95, and the ratios. Never a timed assertion: a script that prints.
+Django's database engine against the project's cached one, alternating; a script that prints. How to run it
+and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

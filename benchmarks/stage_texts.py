@@ -1,13 +1,6 @@
 """Distinct memory texts for the big-customer stage (``benchmarks/big_customers.py``), with a question each.
-
-A graph index is only measured fairly on distinct texts: near-copies of a few thousand sentences
-(``benchmarks/synthetic.py``) put thousands of rows at one point, where HNSW's neighbour lists are
-useless. So every text here is different, from three sources: the LoCoMo dev conversations'
-observations, event and session summaries (the life a family account talks about), the evaluation
-generator's customers, carriers, channels and items, and the shop's kinds of records (orders,
-shipments, refunds, a business's purchasing and invoices, preferences), each written in several
-English and Chinese forms and recombined with their values. Each text carries its topic, so a
-customer can draw its own mix, and a question a support agent could ask that the text answers.
+Every text is different, so that a graph index is measured on the data it would meet. How to run it and what
+it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

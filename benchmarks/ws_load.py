@@ -1,17 +1,6 @@
 """Websocket load: many customers chatting at once through daphne with the offline model.
-
-    .venv/bin/python benchmarks/ws_load.py --customers 200 --messages 2 --workers 8
-
-Runs on servers of its own (``benchmarks/services.py``), starts the offline model and one daphne
-process (or ``--web-processes N`` behind HAProxy, optionally through PgBouncer), logs every customer
-in, then lets them all chat at once (bounded: each sends ``--messages`` messages and the run stops).
-Prints turns per second, p50/p95/p99 turn latency, errors, and the resident memory of daphne and the
-model server.
-
-To say where it saturates it also reads, over the run, the CPU time of every process involved
-(daphne, the offline model, PostgreSQL's postmaster and backends, redis-server, this load client)
-as cores used, their resident memory, and the lag of daphne's event loop: one more logged-in socket
-sends a websocket ping every 0.2 s, which daphne's reactor answers without any Django code.
+It also reads every process's CPU and memory and daphne's event-loop lag, to say where it saturates. How to
+run it and what it measures: docs/bench.md ("The scripts").
 """
 
 from __future__ import annotations
