@@ -302,7 +302,7 @@ class _ReplyReader:
     """Read a reply from the endpoint's JSON — a completion, or a stream's chunks — as it comes.
 
     The client's typed models are not built: constructing a pydantic model for every chunk of a
-    stream was a sixth of a daphne process's CPU under load (docs/bench.md, 2026-12-03). Anything of
+    stream costs a large share of a daphne process's CPU under load (docs/bench.md). Anything of
     the wrong shape raises ``MalformedOutput`` here, not an ``AttributeError`` deep in a turn.
     """
 
@@ -515,8 +515,8 @@ class ModelGateway:
         """POST ``request`` to /chat/completions as it is, through the client (its retries, timeouts, errors).
 
         ``client.chat.completions.create`` first walks the whole body against its type hints
-        (``maybe_transform``), which changes nothing in a body of plain JSON like ours but costs
-        ~18 ms of CPU, holding the GIL, for a 60-message prompt: more than the whole memory layer.
+        (``maybe_transform``), which changes nothing in a body of plain JSON like ours but costs more CPU,
+        holding the GIL, than the whole memory layer (docs/bench.md).
         The client's documented ``post`` sends the body untouched; ``cast_to=object`` hands back the
         decoded JSON (``_ReplyReader`` reads it), a stream's chunks included.
         """

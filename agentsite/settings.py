@@ -202,9 +202,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
-# With Redis down, queueing a task (a turn queueing consolidation) must fail fast, not hang: Celery's defaults
-# retried the result backend's subscription for 19 s here, then declared "the Celery application must be
-# restarted". Queueing is best effort everywhere in the app: the beat sweep picks up what was not queued.
+# With Redis down, queueing a task (a turn queueing consolidation) must fail fast, not hang: with Celery's
+# defaults the result backend retries its subscription for many seconds, then declares "the Celery application
+# must be restarted". Queueing is best effort everywhere in the app: the beat sweep picks up what was not queued.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": REDIS_RETRIES,
     "interval_start": 0,

@@ -131,7 +131,7 @@ def plan(quick: bool, scratch: Path) -> list[Step]:
         Step("ws400", ["benchmarks/ws_load.py", "--customers", "400", *ws, "--json", str(j["ws400"])], j["ws400"]),
         Step("ws200r", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60",
                         "--json", str(j["ws200r"])], j["ws200r"]),
-        # The same ramp without persistent connections (the default until 2026-11-30), for comparison.
+        # The same ramp without persistent connections (--conn-max-age 0), for comparison.
         Step("ws200r0", ["benchmarks/ws_load.py", "--customers", "200", *ws, "--ramp", "60", "--conn-max-age", "0",
                          "--json", str(j["ws200r0"])], j["ws200r0"]),
         # Past one process: through HAProxy with one daphne, then two; then two through PgBouncer (transaction mode).

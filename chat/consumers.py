@@ -133,8 +133,8 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         # Accept first, then authenticate and load. daphne drops a handshake not accepted within its connect
-        # timeout (5 s), and a burst of customers' session and user lookups, queued on one thread, outlasted
-        # it: all 200 sockets of a burst failed (docs/bench.md). Accepting costs the event loop alone; the
+        # timeout (5 s), and a burst of customers' session and user lookups, queued on one thread, can outlast
+        # it for every socket of the burst (docs/bench.md). Accepting costs the event loop alone; the
         # blocking work then runs in the connect pool, bounded by AGENT_CONNECT_TIMEOUT_SECONDS, and a socket
         # that cannot be opened is closed with a code the page acts on. Channels dispatches this socket's
         # frames only after connect() returns, so none is handled before the socket is open.
@@ -176,7 +176,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
 
         One blocking call per socket, not one per step: the pool runs calls in arrival order, and with
         a step per call a burst's sockets would all wait for the last one's first step before any got its
-        history (measured: history p50 12.1 s, p95 12.7 s for 1,000 at once), and a deadline would
+        history (docs/bench.md, "Connect bursts"), and a deadline would
         then turn away all of them rather than the last arrivals. The group is joined after the history
         was read: a turn another tab finishes in between is not signalled to this one (a window of one
         Redis call).

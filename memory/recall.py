@@ -128,12 +128,11 @@ _OTHER_MATCHES = "m.content ILIKE ANY (%(patterns)s::text[]) OR (%(trigrams)s AN
 # noise that pushed good dense candidates out (docs/recall.md, LoCoMo).
 # The statement reads the customer's valid rows through the btree on the customer and matches them
 # there: a customer below MEMORY_LARGE_CUSTOMER_MEMORIES has at most a few thousand. Matching through
-# the GIN indexes instead read the whole table's posting lists of the query's words ("order" held by
-# 290,000 of a million rows) for the customer's 100: p95 46 against 2.1 ms, the same rankings
-# (docs/recall.md, "Big customers"). Every memory holding a query lexeme is a match, so the matches
-# give each lexeme's document frequency; ``keyword_ranking`` weighs and orders them. Scored in SQL
-# (common table expressions for the hits, the weights and the sums), the statement took 0.58 ms to
-# plan against 0.25 ms, and ~0.35 ms longer in all (docs/bench.md).
+# the GIN indexes instead reads the whole table's posting lists of the query's words (a word like
+# "order" is held by a large share of all rows) for the customer's hundred: many times slower for the
+# same rankings (docs/recall.md). Every memory holding a query lexeme is a match, so the matches
+# give each lexeme's document frequency; ``keyword_ranking`` weighs and orders them in Python, which
+# plans and runs faster than scoring in SQL (docs/bench.md).
 _KEYWORD_SQL = f"""
     WITH query_terms AS MATERIALIZED (
         SELECT coalesce(array_agg(DISTINCT term), '{{}}'::text[]) AS terms
