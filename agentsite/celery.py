@@ -1,4 +1,4 @@
-"""The Celery application: Redis broker, configuration from Django settings (CELERY_*)."""
+"""The Celery application: Redis broker, configuration from Django settings (CELERY_*). See docs/operations.md."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""`GET /healthz`: is each service the app needs reachable right now?"""
+"""`GET /healthz`: is each service the app needs reachable right now? See docs/operations.md."""
 
 from __future__ import annotations
 

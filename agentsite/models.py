@@ -1,4 +1,4 @@
-"""Records kept by the infrastructure: one row per call to a language model."""
+"""Records kept by the infrastructure: one row per call to a language model. See docs/dashboard.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The shop's knowledge base: policy articles found by the same ranking machinery as memories."""
+"""The shop's knowledge base: policy articles found by the same ranking machinery as memories. See
+docs/recall.md.
+"""
 
 from __future__ import annotations
 

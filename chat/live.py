@@ -1,5 +1,6 @@
-"""Events for open sockets over the channel layer: a conversation's (``conversation.<id>``) and the staff
-inbox's (``staff.inbox``)."""
+"""Events for open sockets over the channel layer: a conversation's (``conversation.<id>``) and the staff inbox's
+(``staff.inbox``). See docs/protocol.md.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The chat's gauges on /metrics, read from PostgreSQL at scrape time (registered in ChatConfig.ready)."""
+"""The chat's gauges on /metrics, read from PostgreSQL at scrape time (registered in ChatConfig.ready). See
+docs/operations.md.
+"""
 
 from __future__ import annotations
 

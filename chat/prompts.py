@@ -1,4 +1,4 @@
-"""Prompt building and the agent's fixed wording: pure functions, no I/O."""
+"""Prompt building and the agent's fixed wording: pure functions, no I/O. See docs/session.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The websocket routes: the customer's chat and the staff inbox."""
+"""The websocket routes: the customer's chat and the staff inbox. See docs/protocol.md."""
 
 from django.urls import path
 

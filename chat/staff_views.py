@@ -1,5 +1,6 @@
 """The staff console: escalated conversations waiting (oldest first), take over, reply, close, hand back; and the
-shop's promises due or overdue (oldest first): done, extend, message the customer."""
+shop's promises due or overdue (oldest first): done, extend, message the customer. See docs/promises.md.
+"""
 
 from __future__ import annotations
 

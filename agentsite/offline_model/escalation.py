@@ -1,4 +1,6 @@
-"""Messages that want out of the chat's rules or into a person's hands: prompt injection, and asking for staff."""
+"""Messages that want out of the chat's rules or into a person's hands: prompt injection, and asking for staff.
+See docs/offline-model.md.
+"""
 
 from __future__ import annotations
 

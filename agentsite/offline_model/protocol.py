@@ -1,4 +1,6 @@
-"""The OpenAI chat-completions wire format: completions, stream chunks and error bodies."""
+"""The OpenAI chat-completions wire format: completions, stream chunks and error bodies. See
+docs/offline-model.md.
+"""
 
 from __future__ import annotations
 

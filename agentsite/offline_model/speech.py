@@ -1,4 +1,6 @@
-"""Speech acts of one customer message: its language, whether it asks a question, whether it asks us to act."""
+"""Speech acts of one customer message: its language, whether it asks a question, whether it asks us to act. See
+docs/offline-model.md.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""What a question about the customer is about (`ask_fact`): their address, channel, name … or last order."""
+"""What a question about the customer is about (`ask_fact`): their address, channel, name … or last order. See
+docs/offline-model.md.
+"""
 
 from __future__ import annotations
 
