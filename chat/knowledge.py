@@ -1,5 +1,5 @@
 """The shop's knowledge base: policy articles found by the same ranking machinery as memories. See
-docs/recall.md.
+README.md ("The demo shop").
 """
 
 from __future__ import annotations
