@@ -1,3 +1,7 @@
+"""The memory app's configuration: on start-up it registers the tiers' gauges on /metrics (``memory.metrics``);
+it stores nothing itself. See docs/operations.md ("Metrics").
+"""
+
 from django.apps import AppConfig
 
 
