@@ -13,21 +13,21 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
+from typing import TypedDict
+from uuid import UUID
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 
 from agentsite import clock
 from chat import commitments, conversations, fulfilment
 from chat.agent import run_turn
-from chat.evaluation.simulations import scratch
+from chat.evaluation.scratch import Progress, quiet, scratch
 from chat.models import Commitment, CustomerProfile, Order, OrderItem, Refund
 from memory import session as short_term
 from memory.session import SessionKeys
-
-Progress = Callable[[str, int, int], None]
 
 # How a customer asks, per language; each case uses the next wording.
 ASK = {
@@ -55,13 +55,48 @@ OUTCOMES = {
 }
 
 
-def _customer(lang: str):
+class Case(TypedDict):
+    """One customer's promise: asked for, made or not, and what the next two visits said."""
+
+    lang: str
+    kind: str  # expedite or refund
+    outcome: str  # what the shop did (OUTCOMES)
+    asked: str
+    promise_made: bool
+    reported: bool  # in the first message of the next conversation
+    repeated: bool  # said again on the visit after
+    message: str
+
+
+class Played(TypedDict):
+    cases: list[Case]
+    seconds: float
+
+
+class Figure(TypedDict):
+    cases: int
+    made: int
+    reported: int
+    repeated: int
+
+
+class Kept(TypedDict):
+    """The figure as eval.json keeps it: the cases, the counts and the time taken."""
+
+    cases: list[Case]
+    made: int
+    reported: int
+    repeated: int
+    seconds: float
+
+
+def _customer(lang: str) -> User:
     user = get_user_model().objects.create_user(username=f"promise-{uuid.uuid4().hex[:10]}")
     CustomerProfile.objects.create(user=user, display_name="P", language="en" if lang == "en" else "zh-hans")
     return user
 
 
-def _order(user, status: str) -> Order:
+def _order(user: User, status: str) -> Order:
     number = f"ORD-2030-{uuid.uuid4().int % 10000:04d}"
     while Order.objects.filter(number=number).exists():
         number = f"ORD-2030-{uuid.uuid4().int % 10000:04d}"
@@ -83,7 +118,7 @@ def _act(kind: str, outcome: str, order: Order) -> None:
             fulfilment.decide_refund(refund, outcome == "refund_approved", "staff:eval")
 
 
-def _case(lang: str, kind: str, outcome: str, wording: str) -> dict:
+def _case(lang: str, kind: str, outcome: str, wording: str) -> Case:
     user = _customer(lang)
     order = _order(user, "processing" if kind == "expedite" else "delivered")
     conversation = short_term.store().start(user.pk).id
@@ -100,52 +135,53 @@ def _case(lang: str, kind: str, outcome: str, wording: str) -> dict:
     again = _agent_lines(user.pk, second)
     reported = bool(said) and order.number in said[0] and bool(re.search(OUTCOMES[kind, outcome], said[0]))
     short_term.store().redis.delete(*[k for c in (conversation, first, second) for k in SessionKeys.of(c).all()])
-    return {
-        "lang": lang,
-        "kind": kind,
-        "outcome": outcome,
-        "asked": wording,
-        "promise_made": made,
-        "reported": reported,
-        "repeated": any(order.number in line for line in again),
-        "message": said[0] if said else "",
-    }
+    return Case(
+        lang=lang,
+        kind=kind,
+        outcome=outcome,
+        asked=wording,
+        promise_made=made,
+        reported=reported,
+        repeated=any(order.number in line for line in again),
+        message=said[0] if said else "",
+    )
 
 
-def _agent_lines(customer_id: int, conversation_id) -> list[str]:
+def _agent_lines(customer_id: int, conversation_id: UUID) -> list[str]:
     frame = conversations.history_frame(customer_id, conversation_id)
     return [m["text"] for m in frame["messages"] if m["role"] == "agent"]
 
 
-def run(progress: Progress | None = None, *, per_outcome: int = 2) -> dict:
+def run(progress: Progress = quiet, *, per_outcome: int = 2) -> Played:
     """Play ``per_outcome`` cases of each outcome in each language."""
-    report = progress or (lambda stage, done, total: None)
-    plan = []
+    plan: list[tuple[str, str, str, str]] = []
     for lang in ("en", "zh"):
         for (kind, outcome), _words in OUTCOMES.items():
             for i in range(per_outcome):
                 wordings = ASK[kind][lang]
                 plan.append((lang, kind, outcome, wordings[(len(plan) + i) % len(wordings)]))
     started = time.perf_counter()
-    cases = []
+    cases: list[Case] = []
     with scratch():
         for done, case in enumerate(plan, start=1):
             cases.append(_case(*case))
-            report("promises", done, len(plan))
-    return {"cases": cases, "seconds": round(time.perf_counter() - started, 1)}
+            progress("promises", done, len(plan))
+    return Played(cases=cases, seconds=round(time.perf_counter() - started, 1))
 
 
-def figure(results: dict) -> dict:
+def figure(results: Played) -> Figure:
+    """How many promises were made, reported back on the next visit, and said again on the visit after."""
     cases = results["cases"]
-    return {
-        "cases": len(cases),
-        "made": sum(c["promise_made"] for c in cases),
-        "reported": sum(c["reported"] for c in cases),
-        "repeated": sum(c["repeated"] for c in cases),
-    }
+    return Figure(
+        cases=len(cases),
+        made=sum(c["promise_made"] for c in cases),
+        reported=sum(c["reported"] for c in cases),
+        repeated=sum(c["repeated"] for c in cases),
+    )
 
 
-def markdown(results: dict) -> str:
+def markdown(results: Played) -> str:
+    """The figure's section of reports/eval.md."""
     f = figure(results)
     share = f"{100 * f['reported'] / f['made']:.0f}%" if f["made"] else "n/a"
     lines = [
@@ -161,7 +197,7 @@ def markdown(results: dict) -> str:
         "| language | promise | what happened | cases | reported | repeated |",
         "|---|---|---|---|---|---|",
     ]
-    groups: dict[tuple[str, str, str], list[dict]] = {}
+    groups: dict[tuple[str, str, str], list[Case]] = {}
     for case in results["cases"]:
         groups.setdefault((case["lang"], case["kind"], case["outcome"]), []).append(case)
     for (lang, kind, outcome), group in groups.items():

@@ -1,16 +1,19 @@
-"""Turn runs into the figures of reports/eval.md and eval.json, each beside the article's, and charts.
-
-Every figure is computed from the records of ``runner`` (definitions in docs/eval.md); nothing is
-estimated. ``simulations`` (another module, optional) adds the store-size and compression figures.
+"""Turn runs into the figures of reports/eval.md and eval.json, each beside the article's, and charts:
+every figure is computed from the records of ``runner``, nothing is estimated, and the figures run beside
+the scenarios (``simulations``, ``shop_truth``, ``promises``) bring their own sections. The definitions of
+the figures: docs/eval.md.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NotRequired, TypedDict
 
 from django.conf import settings
 
+from chat.evaluation import promises, shop_truth
 from chat.evaluation.runner import NOT_MEMORY_LAYER, Run, TurnRecord
+from chat.evaluation.simulations import Simulations
 
 ARTICLE = {
     "first_question": ("67%", "89%"),
@@ -22,6 +25,117 @@ ARTICLE = {
     "long_session": "4,000 → ~1,200 tokens",
     "growth": "< 20% a month",
 }
+
+
+class Phase(TypedDict):
+    wall_p50: float | None
+    wall_p95: float | None
+    cpu_p50: float | None
+    cpu_p95: float | None
+
+
+class MemoryLayerTime(TypedDict, total=False):  # total=False as ModeFigures, which it is part of
+    memory_ms_p50: float | None
+    memory_ms_p95: float | None
+    memory_ms_p50_no_embedding: float | None
+    memory_ms_p95_no_embedding: float | None
+    memory_cpu_ms_p50: float | None
+    memory_cpu_ms_p95: float | None
+    memory_cpu_ms_p50_no_embedding: float | None
+    memory_cpu_ms_p95_no_embedding: float | None
+    phases: dict[str, Phase]
+
+
+class LongSession(TypedDict):
+    messages: int
+    history_tokens: int
+    working_tokens: int
+    history_sent: int
+    facts_asked: int
+    facts_answered: int
+
+
+# total=False: the report reads a mode that did not run as an empty one ({}), every figure missing.
+class ModeFigures(MemoryLayerTime, total=False):
+    """The figures of one mode's run (docs/eval.md, "The figures")."""
+
+    mode: str
+    turns: int
+    customers: int
+    sessions: int
+    seconds: float
+    first_question_accuracy: float | None
+    first_question_n: int
+    fifth_turn_accuracy: float | None
+    fifth_turn_n: int
+    question_accuracy: float | None
+    memory_question_accuracy: float | None
+    questions_n: int
+    repeat_share: float | None
+    repeat_n: int
+    later_turns: int
+    vector_queries_per_turn: float
+    vector_queries: int
+    planted_facts: int
+    planted_facts_stored: int
+    memories_per_planted_fact: float | None
+    conflicts_recorded: int
+    tool_results: int
+    tool_results_summarised: int
+    tool_raw_tokens: int
+    tool_kept_tokens: int
+    tool_token_reduction: float | None
+    tool_long_results: int
+    tool_long_raw_tokens: int
+    tool_long_kept_tokens: int
+    tool_long_reduction: float | None
+    long_session: LongSession | None
+    threads: int
+    turn_ms_p50: float | None
+    model_ms_p50: float | None
+    turn_checks_passed: float | None
+    mixed_language_replies: int
+    session_checks_passed: float | None
+    session_checks_n: int
+    model_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+
+class Meta(TypedDict):
+    """Where, when and on what the evaluation ran."""
+
+    started: str
+    machine: str
+    model: str
+    files: list[str]
+    customers: int
+    scenario_turns: int
+    modes: list[str]
+    threads: int
+    worker_concurrency: int
+    sampled: str  # which modes ran on a sample, in words; empty when none did
+    seconds: NotRequired[float]  # set once everything has run
+
+
+class Results(TypedDict):
+    """What eval.md is written from and eval.json keeps (with the runs themselves beside it)."""
+
+    meta: Meta
+    modes: list[ModeFigures]
+    sample_baselines: list[ModeFigures]
+    failures: dict[str, list[str]]
+    simulations: NotRequired[Simulations]
+    simulations_seconds: NotRequired[float]
+    simulation_charts: NotRequired[list[str]]
+    simulations_note: NotRequired[str]  # why there are none: skipped, or how they failed
+    shop_truth: NotRequired[shop_truth.Kept]
+    shop_truth_cases: NotRequired[list[shop_truth.Case]]
+    shop_truth_note: NotRequired[str]
+    promises: NotRequired[promises.Kept]
+    promises_note: NotRequired[str]
+    charts: NotRequired[list[str]]
 
 
 def _share(values: list[bool]) -> float | None:
@@ -47,10 +161,11 @@ def _questions(run: Run, position: int | None) -> list[TurnRecord]:
     ]
 
 
-def figures(run: Run) -> dict:
+def figures(run: Run) -> ModeFigures:
     """The figures of one mode's run."""
     later = [t for t in run.turns if t.session >= 1]
     first, fifth, every = _questions(run, 0), _questions(run, 4), _questions(run, None)
+    # _questions keeps only the turns that were scored, so each ``passed`` is True or False.
     memory_questions = [t for t in every if t.needs_memory]
     stored = sum(c.stored for c in run.customers)
     raw = sum(c.tool_raw_tokens for c in run.customers)
@@ -66,12 +181,12 @@ def figures(run: Run) -> dict:
         "customers": len(run.customers),
         "sessions": len(run.sessions),
         "seconds": run.seconds,
-        "first_question_accuracy": _share([t.passed for t in first]),
+        "first_question_accuracy": _share([t.passed is True for t in first]),
         "first_question_n": len(first),
-        "fifth_turn_accuracy": _share([t.passed for t in fifth]),
+        "fifth_turn_accuracy": _share([t.passed is True for t in fifth]),
         "fifth_turn_n": len(fifth),
-        "question_accuracy": _share([t.passed for t in every]),
-        "memory_question_accuracy": _share([t.passed for t in memory_questions]),
+        "question_accuracy": _share([t.passed is True for t in every]),
+        "memory_question_accuracy": _share([t.passed is True for t in memory_questions]),
         "questions_n": len(every),
         "repeat_share": _share([bool(t.repeated) for t in later]),
         "repeat_n": sum(bool(t.repeated) for t in later),
@@ -92,14 +207,14 @@ def figures(run: Run) -> dict:
         "tool_long_kept_tokens": long_kept,
         "tool_long_reduction": round(1 - long_kept / long_raw, 4) if long_raw else None,
         "long_session": (
-            {
-                "messages": long[0].messages,
-                "history_tokens": long[0].history_tokens,
-                "working_tokens": long[0].working_tokens_last,
-                "history_sent": long[0].history_tokens_last,
-                "facts_asked": long[0].facts_asked,
-                "facts_answered": long[0].facts_answered,
-            }  # fmt: skip
+            LongSession(
+                messages=long[0].messages,
+                history_tokens=long[0].history_tokens,
+                working_tokens=long[0].working_tokens_last,
+                history_sent=long[0].history_tokens_last,
+                facts_asked=long[0].facts_asked,
+                facts_answered=long[0].facts_answered,
+            )
             if long
             else None
         ),
@@ -118,7 +233,7 @@ def figures(run: Run) -> dict:
     }
 
 
-def memory_layer_time(turns: list[TurnRecord]) -> dict:
+def memory_layer_time(turns: list[TurnRecord]) -> MemoryLayerTime:
     """Memory-layer time per turn from the turn's own phase timings (``TurnResult.timings``), model and tools out.
 
     Wall time and this thread's CPU time, with and without the query embedding, and p50/p95 by phase.
@@ -160,7 +275,7 @@ def restricted(run: Run, customers: set[tuple[str, str]], label: str) -> Run:
 
 def failures(run: Run, limit: int = 15) -> list[str]:
     """A few failed checks, to read."""
-    lines = []
+    lines: list[str] = []
     for t in run.turns:
         for c in t.checks:
             if not c.passed and len(lines) < limit:
@@ -174,10 +289,10 @@ def failures(run: Run, limit: int = 15) -> list[str]:
     return lines
 
 
-def markdown(results: dict, simulations_md: str = "") -> str:
+def markdown(results: Results, simulations_md: str = "") -> str:
     """reports/eval.md."""
     by = {f["mode"]: f for f in results["modes"]}
-    off, on = by.get("off", {}), by.get("active", {})
+    off, on = by.get("off", ModeFigures()), by.get("active", ModeFigures())
     meta = results["meta"]
     lines = [
         "# Evaluation: the article's table on the real stack",
@@ -322,9 +437,11 @@ def markdown(results: dict, simulations_md: str = "") -> str:
     return "\n".join(lines)
 
 
-def _summary_table(results: dict) -> str:
-    rows = ["| mode | accuracy | first turn | 5th turn | repeats | vector q/turn | memories/fact | memory ms p50 |",
-            "|---|---|---|---|---|---|---|---|"]  # fmt: skip
+def _summary_table(results: Results) -> str:
+    rows = [
+        "| mode | accuracy | first turn | 5th turn | repeats | vector q/turn | memories/fact | memory ms p50 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for f in results["modes"]:
         rows.append(
             f"| {f['mode']} | {_pct(f['question_accuracy'])} | {_pct(f['first_question_accuracy'])} | "
@@ -334,12 +451,12 @@ def _summary_table(results: dict) -> str:
     return "\n".join(rows)
 
 
-def summary_text(results: dict) -> str:
+def summary_text(results: Results) -> str:
     """The summary table for the terminal."""
     return _summary_table(results)
 
 
-def charts(results: dict, outdir: Path) -> list[Path]:
+def charts(results: Results, outdir: Path) -> list[Path]:
     """PNG charts beside the article's figures."""
     import matplotlib
 
@@ -353,9 +470,9 @@ def charts(results: dict, outdir: Path) -> list[Path]:
         fig, ax = plt.subplots(figsize=(7, 3.6))
         labels = ["first turn", "5th turn", "repeat share"]
         article_off, article_on = [0.67, 0.41, 0.34], [0.89, 0.83, 0.08]
-        keys = ["first_question_accuracy", "fifth_turn_accuracy", "repeat_share"]
-        here_off = [by["off"][k] or 0 for k in keys]
-        here_on = [by["active"][k] or 0 for k in keys]
+        off, on = by["off"], by["active"]
+        here_off = [off["first_question_accuracy"] or 0, off["fifth_turn_accuracy"] or 0, off["repeat_share"] or 0]
+        here_on = [on["first_question_accuracy"] or 0, on["fifth_turn_accuracy"] or 0, on["repeat_share"] or 0]
         width = 0.2
         for i, (values, label) in enumerate(
             [(article_off, "article, off"), (article_on, "article, on"), (here_off, "here, off"), (here_on, "here, on")]

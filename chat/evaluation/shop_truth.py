@@ -1,16 +1,8 @@
-"""The figure of "One truth": answers about shop-owned keys that disagree with the shop's record.
-
-For each shop-owned key (``memory.keys.SHOP_OWNED``) and language, customers whose record holds one
-value say something else — in wordings a helper wrote from the key list alone
-(``data/shop_keys_eval.json``, held out from the tests) — and then do not confirm it: the agent did not
-take it as a change (an unrecognised statement), or it proposed the change and the customer declined or
-moved on (an unconfirmed proposal). Others correct the value on their memory page instead. Their
-conversation ends and is consolidated; three days later a new conversation asks for the key, in a
-question from the same corpus, through the real turn.
-
-A reply *disagrees with the record* when it names another value of the key without saying that it was
-not applied: the goal is none. It *gives the record* when it names the record's value; the rest are
-questions the model did not answer (a miss, never a falsehood). Runs in a transaction that is rolled back.
+"""The figure of "One truth": answers about shop-owned keys that disagree with the shop's record. Customers
+whose record holds one value say something else (in held-out wordings, ``data/shop_keys_eval.json``) and do
+not confirm it, or correct it on their memory page; three days later a new conversation asks for the key
+through the real turn, and each reply is judged against the record, in a transaction that is rolled back.
+The conditions and verdicts: docs/eval.md, "One truth".
 """
 
 from __future__ import annotations
@@ -19,9 +11,9 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
+from typing import Literal, TypedDict
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -29,7 +21,7 @@ from django.db import transaction
 from agentsite import clock
 from chat import shop
 from chat.agent import run_turn
-from chat.evaluation.simulations import scratch
+from chat.evaluation.scratch import Progress, quiet, scratch
 from chat.forms import CorrectMemoryForm
 from chat.models import CustomerProfile, PendingAction
 from memory import session as short_term
@@ -37,7 +29,6 @@ from memory.consolidation import consolidate
 from memory.keys import SHOP_OWNED
 from memory.models import LongTermMemory
 
-Progress = Callable[[str, int, int], None]
 CORPUS = Path(__file__).parent / "data" / "shop_keys_eval.json"
 START = {
     "shipping_address": {"en": "1 Start Road, Leeds LS1 1AA", "zh": "上海市黄浦区南京东路1号"},
@@ -59,6 +50,51 @@ CHOICES = {"notification_preference": ("mute", "on"), "contact_channel": ("email
 CONDITIONS = ("unrecognised statement", "unconfirmed proposal", "correction")
 
 
+Verdict = Literal["disagrees", "record", "unanswered"]
+
+
+class Statement(TypedDict):
+    """A wording of the corpus: what the customer says, and the value it names."""
+
+    text: str
+    value: str
+
+
+class Case(TypedDict):
+    key: str
+    lang: str
+    condition: str  # one of CONDITIONS
+    verdict: Verdict
+    question: str
+    reply: str
+    record: str
+
+
+class Row(TypedDict):
+    """Counts of one key, language and condition (or "all")."""
+
+    key: str
+    lang: str
+    condition: str
+    n: int
+    disagrees: int
+    record: int
+    unanswered: int
+
+
+class Played(TypedDict):
+    cases: list[Case]
+    table: list[Row]
+    seconds: float
+
+
+class Kept(TypedDict):
+    """The figure as eval.json keeps it beside the scenarios (the cases go in a key of their own)."""
+
+    table: list[Row]
+    seconds: float
+
+
 def names(key: str, value: str, lang: str, reply: str) -> bool:
     """Whether ``reply`` names ``value`` of ``key``."""
     if key not in CHOICES:
@@ -66,7 +102,7 @@ def names(key: str, value: str, lang: str, reply: str) -> bool:
     return any(re.search(pattern, reply, re.IGNORECASE) for pattern in WORDS[value][lang])
 
 
-def judge(key: str, record: str, others: set[str], lang: str, reply: str) -> str:
+def judge(key: str, record: str, others: set[str], lang: str, reply: str) -> Verdict:
     """``disagrees``, ``record`` or ``unanswered`` for one reply about ``key`` whose record is ``record``."""
     candidates = set(CHOICES.get(key, ())) | others
     if any(names(key, v, lang, reply) for v in candidates - {record}) and not NOT_APPLIED.search(reply):
@@ -83,7 +119,7 @@ def _customer(lang: str) -> int:
     return user.pk
 
 
-def _case(key: str, lang: str, statement: dict, question: str, correct: bool, decline: bool) -> dict:
+def _case(key: str, lang: str, statement: Statement, question: str, correct: bool, decline: bool) -> Case:
     customer = _customer(lang)
     conversation = short_term.store().start(customer).id
     said = {statement["value"]}
@@ -98,8 +134,10 @@ def _case(key: str, lang: str, statement: dict, question: str, correct: bool, de
     else:
         run_turn(customer, conversation, statement["text"])
         proposed = PendingAction.objects.filter(conversation_id=conversation).exists()
-        follow_up = {"en": "no thanks" if decline else "What is your returns policy?",
-                     "zh": "不用了" if decline else "退货政策是什么？"}[lang]  # fmt: skip
+        follow_up = {
+            "en": "no thanks" if decline else "What is your returns policy?",
+            "zh": "不用了" if decline else "退货政策是什么？",
+        }[lang]
         run_turn(customer, conversation, follow_up)
         condition = "unconfirmed proposal" if proposed else "unrecognised statement"
     consolidate(conversation, final=True)
@@ -107,15 +145,13 @@ def _case(key: str, lang: str, statement: dict, question: str, correct: bool, de
     reply = run_turn(customer, short_term.store().start(customer).id, question).reply
     record = getattr(CustomerProfile.objects.get(user_id=customer), SHOP_OWNED[key])
     verdict = judge(key, record, said, lang, reply)
-    return {"key": key, "lang": lang, "condition": condition, "verdict": verdict, "question": question,
-            "reply": reply, "record": record}  # fmt: skip
+    return Case(key=key, lang=lang, condition=condition, verdict=verdict, question=question, reply=reply, record=record)
 
 
-def run(progress: Progress | None = None, *, per_key_language: int | None = None, corrections: int = 8) -> dict:
+def run(progress: Progress = quiet, *, per_key_language: int | None = None, corrections: int = 8) -> Played:
     """Play every case (``per_key_language`` statements and ``corrections`` corrections per key and language)."""
-    report = progress or (lambda stage, done, total: None)
     corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
-    plan = []
+    plan: list[tuple[str, str, Statement, str, bool, bool]] = []
     for key in SHOP_OWNED:
         for lang in ("en", "zh"):
             statements = corpus["statements"][key][lang][:per_key_language]
@@ -124,27 +160,32 @@ def run(progress: Progress | None = None, *, per_key_language: int | None = None
                 plan.append((key, lang, statement, questions[i % len(questions)], False, i % 2 == 0))
             for i, statement in enumerate(statements[:corrections]):
                 plan.append((key, lang, statement, questions[(i + 7) % len(questions)], True, False))
-    started, cases = time.perf_counter(), []
+    started = time.perf_counter()
+    cases: list[Case] = []
     with scratch():
         for done, case in enumerate(plan, start=1):
             cases.append(_case(*case))
-            report("shop truth", done, len(plan))
-    return {"cases": cases, "table": table(cases), "seconds": round(time.perf_counter() - started, 1)}
+            progress("shop truth", done, len(plan))
+    return Played(cases=cases, table=table(cases), seconds=round(time.perf_counter() - started, 1))
 
 
-def table(cases: list[dict]) -> list[dict]:
+def table(cases: list[Case]) -> list[Row]:
     """Counts per key, language and condition: n, disagreeing with the record, giving it, unanswered."""
-    rows: dict[tuple, dict] = {}
+    rows: dict[tuple[str, str, str], Row] = {}
     for case in cases:
         for group in ((case["key"], case["lang"], "all"), (case["key"], case["lang"], case["condition"])):
-            row = rows.setdefault(group, {"key": group[0], "lang": group[1], "condition": group[2], "n": 0,
-                                          "disagrees": 0, "record": 0, "unanswered": 0})  # fmt: skip
+            key, lang, condition = group
+            row = rows.setdefault(
+                group,
+                Row(key=key, lang=lang, condition=condition, n=0, disagrees=0, record=0, unanswered=0),
+            )
             row["n"] += 1
             row[case["verdict"]] += 1
     return sorted(rows.values(), key=lambda r: (r["key"], r["lang"], r["condition"] != "all", r["condition"]))
 
 
-def markdown(results: dict) -> str:
+def markdown(results: Played) -> str:
+    """The figure's section of reports/eval.md."""
     cases = results["cases"]
     wrong = sum(c["verdict"] == "disagrees" for c in cases)
     lines = [
@@ -158,7 +199,9 @@ def markdown(results: dict) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for row in results["table"]:
-        lines.append(f"| {row['key']} | {row['lang']} | {row['condition']} | {row['n']} | {row['disagrees']} | "
-                     f"{row['record']} | {row['unanswered']} |")  # fmt: skip
+        lines.append(
+            f"| {row['key']} | {row['lang']} | {row['condition']} | {row['n']} | {row['disagrees']} | "
+            f"{row['record']} | {row['unanswered']} |"
+        )
     lines.append("")
     return "\n".join(lines)

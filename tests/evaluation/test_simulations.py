@@ -12,8 +12,11 @@ from django.db import connection
 from django_redis import get_redis_connection
 
 from agentsite import clock
-from chat.evaluation import simulations
-from chat.evaluation.simulations import CompressionParams, Params, StoreSizeParams, ToolResultParams
+from chat.evaluation import harness, simulations
+from chat.evaluation.session_compression import CompressionParams, session_compression
+from chat.evaluation.simulations import Params
+from chat.evaluation.store_size import StoreSizeParams, store_size
+from chat.evaluation.tool_results import ToolResultParams, tool_results
 from chat.models import Order
 from memory import longterm
 from memory.models import CompressionSummary, Conversation, LongTermMemory
@@ -51,7 +54,7 @@ def test_forgetting_keeps_the_store_smaller_than_without_it(bystander, fast_poli
     offset_before = clock.offset()
     calls = []
 
-    figures = simulations.store_size(QUARTER, lambda stage, done, total: calls.append((stage, done, total)))
+    figures = store_size(QUARTER, lambda stage, done, total: calls.append((stage, done, total)))
 
     on, off = figures["on"], figures["off"]
     assert [m["day"] for m in on["months"]] == [m["day"] for m in off["months"]] == [30, 61, 91]
@@ -93,7 +96,7 @@ def test_forgetting_keeps_the_store_smaller_than_without_it(bystander, fast_poli
 def test_long_tool_results_shrink_in_working_memory():
     orders_before = Order.objects.count()
 
-    figures = simulations.tool_results(ToolResultParams(per_kind=2))
+    figures = tool_results(ToolResultParams(per_kind=2))
 
     rows = figures["results"]
     assert len(rows) == 8
@@ -130,7 +133,7 @@ def test_a_long_session_is_compressed_to_a_fraction():
     redis = get_redis_connection("default")
     conversations_before = Conversation.objects.count()
 
-    figures = simulations.session_compression(CompressionParams(messages=120))
+    figures = session_compression(CompressionParams(messages=120))
 
     assert figures["messages"] == 120
     assert figures["summaries"] == 9 and figures["summarised_messages"] == 90  # past 50: all but the last 30
@@ -144,7 +147,7 @@ def test_a_long_session_is_compressed_to_a_fraction():
     assert not list(redis.scan_iter(match="stm:*"))
 
 
-def test_run_all_returns_json_a_markdown_section_and_charts(tmp_path):
+def test_the_simulations_return_json_a_markdown_section_and_charts(tmp_path):
     params = Params(
         store_size=StoreSizeParams(days=31, customers=4, visits_per_day=2, pool_size=12),
         tool_results=ToolResultParams(per_kind=1),
@@ -152,7 +155,7 @@ def test_run_all_returns_json_a_markdown_section_and_charts(tmp_path):
     )
     stages = set()
 
-    results = simulations.run_all(lambda stage, done, total: stages.add(stage), params=params)
+    results = harness.run_simulations(lambda stage, done, total: stages.add(stage), params=params)
 
     assert json.loads(json.dumps(results)) == results
     assert stages == {
