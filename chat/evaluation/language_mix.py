@@ -1,9 +1,7 @@
-"""One language a reply: finds words of the other language in a reply that are not data.
-
-A Chinese reply may hold English only as data (order numbers, carriers, emails, product names, addresses:
-values of this conversation's shop rows and of what the customer typed) or as one of the few terms in
-``TERMS``; a run of three or more other English words fails. An English reply may hold Chinese only as
-data. Used by the tests of the demo's voice and by ``make eval``'s scenario checks (docs/offline-model.md).
+"""One language a reply: find words of the other language in a reply that are not data (values of the
+conversation's shop rows, what the customer typed, a few ``TERMS``). A Chinese reply fails on a run of
+three or more other English words, an English reply on any Chinese that is not data. Used by the tests
+of the demo's voice and by the evaluation's scenario checks (docs/offline-model.md, docs/eval.md).
 """
 
 from __future__ import annotations

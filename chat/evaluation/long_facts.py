@@ -1,10 +1,8 @@
-"""Facts a customer states across a long session, and the questions that ask for them at its end.
-
-Both long sessions of the evaluation use them: the scenario's 150-turn session (written by
-``chat.evaluation.generator``) and the simulated 300-message session (``simulations``). A fact is
-said once, anywhere in the session; its question comes at the end, when compression has long since
-folded the turn that said it. Five facts about the customer and one order per bought item: 30 in
-all. See docs/eval.md.
+"""Facts a customer states across a long session, and the questions that ask for them at its end: five
+about the customer and one order per bought item, 30 in all. Both long sessions of the evaluation use
+them, the scenario's 150-turn session (``generator``) and the simulated 300-message one
+(``session_compression``); each is said once and asked for when compression has long folded it away
+(docs/eval.md).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
-"""Play scenario files through the real agent turn, with memory off or on, and record what happened.
-
-Every customer of a file becomes a real customer with real orders; every session is a real
-conversation; every turn is ``chat.agent.run_turn`` with ``MEMORY_RECALL_MODE`` set to the mode
-under test. Between sessions the conversation is ended, consolidated (memory on only) by whatever
-``consolidate`` does — by default a task on the broker, so a real Celery worker does it — and the
-shared clock (``agentsite.clock``) moves by the session's ``days_after``. All customers of a mode,
-of every file, start together and play on one timeline (``timeline``): the clock moves to each day
-on which some session starts, and every session of that day plays then, side by side, while the
-worker consolidates the sessions already ended; nothing of a customer's next session runs before
-its consolidation finished. The customers are deleted again afterwards, so the files run in
-several modes on one database.
+"""Play scenario files through the real agent turn (``chat.agent.run_turn``) in one recall mode and record
+what happened: every customer becomes a real one with real orders, every session a real conversation,
+consolidated between sessions by a Celery worker (memory on only) while the shared clock moves to each
+day on which some session starts; the customers are deleted again afterwards. The timeline and every
+record: docs/eval.md.
 """
 
 from __future__ import annotations
@@ -20,9 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from decimal import Decimal
+from typing import Any
+from uuid import UUID
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import connection
 from django.db.models import Max, Q
 from django.test.utils import override_settings
@@ -189,7 +185,8 @@ class Run:
     seconds: float = 0.0
     threads: int = 1  # customers played side by side (their turns' wall times include each other)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
+        """The run as eval.json keeps it (``asdict``, with each turn's verdict and memory-layer time)."""
         data = asdict(self)
         for turn, raw in zip(self.turns, data["turns"], strict=True):
             raw["passed"] = turn.passed
@@ -197,7 +194,11 @@ class Run:
         return data
 
 
-def consolidate_on_worker(conversation_id: str, timeout: float = 300) -> Callable[[], dict]:
+# The consolidation task's report as its JSON result (``memory.tasks.consolidate_conversation``).
+Consolidated = dict[str, Any]
+
+
+def consolidate_on_worker(conversation_id: str, timeout: float = 300) -> Callable[[], Consolidated]:
     """Queue the final consolidation of one conversation on a Celery worker; return a function awaiting it."""
     from memory.tasks import consolidate_conversation
 
@@ -211,7 +212,7 @@ def delete_customers(prefix: str = USERNAME_PREFIX) -> int:
     return deleted
 
 
-def create_customer(customer: Customer, mode: str):
+def create_customer(customer: Customer, mode: str) -> User:
     """A shop customer with the scenario's orders, shipments and tracking events, dated from now."""
     now = clock.now()
     user = get_user_model().objects.create_user(username=f"{USERNAME_PREFIX}{mode}-{customer.id}"[:150])
@@ -271,7 +272,7 @@ def _turn_checks(checks: tuple[Check, ...], reply: str, vector_count: int) -> li
     return results
 
 
-def _session_checks(checks: tuple[Check, ...], user, vector_count: int) -> list[CheckResult]:
+def _session_checks(checks: tuple[Check, ...], user: User, vector_count: int) -> list[CheckResult]:
     valid = LongTermMemory.objects.valid().filter(customer=user)
     results = []
     for check in checks:
@@ -295,7 +296,7 @@ def _session_checks(checks: tuple[Check, ...], user, vector_count: int) -> list[
     return results
 
 
-def _chat_calls(conversation: str, after_id: int) -> int:
+def _chat_calls(conversation: UUID | str, after_id: int) -> int:
     """Chat-model calls of this conversation since ``after_id`` (summaries of tool results carry no conversation)."""
     return ModelCall.objects.filter(
         id__gt=after_id, conversation_id=conversation, purpose=ModelCall.Purpose.CHAT
@@ -306,7 +307,7 @@ def _last_model_call() -> int:
     return ModelCall.objects.aggregate(last=Max("id"))["last"] or 0
 
 
-def _customer_record(file: str, customer: Customer, user, planted: dict[tuple[str, str], str]) -> CustomerRecord:
+def _customer_record(file: str, customer: Customer, user: User, planted: dict[tuple[str, str], str]) -> CustomerRecord:
     valid = LongTermMemory.objects.valid().filter(customer=user)
     stored = matching = 0
     for key, value in planted:
@@ -352,7 +353,7 @@ def stratified_sample(customers: tuple[Customer, ...], every: int) -> tuple[Cust
     """
     if every <= 1:
         return customers
-    seen: dict[tuple, int] = {}
+    seen: dict[tuple[str, tuple[str, ...]], int] = {}
     chosen = []
     for customer in customers:
         stratum = (customer.language, tuple(sorted(customer.tags)))
@@ -363,7 +364,7 @@ def stratified_sample(customers: tuple[Customer, ...], every: int) -> tuple[Cust
     return tuple(chosen)
 
 
-def _nothing() -> dict:
+def _nothing() -> Consolidated:
     return {}
 
 
@@ -372,14 +373,14 @@ class _Player:
     """One customer being played: who, and what they have said so far."""
 
     customer: Customer
-    user: object
+    user: User
     planted: dict[tuple[str, str], str] = field(default_factory=dict)  # (key, order number or "") -> session
     given_before: set[str] = field(default_factory=set)  # keys the customer gave in an earlier session
 
 
 def cohorts(customers: tuple[Customer, ...]) -> list[list[Customer]]:
     """Customers whose sessions are the same number of days apart, in file order: their sessions share days."""
-    groups: dict[tuple[int, ...], list[Customer]] = {}
+    groups: dict[tuple[float, ...], list[Customer]] = {}
     for customer in customers:
         groups.setdefault(tuple(s.days_after for s in customer.sessions), []).append(customer)
     return list(groups.values())
@@ -398,14 +399,14 @@ def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], 
     records: list[TurnRecord] = []
     data, said = shop_data(customer), [turn.say for turn in session.turns]  # what the customer typed is data too
     for t, turn in enumerate(session.turns):
-        frames: list[dict] = []
+        frames: list[dict[str, Any]] = []  # what the turn sends the browser (JSON)
         before_vectors, before_call = vector_queries.in_this_thread, _last_model_call()
         before_seq = store.load(conversation, recent=1).last_seq
         started = time.perf_counter()
         result = run_turn(player.user.pk, conversation, turn.say, emit=frames.append)
         wall_ms = (time.perf_counter() - started) * 1000
         vectors = vector_queries.in_this_thread - before_vectors
-        budget = next((f["working"] for f in frames if f.get("type") == "memory"), {})
+        budget: dict[str, int] = next((f["working"] for f in frames if f.get("type") == "memory"), {})
         asked = asked_for(result.reply)
         tool_results = ConversationMessage.objects.filter(
             conversation_id=conversation, seq__gt=before_seq, role="tool_result"
@@ -447,7 +448,13 @@ def _play_session(player: _Player, s: int, file: str, progress: Callable[[int], 
 
 
 def _session_record(
-    player: _Player, s: int, file: str, conversation: str, turns: list[TurnRecord], mode: str, consolidated: dict
+    player: _Player,
+    s: int,
+    file: str,
+    conversation: str,
+    turns: list[TurnRecord],
+    mode: str,
+    consolidated: Consolidated,
 ) -> SessionRecord:
     messages = ConversationMessage.objects.filter(conversation_id=conversation).exclude(content="")
     last = next((t for t in reversed(turns) if t.working_tokens), None)
@@ -464,7 +471,7 @@ def _session_record(
         working_tokens_last=last.working_tokens if last else 0,
         history_tokens_last=last.history_tokens if last else 0,
         facts_asked=len(asked),
-        facts_answered=sum(t.passed for t in asked),
+        facts_answered=sum(t.passed is True for t in asked),
         vector_queries=vectors,
         after=_session_checks(player.customer.sessions[s].after, player.user, vectors) if mode != "off" else [],
         consolidation_ms={k: round(v, 1) for k, v in (consolidated.get("timings") or {}).items()},
@@ -510,7 +517,7 @@ def _run_timeline(
     scenarios: list[ScenarioFile],
     mode: str,
     run: Run,
-    consolidate: Callable[[str], Callable[[], dict]],
+    consolidate: Callable[[str], Callable[[], Consolidated]],
     progress: Callable[[int], None],
     pool: ThreadPoolExecutor | None,
 ) -> None:
@@ -528,7 +535,7 @@ def _run_timeline(
     }
     order = _record_order(scenarios)
 
-    def play(slot: Slot) -> tuple[str, list[TurnRecord], Callable[[], dict]]:
+    def play(slot: Slot) -> tuple[str, list[TurnRecord], Callable[[], Consolidated]]:
         f, c, s = slot
         try:
             conversation, turns = _play_session(players[(f, c)], s, scenarios[f].path.name, progress)
@@ -537,7 +544,7 @@ def _run_timeline(
             if pool is not None:
                 connection.close()  # this thread's connection; the pool's threads outlive the day
 
-    sessions: list[tuple[tuple, SessionRecord, list[TurnRecord]]] = []
+    sessions: list[tuple[tuple[int, ...], SessionRecord, list[TurnRecord]]] = []  # (where it is listed, ...)
     with override_settings(MEMORY_RECALL_MODE=mode):
         today = 0.0
         for day, slots in timeline(scenarios):
@@ -561,7 +568,7 @@ def run_mode(
     scenarios: list[ScenarioFile],
     mode: str,
     *,
-    consolidate: Callable[[str], Callable[[], dict]] = consolidate_on_worker,
+    consolidate: Callable[[str], Callable[[], Consolidated]] = consolidate_on_worker,
     progress: Callable[[int], None] = lambda turns: None,
     threads: int = 1,
 ) -> Run:

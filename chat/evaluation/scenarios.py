@@ -1,14 +1,15 @@
-"""The scenario file format: customers, their shop data, sessions of turns, and checks.
-
-A file is JSON (docs/eval.md describes every field). ``load`` reads one file or every ``*.json`` in a
-folder and validates it completely before anything runs: a bad file raises ``ScenarioError`` naming
-the file, the path inside it (``customers[2].sessions[0].turns[3].checks[0]``) and what is wrong.
+"""The scenario file format: customers, their shop data, sessions of turns, and checks. ``load`` reads one
+JSON file or every ``*.json`` in a folder and validates it completely before anything runs; a bad file
+raises ``ScenarioError`` naming the file, the place inside it (``customers[2].sessions[0].turns[3]``)
+and what is wrong. Every field: docs/eval.md, "Scenario file format".
 """
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +103,11 @@ class _Reader:
     def fail(self, where: str, problem: str) -> ScenarioError:
         return ScenarioError(f"{self.path}: {where}: {problem}")
 
-    def obj(self, value: Any, where: str, required: set[str], optional: set[str] = frozenset()) -> dict:
+    # The methods below are named for the JSON types they read, so in here ``str``, ``int`` and ``list``
+    # name them: annotations spell the builtins out.
+    def obj(
+        self, value: Any, where: builtins.str, required: Set[builtins.str], optional: Set[builtins.str] = frozenset()
+    ) -> dict[builtins.str, Any]:
         if not isinstance(value, dict):
             raise self.fail(where, f"expected an object, got {type(value).__name__}")
         missing = sorted(required - value.keys())
@@ -114,32 +119,32 @@ class _Reader:
             raise self.fail(where, f"unknown field {', '.join(repr(u) for u in unknown)} (allowed: {allowed})")
         return value
 
-    def list(self, value: Any, where: str, *, min_len: int = 0) -> list:
+    def list(self, value: Any, where: builtins.str, *, min_len: builtins.int = 0) -> builtins.list[Any]:
         if not isinstance(value, list):
             raise self.fail(where, f"expected a list, got {type(value).__name__}")
         if len(value) < min_len:
             raise self.fail(where, f"needs at least {min_len} item{'s' if min_len > 1 else ''}")
         return value
 
-    def str(self, value: Any, where: str, *, empty: bool = False) -> str:
+    def str(self, value: Any, where: builtins.str, *, empty: bool = False) -> builtins.str:
         if not isinstance(value, str) or (not empty and not value.strip()):
             raise self.fail(where, "expected a non-empty string" if not empty else "expected a string")
-        return value
+        return builtins.str(value)
 
-    def number(self, value: Any, where: str, *, minimum: float = 0) -> float:
+    def number(self, value: Any, where: builtins.str, *, minimum: float = 0) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum:
             raise self.fail(where, f"expected a number >= {minimum}")
         return float(value)
 
-    def int(self, value: Any, where: str, *, minimum: int = 0) -> int:
+    def int(self, value: Any, where: builtins.str, *, minimum: builtins.int = 0) -> builtins.int:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise self.fail(where, f"expected a whole number >= {minimum}")
-        return value
+        return builtins.int(value)
 
-    def key(self, value: Any, where: str) -> str:
+    def key(self, value: Any, where: builtins.str) -> builtins.str:
         if value not in KEYS:
             raise self.fail(where, f"unknown key {value!r} (known: {', '.join(sorted(KEYS))})")
-        return value
+        return builtins.str(value)
 
 
 def _check(r: _Reader, raw: Any, where: str, allowed: set[str]) -> Check:
@@ -234,7 +239,9 @@ def parse(data: Any, path: Path) -> ScenarioFile:
     top = r.obj(data, "(top)", {"format", "customers"}, {"name", "description"})
     if top["format"] != FORMAT:
         raise r.fail("format", f"this harness reads format {FORMAT}, the file says {top['format']!r}")
-    customers, ids, numbers = [], set(), set()
+    customers: list[Customer] = []
+    ids: set[str] = set()
+    numbers: set[str] = set()
     for c, raw in enumerate(r.list(top["customers"], "customers", min_len=1)):
         where = f"customers[{c}]"
         spec = r.obj(raw, where, {"id", "language", "sessions"}, {"name", "orders", "tags"})
