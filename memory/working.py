@@ -119,6 +119,13 @@ class Entry:
             tool_call_id=tool_call_id,
         )
 
+    @property
+    def answered_call(self) -> str:
+        """The id of the call this tool result answers (``__post_init__`` makes sure it has one)."""
+        if self.tool_call_id is None:
+            raise ValueError(f"a {self.role} entry answers no tool call")
+        return self.tool_call_id
+
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-ready dict (for the inspector and the session store)."""
         data: dict[str, Any] = {
@@ -151,7 +158,13 @@ def budget_tokens() -> int:
     """The token budget of one reasoning loop (``MEMORY_WORKING_BUDGET_TOKENS``)."""
     from django.conf import settings
 
-    return settings.MEMORY_WORKING_BUDGET_TOKENS
+    budget: int = settings.MEMORY_WORKING_BUDGET_TOKENS
+    return budget
+
+
+# What ``WorkingMemory._save`` keeps to undo a failed append: turns, tokens used, the pinned
+# user message's index, call id -> tool_call entry index, answered call ids.
+_Snapshot = tuple[list[Entry], int, int | None, dict[str, int], set[str]]
 
 
 class WorkingMemory:
@@ -355,15 +368,15 @@ class WorkingMemory:
             for call in entry.tool_calls:
                 self._call_entry[call.id] = index
         elif entry.role is Role.TOOL_RESULT:
-            self._answered.add(entry.tool_call_id)
+            self._answered.add(entry.answered_call)
         self._turns.append(entry)
         self._used += entry.tokens
         return entry
 
-    def _save(self) -> tuple:
+    def _save(self) -> _Snapshot:
         return (list(self._turns), self._used, self._latest_user, dict(self._call_entry), set(self._answered))
 
-    def _restore(self, saved: tuple) -> None:
+    def _restore(self, saved: _Snapshot) -> None:
         self._turns, self._used, self._latest_user, self._call_entry, self._answered = saved
 
     # -- eviction ------------------------------------------------------------------------
@@ -388,7 +401,7 @@ class WorkingMemory:
                 group_tokens[index] = entry.tokens
                 group_results[index] = []
             elif entry.role is Role.TOOL_RESULT:
-                owner = self._call_entry[entry.tool_call_id]
+                owner = self._call_entry[entry.answered_call]
                 group_tokens[owner] += entry.tokens
                 group_results[owner].append(index)
         # The step in progress: calls still waiting for results, and the newest tool turn of the
@@ -403,7 +416,7 @@ class WorkingMemory:
             if seen >= self.keep_tool_results:
                 break
             if turns[index].role is Role.TOOL_RESULT:
-                recent.add(self._call_entry[turns[index].tool_call_id])
+                recent.add(self._call_entry[turns[index].answered_call])
                 seen += 1
 
         phase1 = [(i, group_tokens[i]) for i in group_tokens if i not in recent and i not in protected]
@@ -453,7 +466,7 @@ class WorkingMemory:
                 for call in entry.tool_calls:
                     self._call_entry[call.id] = index
             elif entry.role is Role.TOOL_RESULT:
-                self._answered.add(entry.tool_call_id)
+                self._answered.add(entry.answered_call)
 
     # -- reading -------------------------------------------------------------------------
 
