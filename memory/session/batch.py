@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 from agentsite.redaction import redact_json
 from memory.models import Conversation
@@ -111,7 +111,15 @@ class Batch:
 
     # -- the writes, and the rules they follow ---------------------------------------------
 
-    def apply(self, write: Write, *, loop_threshold: int, max_transitions: int) -> Any:
+    @overload
+    def apply(self, write: Append, *, loop_threshold: int, max_transitions: int) -> StoredMessage: ...
+    @overload
+    def apply(self, write: UpdateInfo, *, loop_threshold: int, max_transitions: int) -> frozenset[str]: ...
+    @overload
+    def apply(self, write: Move, *, loop_threshold: int, max_transitions: int) -> TransitionResult: ...
+    def apply(
+        self, write: Write, *, loop_threshold: int, max_transitions: int
+    ) -> StoredMessage | frozenset[str] | TransitionResult:
         """Make ``write`` in this batch; return what its ``SessionStore`` method returns."""
         if isinstance(write, Append):
             return self._append(write)

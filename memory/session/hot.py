@@ -136,8 +136,12 @@ def iso(value: datetime | None) -> str:
     return value.isoformat() if value else ""
 
 
-def _parse_iso(value: bytes | None) -> datetime | None:
-    return datetime.fromisoformat(value.decode()) if value else None
+def _parse_iso(value: bytes) -> datetime:
+    return datetime.fromisoformat(value.decode())
+
+
+def _parse_optional_iso(value: bytes | None) -> datetime | None:
+    return _parse_iso(value) if value else None
 
 
 def head_of(conversation: Conversation) -> dict[str, str | int]:
@@ -182,7 +186,13 @@ class ScriptCommands:
     def _add(self, name: str, key: str, arguments: Sequence[Any]) -> None:
         self.args += [name, self._index[key], len(arguments), *arguments]
 
-    def hset(self, key: str, field: str | None = None, value: Any = None, mapping: Mapping | None = None) -> None:
+    def hset(
+        self,
+        key: str,
+        field: str | None = None,
+        value: Any = None,
+        mapping: Mapping[str, str | int | bytes] | None = None,
+    ) -> None:
         pairs = [field, value] if field is not None else []
         self._add("HSET", key, [*pairs, *(item for pair in (mapping or {}).items() for item in pair)])
 
@@ -256,7 +266,7 @@ class HotCopy:
             collected_info=MappingProxyType(json.loads(head[b"info"])),
             created_at=_parse_iso(head[b"created"]),
             updated_at=_parse_iso(head[b"updated"]),
-            ended_at=_parse_iso(head.get(b"ended")),
+            ended_at=_parse_optional_iso(head.get(b"ended")),
             last_seq=int(head[b"last_seq"]),
             version=int(head[b"version"]),
             loop_flagged=head.get(b"loop_flagged") == b"1",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -18,6 +18,9 @@ from django.db import connection, models
 from memory.models import CompressionSummary, Conversation, ConversationMessage, StateTransition
 from memory.session.values import ROW_FIELDS, Session, StoredMessage, Summary, TransitionRecord
 from memory.states import AgentState, Step
+
+# A from_db_value-style converter: (value as the database sent it, field, connection) -> value as loaded.
+_Converter = Callable[..., object]
 
 
 class MessageRow(NamedTuple):
@@ -29,7 +32,7 @@ class MessageRow(NamedTuple):
     content: str
     tokens: int
     created_at: datetime
-    metadata: dict
+    metadata: dict[str, Any]  # the message's JSON metadata
 
 
 class TransitionRow(NamedTuple):
@@ -49,11 +52,18 @@ class TransitionRow(NamedTuple):
         return Step(AgentState(self.from_state), AgentState(self.to_state), self.progress)
 
 
-def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Field]:
-    return [model._meta.get_field(name) for name in names]
+def _column(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field):  # a reverse relation: no column of this table
+        raise TypeError(f"{model.__name__}.{name} is not a column")
+    return field
 
 
-def _insert_sql(model: type[models.Model], fields: Sequence[models.Field]) -> str:
+def _columns(model: type[models.Model], names: Sequence[str]) -> list[models.Field[Any, Any]]:
+    return [_column(model, name) for name in names]
+
+
+def _insert_sql(model: type[models.Model], fields: Sequence[models.Field[Any, Any]]) -> str:
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     placeholders = ", ".join(["%s"] * len(fields))
     return f"INSERT INTO {connection.ops.quote_name(model._meta.db_table)} ({columns}) VALUES ({placeholders})"
@@ -75,7 +85,7 @@ _TRANSITION_FIELDS = _columns(
 _INSERT_TRANSITION = _insert_sql(StateTransition, _TRANSITION_FIELDS)
 _RECENT_STEPS = "SELECT {from_state}, {to_state}, {progress} FROM {table} WHERE {conversation} = %s ORDER BY {pk} DESC LIMIT %s".format(  # noqa: E501
     **{
-        name: connection.ops.quote_name(StateTransition._meta.get_field(name).column)
+        name: connection.ops.quote_name(_column(StateTransition, name).column)
         for name in ("from_state", "to_state", "progress", "conversation")
     },
     table=connection.ops.quote_name(StateTransition._meta.db_table),
@@ -83,21 +93,22 @@ _RECENT_STEPS = "SELECT {from_state}, {to_state}, {progress} FROM {table} WHERE 
 )
 
 _COVERED_SEQ = "SELECT coalesce(max({last_seq}), 0) FROM {table} WHERE {conversation} = %s".format(
-    last_seq=connection.ops.quote_name(CompressionSummary._meta.get_field("last_seq").column),
-    conversation=connection.ops.quote_name(CompressionSummary._meta.get_field("conversation").column),
+    last_seq=connection.ops.quote_name(_column(CompressionSummary, "last_seq").column),
+    conversation=connection.ops.quote_name(_column(CompressionSummary, "conversation").column),
     table=connection.ops.quote_name(CompressionSummary._meta.db_table),
 )
 
 
-def _prepared(fields: Sequence[models.Field], values: Sequence[Any]) -> list[Any]:
+def _prepared(fields: Sequence[models.Field[Any, Any]], values: Sequence[object]) -> list[Any]:
     """The values as the ORM would send them (JSON adapted, and so on)."""
     return [field.get_db_prep_save(value, connection) for field, value in zip(fields, values, strict=True)]
 
 
-def _loaders(fields: Sequence[models.Field]) -> list[tuple[models.Field, list]]:
+def _loaders(fields: Sequence[models.Field[Any, Any]]) -> list[tuple[models.Field[Any, Any], list[_Converter]]]:
     """Each field with the converters that turn its column's value into what the ORM would load (JSON
     comes back from psycopg as text): looked up once, not for every row."""
-    return [(field, field.get_db_converters(connection)) for field in fields]
+    # Field.get_db_converters is what the ORM's compiler calls; django-stubs does not declare it.
+    return [(field, field.get_db_converters(connection)) for field in fields]  # type: ignore[attr-defined]
 
 
 def lock_conversation(conversation_id: uuid.UUID | str) -> Conversation:
@@ -114,7 +125,7 @@ _CONVERSATION_LOADERS = _loaders(_CONVERSATION_FIELDS)
 _CONVERSATION_ATTNAMES = [f.attname for f in _CONVERSATION_FIELDS]
 
 
-def _conversation(row: Sequence[Any]) -> Conversation:
+def _conversation(row: Sequence[object]) -> Conversation:
     values = []
     for (field, converters), value in zip(_CONVERSATION_LOADERS, row, strict=True):
         for converter in converters:
@@ -124,7 +135,7 @@ def _conversation(row: Sequence[Any]) -> Conversation:
 
 
 @functools.lru_cache(maxsize=64)
-def _set_clause(names: tuple[str, ...]) -> tuple[str, tuple[models.Field, ...]]:
+def _set_clause(names: tuple[str, ...]) -> tuple[str, tuple[models.Field[Any, Any], ...]]:
     """``SET`` assignments of the named fields (sorted), and the fields in their order: built once per set of names."""
     fields = tuple(_columns(Conversation, names))
     return ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields), fields
@@ -166,10 +177,11 @@ def covered_seq(conversation_id: uuid.UUID | str) -> int:
     """The last message already summarised (0 if none): read by the turn's check for due compression."""
     with connection.cursor() as cursor:
         cursor.execute(_COVERED_SEQ, [conversation_id])
-        return cursor.fetchone()[0]
+        seq: int = cursor.fetchone()[0]
+    return seq
 
 
-def _row_of_placeholders(fields: Sequence[models.Field]) -> str:
+def _row_of_placeholders(fields: Sequence[models.Field[Any, Any]]) -> str:
     """One row of a VALUES list for ``fields``, each placeholder cast to its column's type."""
     return "(" + ", ".join(f"%s::{f.db_type(connection)}" for f in fields) + ")"
 
@@ -220,10 +232,10 @@ def commit_batch(
     """
     assignments, params = _assignments(conversation, names)
     params += [conversation.pk, expected_version]
-    for values in messages:
-        params += _prepared(_MESSAGE_FIELDS, values)
-    for values in transitions:
-        params += _prepared(_TRANSITION_FIELDS, values)
+    for message in messages:
+        params += _prepared(_MESSAGE_FIELDS, message)
+    for transition in transitions:
+        params += _prepared(_TRANSITION_FIELDS, transition)
     with connection.cursor() as cursor:
         cursor.execute(_batch_sql(assignments, len(messages), len(transitions)), params)
         row = cursor.fetchone()

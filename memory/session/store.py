@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, overload
 
 from django.conf import settings
 from django.db import transaction
@@ -173,17 +173,20 @@ class SessionStore:
 
     def _commit_snapshot(self, batch: Batch) -> bool:
         """Write a batch decided on a snapshot: one statement, then the hot copy; whether the row was still there."""
+        expected_version = batch.expected_version
+        if expected_version is None:
+            raise RuntimeError("a batch made under the row lock has no snapshot to commit")
         conversation = batch.conversation
         conversation.version += 1
         conversation.updated_at = batch.now
         names = {*batch.saved, "version", "updated_at"}
-        saved = rows.commit_batch(conversation, batch.expected_version, names, batch.messages, batch.transitions)
+        saved = rows.commit_batch(conversation, expected_version, names, batch.messages, batch.transitions)
         if saved is None:
             conversation.version -= 1
             return False
         copy_row(saved, conversation)  # the fields a snapshot does not carry (the consolidation watermark…)
         batch.hot.head["updated"] = iso(batch.now)
-        if not self.hot.write_if_version(conversation, batch.expected_version, batch.hot):
+        if not self.hot.write_if_version(conversation, expected_version, batch.hot):
             logger.info("session %s in Redis was missing or elsewhere: rebuilding", conversation.id)
             self.rebuild(conversation.id)
         return True
@@ -264,7 +267,15 @@ class SessionStore:
         move = Move(AgentState(to_state), redact(reason), progress, only_from, now or clock.now())
         return self._make(conversation_id, move)
 
-    def _make(self, conversation_id: uuid.UUID | str, write: Write) -> Any:
+    @overload
+    def _make(self, conversation_id: uuid.UUID | str, write: Append) -> StoredMessage: ...
+    @overload
+    def _make(self, conversation_id: uuid.UUID | str, write: UpdateInfo) -> frozenset[str]: ...
+    @overload
+    def _make(self, conversation_id: uuid.UUID | str, write: Move) -> TransitionResult: ...
+    def _make(
+        self, conversation_id: uuid.UUID | str, write: Write
+    ) -> StoredMessage | frozenset[str] | TransitionResult:
         """Make one write in the open batch of this conversation, or in a batch of its own."""
         with self._writing(conversation_id, write.now) as batch:
             if batch.optimistic:
@@ -298,9 +309,13 @@ class SessionStore:
         def replace(folded: Sequence[Summary], into: Summary) -> None:
             self._fold_summaries(conversation_id, folded, into, now or clock.now())
 
-        models = {"digest": digest, "fold": fold}
         return compression.compress(
-            conversation_id, self.compression, keep, replace, **{k: v for k, v in models.items() if v is not None}
+            conversation_id,
+            self.compression,
+            keep,
+            replace,
+            digest=compression.digest_with_model if digest is None else digest,
+            fold=compression.fold_with_model if fold is None else fold,
         )
 
     def _store_summary(

@@ -43,7 +43,7 @@ class StoredMessage:
 
     @classmethod
     def from_row(cls, row: ConversationMessage) -> StoredMessage:
-        return cls(row.seq, row.role, row.content, row.token_count, row.created_at, row.metadata)
+        return cls(row.seq, Role(row.role), row.content, row.token_count, row.created_at, row.metadata)
 
     def to_entry(self) -> Entry:
         """Return the working-memory entry for this message (its token count is reused, not recounted)."""
