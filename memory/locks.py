@@ -63,7 +63,7 @@ class Lease:
         self.holder = uuid.uuid4()
         self.seconds = float(settings.LOCK_LEASE_SECONDS)
 
-    def take_parameters(self) -> list:
+    def take_parameters(self) -> list[str | uuid.UUID | float]:
         """The parameters of ``TAKE_CTE`` for this lease."""
         return [self.name, self.holder, self.seconds]
 

@@ -40,7 +40,7 @@ class Candidate:
     key: str = ""
     value: str = ""
     conversation_id: UUID | str | None = None
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, object] = field(default_factory=dict)
     source_seqs: tuple[int, ...] = ()  # the messages of ``conversation_id`` it was taken from
 
     def __post_init__(self) -> None:
@@ -115,7 +115,7 @@ def anchors(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _snapshot(memory: LongTermMemory) -> dict:
+def _snapshot(memory: LongTermMemory) -> dict[str, object]:
     return {
         "content": memory.content,
         "key": memory.key,
@@ -131,8 +131,8 @@ def record_event(
     action: str,
     actor: str,
     *,
-    old: dict | None = None,
-    new: dict | None = None,
+    old: dict[str, object] | None = None,
+    new: dict[str, object] | None = None,
     version: int = 0,
     conversation_id: UUID | str | None = None,
     now: datetime | None = None,
@@ -341,7 +341,10 @@ def _store_recap(
     never skipped as a repeat nor merged with another conversation's, however alike the two read."""
     own = list(
         LongTermMemory.objects.for_customer(customer_id).filter(
-            type=MemoryType.SUMMARY, source_conversation_id=candidate.conversation_id, invalidated_at__isnull=True
+            type=MemoryType.SUMMARY,
+            # UUIDField takes a UUID's text form too (tasks pass ids as text); the stubs allow only UUID.
+            source_conversation_id=candidate.conversation_id,  # type: ignore[misc]
+            invalidated_at__isnull=True,
         )
     )
     new = insert(customer_id, candidate, embedding, actor=actor, now=now)
@@ -387,7 +390,7 @@ def _invalidate(
     actor: str,
     now: datetime,
     conversation_id: UUID | str | None = None,
-    event: dict | None = None,
+    event: dict[str, object] | None = None,
 ) -> None:
     """Mark ``row`` as superseded by ``by``, kept and restorable, with its event (``event``: its ``new``)."""
     row.invalidated_at = now

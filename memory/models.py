@@ -7,6 +7,7 @@ memory (memories, their events and conflicts), kept until forgetting or erasure.
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
@@ -24,7 +25,7 @@ from memory.working import Role
 ROLE_CHOICES = [(role.value, role.value) for role in Role]
 
 
-class ConversationQuerySet(models.QuerySet):
+class ConversationQuerySet(models.QuerySet["Conversation"]):
     def flagged_first(self) -> ConversationQuerySet:
         return self.order_by("-loop_flagged", "-updated_at")
 
@@ -177,7 +178,7 @@ def tag_of(source: str, confidence: float, disputed: bool = False, key: str = ""
 VALID_SQL = "invalidated_at IS NULL AND archived_at IS NULL AND (expires_at IS NULL OR expires_at > %(now)s)"
 
 
-class LongTermMemoryQuerySet(models.QuerySet):
+class LongTermMemoryQuerySet(models.QuerySet["LongTermMemory"]):
     def for_customer(self, customer_id: int) -> LongTermMemoryQuerySet:
         return self.filter(customer_id=customer_id)
 
@@ -193,7 +194,7 @@ class LongTermMemoryQuerySet(models.QuerySet):
             Tag.UNCONFIRMED: lambda: self.exclude(shop | request).filter(confidence__lt=threshold),
         }[Tag(tag)]()
 
-    def valid(self, now=None) -> LongTermMemoryQuerySet:
+    def valid(self, now: datetime | None = None) -> LongTermMemoryQuerySet:
         """Memories that may be recalled: not invalidated, not archived, not expired (``VALID_SQL`` in SQL)."""
         now = now or clock.now()
         return self.filter(invalidated_at__isnull=True, archived_at__isnull=True).filter(
