@@ -15,12 +15,13 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, TypeVarTuple
 
+import numpy as np
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
 
@@ -30,7 +31,13 @@ from memory import large_customers
 from memory.embeddings import get_embedder
 from memory.models import VALID_SQL, CommonTerm, LongTermMemory, MemoryConflict, MemoryType, Tag, tag_of
 
+if TYPE_CHECKING:
+    from django.db.backends.utils import CursorWrapper
+
 logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+_Args = TypeVarTuple("_Args")
 
 RRF_K = 60  # the usual reciprocal-rank-fusion constant: rank 1 scores 1/61
 MEMORY_OPEN = "<<<MEMORY"
@@ -169,8 +176,28 @@ _QUERY_TERMS_SQL = f"""
 """  # noqa: S608
 
 
+# A row of the keyword statements (``_keyword_columns``): id, cosine distance, exact identifier matches,
+# the lexemes shared with the query, trigram similarity, the customer's valid memories.
+KeywordRow = tuple[int, float, int, list[str], float, int]
+
+
+class SearchParams(TypedDict):
+    """The named parameters of recall's dense and keyword SQL (``query_params``)."""
+
+    customer: int
+    now: datetime
+    vector: str
+    limit: int
+    query: str
+    patterns: list[str]
+    trigram_query: str
+    trigrams: bool
+    min_trigram: float
+    keyword_limit: int
+
+
 def keyword_ranking(
-    rows: list[tuple], *, min_trigram: float, limit: int, documents: dict[str, int] | None = None
+    rows: list[KeywordRow], *, min_trigram: float, limit: int, documents: dict[str, int] | None = None
 ) -> list[tuple[int, int]]:
     """``(id, exact matches)`` of the best keyword candidates among ``_KEYWORD_SQL``'s rows, best first.
 
@@ -186,7 +213,7 @@ def keyword_ranking(
     frequency.update(documents or {})
     total = rows[0][5] if rows else 0
     weight = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
-    scored = []
+    scored: list[tuple[int, float, float, int]] = []
     for memory_id, distance, exact, shared, trigram, _ in rows:
         lexical = math.fsum(weight[term] for term in shared)  # exact: the same for the same lexemes in any order
         if exact > 0 or lexical > 0 or trigram >= min_trigram:
@@ -215,7 +242,7 @@ def fuse(rankings: list[list[int]]) -> dict[int, float]:
     return scores
 
 
-def query_params(customer_id: int, query: str, vector, *, k: int, now: datetime) -> dict:
+def query_params(customer_id: int, query: str, vector: np.ndarray, *, k: int, now: datetime) -> SearchParams:
     """The parameters of recall's dense and keyword SQL for one query (benchmarks reuse them).
 
     Trigrams compare the query without its identifiers (``trigram_query``): the ILIKE matches those
@@ -298,7 +325,7 @@ def recall(
 
 
 def _search(
-    customer_id: int, query: str, vector, *, k: int | None, ranking: str | None, now: datetime
+    customer_id: int, query: str, vector: np.ndarray, *, k: int | None, ranking: str | None, now: datetime
 ) -> tuple[list[int], dict[int, float]]:
     """The ids of the best ``k`` memories for the query, best first, and their fused scores (two statements)."""
     k = k or settings.MEMORY_RECALL_TOP_K
@@ -307,11 +334,11 @@ def _search(
     memories = large_customers.memories_of(customer_id)
     with connection.cursor() as cursor:
         if memories is None:
-            cursor.execute(_DENSE_SQL, params)
-            dense = [row[0] for row in cursor.fetchall()]
+            _execute(cursor, _DENSE_SQL, params)
+            dense: list[int] = [row[0] for row in cursor.fetchall()]
         else:
             sql = _INDEXED_DENSE_SQL.format(customer=customer_id)
-            nearest = [
+            nearest: list[int] = [
                 row[0]
                 for row in search_rows(
                     cursor, sql, {**params, "limit": max(NEAREST_SCORED, params["limit"])}, _index_settings()
@@ -359,12 +386,12 @@ def _helper_pool() -> ThreadPoolExecutor:
     return _helpers
 
 
-def on_every_helper(function: Callable[[], Any], pool: ThreadPoolExecutor | None = None) -> list[Any]:
+def on_every_helper(function: Callable[[], _T], pool: ThreadPoolExecutor | None = None) -> list[_T]:
     """Run ``function`` once in each helper thread (all wait for each other, so no thread takes two)."""
     pool = pool or _helper_pool()
     everyone = threading.Barrier(_helper_threads)
 
-    def each() -> Any:
+    def each() -> _T:
         everyone.wait(timeout=30)
         return function()
 
@@ -385,7 +412,7 @@ def stop_helpers() -> None:
     pool.shutdown()
 
 
-def _with_checked_connection(function: Callable[..., Any], *args: Any) -> Any:
+def _with_checked_connection(function: Callable[[*_Args], _T], *args: *_Args) -> _T:
     """Run ``function`` in a helper thread on that thread's own connection, kept between tasks.
 
     After each task the connection is closed if it outlived ``CONN_MAX_AGE`` or failed, as after a
@@ -406,7 +433,8 @@ def _with_checked_connection(function: Callable[..., Any], *args: Any) -> Any:
             return function(*args)
     finally:
         connection.close_if_unusable_or_obsolete()
-        connection.health_check_done = True  # checked just now, or replaced by the retry above
+        # Checked just now, or replaced by the retry above. (Django sets this attribute; django-stubs omits it.)
+        connection.health_check_done = True  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -438,9 +466,11 @@ class RecallAhead:
         self.query = redact(query)
         self.now = now or clock.now()
         self._embedded = threading.Event()
-        self._touch: Future | None = None
+        self._touch: Future[None] | None = None
         self._inline = connection.in_atomic_block or not settings.MEMORY_RECALL_AHEAD or not self.query.strip()
-        self._search = None if self._inline else _helper_pool().submit(_with_checked_connection, self._find)
+        self._search: Future[_Found] | None = (
+            None if self._inline else _helper_pool().submit(_with_checked_connection, self._find)
+        )
 
     def __enter__(self) -> RecallAhead:
         return self
@@ -505,10 +535,17 @@ class RecallAhead:
 # it changed. Inside a transaction a rollback would undo it, so there it is sent every time and not
 # remembered. Through a pool in transaction mode the session is not ours: the search then runs in a
 # transaction of its own with the settings made for that transaction only (``DATABASE_TRANSACTION_POOLING``).
-_session_settings: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_session_settings: weakref.WeakKeyDictionary[object, dict[str, str]] = weakref.WeakKeyDictionary()
 
 
-def _apply_settings(cursor, values: dict[str, str]) -> None:
+def _execute(cursor: CursorWrapper, sql: str, params: Mapping[str, object]) -> None:
+    """Run ``sql`` with named parameters: ``SearchParams``, or a dict made from them with a few more."""
+    # Every value is one psycopg adapts (SearchParams lists them), but mypy sees a TypedDict, and a dict
+    # spread from one, only as a Mapping of object: wider than the stubs' union of adaptable types.
+    cursor.execute(sql, params)  # type: ignore[arg-type]
+
+
+def _apply_settings(cursor: CursorWrapper, values: dict[str, str]) -> None:
     in_transaction = connection.in_atomic_block
     known = {} if in_transaction else _session_settings.setdefault(connection.connection, {})
     changed = {name: value for name, value in values.items() if known.get(name) != value}
@@ -519,20 +556,24 @@ def _apply_settings(cursor, values: dict[str, str]) -> None:
     known.update(changed)
 
 
-def search_rows(cursor, sql: str, params: dict, values: dict[str, str]) -> list[tuple]:
+def search_rows(
+    cursor: CursorWrapper, sql: str, params: Mapping[str, object], values: dict[str, str]
+) -> list[tuple[Any, ...]]:
     """Run a search that needs the settings ``values`` on its connection; return its rows."""
     pooled = settings.DATABASE_TRANSACTION_POOLING
     with transaction.atomic() if pooled else contextlib.nullcontext():
         _apply_settings(cursor, values)
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        _execute(cursor, sql, params)
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
 
 
-def keyword_rows(cursor, sql: str, params: dict) -> list[tuple]:
+def keyword_rows(cursor: CursorWrapper, sql: str, params: Mapping[str, object]) -> list[KeywordRow]:
     """Run a keyword search (``<%`` at ``params["min_trigram"]`` when it has trigrams) and return its rows."""
     if not params["trigrams"]:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        _execute(cursor, sql, params)
+        rows: list[KeywordRow] = cursor.fetchall()
+        return rows
     return search_rows(cursor, sql, params, {"pg_trgm.word_similarity_threshold": str(params["min_trigram"])})
 
 
@@ -540,10 +581,12 @@ def _index_settings() -> dict[str, str]:
     return {"ivfflat.probes": str(settings.MEMORY_RECALL_IVFFLAT_PROBES), "ivfflat.iterative_scan": "relaxed_order"}
 
 
-def _large_keyword_rows(cursor, params: dict, memories: int, nearest: list[int]) -> tuple[list[tuple], dict[str, int]]:
+def _large_keyword_rows(
+    cursor: CursorWrapper, params: SearchParams, memories: int, nearest: list[int]
+) -> tuple[list[KeywordRow], dict[str, int]]:
     """A large customer's keyword rows, and the frequencies of the common lexemes they were not matched on."""
-    cursor.execute(_QUERY_TERMS_SQL, params)
-    terms = cursor.fetchall()
+    _execute(cursor, _QUERY_TERMS_SQL, params)
+    terms: list[tuple[str, int | None]] = cursor.fetchall()
     common = {term: documents for term, documents in terms if documents is not None}
     rare = [term for term, documents in terms if documents is None]
     large = {**params, "terms": [term for term, _ in terms], "rare": rare, "memories": memories, "nearest": nearest}
@@ -594,7 +637,12 @@ def record_access(customer_id: int, ids: list[int], now: datetime) -> None:
 def _load(customer_id: int, ids: list[int], scores: dict[int, float], *, now: datetime, touch: bool) -> list[Recalled]:
     if not ids:
         return []
-    params = {"customer": customer_id, "ids": ids, "now": now, "open": MemoryConflict.Status.OPEN.value}
+    params: dict[str, int | list[int] | datetime | str] = {
+        "customer": customer_id,
+        "ids": ids,
+        "now": now,
+        "open": MemoryConflict.Status.OPEN.value,
+    }
     with connection.cursor() as cursor:
         touching = _TOUCH_CHOSEN if connection.in_atomic_block else _TOUCH_CHOSEN_ALONE
         cursor.execute(touching if touch else _READ_CHOSEN, params)
