@@ -5,12 +5,18 @@ as the rows live; loop-flagged conversations come first. See docs/session.md and
 
 from __future__ import annotations
 
+import uuid
+from datetime import datetime
+from typing import cast
+
+import django_stubs_ext
 from django import forms
 from django.contrib import admin
-from django.db.models import Case, IntegerField, When
+from django.db.models import Case, IntegerField, Model, QuerySet, When
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
 from memory import provenance
@@ -20,25 +26,30 @@ from memory.models import (
     Conversation,
     ConversationMessage,
     LongTermMemory,
+    LongTermMemoryQuerySet,
     MemoryConflict,
     MemoryEvent,
     StateTransition,
     Tag,
 )
 
+# The admin classes below name their model as a type parameter (``ModelAdmin[Conversation]``) for mypy;
+# this lets Django's classes be subscripted at run time as well. Calling it again elsewhere is harmless.
+django_stubs_ext.monkeypatch()
+
 
 class ReadOnlyMixin:
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class MessageInline(ReadOnlyMixin, admin.TabularInline):
+class MessageInline(ReadOnlyMixin, admin.TabularInline[ConversationMessage, Conversation]):
     model = ConversationMessage
     fields = ("seq", "role", "content", "token_count", "created_at", "metadata")
     readonly_fields = fields
@@ -47,7 +58,7 @@ class MessageInline(ReadOnlyMixin, admin.TabularInline):
     can_delete = False
 
 
-class SummaryInline(ReadOnlyMixin, admin.TabularInline):
+class SummaryInline(ReadOnlyMixin, admin.TabularInline[CompressionSummary, Conversation]):
     model = CompressionSummary
     fields = ("first_seq", "last_seq", "content", "tokens_before", "tokens_after", "created_at")
     readonly_fields = fields
@@ -57,7 +68,7 @@ class SummaryInline(ReadOnlyMixin, admin.TabularInline):
 
 
 @admin.register(Conversation)
-class ConversationAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class ConversationAdmin(ReadOnlyMixin, admin.ModelAdmin[Conversation]):
     list_display = ("id", "customer", "state", "loop_flagged", "last_seq", "updated_at", "transitions_link")
     list_filter = ("loop_flagged", "state", ("customer", admin.RelatedOnlyFieldListFilter))
     list_select_related = ("customer",)
@@ -85,7 +96,7 @@ class ConversationAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(StateTransition)
-class StateTransitionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class StateTransitionAdmin(ReadOnlyMixin, admin.ModelAdmin[StateTransition]):
     list_display = ("created_at", "conversation", "customer", "from_state", "to_state", "progress", "reason")
     list_filter = (
         "conversation__loop_flagged",
@@ -96,7 +107,7 @@ class StateTransitionAdmin(ReadOnlyMixin, admin.ModelAdmin):
     search_fields = ("=conversation__id", "customer__username", "reason")
     ordering = ("-conversation__loop_flagged", "conversation", "id")
 
-    def lookup_allowed(self, lookup: str, value: str, request=None) -> bool:
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         # Filtering by one conversation comes from the link on the conversation's row.
         if lookup == "conversation__id__exact":
             return True
@@ -109,7 +120,7 @@ class ConfidenceBand(admin.SimpleListFilter):
     title = "tag"
     parameter_name = "band"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[LongTermMemory]) -> list[tuple[str, str]]:
         return [
             (Tag.CONFIRMED, "confirmed (shop record)"),
             (Tag.REQUESTED, "requested (a shop-owned value the customer asked for)"),
@@ -117,9 +128,11 @@ class ConfidenceBand(admin.SimpleListFilter):
             (Tag.UNCONFIRMED, "unconfirmed (low confidence)"),
         ]
 
-    def queryset(self, request, queryset):
-        if self.value() in (Tag.CONFIRMED, Tag.REQUESTED, Tag.REFERENCE, Tag.UNCONFIRMED):
-            return queryset.tagged(self.value())
+    def queryset(self, request: HttpRequest, queryset: QuerySet[LongTermMemory]) -> QuerySet[LongTermMemory]:
+        band = self.value()
+        if band in (Tag.CONFIRMED, Tag.REQUESTED, Tag.REFERENCE, Tag.UNCONFIRMED):
+            # The changelist's rows come from LongTermMemory.objects, whose QuerySet is this one.
+            return cast(LongTermMemoryQuerySet, queryset).tagged(band)
         return queryset
 
 
@@ -127,10 +140,10 @@ class Validity(admin.SimpleListFilter):
     title = "validity"
     parameter_name = "validity"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[LongTermMemory]) -> list[tuple[str, str]]:
         return [("valid", "valid"), ("invalidated", "invalidated"), ("archived", "archived")]
 
-    def queryset(self, request, queryset):
+    def queryset(self, request: HttpRequest, queryset: QuerySet[LongTermMemory]) -> QuerySet[LongTermMemory]:
         if self.value() == "valid":
             return queryset.filter(invalidated_at__isnull=True, archived_at__isnull=True)
         if self.value() == "invalidated":
@@ -141,7 +154,7 @@ class Validity(admin.SimpleListFilter):
 
 
 @admin.register(LongTermMemory)
-class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin[LongTermMemory]):
     list_display = ("content", "customer", "type", "key", "value", "source", "confidence", "is_valid", "created_at")
     list_filter = (
         ("customer", admin.RelatedOnlyFieldListFilter),
@@ -205,7 +218,7 @@ class LongTermMemoryAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(MemoryEvent)
-class MemoryEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class MemoryEventAdmin(ReadOnlyMixin, admin.ModelAdmin[MemoryEvent]):
     list_display = ("created_at", "action", "memory_id", "customer", "actor", "version")
     list_filter = ("action", ("customer", admin.RelatedOnlyFieldListFilter))
     list_select_related = ("customer",)
@@ -213,7 +226,7 @@ class MemoryEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
     ordering = ("-created_at",)
 
 
-def _conversation_link(conversation_id) -> str:
+def _conversation_link(conversation_id: uuid.UUID | None) -> str:
     if not conversation_id:
         return "—"
     url = reverse("admin:memory_conversation_change", args=[conversation_id])
@@ -228,7 +241,14 @@ def _quote_of(memory: LongTermMemory | None) -> str:
     return format_html("from the chat on {} (message {}): «{}»", f"{quote.said_at:%Y-%m-%d}", quote.seq, quote.text)
 
 
-def _side(content: str, source: str, confidence: float, when, conversation_id, memory=None) -> str:
+def _side(
+    content: str,
+    source: str,
+    confidence: float,
+    when: datetime,
+    conversation_id: uuid.UUID | None,
+    memory: LongTermMemory | None = None,
+) -> str:
     quote = _quote_of(memory)
     return format_html(
         "{}<br><small>{} · {} · {} · {}</small>{}",
@@ -241,7 +261,9 @@ def _side(content: str, source: str, confidence: float, when, conversation_id, m
     )
 
 
-def _resolve_each(modeladmin, request, queryset, action: str) -> None:
+def _resolve_each(
+    modeladmin: MemoryConflictAdmin, request: HttpRequest, queryset: QuerySet[MemoryConflict], action: str
+) -> None:
     done = 0
     for conflict in queryset:
         try:
@@ -254,7 +276,7 @@ def _resolve_each(modeladmin, request, queryset, action: str) -> None:
 
 
 @admin.register(MemoryConflict)
-class MemoryConflictAdmin(admin.ModelAdmin):
+class MemoryConflictAdmin(admin.ModelAdmin[MemoryConflict]):
     """The review queue: open conflicts first, both versions side by side, actions that resolve them."""
 
     list_display = ("created_at", "customer", "key", "current_version", "incoming_version", "status", "resolution")
@@ -264,14 +286,14 @@ class MemoryConflictAdmin(admin.ModelAdmin):
     actions = ("keep_current", "accept_incoming", "restore_replaced", "dismiss")
     readonly_fields = [f.name for f in MemoryConflict._meta.fields]
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MemoryConflict]:
         open_first = Case(When(status=MemoryConflict.Status.OPEN, then=0), default=1, output_field=IntegerField())
         return super().get_queryset(request).annotate(open_first=open_first).order_by("open_first", "-created_at")
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: MemoryConflict | None = None) -> bool:
         return False
 
     @admin.display(description="current / replaced")
@@ -300,22 +322,22 @@ class MemoryConflictAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description="Keep the current value")
-    def keep_current(self, request, queryset):
+    def keep_current(self, request: HttpRequest, queryset: QuerySet[MemoryConflict]) -> None:
         _resolve_each(self, request, queryset, ConflictAction.KEEP_CURRENT)
 
     @admin.action(description="Accept the incoming value")
-    def accept_incoming(self, request, queryset):
+    def accept_incoming(self, request: HttpRequest, queryset: QuerySet[MemoryConflict]) -> None:
         _resolve_each(self, request, queryset, ConflictAction.ACCEPT_INCOMING)
 
     @admin.action(description="Restore the replaced value (revert)")
-    def restore_replaced(self, request, queryset):
+    def restore_replaced(self, request: HttpRequest, queryset: QuerySet[MemoryConflict]) -> None:
         _resolve_each(self, request, queryset, ConflictAction.RESTORE)
 
     @admin.action(description="Dismiss without change")
-    def dismiss(self, request, queryset):
+    def dismiss(self, request: HttpRequest, queryset: QuerySet[MemoryConflict]) -> None:
         _resolve_each(self, request, queryset, ConflictAction.DISMISS)
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         urls = super().get_urls()
         edit = path(
             "<int:conflict_id>/edit-merge/",
@@ -324,7 +346,7 @@ class MemoryConflictAdmin(admin.ModelAdmin):
         )
         return [edit, *urls]
 
-    def edit_and_merge_view(self, request, conflict_id: int):
+    def edit_and_merge_view(self, request: HttpRequest, conflict_id: int) -> HttpResponse:
         """Staff write the value themselves; it supersedes the current memory as a system record."""
         conflict = get_object_or_404(MemoryConflict, pk=conflict_id)
         if request.method == "POST":
