@@ -254,9 +254,14 @@ def summary_entry(summaries: Sequence[Summary], at: datetime, info: Mapping[str,
 
 def merged_info(info: Mapping[str, Any], digest: ChunkDigest) -> dict[str, dict[str, str]]:
     """The collected info's ``stated`` and ``order_notes`` with a chunk's digest on top (later chunks win)."""
-    stated = info.get("stated") if isinstance(info.get("stated"), dict) else {}
-    notes = info.get("order_notes") if isinstance(info.get("order_notes"), dict) else {}
+    stated, notes = _object_at(info, "stated"), _object_at(info, "order_notes")
     return {"stated": {**stated, **digest.stated}, "order_notes": {**notes, **digest.orders}}
+
+
+def _object_at(info: Mapping[str, Any], key: str) -> dict[str, str]:
+    """The JSON object ``info`` holds at ``key``, or an empty one when there is none."""
+    value = info.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _compression_lock(conversation_id: uuid.UUID | str) -> contextlib.AbstractContextManager[bool]:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 from uuid import UUID
 
+import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F
@@ -79,8 +82,11 @@ class Report:
         self.outcomes[action] = self.outcomes.get(action, 0) + 1
 
 
-def validate(raw: dict, conversation_id: UUID | str) -> tuple[list[Candidate], list[str]]:
-    """Turn the model's extraction into candidates; return them and the reasons for each rejection."""
+def validate(raw: Mapping[str, Any], conversation_id: UUID | str) -> tuple[list[Candidate], list[str]]:
+    """Turn the model's extraction into candidates; return them and the reasons for each rejection.
+
+    ``raw`` is the model's JSON (checked against ``EXTRACTION_SCHEMA``), read here as it comes.
+    """
     candidates: list[Candidate] = []
     rejected: list[str] = []
     for item in raw.get("memories", []):
@@ -185,7 +191,9 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         if recap is not None:
             candidates.append(recap)
     with timings.phase("embedding"):
-        vectors = get_embedder().embed_passages([c.content for c in candidates]) if candidates else []
+        vectors: np.ndarray | list[np.ndarray] = (
+            get_embedder().embed_passages([c.content for c in candidates]) if candidates else []
+        )
     with transaction.atomic():
         customer_lock(conversation.customer_id)
         locked = Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
@@ -269,7 +277,7 @@ def attribute(candidate: Candidate, messages: list[ConversationMessage]) -> tupl
     return (best.seq,) if best else ()
 
 
-def _tool_results(conversation: Conversation, start: int = 0, end: int | None = None):
+def _tool_results(conversation: Conversation, start: int = 0, end: int | None = None) -> Iterator[dict[str, Any]]:
     """The JSON objects of the conversation's tool results (``seq`` in ``start``..``end``), oldest first."""
     rows = ConversationMessage.objects.filter(conversation=conversation, role="tool_result", seq__gt=start)
     if end is not None:
@@ -319,7 +327,7 @@ def transcript_of(conversation: Conversation) -> list[tuple[str, str]]:
     return _transcript(list(ConversationMessage.objects.filter(conversation=conversation).order_by("seq")))
 
 
-def due_for_consolidation(now=None) -> list[str]:
+def due_for_consolidation(now: datetime | None = None) -> list[str]:
     """Conversations with unconsolidated messages that have been quiet for the sweep's idle time."""
     now = now or clock.now()
     idle_since = now - timedelta(minutes=settings.MEMORY_SWEEP_IDLE_MINUTES)
@@ -329,4 +337,5 @@ def due_for_consolidation(now=None) -> list[str]:
 
 def needs_consolidation(conversation: Conversation) -> bool:
     """Whether enough new messages arrived to consolidate now (every N messages)."""
-    return conversation.last_seq - conversation.consolidated_seq >= settings.MEMORY_CONSOLIDATE_EVERY_MESSAGES
+    every: int = settings.MEMORY_CONSOLIDATE_EVERY_MESSAGES
+    return conversation.last_seq - conversation.consolidated_seq >= every

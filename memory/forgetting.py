@@ -7,8 +7,10 @@ See docs/recall.md ("Forgetting").
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -17,6 +19,9 @@ from agentsite import clock
 from memory.locks import try_advisory_lock
 from memory.longterm import REDACTED
 from memory.models import Conversation, ForgettingRun, LongTermMemory
+
+if TYPE_CHECKING:
+    from django.db.backends.utils import CursorWrapper
 
 TABLE = LongTermMemory._meta.db_table
 IDLE = "(%(now)s - COALESCE(last_accessed_at, created_at))"
@@ -55,7 +60,7 @@ class Counts:
     transcripts_deleted: int = 0
 
 
-def _params(now: datetime) -> dict:
+def _params(now: datetime) -> dict[str, datetime | float]:
     return {
         "now": now,
         "factor": settings.MEMORY_DECAY_FACTOR,
@@ -67,7 +72,7 @@ def _params(now: datetime) -> dict:
     }
 
 
-def _id_ranges(batch: int):
+def _id_ranges(batch: int) -> Iterator[tuple[int, int]]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT min(id), max(id) FROM {TABLE}")  # noqa: S608
         low, high = cursor.fetchone()
@@ -109,7 +114,7 @@ def run(now: datetime | None = None, *, dry_run: bool = False, batch: int | None
     return counts
 
 
-def _delete(cursor, doomed: list[tuple[int, int, int]], now: datetime) -> int:
+def _delete(cursor: CursorWrapper, doomed: list[tuple[int, int, int]], now: datetime) -> int:
     """Delete the memories ``doomed`` (id, customer, version; locked), leaving only content-free traces."""
     if not doomed:
         return 0
@@ -139,7 +144,8 @@ def _delete(cursor, doomed: list[tuple[int, int, int]], now: datetime) -> int:
     cursor.execute("UPDATE memory_memoryconflict SET incoming_id = NULL WHERE incoming_id = ANY(%s)", [ids])
     cursor.execute("UPDATE memory_memoryconflict SET existing_id = NULL WHERE existing_id = ANY(%s)", [ids])
     cursor.execute(f"DELETE FROM {TABLE} WHERE id = ANY(%s)", [ids])  # noqa: S608
-    return cursor.rowcount
+    deleted: int = cursor.rowcount
+    return deleted
 
 
 def _expire_transcripts(now: datetime, *, dry_run: bool) -> int:
