@@ -6,7 +6,7 @@ Each new recap replaces the old one, which is kept invalidated (docs/longterm.md
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from agentsite import llm
 from memory import recaps
@@ -16,12 +16,14 @@ from memory.models import Conversation, LongTermMemory, MemoryType
 class Command(BaseCommand):
     help = "Write conversations' recaps again: those still holding a transcript, or all with --all."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--all", action="store_true", help="every recapped conversation, not only old ones")
         parser.add_argument("--customer", help="only this customer's conversations (their user name)")
         parser.add_argument("--dry-run", action="store_true", help="count what would be rewritten; change nothing")
 
-    def handle(self, *args, all: bool = False, customer: str | None = None, dry_run: bool = False, **options):
+    def handle(
+        self, *args: object, all: bool = False, customer: str | None = None, dry_run: bool = False, **options: object
+    ) -> None:
         recapped = LongTermMemory.objects.valid().filter(type=MemoryType.SUMMARY, source_conversation__isnull=False)
         if customer is not None:
             user = get_user_model().objects.filter(username=customer).first()
