@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     server = serve(args.host, args.port, pace_ms=max(0, args.pace_ms), verbose=args.verbose)
-    host, port = server.server_address[:2]
+    bound, port = server.server_address[:2]
+    host = bound if isinstance(bound, str) else bound.decode()  # typeshed allows bytes; AF_INET gives str
     tokens.preload()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"offline model listening on http://{host}:{port}/v1", flush=True)

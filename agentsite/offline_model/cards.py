@@ -41,7 +41,7 @@ def _text(value: Any, *forbidden: str) -> str:
     return text
 
 
-def _head(name: str, data: dict) -> str:
+def _head(name: str, data: dict[str, Any]) -> str:
     """``order ORD-1 shipped``: the number and the status; a status without a number in brackets."""
     number, status = (data.get(k) for k in ("order_number", "status"))
     words = [_word(v) for v in (number, status) if v is not None]
@@ -52,7 +52,7 @@ def _head(name: str, data: dict) -> str:
     return " ".join([name, *words])
 
 
-def _shipment(data: dict) -> str:
+def _shipment(data: dict[str, Any]) -> str:
     if set(data) - _SHIPMENT_KEYS:
         raise _NoCard
     events = data.get("events") or []
@@ -78,7 +78,7 @@ def _shipment(data: dict) -> str:
     return line
 
 
-def _order(data: dict) -> str:
+def _order(data: dict[str, Any]) -> str:
     if set(data) - _ORDER_KEYS or data.get("order_number") is None:
         raise _NoCard
     line = _head("order", data)
@@ -117,7 +117,7 @@ def _counted(count: int, thing: str) -> str:
     return f"{count} {thing}" + ("" if count == 1 else "s")
 
 
-def _orders(data: dict) -> str:
+def _orders(data: dict[str, Any]) -> str:
     orders = data.get("orders")
     if set(data) != {"orders"} or not isinstance(orders, list):
         raise _NoCard

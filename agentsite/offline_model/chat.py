@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import described, facts, nlu, replies, slots, splitting
+from . import described, facts, nlu, replies, slots, speech, splitting
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -93,8 +93,12 @@ def status_seen(conv: Conversation, order: str) -> str | None:
             continue
         data = result_data(turn.text)
         for item in [data, *(data.get("orders") or [])] if isinstance(data, dict) else []:
-            if isinstance(item, dict) and item.get("order_number") == order and isinstance(item.get("status"), str):
-                return item["status"]
+            if (
+                isinstance(item, dict)
+                and item.get("order_number") == order
+                and isinstance(status := item.get("status"), str)
+            ):
+                return status
     return None
 
 
@@ -106,7 +110,7 @@ def known_fitting_order(conv: Conversation, tool: str) -> str | None:
     return earlier
 
 
-def _order_in(memories: list[MemoryEntry]) -> str | None:
+def _order_in(memories: tuple[MemoryEntry, ...] | list[MemoryEntry]) -> str | None:
     """The order number the memories (block lines or a ``recall_memory`` result) point to, if any."""
     usable = [m for m in _ranked(memories) if m.tag != "disputed"]
     for entry in usable:
@@ -370,7 +374,8 @@ def forced_call(conv: Conversation, name: str) -> PlannedCall:
     for prop in properties:
         value: object = None
         if prop == "order_number":
-            value = (slots.order_numbers(text) or [recent_order(conv)])[0]
+            numbers = slots.order_numbers(text)
+            value = numbers[0] if numbers else recent_order(conv)
         elif prop in ("query", "reason"):
             value = _clip(text) or None
         elif prop == "preference":
@@ -552,7 +557,7 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     question = conv.latest_user_text
-    lang = nlu.detect_language(question) if question.strip() else "zh"
+    lang = speech.detect_language(question) if question.strip() else "zh"
     parts = []
     for result in results:
         if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from . import dates, facts, nlu, slots
+from . import dates, facts, nlu, slots, speech
 from .conversation import Conversation
 
 CONFIDENCE_PLAIN = 0.9
@@ -156,7 +156,7 @@ def extract(conv: Conversation) -> dict[str, Any]:
     """Return the memories the customer stated in the transcript of the latest user message."""
     turns = parse_transcript(conv.latest_user_text)
     customer_text = " ".join(text for who, text in turns if who == "customer")
-    lang = nlu.detect_language(customer_text)
+    lang = speech.detect_language(customer_text)
     chosen: dict[tuple[str, str], dict[str, Any]] = {}
     context_key = ""
     last_agent = ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from . import nlu, splitting, tokens
+from . import speech, splitting, tokens
 from .conversation import Conversation
 from .nlu import Intent
 
@@ -139,7 +139,7 @@ def recap(conv: Conversation) -> str:
     ended, said = _lines(conv.latest_user_text)
     if not lang:
         customer = " ".join(text for speaker, text in said if speaker == "customer")
-        lang = nlu.detect_language(customer or conv.latest_user_text)
+        lang = speech.detect_language(customer or conv.latest_user_text)
     wants, orders = _wants(said, lang), _orders(said)
     done, open_item = _done_and_open(said)
     outcome = OUTCOMES.get(ended, ("未结束", "still open"))[lang == "en"] if ended else ""

@@ -32,14 +32,16 @@ def _root(url: str) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def _call(url: str, method: str, path: str, payload: Any = None, timeout: float = 10.0) -> Any:
+def _call(url: str, method: str, path: str, payload: Any = None, timeout: float = 10.0) -> dict[str, Any]:
+    """Call a control endpoint; each answers a JSON object."""
     data = None if payload is None else json.dumps(payload).encode()
     request = urllib.request.Request(_root(url) + path, data=data, method=method)
     if data is not None:
         request.add_header("Content-Type", "application/json")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read() or b"null")
+            answer: dict[str, Any] = json.loads(response.read() or b"null")
+            return answer
     except urllib.error.HTTPError as error:
         raise OfflineModelError(
             f"{method} {path} failed: {error.code} {error.read().decode(errors='replace')}"
@@ -58,7 +60,8 @@ def stats(url: str) -> dict[str, Any]:
 
 def received(url: str) -> list[dict[str, Any]]:
     """The latest chat-completion requests the server at ``url`` received: task, model, messages."""
-    return _call(url, "GET", "/_offline/requests")["requests"]
+    requests: list[dict[str, Any]] = _call(url, "GET", "/_offline/requests")["requests"]
+    return requests
 
 
 def reset(url: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from . import cards, dates, nlu, slots, speech, tokens
+from . import cards, dates, slots, speech, tokens
 from .conversation import Conversation
 
 SHORT_INPUT_TOKENS = 80
@@ -245,7 +245,7 @@ def _with_missing(summary: str, keep: list[str], source: str) -> str:
     missing = [k for k in keep if k not in summary]
     if not missing:
         return summary
-    label = "关键信息：" if nlu.detect_language(source) == "zh" else "Key details: "
+    label = "关键信息：" if speech.detect_language(source) == "zh" else "Key details: "
     return f"{summary}\n{label}{'; '.join(missing)}"
 
 
