@@ -1,5 +1,6 @@
 """The Celery application: Redis broker, configuration from Django settings (CELERY_*). See docs/operations.md."""
 
+import logging
 import os
 
 from celery import Celery
@@ -15,10 +16,13 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-@after_setup_logger.connect
-@after_setup_task_logger.connect
-def _structured_logs(logger, **kwargs) -> None:
+def _structured_logs(logger: logging.Logger, **kwargs: object) -> None:
     """Worker log lines get the same redaction, context fields and format as the web processes."""
     from agentsite.logs import install
 
     install(logger)
+
+
+# Connected by a call, not as decorators: celery ships no types, so a decorator would untype the function.
+after_setup_logger.connect(_structured_logs)
+after_setup_task_logger.connect(_structured_logs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from typing import Any
 
 from channels_redis.core import RedisChannelLayer
 from redis.exceptions import RedisError
@@ -16,10 +17,10 @@ from redis.exceptions import RedisError
 logger = logging.getLogger(__name__)
 
 
-class ResilientRedisChannelLayer(RedisChannelLayer):
+class ResilientRedisChannelLayer(RedisChannelLayer):  # type: ignore[misc]  # channels_redis ships no types
     """A ``RedisChannelLayer`` whose receive loop waits out Redis failures and re-joins its groups."""
 
-    def __init__(self, *args, retry_seconds: float = 1.0, **kwargs) -> None:
+    def __init__(self, *args: Any, retry_seconds: float = 1.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.retry_seconds = retry_seconds
         self.redis_down = False
@@ -37,10 +38,10 @@ class ResilientRedisChannelLayer(RedisChannelLayer):
                 del self._members[group]
         await super().group_discard(group, channel)
 
-    async def _brpop_with_clean(self, index, channel, timeout):
+    async def _brpop_with_clean(self, index: int, channel: str, timeout: float) -> bytes | None:
         # The one blocking read behind every socket's receive (channels_redis loops while it returns None).
         try:
-            member = await super()._brpop_with_clean(index, channel, timeout)
+            member: bytes | None = await super()._brpop_with_clean(index, channel, timeout)
         except (RedisError, OSError) as error:
             if not self.redis_down:
                 logger.warning("channel layer lost Redis (%s): sockets stay open, live pushes wait", error)

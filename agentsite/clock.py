@@ -6,17 +6,22 @@ move the clock of every process sharing their Redis by days instead of sleeping.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.utils import timezone
 
+if TYPE_CHECKING:
+    from redis import Redis
+
 OFFSET_KEY = "clock:offset_seconds"
 
 
-def _offset_store():
+def _offset_store() -> Redis:
     from django_redis import get_redis_connection
 
-    return get_redis_connection("default")
+    connection: Redis = get_redis_connection("default")
+    return connection
 
 
 def offset() -> timedelta:

@@ -9,11 +9,15 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django.conf import LazySettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def process_environment(settings) -> tuple[dict[str, str], list[str]]:
+def process_environment(settings: LazySettings) -> tuple[dict[str, str], list[str]]:
     """Return the children's environment and the Procfile processes to run."""
     env = dict(os.environ)
     env.update(

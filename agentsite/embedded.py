@@ -27,14 +27,15 @@ def ensure_postgres(datadir: Path) -> str:
     """Start (or re-attach to) the embedded PostgreSQL in ``datadir``; return its URL."""
     with warnings.catch_warnings():  # platformdirs warns about XDG_RUNTIME_DIR on every start
         warnings.simplefilter("ignore")
-        import pgserver  # imported lazily: only processes that use the embedded server need it
+        # imported lazily: only processes that use the embedded server need it
+        from pgserver.postgres_server import PostgresServer, get_server
 
     datadir.mkdir(parents=True, exist_ok=True)
     if _clear_stale_postmaster(datadir):
         # pgserver caches one handle per folder in this process; a dead server's must go.
-        pgserver.PostgresServer._instances.pop(datadir.resolve(), None)
-        pgserver.PostgresServer._instances.pop(datadir, None)
-    server = pgserver.get_server(datadir, cleanup_mode=None)
+        PostgresServer._instances.pop(datadir.resolve(), None)
+        PostgresServer._instances.pop(datadir, None)
+    server = get_server(datadir, cleanup_mode=None)
     return server.get_uri()
 
 
@@ -73,8 +74,10 @@ def stop_postgres(datadir: Path) -> None:
     """Stop the embedded PostgreSQL in ``datadir`` if it runs."""
     if not (datadir / "postmaster.pid").exists():
         return
-    from pgserver._commands import pg_ctl
+    # pgserver builds its pg_ctl with this factory at import time, where mypy cannot see it.
+    from pgserver._commands import create_command_function
 
+    pg_ctl = create_command_function("pg_ctl")
     _clear_stale_postmaster(datadir)
     if not (datadir / "postmaster.pid").exists():
         return
@@ -104,7 +107,8 @@ def _redis_alive(port: int) -> bool:
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def ensure_redis(datadir: Path) -> str:

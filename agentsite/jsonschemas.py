@@ -20,7 +20,7 @@ def _validator(schema_json: str) -> Any:
     return cls(schema)
 
 
-def validate(instance: Any, schema: dict) -> None:
+def validate(instance: Any, schema: dict[str, Any]) -> None:
     """Raise ``jsonschema.ValidationError`` if ``instance`` fails ``schema`` (``SchemaError`` if the schema is bad)."""
     error = jsonschema.exceptions.best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(instance))
     if error is not None:

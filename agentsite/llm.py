@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 import jsonschema
 import openai
@@ -26,6 +27,9 @@ from agentsite import clock, jsonschemas
 from agentsite.redaction import redact
 
 logger = logging.getLogger(__name__)
+
+# A message, a tool's schema, a request or a reply as the chat-completions API writes them: JSON objects.
+JSONObject = dict[str, Any]
 
 SUMMARY_TASK = "TASK: summarise"
 RECAP_TASK = "TASK: summarise_conversation"
@@ -76,7 +80,7 @@ class ToolCall:
 
     id: str
     name: str
-    arguments: dict
+    arguments: JSONObject
 
 
 @dataclass(frozen=True)
@@ -90,9 +94,9 @@ class Completion:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def assistant_message(self) -> dict:
+    def assistant_message(self) -> JSONObject:
         """The reply as an assistant message to append to the conversation sent next."""
-        message: dict = {"role": "assistant", "content": self.content or None}
+        message: JSONObject = {"role": "assistant", "content": self.content or None}
         if self.tool_calls:
             message["tool_calls"] = [
                 {
@@ -250,18 +254,20 @@ def _insert_sql(alone: bool) -> str:
     return sql + " RETURNING set_config('synchronous_commit', 'off', true)" if alone else sql
 
 
-def _insert_call(values: dict) -> None:
+def _insert_call(values: dict[str, datetime | Decimal | str | int | bool | None]) -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute(_insert_sql(not connection.in_atomic_block), values)
 
 
-def _tool_schemas(tools: Sequence[dict] | None) -> dict[str, dict]:
+def _tool_schemas(tools: Sequence[JSONObject] | None) -> dict[str, JSONObject]:
     return {tool["function"]["name"]: tool["function"].get("parameters", {}) for tool in tools or ()}
 
 
-def parse_tool_calls(raw_calls: Iterable[tuple[str, str, str]], tools: Sequence[dict] | None) -> tuple[ToolCall, ...]:
+def parse_tool_calls(
+    raw_calls: Iterable[tuple[str, str, str]], tools: Sequence[JSONObject] | None
+) -> tuple[ToolCall, ...]:
     """Validate ``(id, name, arguments JSON)`` triples against the offered tools' schemas."""
     schemas = _tool_schemas(tools)
     calls = []
@@ -282,7 +288,7 @@ def parse_tool_calls(raw_calls: Iterable[tuple[str, str, str]], tools: Sequence[
     return tuple(calls)
 
 
-def parse_json_object(text: str, schema: dict | None = None) -> dict:
+def parse_json_object(text: str, schema: JSONObject | None = None) -> JSONObject:
     """Parse a JSON object reply and validate it against ``schema``."""
     try:
         parsed = json.loads(text)
@@ -361,7 +367,7 @@ class _ReplyReader:
         if self.on_token is not None:
             self.on_token(text)
 
-    def _call(self, index: int, part: dict) -> None:
+    def _call(self, index: int, part: dict[str, object]) -> None:
         call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
         function = _mapping(part.get("function") or {}, "a tool call's function")
         for key, value in (
@@ -388,13 +394,13 @@ class _ReplyReader:
             self.completion_tokens = _count(usage.get("completion_tokens"))
 
 
-def _mapping(value: object, what: str) -> dict:
+def _mapping(value: object, what: str) -> dict[str, object]:
     if not isinstance(value, dict):
         raise MalformedOutput(f"{what} is not a JSON object", raw=_excerpt(value))
     return value
 
 
-def _sequence(value: object, what: str) -> list:
+def _sequence(value: object, what: str) -> list[object]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -442,15 +448,15 @@ class ModelGateway:
 
     def chat(
         self,
-        messages: Sequence[dict],
-        tools: Sequence[dict] | None = None,
+        messages: Sequence[JSONObject],
+        tools: Sequence[JSONObject] | None = None,
         *,
         stream: bool = False,
         on_token: Callable[[str], None] | None = None,
         cheap: bool = False,
         purpose: str = "chat",
         conversation_id: str | None = None,
-        response_format: dict | None = None,
+        response_format: JSONObject | None = None,
         extra_headers: dict[str, str] | None = None,
     ) -> Completion:
         """Send ``messages`` (and the offered ``tools``) and return the validated reply.
@@ -461,18 +467,18 @@ class ModelGateway:
         model = self.cheap_model if cheap else self.main_model
         meter = _CallMeter(purpose=purpose, model=model, streamed=stream, conversation_id=conversation_id)
         self.breaker.before_call()
-        request: dict = {"model": model, "messages": list(messages)}
+        request: JSONObject = {"model": model, "messages": list(messages)}
         if tools:
             request["tools"] = list(tools)
         if response_format:
             request["response_format"] = response_format
-        options = {"headers": extra_headers} if extra_headers else {}
+        options: openai.RequestOptions = {"headers": extra_headers} if extra_headers else {}
         reply = _ReplyReader(on_token if stream else None)
         try:
             if stream:
                 self._stream(request, options, reply)
             else:
-                reply.completion(self._post(request, options, stream=False))
+                reply.completion(self._post(request, options))
         except MalformedOutput as exc:
             self.breaker.record_success()  # the endpoint answered; what it said is the caller's problem
             record_call(meter, reply.prompt_tokens, reply.completion_tokens, error=str(exc))
@@ -511,35 +517,37 @@ class ModelGateway:
             completion_tokens=completion_tokens,
         )
 
-    def _post(self, request: dict, options: dict, *, stream: bool):
+    def _post(self, request: JSONObject, options: openai.RequestOptions) -> object:
         """POST ``request`` to /chat/completions as it is, through the client (its retries, timeouts, errors).
 
         ``client.chat.completions.create`` first walks the whole body against its type hints
         (``maybe_transform``), which changes nothing in a body of plain JSON like ours but costs more CPU,
         holding the GIL, than the whole memory layer (docs/bench.md).
         The client's documented ``post`` sends the body untouched; ``cast_to=object`` hands back the
-        decoded JSON (``_ReplyReader`` reads it), a stream's chunks included.
+        decoded JSON (``_ReplyReader`` reads it), a stream's chunks included (``_post_streamed``).
         """
-        if stream:
-            body = {**request, "stream": True, "stream_options": {"include_usage": True}}
-            return self.client.post(
-                "/chat/completions",
-                body=body,
-                cast_to=object,
-                options=options,
-                stream=True,
-                stream_cls=openai.Stream[object],
-            )
         return self.client.post("/chat/completions", body=request, cast_to=object, options=options)
 
-    def _stream(self, request: dict, options: dict, reply: _ReplyReader) -> None:
+    def _post_streamed(self, request: JSONObject, options: openai.RequestOptions) -> openai.Stream[object]:
+        """POST ``request`` as ``_post`` does, asking for the reply as a stream of chunks."""
+        body = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        return self.client.post(
+            "/chat/completions",
+            body=body,
+            cast_to=object,
+            options=options,
+            stream=True,
+            stream_cls=openai.Stream[object],
+        )
+
+    def _stream(self, request: JSONObject, options: openai.RequestOptions, reply: _ReplyReader) -> None:
         """Read a streamed reply into ``reply``; a stream that breaks on its way raises ``StreamBroken``.
 
         The client raises an error event as a bare ``openai.APIError`` (which a request never raises),
         and a connection lost or timing out between chunks as ``APIConnectionError``. Only fetching the
         next chunk is guarded, so an error of ``on_token`` stays its own.
         """
-        chunks = iter(self._post(request, options, stream=True))
+        chunks = iter(self._post_streamed(request, options))
         while True:
             try:
                 chunk = next(chunks)
@@ -573,12 +581,12 @@ class ModelGateway:
     def extract(
         self,
         conversation: Sequence[tuple[str, str]],
-        schema: dict,
+        schema: JSONObject,
         *,
         prompt: str,
         conversation_id: str | None = None,
         extra_headers: dict[str, str] | None = None,
-    ) -> dict:
+    ) -> JSONObject:
         """Ask the cheap model, instructed by ``prompt``, for JSON about ``conversation``; validate it against
         ``schema``.
 
@@ -625,19 +633,44 @@ def reset_gateway() -> None:
     _gateway = None
 
 
-def chat(messages: Sequence[dict], tools: Sequence[dict] | None = None, **options) -> Completion:
+def chat(
+    messages: Sequence[JSONObject],
+    tools: Sequence[JSONObject] | None = None,
+    *,
+    stream: bool = False,
+    on_token: Callable[[str], None] | None = None,
+    cheap: bool = False,
+    purpose: str = "chat",
+    conversation_id: str | None = None,
+    response_format: JSONObject | None = None,
+    extra_headers: dict[str, str] | None = None,
+) -> Completion:
     """Chat with the main model (see ``ModelGateway.chat``)."""
-    return get_gateway().chat(messages, tools, **options)
+    return get_gateway().chat(
+        messages,
+        tools,
+        stream=stream,
+        on_token=on_token,
+        cheap=cheap,
+        purpose=purpose,
+        conversation_id=conversation_id,
+        response_format=response_format,
+        extra_headers=extra_headers,
+    )
 
 
-def summarise(text: str, **options) -> str:
+def summarise(text: str, *, max_tokens: int | None = None, conversation_id: str | None = None) -> str:
     """Summarise ``text`` with the cheap model."""
-    return get_gateway().summarise(text, **options)
+    return get_gateway().summarise(text, max_tokens=max_tokens, conversation_id=conversation_id)
 
 
-def summarise_conversation(transcript: str, **options) -> str:
+def summarise_conversation(
+    transcript: str, *, language: str, max_tokens: int, conversation_id: str | None = None
+) -> str:
     """Recap a finished conversation with the cheap model (``ModelGateway.summarise_conversation``)."""
-    return get_gateway().summarise_conversation(transcript, **options)
+    return get_gateway().summarise_conversation(
+        transcript, language=language, max_tokens=max_tokens, conversation_id=conversation_id
+    )
 
 
 def main_model() -> str:
@@ -650,6 +683,15 @@ def uses_offline_model() -> bool:
     return not settings.OPENAI_BASE_URL or settings.LLM_MAIN_MODEL.startswith("offline")
 
 
-def extract(conversation: Sequence[tuple[str, str]], schema: dict, **options) -> dict:
+def extract(
+    conversation: Sequence[tuple[str, str]],
+    schema: JSONObject,
+    *,
+    prompt: str,
+    conversation_id: str | None = None,
+    extra_headers: dict[str, str] | None = None,
+) -> JSONObject:
     """Extract JSON about a conversation with the cheap model, validated against ``schema``."""
-    return get_gateway().extract(conversation, schema, **options)
+    return get_gateway().extract(
+        conversation, schema, prompt=prompt, conversation_id=conversation_id, extra_headers=extra_headers
+    )

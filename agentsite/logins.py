@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest
 
 # axes' AccessAttempt.username holds 255 characters; Django's login form checks no length on the server, so a
@@ -9,7 +11,7 @@ from django.http import HttpRequest
 _RECORDED = 255
 
 
-def attempted_username(request: HttpRequest, credentials: dict | None = None) -> str | None:
+def attempted_username(request: HttpRequest, credentials: dict[str, Any] | None = None) -> str | None:
     """The submitted username (from the credentials, else the form), cut to what axes' table holds."""
     value = credentials.get("username") if credentials else getattr(request, "data", request.POST).get("username")
     return value[:_RECORDED] if isinstance(value, str) else value

@@ -11,7 +11,10 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 CONTEXT_FIELDS = ("conversation_id", "customer_id", "task")
 
@@ -34,10 +37,14 @@ def current() -> dict[str, str]:
     return dict(_context.get() or {})
 
 
-def run_in_context(fn: Callable[..., Any]) -> Callable[..., Any]:
+def run_in_context(fn: Callable[P, R]) -> Callable[P, R]:
     """Wrap ``fn`` so that it runs in a copy of the caller's context (for thread pools)."""
     context = contextvars.copy_context()
-    return lambda *args, **kwargs: context.run(fn, *args, **kwargs)
+
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        return context.run(fn, *args, **kwargs)
+
+    return run
 
 
 class ContextFilter(logging.Filter):

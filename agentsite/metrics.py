@@ -16,7 +16,8 @@ import socket
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from typing import Protocol
+from decimal import Decimal
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -24,6 +25,10 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from redis.client import Pipeline
 
 logger = logging.getLogger(__name__)
 
@@ -42,10 +47,16 @@ TURN_BUCKETS = (0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0)
 BREAKER_STATES = ("closed", "half_open", "open")
 
 
-def _redis():
+def _redis() -> Redis:
     from django_redis import get_redis_connection
 
-    return get_redis_connection("default")
+    connection: Redis = get_redis_connection("default")
+    return connection
+
+
+def _text(value: bytes | str) -> str:
+    """A key or value read from Redis (bytes: the connection does not decode) as text."""
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _label_key(**labels: str) -> str:
@@ -74,7 +85,7 @@ class _Deferred:
             self._summaries[outcome] += 1
 
     @contextlib.contextmanager
-    def onto(self, pipe) -> Iterator[None]:
+    def onto(self, pipe: Pipeline) -> Iterator[None]:
         """Queue the pending counts on ``pipe``; if the block raises, keep them for the next write."""
         with self._lock:
             taken, self._vector_queries = self._vector_queries, 0
@@ -123,7 +134,9 @@ def record_turn(seconds: float, outcome: str) -> None:
         logger.debug("could not record a turn in the metrics", exc_info=True)
 
 
-def record_model_call(purpose: str, model: str, ok: bool, prompt_tokens: int, completion_tokens: int, cost) -> None:
+def record_model_call(
+    purpose: str, model: str, ok: bool, prompt_tokens: int, completion_tokens: int, cost: Decimal | float
+) -> None:
     """Count one call to the model endpoint with its tokens and cost (and the vector searches waiting)."""
     try:
         pipe = _redis().pipeline(transaction=False)
@@ -155,7 +168,15 @@ def publish_breaker(failures: int, opened_at_monotonic: float | None, cooldown: 
         logger.debug("could not publish the circuit breaker's state", exc_info=True)
 
 
-def breaker_state(published: dict, now: float) -> str:
+class PublishedBreaker(TypedDict):
+    """A process's circuit breaker as ``publish_breaker`` writes it (JSON); ``opened_at`` is wall-clock."""
+
+    failures: int
+    opened_at: float | None
+    cooldown: float
+
+
+def breaker_state(published: PublishedBreaker, now: float) -> str:
     """Return ``closed``, ``half_open`` or ``open`` for a published breaker at wall-clock ``now``."""
     opened_at = published.get("opened_at")
     if opened_at is None:
@@ -192,23 +213,23 @@ class AgentCollector:
             "agent_tool_result_summaries", "Long tool results summarised, by outcome.", labels=["outcome"]
         )
         for outcome, count in sorted(redis.hgetall(TOOL_SUMMARIES).items()):
-            summaries.add_metric([outcome.decode()], float(count))
+            summaries.add_metric([_text(outcome)], float(count))
         yield summaries
         yield from self._breakers(redis)
 
-    def _turns(self, redis) -> Iterator[Metric]:
+    def _turns(self, redis: Redis) -> Iterator[Metric]:
         turns = CounterMetricFamily("agent_turns", "Agent turns answered, by outcome.", labels=["outcome"])
         for outcome, count in sorted(redis.hgetall(TURNS).items()):
-            turns.add_metric([outcome.decode()], float(count))
+            turns.add_metric([_text(outcome)], float(count))
         yield turns
-        raw = {k.decode(): float(v) for k, v in redis.hgetall(TURN_LATENCY).items()}
+        raw = {_text(k): float(v) for k, v in redis.hgetall(TURN_LATENCY).items()}
         buckets = [(repr(bound), raw.get(repr(bound), 0.0)) for bound in TURN_BUCKETS]
         buckets.append(("+Inf", raw.get("+Inf", 0.0)))
         latency = HistogramMetricFamily("agent_turn_latency_seconds", "Time to answer one customer message.")
         latency.add_metric([], buckets, sum_value=raw.get("sum", 0.0))
         yield latency
 
-    def _model(self, redis) -> Iterator[Metric]:
+    def _model(self, redis: Redis) -> Iterator[Metric]:
         calls = CounterMetricFamily(
             "agent_model_calls", "Requests to the model endpoint.", labels=["purpose", "model", "outcome"]
         )
@@ -225,10 +246,10 @@ class AgentCollector:
         yield tokens
         cost = CounterMetricFamily("agent_model_cost_usd", "Model cost in USD (LLM_PRICES).", labels=["model"])
         for model, value in sorted(redis.hgetall(MODEL_COST).items()):
-            cost.add_metric([model.decode()], float(value))
+            cost.add_metric([_text(model)], float(value))
         yield cost
 
-    def _breakers(self, redis) -> Iterator[Metric]:
+    def _breakers(self, redis: Redis) -> Iterator[Metric]:
         now = time.time()
         state = GaugeMetricFamily(
             "agent_model_circuit_breaker_state",
@@ -243,7 +264,7 @@ class AgentCollector:
                 continue
             current = breaker_state(json.loads(raw), now)
             open_count += current == "open"
-            process = key.decode()[len(BREAKER) :]
+            process = _text(key)[len(BREAKER) :]
             for name in BREAKER_STATES:
                 state.add_metric([process, name], 1.0 if name == current else 0.0)
         opened.add_metric([], float(open_count))

@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from typing import TypedDict
+
 from django.db import models
 
 
-class ModelCallQuerySet(models.QuerySet):
-    def totals(self) -> dict:
+class CallTotals(TypedDict):
+    """Sums over some model calls; the sums are None when there were no calls."""
+
+    calls: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    cost_usd: Decimal | None
+
+
+class ModelCallQuerySet(models.QuerySet["ModelCall"]):
+    def totals(self) -> CallTotals:
         """Sum tokens and cost over the calls in this queryset."""
-        return self.aggregate(
+        sums = self.aggregate(
             calls=models.Count("id"),
             prompt_tokens=models.Sum("prompt_tokens"),
             completion_tokens=models.Sum("completion_tokens"),
             cost_usd=models.Sum("cost_usd"),
+        )
+        return CallTotals(
+            calls=sums["calls"],
+            prompt_tokens=sums["prompt_tokens"],
+            completion_tokens=sums["completion_tokens"],
+            cost_usd=sums["cost_usd"],
         )
 
 

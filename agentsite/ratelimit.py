@@ -19,6 +19,7 @@ def allow(name: str, subject: int | str, limit: int, window_seconds: int) -> boo
 
     window = int(clock.now().timestamp() // window_seconds)
     key = f"rate:{subject}:{name}:{window}"  # rate:<customer>:* is what erasure deletes (chat/privacy.py)
+    count: int
     try:
         pipe = get_redis_connection("default").pipeline()
         pipe.incr(key)

@@ -6,7 +6,7 @@ from django.urls import re_path
 from chat.routing import websocket_urlpatterns as chat_routes
 
 
-class NoSuchRoute(AsyncWebsocketConsumer):
+class NoSuchRoute(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types
     """Refuse the handshake (HTTP 403) of a path no app serves, rather than fail inside the router."""
 
     async def connect(self) -> None:

@@ -7,15 +7,29 @@ store, so that check is one Redis read. See docs/operations.md.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib.sessions.backends import cached_db
+
+if TYPE_CHECKING:
+    from django.contrib.sessions.base_session import AbstractBaseSession
+    from django.core.cache.backends.base import BaseCache
 
 logger = logging.getLogger(__name__)
 
 
 class SessionStore(cached_db.SessionStore):
-    def load(self) -> dict:
+    if TYPE_CHECKING:  # Django's private members this store builds on, which django-stubs leaves out
+        _cache: BaseCache
+
+        def _get_session_from_db(self) -> AbstractBaseSession | None: ...
+
+        @property
+        def _session(self) -> dict[str, Any]: ...
+
+    def load(self) -> dict[str, Any]:
+        data: dict[str, Any] | None
         try:
             data = self._cache.get(self.cache_key)
         except Exception:
@@ -55,7 +69,7 @@ class SessionStore(cached_db.SessionStore):
                 settings.SESSION_CACHE_SECONDS,
             )
 
-    def _cache_put(self, data: dict, age: int) -> None:
+    def _cache_put(self, data: dict[str, Any], age: int) -> None:
         try:
             self._cache.set(self.cache_key, data, min(age, settings.SESSION_CACHE_SECONDS))
         except Exception:

@@ -10,8 +10,23 @@ import contextlib
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass
 from functools import wraps
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+@dataclass(slots=True)
+class _Open:
+    """A phase being timed: when it started, and what the phases opened inside it spent."""
+
+    name: str
+    started: float
+    cpu_started: float
+    nested: float = 0.0
+    nested_cpu: float = 0.0
 
 
 class Timings:
@@ -21,19 +36,19 @@ class Timings:
         self.root = root
         self.seconds: dict[str, float] = {}
         self.cpu_seconds: dict[str, float] = {}
-        self._stack: list[list] = []  # [name, wall at start, CPU at start, nested wall, nested CPU]
+        self._stack: list[_Open] = []
 
     def _enter(self, name: str) -> None:
-        self._stack.append([name, time.perf_counter(), time.thread_time(), 0.0, 0.0])
+        self._stack.append(_Open(name, time.perf_counter(), time.thread_time()))
 
     def _exit(self) -> None:
-        name, started, cpu_started, nested, nested_cpu = self._stack.pop()
-        spent, cpu = time.perf_counter() - started, time.thread_time() - cpu_started
-        self.seconds[name] = self.seconds.get(name, 0.0) + spent - nested
-        self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + cpu - nested_cpu
+        done = self._stack.pop()
+        spent, cpu = time.perf_counter() - done.started, time.thread_time() - done.cpu_started
+        self.seconds[done.name] = self.seconds.get(done.name, 0.0) + spent - done.nested
+        self.cpu_seconds[done.name] = self.cpu_seconds.get(done.name, 0.0) + cpu - done.nested_cpu
         if self._stack:
-            self._stack[-1][3] += spent
-            self._stack[-1][4] += cpu
+            self._stack[-1].nested += spent
+            self._stack[-1].nested_cpu += cpu
 
     def milliseconds(self) -> dict[str, float]:
         """Wall time so far by phase, in milliseconds."""
@@ -87,7 +102,7 @@ def add_cpu(name: str, seconds: float) -> None:
 class _TimedContext:
     """A context manager whose entering and leaving (not its block) are charged to one phase."""
 
-    def __init__(self, target: contextlib.AbstractContextManager, name: str) -> None:
+    def __init__(self, target: contextlib.AbstractContextManager[Any], name: str) -> None:
         self._target = target
         self._name = name
 
@@ -95,7 +110,7 @@ class _TimedContext:
         with phase(self._name):
             return self._target.__enter__()
 
-    def __exit__(self, *exc_info: Any) -> Any:
+    def __exit__(self, *exc_info: Any) -> bool | None:
         with phase(self._name):
             return self._target.__exit__(*exc_info)
 
@@ -124,12 +139,12 @@ class Timed:
         return timed
 
 
-def timed(name: str) -> Callable[[Callable], Callable]:
+def timed(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a function so that its calls are charged to ``name``."""
 
-    def decorate(function: Callable) -> Callable:
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
         @wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with phase(name):
                 return function(*args, **kwargs)
 

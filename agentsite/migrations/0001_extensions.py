@@ -7,5 +7,5 @@ from pgvector.django import VectorExtension
 
 class Migration(migrations.Migration):
     initial = True
-    dependencies: list = []
+    dependencies = []
     operations = [VectorExtension(), TrigramExtension()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
@@ -11,7 +12,7 @@ from django.core.management.base import BaseCommand
 class Command(BaseCommand):
     help = "Create the staff superuser named by DEMO_ADMIN_USERNAME unless it exists."
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         from django.conf import settings
 
         username = settings.DEMO_ADMIN_USERNAME

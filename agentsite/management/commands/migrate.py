@@ -3,6 +3,8 @@ vector distance afterwards so that a pgvector build that crashes on this CPU is 
 than in the middle of a chat.
 """
 
+from typing import Any
+
 from django.core.management.base import CommandError
 from django.core.management.commands.migrate import Command as MigrateCommand
 
@@ -10,7 +12,7 @@ from agentsite.extensions import missing_extensions, missing_extensions_message,
 
 
 class Command(MigrateCommand):
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> str | None:
         alias = options["database"]
         missing = missing_extensions(alias)
         if missing:
