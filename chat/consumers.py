@@ -11,8 +11,11 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from typing import TYPE_CHECKING, TypeVar, TypeVarTuple
+from uuid import UUID
 
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -23,10 +26,17 @@ from django.utils.translation import gettext_lazy as _
 from agentsite import metrics, threads
 from agentsite.logs import log_context, run_in_context
 from chat import conversations, records
-from chat.agent import NotYourConversation, TurnResult, run_turn
+from chat.agent import Emit, NotYourConversation, TurnResult, run_turn
+from chat.conversations import Frame
+from chat.live import Event
 from memory.recall import vector_queries
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 logger = logging.getLogger(__name__)
+R = TypeVar("R")
+Ts = TypeVarTuple("Ts")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 # Application close codes (daphne sends only 1000 or 3000-4999): 4401 nobody is logged in; 4503 (after HTTP 503)
@@ -74,21 +84,23 @@ def pool(kind: str = "turn") -> ThreadPoolExecutor:
     return _pools[kind]
 
 
-def _with_fresh_connections(fn, *args, **kwargs):
+def _with_fresh_connections(fn: Callable[[*Ts], R], *args: *Ts) -> R:
     close_old_connections()
     try:
-        return fn(*args, **kwargs)
+        return fn(*args)
     finally:
         close_old_connections()
 
 
-async def run_blocking(fn, *args, kind: str = "turn", **kwargs):
+async def run_blocking(fn: Callable[[*Ts], R], *args: *Ts, kind: str = "turn") -> R:
     """Run ``fn`` in the pool of that kind, in the caller's context (its log fields), and await its result."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(pool(kind), run_in_context(partial(_with_fresh_connections, fn, *args, **kwargs)))
+    return await loop.run_in_executor(pool(kind), run_in_context(partial(_with_fresh_connections, fn, *args)))
 
 
-def observed_turn(customer_id: int, conversation_id, text: str, emit=lambda frame: None) -> TurnResult:
+def observed_turn(
+    customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None
+) -> TurnResult:
     """Run one turn (in the pool), count it with its latency in the shared metrics, and record it for the
     staff dashboard (``chat.records``); a message to somebody else's conversation is not a turn."""
     started = time.perf_counter()
@@ -126,7 +138,7 @@ def observed_turn(customer_id: int, conversation_id, text: str, emit=lambda fram
             )
 
 
-class ChatConsumer(AsyncWebsocketConsumer):
+class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types
     """One customer's chat socket on one conversation at a time."""
 
     logged_out = False
@@ -139,10 +151,11 @@ class ChatConsumer(AsyncWebsocketConsumer):
         # that cannot be opened is closed with a code the page acts on. Channels dispatches this socket's
         # frames only after connect() returns, so none is handled before the socket is open.
         await self.accept()
-        self.session_key = getattr(self.scope.get("session"), "session_key", None)
-        if not self.session_key:
+        session_key = getattr(self.scope.get("session"), "session_key", None)
+        if not session_key:
             await self.close(code=CLOSE_LOGGED_OUT)
             return
+        self.session_key: str = session_key
         try:
             history = await asyncio.wait_for(self._open(), settings.AGENT_CONNECT_TIMEOUT_SECONDS)
         except TimeoutError:  # work still queued is cancelled; work already running finishes unheard
@@ -171,7 +184,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         self.worker = asyncio.create_task(self._work())
         await self._send(history)
 
-    async def _open(self) -> dict | None:
+    async def _open(self) -> Frame | None:
         """Authenticate, pick the conversation, join its group; return its history frame (``None``: not logged in).
 
         One blocking call per socket, not one per step: the pool runs calls in arrival order, and with
@@ -247,7 +260,7 @@ class ChatConsumer(AsyncWebsocketConsumer):
         else:
             await handler(frame)
 
-    async def _on_message(self, frame: dict) -> None:
+    async def _on_message(self, frame: Frame) -> None:
         text = frame.get("text")
         if not isinstance(text, str) or not text.strip():
             await self._error("bad_message", _("a message needs non-empty text"))
@@ -257,13 +270,13 @@ class ChatConsumer(AsyncWebsocketConsumer):
             return
         await self.inbox.put(text.strip())
 
-    async def _on_new(self, frame: dict) -> None:
+    async def _on_new(self, frame: Frame) -> None:
         await self._leave()
         self.conversation_id = await run_blocking(conversations.start_new, self.customer_id, self.conversation_id)
         await self._join()
         await self._send_history()
 
-    async def _on_history(self, frame: dict) -> None:
+    async def _on_history(self, frame: Frame) -> None:
         await self._send_history()
 
     # -- turns, one at a time ---------------------------------------------------------------
@@ -289,9 +302,9 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if not await self._still_logged_in():  # logged out while the message waited for an earlier turn
             return
         loop = asyncio.get_running_loop()
-        outgoing: asyncio.Queue[dict | None] = asyncio.Queue()
+        outgoing: asyncio.Queue[Frame | None] = asyncio.Queue()
 
-        def emit(frame: dict) -> None:  # called from the pool thread
+        def emit(frame: Frame) -> None:  # called from the pool thread
             loop.call_soon_threadsafe(outgoing.put_nowait, frame)
 
         async def forward() -> None:
@@ -326,26 +339,26 @@ class ChatConsumer(AsyncWebsocketConsumer):
         if getattr(self, "conversation_id", None) is not None:
             await self._group_call("group_discard", self.group)
 
-    async def _broadcast(self, event: dict) -> None:
+    async def _broadcast(self, event: Event) -> None:
         try:
             await self.channel_layer.group_send(self.group, event)
         except Exception:
             logger.warning("channel layer unavailable; other tabs of %s not told", self.conversation_id)
 
-    async def conversation_changed(self, event: dict) -> None:
+    async def conversation_changed(self, event: Event) -> None:
         """Another socket on this conversation finished a turn: refresh this one's history."""
         if event.get("origin") != self.channel_name and await self._may_push():
             await self._send_history()
 
-    async def staff_message(self, event: dict) -> None:
+    async def staff_message(self, event: Event) -> None:
         if await self._may_push():
             await self._send({"type": "staff_message", "text": event["text"], "staff_name": event["staff_name"]})
 
-    async def state_changed(self, event: dict) -> None:
+    async def state_changed(self, event: Event) -> None:
         if await self._may_push():
             await self._send({"type": "state", "from": event["from"], "to": event["to"]})
 
-    async def login_ended(self, event: dict) -> None:
+    async def login_ended(self, event: Event) -> None:
         """The login behind this socket was logged out over HTTP (``chat.signals``): close at once."""
         await self._logged_out()
 
@@ -387,10 +400,10 @@ class ChatConsumer(AsyncWebsocketConsumer):
     async def _send_history(self) -> None:
         await self._send(await run_blocking(conversations.history_frame, self.customer_id, self.conversation_id))
 
-    async def _send(self, frame: dict) -> None:
+    async def _send(self, frame: Frame) -> None:
         await self.send(text_data=json.dumps(frame, ensure_ascii=False))
 
-    async def _error(self, code: str, message: str, values: dict | None = None) -> None:
+    async def _error(self, code: str, message: StrOrPromise, values: dict[str, object] | None = None) -> None:
         """An error frame, its message in the page's language (``conversations.page_language``)."""
         with translation.override(conversations.page_language(self.scope)):
             text = str(message) % values if values else str(message)

@@ -25,6 +25,9 @@ from memory.working import Role
 
 logger = logging.getLogger(__name__)
 
+# A frame of the socket protocol (docs/protocol.md): a JSON object, sent or received.
+Frame = dict[str, Any]
+
 
 @dataclass(frozen=True)
 class Opened:
@@ -32,7 +35,7 @@ class Opened:
 
     customer_id: int
     conversation_id: UUID
-    history: dict
+    history: Frame
 
 
 class TooManySockets(Exception):
@@ -62,19 +65,24 @@ def open_for(customer_id: int, wanted: str | None = None) -> UUID:
     mine = Conversation.objects.filter(customer_id=customer_id, ended_at__isnull=True)
     if wanted:
         try:
-            found = mine.filter(pk=UUID(wanted)).values_list("pk", flat=True).first()
+            asked: UUID | None = UUID(wanted)
         except ValueError:
-            found = None
+            asked = None
+        found: UUID | None = mine.filter(pk=asked).values_list("pk", flat=True).first() if asked else None
         if found:
             return found
-    latest = mine.order_by("-updated_at").values_list("pk", flat=True).first()
+    latest: UUID | None = mine.order_by("-updated_at").values_list("pk", flat=True).first()
     return latest or short_term.store().start(customer_id).id
 
 
 def start_new(customer_id: int, previous: UUID | str | None) -> UUID:
     """End the previous conversation (queueing its final consolidation if it holds anything new) and start an
     empty one."""
-    ending = Conversation.objects.filter(pk=previous, customer_id=customer_id, ended_at__isnull=True).first()
+    ending = (
+        Conversation.objects.filter(pk=previous, customer_id=customer_id, ended_at__isnull=True).first()
+        if previous is not None
+        else None
+    )
     if ending is not None:
         short_term.store().end(ending.pk)
         if ending.last_seq > ending.consolidated_seq:
@@ -96,7 +104,7 @@ def report_back(customer_id: int, conversation_id: UUID) -> None:
     commitments.report_back(customer_id, conversation_id, language or "zh-hans")
 
 
-def history_frame(customer_id: int, conversation_id: UUID | str) -> dict:
+def history_frame(customer_id: int, conversation_id: UUID | str) -> Frame:
     """The conversation so far as the customer sees it: their messages, the agent's and staff's replies."""
     session = short_term.store().load(conversation_id, recent=settings.MEMORY_SESSION_MAX_MESSAGES)
     if session.customer_id != customer_id:

@@ -6,6 +6,9 @@ docs/protocol.md ("Staff socket").
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
@@ -13,10 +16,25 @@ from django.utils import timezone
 
 from agentsite import clock
 from chat import conversations, handoff
+from chat.conversations import Frame
 from chat.models import Handoff
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
-def staff_for(session_key: str | None):
+
+class InboxItem(TypedDict):
+    """One open escalation as the inbox frame lists it."""
+
+    conversation_id: str
+    customer: str
+    since: str
+    waiting_seconds: int
+    issue: str
+    taken_by: str
+
+
+def staff_for(session_key: str | None) -> User | None:
     """The active staff member the session logs in, or ``None`` (nobody, or a customer)."""
     user_id = conversations.logged_in_customer(session_key)
     if user_id is None:
@@ -29,18 +47,18 @@ def still_staff(session_key: str | None, staff_id: int) -> bool:
     return found is not None and found.pk == staff_id
 
 
-def _item(item: Handoff, now) -> dict:
+def _item(item: Handoff, now: datetime) -> InboxItem:
     return {
         "conversation_id": str(item.conversation_id),
         "customer": str(item.conversation.customer),
         "since": timezone.localtime(item.created_at).isoformat(),
         "waiting_seconds": int((now - item.created_at).total_seconds()),
         "issue": (item.packet or {}).get("issue", "")[:200],
-        "taken_by": item.taken_by.get_username() if item.taken_by_id else "",
+        "taken_by": item.taken_by.get_username() if item.taken_by else "",
     }
 
 
-def snapshot() -> dict:
+def snapshot() -> Frame:
     """Every open escalation: waiting ones oldest first, then those taken, with who holds each."""
     now = clock.now()
     open_items = Handoff.objects.filter(closed_at__isnull=True).select_related("conversation__customer", "taken_by")
@@ -49,7 +67,7 @@ def snapshot() -> dict:
     return {"type": "inbox", "waiting": waiting, "taken": taken}
 
 
-def conversation(conversation_id: UUID | str) -> dict | None:
+def conversation(conversation_id: UUID | str) -> Frame | None:
     """One escalated conversation as the staff view shows it; ``None`` if it was never escalated."""
     item = Handoff.objects.filter(conversation_id=conversation_id).select_related("taken_by").first()
     if item is None:
@@ -59,14 +77,15 @@ def conversation(conversation_id: UUID | str) -> dict | None:
         "type": "conversation",
         "conversation_id": str(conversation_id),
         "state": str(state),
-        "taken_by": item.taken_by.get_username() if item.taken_by_id else "",
+        "taken_by": item.taken_by.get_username() if item.taken_by else "",
         "closed": item.closed_at is not None,
         "transcript": [{"who": m["who"], "text": m["text"], "at": m["at"].isoformat()} for m in lines],
         "packet": item.packet,
     }
 
 
-ACTIONS = {
+# What each action of the staff socket does: (conversation id, staff member, frame) -> anything.
+ACTIONS: dict[str, Callable[[str, User, Frame], object]] = {
     "take": lambda conversation_id, staff, frame: handoff.take(conversation_id, staff),
     "reply": lambda conversation_id, staff, frame: handoff.reply(conversation_id, staff, str(frame.get("text", ""))),
     "hand_back": lambda conversation_id, staff, frame: handoff.hand_back(conversation_id, staff),
@@ -84,7 +103,7 @@ def is_uuid(value: str) -> bool:
     return True
 
 
-def act(staff_id: int, action: str, conversation_id: str, frame: dict) -> str | None:
+def act(staff_id: int, action: str, conversation_id: str, frame: Frame) -> str | None:
     """Do ``action`` as the staff member; return why it was refused, or ``None`` when it was done."""
     staff = get_user_model().objects.get(pk=staff_id)
     if not is_uuid(conversation_id):

@@ -14,13 +14,15 @@ from django.db import InterfaceError, OperationalError
 
 from chat import conversations, inbox, live
 from chat.consumers import CLOSE_LOGGED_OUT, FrameBudget, run_blocking
+from chat.conversations import Frame
+from chat.live import Event
 
 logger = logging.getLogger(__name__)
 
 CLOSE_NOT_STAFF = 4403
 
 
-class StaffConsumer(AsyncWebsocketConsumer):
+class StaffConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels ships no types
     """One staff member's inbox socket, with at most one conversation open in it."""
 
     staff_id: int | None = None
@@ -28,16 +30,17 @@ class StaffConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         await self.accept()
-        self.session_key = getattr(self.scope.get("session"), "session_key", None)
+        session_key = getattr(self.scope.get("session"), "session_key", None)
         try:
-            staff = await run_blocking(inbox.staff_for, self.session_key, kind="connect")
+            staff = await run_blocking(inbox.staff_for, session_key, kind="connect")
         except (OperationalError, InterfaceError):
             await self.close(code=4503)
             return
-        if staff is None:
-            logged_in = await run_blocking(conversations.logged_in_customer, self.session_key, kind="connect")
+        if staff is None or not session_key:  # no staff member without a session
+            logged_in = await run_blocking(conversations.logged_in_customer, session_key, kind="connect")
             await self.close(code=CLOSE_NOT_STAFF if logged_in else CLOSE_LOGGED_OUT)
             return
+        self.session_key: str = session_key
         self.staff_id = staff.pk
         self.frames = FrameBudget(settings.AGENT_SOCKET_FRAMES_PER_MINUTE)
         await self._group("group_add", live.INBOX_GROUP)
@@ -94,26 +97,28 @@ class StaffConsumer(AsyncWebsocketConsumer):
         await self._send(found)
 
     async def _send_conversation(self) -> None:
+        if self.open_conversation is None:
+            return
         found = await run_blocking(inbox.conversation, self.open_conversation)
         if found is not None:
             await self._send(found)
 
     # -- events from the groups ---------------------------------------------------------------------
 
-    async def inbox_changed(self, event: dict) -> None:
+    async def inbox_changed(self, event: Event) -> None:
         await self._send(await run_blocking(inbox.snapshot, kind="connect"))
 
-    async def conversation_changed(self, event: dict) -> None:
+    async def conversation_changed(self, event: Event) -> None:
         """The customer's socket finished a turn (a message stored while staff hold it, too)."""
         await self._send_conversation()
 
-    async def staff_message(self, event: dict) -> None:
+    async def staff_message(self, event: Event) -> None:
         await self._send_conversation()
 
-    async def state_changed(self, event: dict) -> None:
+    async def state_changed(self, event: Event) -> None:
         await self._send_conversation()
 
-    async def login_ended(self, event: dict) -> None:
+    async def login_ended(self, event: Event) -> None:
         await self._error("logged_out", "you have been logged out")
         await self.close(code=CLOSE_LOGGED_OUT)
 
@@ -125,7 +130,7 @@ class StaffConsumer(AsyncWebsocketConsumer):
         except Exception:  # noqa: BLE001 - without the layer the console still works by reloading
             logger.warning("channel layer unavailable: %s %s failed", method, group)
 
-    async def _send(self, frame: dict) -> None:
+    async def _send(self, frame: Frame) -> None:
         await self.send(text_data=json.dumps(frame, ensure_ascii=False, default=str))
 
     async def _error(self, code: str, message: str) -> None:
