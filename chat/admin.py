@@ -2,11 +2,18 @@
 change only through the shop's own functions (``chat.fulfilment``): ship, deliver, record a return, decide a
 refund. What the shop promised (commitments) is listed with its events."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
 from django import forms
 from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import URLPattern, path
 
 from chat import fulfilment
 from chat.models import (
@@ -23,9 +30,11 @@ from chat.models import (
     TrackingEvent,
 )
 
+M = TypeVar("M", bound=Model)
+
 
 @admin.register(PolicyArticle)
-class PolicyArticleAdmin(admin.ModelAdmin):
+class PolicyArticleAdmin(admin.ModelAdmin[PolicyArticle]):
     list_display = ("id", "title", "slug", "language", "updated_at")
     list_filter = ("language",)
     search_fields = ("title", "body", "slug")
@@ -33,34 +42,37 @@ class PolicyArticleAdmin(admin.ModelAdmin):
     readonly_fields = ("updated_at",)
 
 
-class ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None) -> bool:
+class ReadOnly(admin.ModelAdmin[M]):
+    def has_add_permission(self, request: HttpRequest, obj: M | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: M | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: M | None = None) -> bool:
         return False
 
 
-class ItemInline(admin.TabularInline):
+class ItemInline(admin.TabularInline[OrderItem, Order]):
     model = OrderItem
     extra = 0
     can_delete = False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    # obj: the order (Django passes an inline the parent's row; BaseModelAdmin's types say the inline's own).
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
         return False
 
 
-def _actor(request) -> str:
+def _actor(request: HttpRequest) -> str:
     return f"staff:{request.user.get_username()}"
 
 
-def _each(modeladmin, request, queryset, act, done: str) -> None:
+def _each(
+    modeladmin: admin.ModelAdmin[M], request: HttpRequest, queryset: QuerySet[M], act: Callable[[M], object], done: str
+) -> None:
     """Run ``act`` on each selected row; say what was done and what was refused, row by row."""
     changed = 0
     for row in queryset:
@@ -80,36 +92,36 @@ class ShipForm(forms.Form):
 
 
 @admin.register(Order)
-class OrderAdmin(ReadOnly):
+class OrderAdmin(ReadOnly[Order]):
     list_display = ("number", "customer", "status", "placed_at", "total", "currency")
     list_filter = ("status", ("customer", admin.RelatedOnlyFieldListFilter))
     search_fields = ("number", "customer__username")
     inlines = (ItemInline,)
     actions = ("ship", "deliver")
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Order | None = None) -> bool:
         # The model's change permission allows the actions below; the fields stay read-only.
         return admin.ModelAdmin.has_change_permission(self, request, obj)
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Order | None = None) -> list[str]:
         return [field.name for field in self.model._meta.fields]
 
     @admin.action(description="Ship the selected order (carrier and tracking number)…")
-    def ship(self, request, queryset):
+    def ship(self, request: HttpRequest, queryset: QuerySet[Order]) -> HttpResponseRedirect | None:
         if queryset.count() != 1:
             self.message_user(request, "ship one order at a time: each has its own tracking number", messages.ERROR)
             return None
         return redirect("admin:chat_order_ship", order_id=queryset.get().pk)
 
     @admin.action(description="Mark the selected orders delivered")
-    def deliver(self, request, queryset):
+    def deliver(self, request: HttpRequest, queryset: QuerySet[Order]) -> None:
         _each(self, request, queryset, lambda order: fulfilment.deliver(order, _actor(request)), "delivered")
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         ship = path("<int:order_id>/ship/", self.admin_site.admin_view(self.ship_view), name="chat_order_ship")
         return [ship, *super().get_urls()]
 
-    def ship_view(self, request, order_id: int):
+    def ship_view(self, request: HttpRequest, order_id: int) -> HttpResponse:
         order = get_object_or_404(Order, pk=order_id)
         form = ShipForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
@@ -132,53 +144,53 @@ class OrderAdmin(ReadOnly):
 
 
 @admin.register(Shipment)
-class ShipmentAdmin(ReadOnly):
+class ShipmentAdmin(ReadOnly[Shipment]):
     list_display = ("order", "carrier", "tracking_number", "status", "eta")
 
 
 @admin.register(TrackingEvent)
-class TrackingEventAdmin(ReadOnly):
+class TrackingEventAdmin(ReadOnly[TrackingEvent]):
     list_display = ("shipment", "time", "location", "description")
 
 
 @admin.register(Refund)
-class RefundAdmin(ReadOnly):
+class RefundAdmin(ReadOnly[Refund]):
     list_display = ("order", "amount", "status", "requested_at", "return_received_at", "decided_at", "reason")
     list_filter = ("status",)
     actions = ("record_return", "approve", "refuse")
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Refund | None = None) -> bool:
         # The model's change permission allows the actions below; the fields stay read-only.
         return admin.ModelAdmin.has_change_permission(self, request, obj)
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(self, request: HttpRequest, obj: Refund | None = None) -> list[str]:
         return [field.name for field in self.model._meta.fields]
 
     @admin.action(description="Record the return of the selected refunds as received")
-    def record_return(self, request, queryset):
+    def record_return(self, request: HttpRequest, queryset: QuerySet[Refund]) -> None:
         _each(self, request, queryset, lambda r: fulfilment.record_return(r, _actor(request)), "returns recorded")
 
     @admin.action(description="Approve the selected refunds")
-    def approve(self, request, queryset):
+    def approve(self, request: HttpRequest, queryset: QuerySet[Refund]) -> None:
         _each(self, request, queryset, lambda r: fulfilment.decide_refund(r, True, _actor(request)), "approved")
 
     @admin.action(description="Refuse the selected refunds")
-    def refuse(self, request, queryset):
+    def refuse(self, request: HttpRequest, queryset: QuerySet[Refund]) -> None:
         _each(self, request, queryset, lambda r: fulfilment.decide_refund(r, False, _actor(request)), "refused")
 
 
-class CommitmentEventInline(admin.TabularInline):
+class CommitmentEventInline(admin.TabularInline[CommitmentEvent, Commitment]):
     model = CommitmentEvent
     extra = 0
     can_delete = False
     readonly_fields = ("at", "kind", "actor", "detail")
 
-    def has_add_permission(self, request, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Commitment | None = None) -> bool:
         return False
 
 
 @admin.register(Commitment)
-class CommitmentAdmin(ReadOnly):
+class CommitmentAdmin(ReadOnly[Commitment]):
     """What the shop promised; staff keep or extend promises in the staff console."""
 
     list_display = ("created_at", "customer", "kind", "order", "status", "due_at", "outcome", "closed_by")
@@ -188,7 +200,7 @@ class CommitmentAdmin(ReadOnly):
 
 
 @admin.register(CustomerProfile)
-class CustomerProfileAdmin(ReadOnly):
+class CustomerProfileAdmin(ReadOnly[CustomerProfile]):
     list_display = (
         "user",
         "display_name",
@@ -200,13 +212,13 @@ class CustomerProfileAdmin(ReadOnly):
 
 
 @admin.register(PendingAction)
-class PendingActionAdmin(ReadOnly):
+class PendingActionAdmin(ReadOnly[PendingAction]):
     list_display = ("created_at", "tool", "status", "customer", "summary")
     list_filter = ("status", "tool")
 
 
 @admin.register(OutboxMessage)
-class OutboxMessageAdmin(ReadOnly):
+class OutboxMessageAdmin(ReadOnly[OutboxMessage]):
     """What the shop told customers: notices of a changed address or contact channel (the demo sends nothing)."""
 
     list_display = ("created_at", "customer", "channel", "destination", "subject")

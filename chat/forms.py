@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
+import numpy as np
 from django import forms
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
+from numpy.typing import NDArray
 
 from agentsite import clock
 from agentsite.redaction import redact
@@ -57,12 +60,12 @@ class CorrectMemoryForm(forms.Form):
 
     text = forms.CharField(label=_("Correct it"), max_length=300, strip=True, validators=[storable])
 
-    def __init__(self, *args, memory: LongTermMemory, **kwargs) -> None:
+    def __init__(self, *args: Any, memory: LongTermMemory, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.memory = memory
 
     def clean_text(self) -> str:
-        text = self.cleaned_data["text"]
+        text: str = self.cleaned_data["text"]
         if INSTRUCTION_PATTERNS.search(text):  # the filter extraction applies: a memory is never an instruction
             raise forms.ValidationError(
                 _("That reads like an instruction to the assistant; we only keep facts about you."), code="instruction"
@@ -126,7 +129,9 @@ class CorrectMemoryForm(forms.Form):
             )
         return new
 
-    def _request(self, current: LongTermMemory, candidate: longterm.Candidate, embedding) -> LongTermMemory:
+    def _request(
+        self, current: LongTermMemory, candidate: longterm.Candidate, embedding: NDArray[np.float32]
+    ) -> LongTermMemory:
         request = replace(candidate, metadata={**candidate.metadata, "request": {"via": "memory_page"}})
         outcome = longterm.store(current.customer_id, request, embedding, actor="customer")
         if outcome.memory_id is None:  # the same words again within the dedup window: the request stands
@@ -151,4 +156,5 @@ class RatingForm(forms.Form):
     comment = forms.CharField(max_length=2000, required=False, strip=True, validators=[storable])
 
     def clean_comment(self) -> str:
-        return redact(self.cleaned_data["comment"])  # shown to staff and kept: no secret
+        comment: str = self.cleaned_data["comment"]
+        return redact(comment)  # shown to staff and kept: no secret

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models, transaction
@@ -147,7 +148,7 @@ class PolicyArticle(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.title}"
 
-    def save(self, *args, **kwargs) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         """Save and re-embed: the whole article, and each of its chunks."""
         from memory.embeddings import get_embedder
 

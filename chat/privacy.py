@@ -9,11 +9,14 @@ from __future__ import annotations
 import base64
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Model
 from django.forms.models import model_to_dict
 
 from agentsite import clock
@@ -41,6 +44,10 @@ from memory.models import (
 )
 from memory.session import SessionKeys
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+    from redis import Redis
+
 logger = logging.getLogger(__name__)
 
 CONSOLIDATION_TASK = "memory.consolidate_conversation"
@@ -50,7 +57,7 @@ class UnknownCustomer(Exception):
     """No account has that user name."""
 
 
-def customer(username: str):
+def customer(username: str) -> User:
     """Return the account called ``username`` or raise ``UnknownCustomer``."""
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
@@ -58,11 +65,11 @@ def customer(username: str):
     return user
 
 
-def _rows(queryset, exclude: tuple[str, ...] = ()) -> list[dict]:
+def _rows(queryset: Iterable[Model], exclude: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     return [{k: v for k, v in model_to_dict(row).items() if k not in exclude} | {"id": row.pk} for row in queryset]
 
 
-def export(user) -> dict[str, Any]:
+def export(user: User) -> dict[str, Any]:
     """Everything the system holds about ``user``, as JSON-ready data (embeddings left out)."""
     conversations = Conversation.objects.filter(customer=user).order_by("created_at")
     conversation_ids = list(conversations.values_list("pk", flat=True))
@@ -106,7 +113,7 @@ def export(user) -> dict[str, Any]:
     }
 
 
-def _order(order: Order) -> dict:
+def _order(order: Order) -> dict[str, Any]:
     data = _rows([order], exclude=("customer",))[0]
     data["items"] = _rows(order.items.all(), exclude=("order",))
     shipment = Shipment.objects.filter(order=order).first()
@@ -117,13 +124,13 @@ def _order(order: Order) -> dict:
     return data
 
 
-def _commitment(commitment: Commitment) -> dict:
+def _commitment(commitment: Commitment) -> dict[str, Any]:
     data = _rows([commitment], exclude=("customer",))[0]
     data["events"] = _rows(commitment.events.all(), exclude=("commitment",))
     return data
 
 
-def _conversation(conversation: Conversation) -> dict:
+def _conversation(conversation: Conversation) -> dict[str, Any]:
     data = _rows([conversation], exclude=("customer",))[0]
     data["messages"] = list(
         ConversationMessage.objects.filter(conversation=conversation)
@@ -161,7 +168,7 @@ class Erased:
         self.counts[kind] = self.counts.get(kind, 0) + number
 
 
-def erase(user, *, delete_account: bool = False) -> Erased:
+def erase(user: User, *, delete_account: bool = False) -> Erased:
     """Remove everything the agent holds about ``user`` (see the module's docstring); return the counts."""
     erased = Erased()
     with transaction.atomic():
@@ -192,20 +199,21 @@ def erase(user, *, delete_account: bool = False) -> Erased:
     return erased
 
 
-def _redis():
+def _redis() -> Redis:
     from django_redis import get_redis_connection
 
-    return get_redis_connection("default")
+    connection: Redis = get_redis_connection("default")
+    return connection
 
 
-def _redis_keys(customer_id: int, conversation_ids: list) -> set[str]:
+def _redis_keys(customer_id: int, conversation_ids: list[UUID]) -> set[str]:
     redis = _redis()
     keys = {key for c in conversation_ids for key in SessionKeys.of(c).all() if redis.exists(key)}
     keys.update(k.decode() for k in redis.scan_iter(match=f"rate:{customer_id}:*", count=1000))
     return keys
 
 
-def _delete_redis_keys(customer_id: int, conversation_ids: list) -> int:
+def _delete_redis_keys(customer_id: int, conversation_ids: list[UUID]) -> int:
     keys = _redis_keys(customer_id, conversation_ids)
     return _redis().delete(*keys) if keys else 0
 
@@ -227,13 +235,13 @@ def _drop_queued_consolidations(conversation_ids: set[str]) -> int:
     try:
         for raw in broker.lrange(queue, 0, -1):
             if _consolidates(raw, conversation_ids):
-                dropped += broker.lrem(queue, 1, raw)
+                dropped += broker.lrem(queue, 1, raw)  # type: ignore[arg-type]  # redis-py hints str; bytes work
     finally:
         broker.close()
     return dropped
 
 
-def _consolidates(raw: bytes, conversation_ids: set[str]) -> bool:
+def _consolidates(raw: bytes | str, conversation_ids: set[str]) -> bool:
     """Whether a broker message (kombu's JSON envelope) is a consolidation run of one of these conversations."""
     try:
         envelope = json.loads(raw)

@@ -4,7 +4,9 @@ shop's promises due or overdue (oldest first): done, extend, message the custome
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
+from uuid import UUID
 
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
@@ -16,11 +18,12 @@ from django.views.decorators.http import require_POST, require_safe
 
 from chat import charts, commitments, dashboard, handoff
 from chat.models import Commitment, Handoff
+from chat.views import AuthenticatedRequest
 
 
 @staff_member_required
 @require_safe
-def console(request: HttpRequest) -> HttpResponse:
+def console(request: AuthenticatedRequest) -> HttpResponse:
     mine = Handoff.objects.filter(closed_at__isnull=True, taken_by=request.user).order_by("taken_at")
     taken = Handoff.objects.filter(closed_at__isnull=True, taken_by__isnull=False).order_by("taken_at")
     context = {
@@ -35,7 +38,7 @@ def console(request: HttpRequest) -> HttpResponse:
 
 @staff_member_required
 @require_safe
-def conversation(request: HttpRequest, conversation_id) -> HttpResponse:
+def conversation(request: HttpRequest, conversation_id: UUID) -> HttpResponse:
     item = get_object_or_404(Handoff, conversation_id=conversation_id)
     lines, state = handoff.transcript(conversation_id)
     context = {"handoff": item, "transcript": lines, "state": state, "staff_strings": _staff_strings()}
@@ -66,8 +69,8 @@ def _staff_strings() -> dict[str, str]:
 
 @staff_member_required
 @require_POST
-def act(request: HttpRequest, conversation_id, action: str) -> HttpResponse:
-    actions = {
+def act(request: AuthenticatedRequest, conversation_id: UUID, action: str) -> HttpResponse:
+    actions: dict[str, Callable[[], object]] = {
         "take": lambda: handoff.take(conversation_id, request.user),
         "reply": lambda: handoff.reply(conversation_id, request.user, request.POST.get("text", "")),
         "close": lambda: handoff.close(conversation_id, request.user, request.POST.get("resolution", "")),
@@ -86,7 +89,7 @@ def act(request: HttpRequest, conversation_id, action: str) -> HttpResponse:
 
 @staff_member_required
 @require_POST
-def promise(request: HttpRequest, commitment_id: int, action: str) -> HttpResponse:
+def promise(request: AuthenticatedRequest, commitment_id: int, action: str) -> HttpResponse:
     """Keep (done), extend (a new due time, the customer hears of it next visit) or message the customer."""
     item = get_object_or_404(Commitment, pk=commitment_id)
     actor = f"staff:{request.user.get_username()}"

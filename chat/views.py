@@ -6,12 +6,15 @@ docs/protocol.md.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any, TypedDict
+from uuid import UUID
 
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.contrib.auth.models import User
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -24,13 +27,41 @@ from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm,
 from chat.models import ConversationRating
 from memory import longterm, provenance
 from memory.models import Conversation, LongTermMemory, MemoryConflict, MemoryType, tag_of
+from memory.provenance import Quote
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+
+class AuthenticatedRequest(HttpRequest):
+    """A request to a view behind ``login_required`` or ``staff_member_required``: someone is logged in."""
+
+    user: User
+
+
+class MemoryRow(TypedDict):
+    """One memory as the memory page shows it, with its correction form."""
+
+    memory: LongTermMemory
+    about: StrOrPromise
+    source: StrOrPromise
+    tag: StrOrPromise
+    quote: Quote | None
+    form: CorrectMemoryForm
+
+
+class RecappedConversation(TypedDict):
+    """A recapped conversation on the memory page: its recap's row and the memories learned in it."""
+
+    recap: MemoryRow
+    learned: list[MemoryRow]
 
 
 class CustomerLoginView(auth_views.LoginView):
     template_name = "registration/login.html"
     redirect_authenticated_user = True
 
-    def get_context_data(self, **kwargs) -> dict:
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["demo_mode"] = settings.DEMO_MODE
         if settings.DEMO_MODE:
@@ -45,7 +76,7 @@ class CustomerLogoutView(auth_views.LogoutView):
     pass
 
 
-def login_locked_out(request: HttpRequest, *args: object) -> HttpResponse:
+def login_locked_out(request: HttpRequest, *args: object) -> HttpResponseBase:
     """django-axes' answer to a locked-out login (``AXES_LOCKOUT_CALLABLE``): the same login page, unfilled,
     saying why, with status 429 — the admin's login for the admin, the customers' for everyone else.
 
@@ -54,6 +85,7 @@ def login_locked_out(request: HttpRequest, *args: object) -> HttpResponse:
     """
     request.method = "GET"
     context = {"lockout_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)}
+    response: HttpResponseBase
     if request.path == reverse("admin:login"):
         response = admin.site.login(request, extra_context=context)
     else:
@@ -111,20 +143,20 @@ def chat_page(request: HttpRequest) -> HttpResponse:
 RECAP_LABEL = gettext_lazy("our recap of the conversation")
 
 
-def _mine(request: HttpRequest, pk: int) -> LongTermMemory:
-    return get_object_or_404(LongTermMemory.objects.valid(), pk=pk, customer=request.user)
+def _mine(request: AuthenticatedRequest, pk: int) -> LongTermMemory:
+    memory: LongTermMemory = get_object_or_404(LongTermMemory.objects.valid(), pk=pk, customer=request.user)
+    return memory
 
 
-def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | None = None) -> list[dict]:
-    memories = LongTermMemory.objects.valid().filter(customer=request.user).order_by("key", "-created_at")
+def _memory_rows(request: AuthenticatedRequest, failed: tuple[int, CorrectMemoryForm] | None = None) -> list[MemoryRow]:
+    memories = list(LongTermMemory.objects.valid().filter(customer=request.user).order_by("key", "-created_at"))
     disputed = set(
         MemoryConflict.objects.filter(customer=request.user, status=MemoryConflict.Status.OPEN).values_list(
             "existing_id", flat=True
         )
     )
-    memories = list(memories)
     said = provenance.quotes(memories)
-    rows = []
+    rows: list[MemoryRow] = []
     for memory in memories:
         form = failed[1] if failed and failed[0] == memory.pk else CorrectMemoryForm(memory=memory)
         rows.append(
@@ -142,23 +174,25 @@ def _memory_rows(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | N
     return rows
 
 
-def _by_conversation(rows: list[dict]) -> tuple[list[dict], list[dict]]:
+def _by_conversation(rows: list[MemoryRow]) -> tuple[list[MemoryRow], list[RecappedConversation]]:
     """The rows as the page shows them: memories that belong to no recapped conversation, then each recapped
     conversation ("our conversation on <date>"), newest first, with the memories learned in it."""
     recaps = {row["memory"].source_conversation_id: row for row in rows if row["memory"].type == MemoryType.SUMMARY}
-    learned: dict[object, list[dict]] = {key: [] for key in recaps}
-    loose = []
+    learned: dict[UUID | None, list[MemoryRow]] = {key: [] for key in recaps}
+    loose: list[MemoryRow] = []
     for row in rows:
         memory = row["memory"]
         if memory.type == MemoryType.SUMMARY:
             continue
         (learned[memory.source_conversation_id] if memory.source_conversation_id in recaps else loose).append(row)
-    conversations = [{"recap": recap, "learned": learned[key]} for key, recap in recaps.items()]
+    conversations = [RecappedConversation(recap=recap, learned=learned[key]) for key, recap in recaps.items()]
     conversations.sort(key=lambda c: c["recap"]["memory"].created_at, reverse=True)
     return loose, conversations
 
 
-def _memories_context(request: HttpRequest, failed: tuple[int, CorrectMemoryForm] | None = None) -> dict:
+def _memories_context(
+    request: AuthenticatedRequest, failed: tuple[int, CorrectMemoryForm] | None = None
+) -> dict[str, object]:
     rows = _memory_rows(request, failed)
     loose, conversations = _by_conversation(rows)
     return {"rows": rows, "loose": loose, "conversations": conversations}
@@ -166,13 +200,13 @@ def _memories_context(request: HttpRequest, failed: tuple[int, CorrectMemoryForm
 
 @login_required
 @require_GET
-def memories_page(request: HttpRequest) -> HttpResponse:
+def memories_page(request: AuthenticatedRequest) -> HttpResponse:
     return render(request, "chat/memories.html", _memories_context(request))
 
 
 @login_required
 @require_POST
-def correct_memory(request: HttpRequest, pk: int) -> HttpResponse:
+def correct_memory(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     memory = _mine(request, pk)
     form = CorrectMemoryForm(request.POST, memory=memory)
     if not form.is_valid():
@@ -196,7 +230,7 @@ def correct_memory(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def delete_memory(request: HttpRequest, pk: int) -> HttpResponse:
+def delete_memory(request: AuthenticatedRequest, pk: int) -> HttpResponse:
     memory = _mine(request, pk)
     longterm.delete_memory(memory, actor="customer", reason="customer deleted it")
     messages.success(request, _("Deleted. We no longer remember it."))
@@ -205,7 +239,7 @@ def delete_memory(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def rate_conversation(request: HttpRequest) -> JsonResponse:
+def rate_conversation(request: AuthenticatedRequest) -> JsonResponse:
     """Store the customer's 1-5 rating of one of their own conversations (JSON body; CSRF header)."""
     try:
         payload = json.loads(request.body or b"{}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from argparse import ArgumentParser
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
 from chat import privacy
@@ -14,14 +17,14 @@ class Command(BaseCommand):
         "consolidation. Asks for confirmation unless --yes."
     )
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
         parser.add_argument(
             "--delete-account", action="store_true", help="also delete the account with its orders and profile"
         )
 
-    def handle(self, *args, username: str, yes: bool, delete_account: bool, **options) -> None:
+    def handle(self, *args: Any, username: str, yes: bool, delete_account: bool, **options: Any) -> None:
         try:
             user = privacy.customer(username)
         except privacy.UnknownCustomer as exc:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from argparse import ArgumentParser
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -13,11 +15,11 @@ from chat import privacy
 class Command(BaseCommand):
     help = "Write everything the system holds about one customer as JSON (stdout, or --output FILE)."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("username")
         parser.add_argument("--output", "-o", help="write to this file instead of stdout")
 
-    def handle(self, *args, username: str, output: str | None, **options) -> None:
+    def handle(self, *args: Any, username: str, output: str | None, **options: Any) -> None:
         try:
             user = privacy.customer(username)
         except privacy.UnknownCustomer as exc:

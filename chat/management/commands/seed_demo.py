@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+from argparse import ArgumentParser
 from datetime import timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
@@ -15,11 +17,14 @@ from chat import demo_data, demo_history, fulfilment, shop
 from chat.demo_data import ARTICLES, CUSTOMERS, PROMISES
 from chat.models import Commitment, CustomerProfile, Order, OrderItem, PolicyArticle, Refund, Shipment, TrackingEvent
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
 
 class Command(BaseCommand):
     help = "Create the demo customers with their orders, shipments, promises and the policy articles; safe to rerun."
 
-    def add_arguments(self, parser) -> None:
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
             "--history",
             action="store_true",
@@ -27,7 +32,7 @@ class Command(BaseCommand):
         )
 
     @transaction.atomic
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         now = clock.now()
         password = demo_data.customer_password()
         user_model = get_user_model()
@@ -89,7 +94,7 @@ class Command(BaseCommand):
             numbers = ", ".join(o.number for o in customer.orders)
             self.stdout.write(f"  {customer.username:<6} {customer.display_name} ({customer.language}): {numbers}")
 
-    def _promises(self, user_model) -> None:
+    def _promises(self, user_model: type[User]) -> None:
         """The demo's promises, made as the agent and staff make them; once per customer."""
         for username, kind, number, reason in PROMISES:
             user = user_model.objects.get(username=username)
