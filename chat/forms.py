@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from django import forms
@@ -17,6 +17,9 @@ from memory import keys, longterm
 from memory.embeddings import get_embedder
 from memory.instructions import INSTRUCTION_PATTERNS
 from memory.models import LongTermMemory, MemoryConflict, Source, Tag
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # What a keyed memory is about, in the customer's language (memory.keys.REGISTRY names).
 KEY_LABELS = {
@@ -48,7 +51,7 @@ TAG_LABELS = {
     Tag.DISPUTED: _("being checked by our team"),
 }
 
-SOURCE_LABELS = {
+SOURCE_LABELS: dict[str, StrOrPromise] = {  # keyed by Source, looked up by a row's plain string
     Source.SYSTEM_RECORD: _("from the shop's records"),
     Source.CUSTOMER_STATED: _("you told us"),
     Source.AGENT_INFERRED: _("the assistant inferred it"),

@@ -58,7 +58,7 @@ def search_policies(query: str, *, language: str = "", k: int = 3, ranking: str 
     if not query.strip():
         return []
     vector = get_embedder().embed_queries([query])[0]
-    params = {
+    params: dict[str, str | int | float | list[str]] = {
         "vector": "[" + ",".join(f"{x:.7f}" for x in vector.tolist()) + "]",  # floats format faster than numpy's
         "language": language,
         "limit": k * 4,

