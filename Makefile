@@ -48,10 +48,13 @@ eval: $(STAMP)
 bench: $(STAMP)
 	OMP_NUM_THREADS=1 $(PY) benchmarks/report.py $(BENCH_ARGS)
 
+# mypy (mypy.ini) loads the settings through django-stubs' plugin: the two URLs keep the settings from
+# starting embedded servers, and nothing connects to them.
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	DATABASE_URL=postgres://mypy@localhost/unused REDIS_URL=redis://localhost/0 $(VENV)/bin/mypy
 
 # Stops the embedded servers and deletes their data (demo and tests).
 clean-data: $(STAMP)
