@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import jsonschema
 import openai
@@ -27,6 +27,8 @@ from agentsite import clock, jsonschemas
 from agentsite.redaction import redact
 
 logger = logging.getLogger(__name__)
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 # A message, a tool's schema, a request or a reply as the chat-completions API writes them: JSON objects.
 JSONObject = dict[str, Any]
@@ -633,44 +635,20 @@ def reset_gateway() -> None:
     _gateway = None
 
 
-def chat(
-    messages: Sequence[JSONObject],
-    tools: Sequence[JSONObject] | None = None,
-    *,
-    stream: bool = False,
-    on_token: Callable[[str], None] | None = None,
-    cheap: bool = False,
-    purpose: str = "chat",
-    conversation_id: str | None = None,
-    response_format: JSONObject | None = None,
-    extra_headers: dict[str, str] | None = None,
-) -> Completion:
-    """Chat with the main model (see ``ModelGateway.chat``)."""
-    return get_gateway().chat(
-        messages,
-        tools,
-        stream=stream,
-        on_token=on_token,
-        cheap=cheap,
-        purpose=purpose,
-        conversation_id=conversation_id,
-        response_format=response_format,
-        extra_headers=extra_headers,
-    )
+def _on_the_gateway(method: Callable[Concatenate[ModelGateway, _P], _R]) -> Callable[_P, _R]:
+    """``method`` called on this process's gateway: the module's functions keep the gateway's signatures."""
+
+    @functools.wraps(method)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return method(get_gateway(), *args, **kwargs)
+
+    return call
 
 
-def summarise(text: str, *, max_tokens: int | None = None, conversation_id: str | None = None) -> str:
-    """Summarise ``text`` with the cheap model."""
-    return get_gateway().summarise(text, max_tokens=max_tokens, conversation_id=conversation_id)
-
-
-def summarise_conversation(
-    transcript: str, *, language: str, max_tokens: int, conversation_id: str | None = None
-) -> str:
-    """Recap a finished conversation with the cheap model (``ModelGateway.summarise_conversation``)."""
-    return get_gateway().summarise_conversation(
-        transcript, language=language, max_tokens=max_tokens, conversation_id=conversation_id
-    )
+chat = _on_the_gateway(ModelGateway.chat)
+summarise = _on_the_gateway(ModelGateway.summarise)
+summarise_conversation = _on_the_gateway(ModelGateway.summarise_conversation)
+extract = _on_the_gateway(ModelGateway.extract)
 
 
 def main_model() -> str:
@@ -681,17 +659,3 @@ def main_model() -> str:
 def uses_offline_model() -> bool:
     """Whether the agent talks to the project's own offline demo model rather than a real one."""
     return not settings.OPENAI_BASE_URL or settings.LLM_MAIN_MODEL.startswith("offline")
-
-
-def extract(
-    conversation: Sequence[tuple[str, str]],
-    schema: JSONObject,
-    *,
-    prompt: str,
-    conversation_id: str | None = None,
-    extra_headers: dict[str, str] | None = None,
-) -> JSONObject:
-    """Extract JSON about a conversation with the cheap model, validated against ``schema``."""
-    return get_gateway().extract(
-        conversation, schema, prompt=prompt, conversation_id=conversation_id, extra_headers=extra_headers
-    )
