@@ -14,6 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks import services  # noqa: E402
+from benchmarks.synthetic import MONTHS  # noqa: E402
 
 DATABASE = "bench_cons"
 SCRIPTS = {
@@ -32,20 +33,6 @@ SCRIPTS = {
         ("Please mute notifications at night", "Done, notifications are muted."),
     ],
 }
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 
 
 def main() -> None:

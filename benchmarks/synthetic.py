@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from chat.evaluation.generator import MONTHS_EN as MONTHS
+
 DIMENSIONS = 384
 
 _NAMES = ["Alice", "Bob", "Chen Wei", "Li Na", "Maria", "John", "Wang Fang", "Zhang Min", "Priya", "Omar"]
@@ -67,20 +69,6 @@ _COLOURS = ["black", "navy", "red", "white", "olive", "grey", "beige"]
 _COLOURS_ZH = ["黑色", "藏青色", "红色", "白色", "橄榄绿", "灰色", "米色"]
 _CHANNELS = ["email", "phone", "SMS", "WeChat"]
 _CHANNELS_ZH = ["邮件", "电话", "短信", "微信"]
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 _ISSUES = [
     "arrived damaged",
     "was missing a part",
@@ -97,12 +85,12 @@ def memory_texts(count: int, seed: int = 7) -> list[str]:
     order = lambda: f"ORD-{rng.choice([2023, 2024, 2025])}-{rng.randrange(10000):04d}"  # noqa: E731
     english = [
         lambda: f"Prefers {rng.choice(_CARRIERS)} for deliveries to {rng.choice(_CITIES)}.",
-        lambda: f"Birthday is {rng.choice(_MONTHS)} {rng.randrange(1, 29)}.",
+        lambda: f"Birthday is {rng.choice(MONTHS)} {rng.randrange(1, 29)}.",
         lambda: (
             f"Order {order()} ({rng.choice(_PRODUCTS)}) {rng.choice(_ISSUES)}; refunded {rng.randrange(20, 900)} yuan."
         ),
         lambda: f"Wants to be contacted by {rng.choice(_CHANNELS)} in the {rng.choice(['morning', 'evening'])}.",
-        lambda: f"Bought a {rng.choice(_COLOURS)} {rng.choice(_PRODUCTS)} in {rng.choice(_MONTHS)}.",
+        lambda: f"Bought a {rng.choice(_COLOURS)} {rng.choice(_PRODUCTS)} in {rng.choice(MONTHS)}.",
         lambda: f"Asked us to mute promotional notifications about {rng.choice(_PRODUCTS)}.",
         lambda: (
             f"Ships to {rng.randrange(1, 999)} {rng.choice(['Park', 'Lake', 'Hill', 'River'])} Road, "

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from django.db.models import Count, Q
 
 from chat.evaluation import spawned
+from chat.evaluation.generator import MONTHS_EN
 from chat.evaluation.scratch import CITIES, PRODUCTS, Progress, SimClock, make_customers, quiet, scratch
 from memory import forgetting, longterm
 from memory.embeddings import get_embedder
@@ -94,20 +95,6 @@ class StoreSize(TypedDict):
     vector_queries: int
 
 
-_MONTHS_EN = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 _ISSUES = [
     ("到货时有破损", "arrived damaged"),
     ("少了一个配件", "was missing a part"),
@@ -235,9 +222,7 @@ def _memory_pool(size: int, rng: random.Random) -> list[_Pooled]:
             item = _Pooled("preference", "notification_preference", value, text)
         else:
             month, day = rng.randrange(1, 13), rng.randrange(1, 29)
-            text = (
-                f"客户的生日是{month}月{day}日" if zh else f"The customer's birthday is {_MONTHS_EN[month - 1]} {day}"
-            )
+            text = f"客户的生日是{month}月{day}日" if zh else f"The customer's birthday is {MONTHS_EN[month - 1]} {day}"
             item = _Pooled("fact", "birthday", normalise("birthday", f"{month:02d}-{day:02d}"), text)
         pool.setdefault(item.content, item)
     return list(pool.values())
