@@ -27,6 +27,8 @@ from urllib.parse import quote
 
 import psutil
 
+from tests.waiting import wait_until
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -71,14 +73,14 @@ def free_port() -> int:
 
 
 def _wait_for(predicate, timeout: float, what: str, log: Path, proc: subprocess.Popen) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """Wait until ``predicate`` holds; fail at once, with the log's tail, if the process exits first."""
+
+    def ready() -> object:
         if proc.poll() is not None:
             raise RuntimeError(f"{what} exited with {proc.returncode}:\n{log.read_text(errors='replace')[-4000:]}")
-        if predicate():
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"{what} not ready after {timeout} s:\n{log.read_text(errors='replace')[-4000:]}")
+        return predicate()
+
+    wait_until(ready, lambda: f"{what} not ready:\n{log.read_text(errors='replace')[-4000:]}", timeout)
 
 
 @dataclass

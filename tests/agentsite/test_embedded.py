@@ -2,13 +2,14 @@
 
 import os
 import signal
-import time
 
+import psutil
 import psycopg
 import pytest
 import redis
 
 from agentsite import embedded
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -37,13 +38,7 @@ def test_postgres_restarts_after_its_postmaster_was_killed(tmp_path):
     postmaster = int((datadir / "postmaster.pid").read_text().splitlines()[0])
 
     os.kill(postmaster, signal.SIGKILL)  # postmaster.pid stays behind
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(postmaster, 0)
-            time.sleep(0.05)
-        except ProcessLookupError:
-            break
+    wait_until(lambda: not psutil.pid_exists(postmaster), f"postmaster {postmaster} gone", timeout=10)
     assert (datadir / "postmaster.pid").exists()
 
     url_again = embedded.ensure_postgres(datadir)

@@ -6,7 +6,6 @@ import json
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,20 +19,9 @@ from agentsite.embedded import redis_server_binary
 from chat.models import CustomerProfile
 from memory.session import SessionStore
 from tests.procs import free_port
+from tests.waiting import wait_until
 
 END_OF_TURN = {"reply_done", "escalated", "error", "notice"}
-
-
-def wait_until(predicate: Callable[[], object], what: str, timeout: float = 60) -> object:
-    """Poll ``predicate`` until it returns something truthy (state-based, not a timed assertion)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = predicate()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"still not true after {timeout} s: {what}")
-        time.sleep(0.05)
 
 
 @dataclass

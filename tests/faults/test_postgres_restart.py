@@ -22,8 +22,9 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from agentsite.embedded import ensure_postgres, stop_postgres
-from tests.faults.conftest import ChatClient, Customer, wait_until
+from tests.faults.conftest import ChatClient, Customer
 from tests.procs import ProcessEnv, start_daphne
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

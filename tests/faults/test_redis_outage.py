@@ -18,8 +18,9 @@ from agentsite.settings import redis_db_url
 from chat import conversations, handoff
 from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys
-from tests.faults.conftest import END_OF_TURN, ChatClient, reply_of, wait_until
+from tests.faults.conftest import END_OF_TURN, ChatClient, reply_of
 from tests.procs import ProcessEnv, start_daphne, start_worker
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -8,7 +8,6 @@ dies while it runs the day is replaced by the next attempt the same day.
 import json
 import subprocess
 import sys
-import time
 import uuid
 from datetime import timedelta
 
@@ -18,6 +17,7 @@ from agentsite import clock
 from memory.models import ForgettingRun, LongTermMemory
 from tests.memory.test_recall import remember
 from tests.procs import ROOT
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -127,9 +127,8 @@ def test_a_run_killed_half_way_is_resumed_the_same_day(process_env, make_custome
         assert run_daily() is None  # the day is being run by the other process
         holder.kill()  # SIGKILL: no cleanup, its connection (and the day's lock) just dies
         holder.wait(10)
-        deadline = time.monotonic() + 20
-        while (resumed := run_daily()) is None and time.monotonic() < deadline:
-            time.sleep(0.05)  # PostgreSQL notices the closed socket and ends the dead backend
+        # PostgreSQL notices the closed socket and ends the dead backend, releasing the day's lock
+        resumed = wait_until(run_daily, "the day runs once its holder is dead", timeout=20)
     finally:
         holder.kill()
         holder.wait(10)

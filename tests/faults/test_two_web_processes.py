@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import re
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -41,6 +40,7 @@ from tests.procs import (
     start_daphne,
     start_pgbouncer,
 )
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -66,10 +66,12 @@ class Cluster:
         return self.webs[index]
 
     def wait_for_backends(self, up: dict[str, bool], timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while (seen := self.balancer.backends_up()) != up:
-            assert time.monotonic() < deadline, f"HAProxy sees {seen}, not {up}"
-            time.sleep(0.1)
+        wait_until(
+            lambda: self.balancer.backends_up() == up,
+            lambda: f"HAProxy sees {self.balancer.backends_up()}, not {up}",
+            timeout,
+            interval=0.1,
+        )
 
     def set_state(self, server: str, state: str) -> None:
         """``ready``, ``drain`` (no new connections) or ``maint``, through HAProxy's runtime API."""

@@ -20,9 +20,9 @@ from agentsite.settings import redis_db_url
 from memory.consolidation import consolidate
 from memory.models import Conversation, LongTermMemory
 from memory.tasks import consolidate_conversation, sweep_consolidation
-from tests.faults.conftest import wait_until
 from tests.memory.test_consolidation import converse
 from tests.procs import start_worker
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

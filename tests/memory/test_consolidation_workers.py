@@ -1,6 +1,5 @@
 """Consolidation on real prefork workers: two workers on one customer, and workers killed mid-task."""
 
-import time
 import uuid
 from datetime import timedelta
 
@@ -15,6 +14,7 @@ from memory.models import LongTermMemory
 from memory.tasks import consolidate_conversation
 from tests.memory.test_consolidation import converse
 from tests.procs import start_worker
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -78,10 +78,8 @@ def test_a_worker_killed_mid_consolidation_leaves_nothing_the_sweep_does_not_fin
     worker = start_worker(process_env, name="victim", extra_env={"MEMORY_TEST_BARRIER": f"{barrier}:2:120"})
     try:
         consolidate_conversation.delay(str(conversation))
-        deadline = time.monotonic() + 60
-        while _barrier_count(barrier) < 1:  # everything written, not yet committed
-            assert time.monotonic() < deadline, worker.log.read_text()
-            time.sleep(0.05)
+        # everything written, not yet committed
+        wait_until(lambda: _barrier_count(barrier) >= 1, worker.log.read_text, timeout=60)
         if kill == "whole_worker":
             worker.kill()
         else:

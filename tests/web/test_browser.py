@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from django.core.management import call_command
 
 from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
 from tests.procs import ARTIFACTS, DaphneServer, start_daphne
+from tests.waiting import wait_until
 from tests.web.conftest import remember
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -97,8 +97,8 @@ def send_and_watch(page, text: str, timeout: float = 60) -> list[str]:
     page.fill("#message", text)
     page.press("#message", "Enter")
     seen: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def complete() -> bool:
         state = page.evaluate(
             """n => {
                 const replies = document.querySelectorAll('#log .msg.agent');
@@ -108,13 +108,14 @@ def send_and_watch(page, text: str, timeout: float = 60) -> list[str]:
             }""",
             agents_before,
         )
-        if state is not None:
-            if not seen or seen[-1] != state["text"]:
-                seen.append(state["text"])
-            if not state["streaming"]:
-                return seen
-        time.sleep(0.01)
-    raise AssertionError(f"no complete reply to {text!r} within {timeout} s; saw {seen[-1:]!r}")
+        if state is None:
+            return False
+        if not seen or seen[-1] != state["text"]:
+            seen.append(state["text"])
+        return not state["streaming"]
+
+    wait_until(complete, lambda: f"a complete reply to {text!r}; saw {seen[-1:]!r}", timeout, interval=0.01)
+    return seen
 
 
 def test_reply_streams_in_the_inspector_shows_memory_and_history_survives_a_reload(site, browser):
@@ -380,9 +381,7 @@ def test_two_staff_racing_to_take_one_conversation_one_wins_and_both_agree(
         page.click("button:has-text('Take over')", no_wait_after=True)
     # The winner's request records the holder, then moves the conversation to "human": a page loaded in
     # between shows the holder beside the old state. Both views are compared once the winner's is done.
-    deadline = time.monotonic() + 30
-    while not _view(pages[0], url)[0].endswith("human") and time.monotonic() < deadline:
-        pages[0].wait_for_timeout(100)
+    wait_until(lambda: _view(pages[0], url)[0].endswith("human"), "the winner's takeover done", 30, interval=0.1)
 
     views = [_view(page, url) for page in pages]
     assert views[0][0] == views[1][0] and views[0][0].startswith("held by lead")  # both views agree
