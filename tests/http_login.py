@@ -12,9 +12,17 @@ import re
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode
 
+from django.test import Client
 from websockets.sync.client import ClientConnection, connect
 
 _CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def login_cookie(user) -> str:
+    """Log ``user`` in without the form: a real Django session, as the ``Cookie`` header a browser sends."""
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}"
 
 
 class HttpBrowser:

@@ -54,7 +54,7 @@ def test_only_staff_or_the_token_may_scrape(settings, django_user_model):
 
 @pytest.mark.django_db
 def test_turns_model_calls_tokens_and_vector_queries_are_counted(token, offline_model, django_user_model):
-    from tests.memory.test_recall import remember
+    from tests.factories import remember
 
     customer = django_user_model.objects.create_user("metrics-customer")
     remember(customer, "The customer prefers deliveries after 6 pm")  # a customer without memories is not searched
@@ -167,7 +167,7 @@ def test_a_vector_search_is_counted_with_the_next_metrics_write_not_on_its_own(
     from django_redis import get_redis_connection
 
     from memory.recall import recall
-    from tests.memory.test_recall import remember
+    from tests.factories import remember
 
     metrics, redis_conn = nothing_pending, get_redis_connection("default")
     customer = django_user_model.objects.create_user("searcher")

@@ -10,7 +10,7 @@ from chat import handoff
 from chat.models import CustomerProfile, Handoff
 from memory.models import Conversation
 from tests.chat.wsclient import ChatSocket, run
-from tests.memory.test_recall import remember
+from tests.factories import remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

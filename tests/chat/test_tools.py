@@ -230,7 +230,7 @@ def test_a_confirmation_that_names_the_change_must_name_the_waiting_one(text, pr
 
 
 def test_recall_memory_returns_this_customers_memories_with_tags(context_for, seeded):
-    from tests.memory.test_recall import remember
+    from tests.factories import remember
 
     ctx = context_for("wang")
     remember(seeded["wang"], "客户偏好顺丰快递", key="preferred_carrier", value="sf_express", confidence=0.95)

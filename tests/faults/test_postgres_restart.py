@@ -22,7 +22,7 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from agentsite.embedded import ensure_postgres, stop_postgres
-from tests.faults.conftest import ChatClient, Customer
+from tests.faults.chat_client import ChatClient, Customer
 from tests.procs import ProcessEnv, start_daphne
 from tests.waiting import wait_until
 

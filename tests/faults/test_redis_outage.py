@@ -18,7 +18,8 @@ from agentsite.settings import redis_db_url
 from chat import conversations, handoff
 from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys
-from tests.faults.conftest import END_OF_TURN, ChatClient, reply_of
+from tests.chat.wsclient import END_OF_TURN
+from tests.faults.chat_client import ChatClient, reply_of
 from tests.procs import ProcessEnv, start_daphne, start_worker
 from tests.waiting import wait_until
 

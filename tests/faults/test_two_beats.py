@@ -15,7 +15,7 @@ import pytest
 
 from agentsite import clock
 from memory.models import ForgettingRun, LongTermMemory
-from tests.memory.test_recall import remember
+from tests.factories import remember
 from tests.procs import ROOT
 from tests.waiting import wait_until
 

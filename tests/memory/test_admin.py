@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from memory.states import AgentState
 from memory.working import Role
-from tests.memory.conftest import entry
+from tests.factories import entry
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,8 @@ from memory.session import SessionStore
 from memory.states import AgentState
 from memory.tokens import count_tokens
 from memory.working import Role, ToolCall, WorkingMemory
-from tests.memory.conftest import digest_calls, entry
+from tests.factories import entry
+from tests.memory.probes import digest_calls
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from memory.consolidation import ConsolidationDeferred, consolidate
 from memory.longterm import restore
 from memory.models import LongTermMemory, MemoryConflict, MemoryEvent
 from memory.working import Role
-from tests.memory.conftest import entry
+from tests.factories import entry
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.core.management import call_command
 from agentsite import clock
 from memory import forgetting
 from memory.models import ForgettingRun, LongTermMemory, MemoryEvent
+from tests.factories import remember
 from tests.memory.test_consolidation import converse
-from tests.memory.test_recall import remember
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,6 @@ from django.db import transaction
 
 from agentsite import clock
 from memory.embeddings import get_embedder
-from memory.longterm import Candidate, insert
 from memory.models import LongTermMemory, MemoryConflict
 from memory.recall import (
     MEMORY_CLOSE,
@@ -20,18 +19,10 @@ from memory.recall import (
     signals_missing_memory,
     vector_queries,
 )
+from tests.factories import remember
 from tests.pgsettings import current_setting
 
 pytestmark = pytest.mark.django_db
-
-
-def remember(customer, content, *, key="", value="", confidence=0.9, source="customer_stated", type="fact"):
-    """Insert one memory as it is (no dedup: these tests are about reading)."""
-    candidate = Candidate(type=type, content=content, confidence=confidence, key=key, value=value, source=source)
-    with transaction.atomic():
-        return insert(
-            customer.pk, candidate, get_embedder().embed_passages([content])[0], actor="test", now=clock.now()
-        )
 
 
 def test_recall_returns_only_this_customers_valid_memories(make_customer):

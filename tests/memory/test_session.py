@@ -13,7 +13,8 @@ from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys, SessionStore
 from memory.states import AgentState
 from memory.working import Role
-from tests.memory.conftest import entry, session_keys, tool_call, tool_result
+from tests.factories import entry, tool_call, tool_result
+from tests.memory.probes import session_keys
 from tests.procs import free_port
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,8 @@ from memory.models import Conversation, ConversationMessage
 from memory.session import SessionKeys, SessionStore, observing_transitions
 from memory.states import AgentState
 from memory.working import Role
-from tests.memory.conftest import entry, session_keys
+from tests.factories import entry
+from tests.memory.probes import session_keys
 
 pytestmark = pytest.mark.django_db
 

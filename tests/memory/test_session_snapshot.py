@@ -9,7 +9,7 @@ from memory.session import BotMayNotReply, SessionKeys, SessionStore, StoredMess
 from memory.session.hot import encode_message
 from memory.states import AgentState
 from memory.working import Role
-from tests.memory.conftest import entry
+from tests.factories import entry
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from memory.models import Conversation, StateTransition
 from memory.session import BotMayNotReply, SessionKeys
 from memory.states import TRANSITIONS, AgentState, IllegalTransition, Step, bot_may_reply, detect_loop
 from memory.working import Role
-from tests.memory.conftest import entry
+from tests.factories import entry
 
 S = AgentState
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "session.md"

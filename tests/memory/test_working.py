@@ -15,7 +15,7 @@ from memory.working import (
     UnknownToolCall,
     WorkingMemory,
 )
-from tests.memory.conftest import entry, tool_call, tool_result
+from tests.factories import entry, tool_call, tool_result
 
 
 def words(n: int, word: str = "data") -> str:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agentsite.offline_model import tokens
-from tests.offline_model.conftest import tool_schemas
+from tests.offline_model.tool_schemas import tool_schemas
 
 CHUNK = """customer: 在吗？
 agent: 在的，请问有什么可以帮您？

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentsite.offline_model import conversation, server
-from tests.offline_model.conftest import tool_schemas
+from tests.offline_model.tool_schemas import tool_schemas
 
 TOOLS = tool_schemas()
 WORDS = st.sampled_from(

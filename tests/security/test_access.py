@@ -11,7 +11,7 @@ from django.urls import reverse
 from chat.models import Handoff, PolicyArticle
 from memory.models import LongTermMemory, MemoryConflict
 from tests.chat.wsclient import ChatSocket, run
-from tests.security.conftest import leave_footprint
+from tests.security.footprint import leave_footprint
 
 FOREIGN_ORIGINS = [
     None,  # no Origin header at all

@@ -26,7 +26,7 @@ from django.urls import Resolver404, URLResolver, get_resolver, resolve, reverse
 from django.urls.resolvers import LocalePrefixPattern, RegexPattern, RoutePattern
 
 from memory.models import LongTermMemory
-from tests.security.conftest import Footprint, leave_footprint
+from tests.security.footprint import Footprint, leave_footprint
 
 ALLOWED = {400, 401, 403, 404, 405, 413}  # 401: /metrics asks for a bearer token
 ALLOWED_ON_LOGIN = ALLOWED | {429}  # django-axes may answer bad logins with a lockout

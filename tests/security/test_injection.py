@@ -23,7 +23,7 @@ from memory.consolidation import consolidate
 from memory.models import LongTermMemory
 from memory.recall import MEMORY_CLOSE, MEMORY_OPEN
 from memory.session import SessionStore
-from tests.security.conftest import leave_footprint
+from tests.security.footprint import leave_footprint
 
 pytestmark = pytest.mark.django_db
 

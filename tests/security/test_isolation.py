@@ -24,7 +24,7 @@ from memory.models import LongTermMemory
 from memory.recall import recall
 from memory.session import SessionStore
 from tests.chat.wsclient import ChatSocket, run
-from tests.security.conftest import leave_footprint
+from tests.security.footprint import leave_footprint
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

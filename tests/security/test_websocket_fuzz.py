@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from tests.http_login import login_cookie
 from tests.procs import ProcessEnv, start_daphne
-from tests.security.conftest import login_cookie
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

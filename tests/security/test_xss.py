@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from chat.models import CustomerProfile
-from tests.security.conftest import leave_footprint
+from tests.security.footprint import leave_footprint
 from tests.security.test_access import staff_urls
 
 pytestmark = pytest.mark.django_db

@@ -19,9 +19,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
+from tests.factories import remember
 from tests.procs import ARTIFACTS, DaphneServer, start_daphne
 from tests.waiting import wait_until
-from tests.web.conftest import remember
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

@@ -10,7 +10,7 @@ from django.test import Client, override_settings
 from chat.models import ConversationRating
 from memory.models import LongTermMemory, MemoryConflict, MemoryEvent
 from memory.session import SessionStore
-from tests.web.conftest import remember
+from tests.factories import remember
 
 pytestmark = pytest.mark.django_db
 
