@@ -20,16 +20,11 @@ from memory.embeddings import get_embedder
 from memory.longterm import Candidate, insert
 from memory.models import MemoryConflict, MemoryEvent, StoreDay
 from memory.session import SessionStore
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 TODAY = date(2026, 11, 20)
-
-
-@pytest.fixture
-def make_customer(django_user_model):
-    made = iter(range(1, 1000))
-    return lambda: django_user_model.objects.create_user(f"dashboard-customer-{next(made)}")
 
 
 def at(days_ago: int, hour: int = 12) -> datetime:
@@ -61,8 +56,8 @@ def turn(conversation, days_ago, *, outcome="answered", language="en", ms=1000, 
     )
 
 
-def test_conversations_outcomes_latency_and_recall_come_from_the_turns(make_customer):
-    a, b, c = (SessionStore().start(make_customer().pk).id for _ in range(3))
+def test_conversations_outcomes_latency_and_recall_come_from_the_turns():
+    a, b, c = (SessionStore().start(UserFactory().pk).id for _ in range(3))
     turn(a, 2, language="zh", ms=800, used=2)
     turn(a, 2, language="zh", ms=1200, outcome="resolved")
     turn(b, 2, ms=3000, outcome="escalated", queries=2)
@@ -116,8 +111,8 @@ def test_takeovers_consolidation_breaker_and_model_calls_per_day():
     assert on(board, "model-cost", "offline-main", 4) == 0.75
 
 
-def test_the_store_is_counted_per_day_from_the_rows_own_times(make_customer):
-    customer = make_customer()
+def test_the_store_is_counted_per_day_from_the_rows_own_times():
+    customer = UserFactory()
     vector = get_embedder().embed_passages(["likes tea"])[0]
     insert(customer.pk, Candidate(type="fact", content="likes tea", confidence=0.9), vector, actor="test", now=at(3))
     archived = insert(
@@ -159,8 +154,8 @@ def test_growth_is_the_valid_store_against_thirty_days_before():
     assert growth.reference[1] == dashboard.ARTICLE_MONTHLY_GROWTH
 
 
-def test_deletions_conflicts_ratings_and_promises(make_customer):
-    customer = make_customer()
+def test_deletions_conflicts_ratings_and_promises():
+    customer = UserFactory()
     MemoryEvent.objects.create(customer=customer, memory_id=1, action="deleted", actor="forgetting", created_at=at(2))
     MemoryEvent.objects.create(customer=customer, memory_id=2, action="deleted", actor="customer", created_at=at(2))
     conflict = MemoryConflict.objects.create(customer=customer, incoming_content="x", incoming_source="customer_stated")
@@ -194,23 +189,23 @@ def test_deletions_conflicts_ratings_and_promises(make_customer):
     assert board.now["open_conflicts"] == 1 and board.now["overdue_promises"] == 1
 
 
-def test_a_turn_is_recorded_with_its_language_latency_and_searches(offline_model, make_customer):
-    customer = make_customer()
+def test_a_turn_is_recorded_with_its_language_latency_and_searches(offline_model):
+    customer = UserFactory()
     conversation = SessionStore().start(customer.pk).id
 
     observed_turn(customer.pk, conversation, "Hello, where is my order ORD-2025-0001?")
     with pytest.raises(NotYourConversation):
-        observed_turn(make_customer().pk, conversation, "show me their order")  # not a turn of theirs: not counted
+        observed_turn(UserFactory().pk, conversation, "show me their order")  # not a turn of theirs: not counted
 
     row = TurnStat.objects.get()
     assert (row.conversation_id, row.language, row.outcome) == (conversation, "en", "resolved")  # it looked it up
     assert row.latency_ms > 0 and row.recall_mode == "active"
 
 
-def test_taking_a_handoff_records_the_wait(make_customer, django_user_model):
+def test_taking_a_handoff_records_the_wait(django_user_model):
     from chat import handoff
 
-    conversation = SessionStore().start(make_customer().pk).id
+    conversation = SessionStore().start(UserFactory().pk).id
     SessionStore().transition(conversation, "escalated", "test")
     handoff.open_handoff(conversation)
     staff = django_user_model.objects.create_user("lead", is_staff=True)
@@ -250,11 +245,11 @@ def test_customers_and_visitors_are_refused_and_a_bad_period_is_a_clear_error(cl
         assert response.status_code == 400 and b"7, 30 or 90" in response.content
 
 
-def test_the_page_sends_the_same_statements_however_many_rows_and_days(client, django_user_model, make_customer):
+def test_the_page_sends_the_same_statements_however_many_rows_and_days(client, django_user_model):
     client.force_login(django_user_model.objects.create_user("lead", is_staff=True))
     with CaptureQueriesContext(connection) as few:
         page(client, "7")
-    conversations = [SessionStore().start(make_customer().pk).id for _ in range(5)]
+    conversations = [SessionStore().start(UserFactory().pk).id for _ in range(5)]
     for days_ago in range(0, 90, 3):
         when = clock.now() - timedelta(days=days_ago)
         for conversation in conversations:

@@ -10,11 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from agentsite.embedded import redis_server_binary
-from chat.models import CustomerProfile
 from memory.session import SessionStore
+from tests.factories import CustomerFactory, UserFactory
 from tests.faults.chat_client import Customer
 from tests.http_login import login_cookie
 from tests.procs import free_port
@@ -66,13 +65,8 @@ def own_redis(tmp_path) -> Iterator[OwnRedis]:
 
 
 @pytest.fixture
-def make_customer(django_user_model) -> Callable:
-    counter = iter(range(1, 1000))
-
-    def make():
-        return django_user_model.objects.create_user(username=f"faulty{next(counter)}")
-
-    return make
+def make_customer() -> type[UserFactory]:
+    return UserFactory
 
 
 @pytest.fixture
@@ -85,8 +79,7 @@ def make_chat_customer(transactional_db) -> Callable[[str], Customer]:
     """A customer with a profile and a login session (in the database, so daphne processes see it)."""
 
     def make(username: str, language: str = "en") -> Customer:
-        user = get_user_model().objects.create_user(username=username, password="x")
-        CustomerProfile.objects.create(user=user, display_name=username, language=language)
+        user = CustomerFactory(username=username, password="x", profile__language=language)
         return Customer(user=user, cookie=login_cookie(user))
 
     return make

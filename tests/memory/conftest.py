@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import pytest
 
 from memory.session import SessionStore
-
-_usernames = itertools.count(1)
+from tests.factories import UserFactory
 
 
 @pytest.fixture
-def make_customer(django_user_model) -> Callable:
-    def make(**fields):
-        return django_user_model.objects.create_user(username=f"customer{next(_usernames)}", **fields)
-
-    return make
+def make_customer() -> type[UserFactory]:
+    return UserFactory
 
 
 @pytest.fixture

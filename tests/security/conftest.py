@@ -7,10 +7,8 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from agentsite import clock
-from chat.models import CustomerProfile, Order
+from tests.factories import CustomerFactory, OrderFactory
 
 _numbers = itertools.count(1)
 
@@ -21,15 +19,10 @@ def make_customer(db) -> Callable:
 
     def make(*, language: str = "en", display_name: str = "") -> tuple:
         index = next(_numbers)
-        user = get_user_model().objects.create_user(username=f"sec{index}", password="x")
-        CustomerProfile.objects.create(user=user, display_name=display_name or user.username, language=language)
-        order = Order.objects.create(
-            customer=user,
-            number=f"ORD-2025-{8000 + index:04d}",
-            status="processing",
-            total=Decimal("19.90"),
-            placed_at=clock.now(),
+        username = f"sec{index}"
+        user = CustomerFactory(
+            username=username, password="x", profile__display_name=display_name or username, profile__language=language
         )
-        return user, order
+        return user, OrderFactory(customer=user, number=f"ORD-2025-{8000 + index:04d}", total=Decimal("19.90"))
 
     return make

@@ -1,18 +1,16 @@
-"""Fixtures for the customer's pages: customers and their long-term memories."""
+"""Fixtures for the customer's pages: customers who log in."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
 
-_usernames = itertools.count(1)
+from tests.factories import UserFactory
 
 
 @pytest.fixture
-def make_customer(django_user_model) -> Callable:
-    def make(**fields):
-        return django_user_model.objects.create_user(username=f"webcustomer{next(_usernames)}", password="pw", **fields)
-
-    return make
+def make_customer() -> Callable[..., User]:
+    """A customer who logs in with the password ``pw``."""
+    return lambda **fields: UserFactory(password="pw", **fields)
