@@ -5,12 +5,11 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from agentsite import clock
-from chat.models import CustomerProfile, Order, Shipment, TrackingEvent
 from memory.consolidation import consolidate
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory, OrderFactory, ShipmentFactory, TrackingEventFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,18 +39,20 @@ LATER = {
 
 
 def make_customer(rng: random.Random, language: str):
-    user = get_user_model().objects.create_user(username=f"gen{rng.randrange(10**9)}", password="x")
-    CustomerProfile.objects.create(
-        user=user, display_name=user.username, language="zh-hans" if language == "zh" else "en"
+    user = CustomerFactory(
+        username=f"gen{rng.randrange(10**9)}", password="x", profile__language="zh-hans" if language == "zh" else "en"
     )
     numbers = [f"ORD-{rng.choice([2024, 2025])}-{n:04d}" for n in rng.sample(range(1000, 9999), 3)]
     for index, number in enumerate(numbers):
-        order = Order.objects.create(customer=user, number=number, status="shipped", total=Decimal("10.00"),
-                                     placed_at=clock.now() - timedelta(days=index + 1))  # fmt: skip
-        shipment = Shipment.objects.create(order=order, carrier="UPS", tracking_number=f"1Z{index}", status="shipped")
-        TrackingEvent.objects.create(
-            shipment=shipment, time=clock.now(), location=f"Hub {index}", description="In transit"
+        order = OrderFactory(
+            customer=user,
+            number=number,
+            status="shipped",
+            total=Decimal("10.00"),
+            placed_at=clock.now() - timedelta(days=index + 1),
         )
+        shipment = ShipmentFactory(order=order, carrier="UPS", tracking_number=f"1Z{index}")
+        TrackingEventFactory(shipment=shipment, location=f"Hub {index}", description="In transit")
     return user, rng.choice(numbers)
 
 

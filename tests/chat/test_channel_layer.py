@@ -8,19 +8,18 @@ import asyncio
 
 import pytest
 from channels.layers import get_channel_layer
-from django.contrib.auth import get_user_model
 
-from chat.models import CustomerProfile
 from tests.chat.wsclient import ChatSocket, Communicator, run
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
 def customer():
-    user = get_user_model().objects.create_user(username="layer", password="pw-layer")
-    CustomerProfile.objects.create(user=user, display_name="Layer", language="zh-hans")
-    return user
+    return CustomerFactory(
+        username="layer", password="pw-layer", profile__display_name="Layer", profile__language="zh-hans"
+    )
 
 
 async def _staff_says(conversation_id: str, text: str) -> None:

@@ -15,23 +15,22 @@ from agentsite import clock
 from chat import commitments, fulfilment, privacy, shop
 from chat.agent import run_turn
 from chat.metrics import ChatCollector
-from chat.models import Commitment, CommitmentEvent, CustomerProfile, Order, OrderItem, Refund
+from chat.models import Commitment, CommitmentEvent, Order, Refund
 from memory.models import ConversationMessage
 from memory.session import SessionStore
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory, OrderFactory, OrderItemFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def customer(name: str, language: str = "en"):
-    user = get_user_model().objects.create_user(username=name, password="pw-" + name)
-    CustomerProfile.objects.create(user=user, display_name=name, language=language)
-    return user
+    return CustomerFactory(username=name, password=f"pw-{name}", profile__language=language)
 
 
 def order(user, number: str, status: str = "processing", total: str = "49.00") -> Order:
-    made = Order.objects.create(customer=user, number=number, status=status, placed_at=clock.now(), total=total)
-    OrderItem.objects.create(order=made, name="Kettle", quantity=1, unit_price=Decimal(total))
+    made = OrderFactory(customer=user, number=number, status=status, total=total)
+    OrderItemFactory(order=made, name="Kettle", unit_price=Decimal(total))
     return made
 
 

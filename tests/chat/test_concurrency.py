@@ -4,11 +4,9 @@ import asyncio
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
-from agentsite import clock
-from chat.models import CustomerProfile, Order
+from tests.factories import CustomerFactory, OrderFactory
+from tests.http_login import login_cookie
 from tests.load import CustomerRun, crowd
 from tests.procs import start_daphne
 
@@ -20,15 +18,10 @@ CUSTOMERS = 16
 def make_customers() -> list[tuple[str, CustomerRun]]:
     made = []
     for index in range(CUSTOMERS):
-        user = get_user_model().objects.create_user(username=f"load{index}", password="x")
-        CustomerProfile.objects.create(user=user, display_name=user.username, language="en")
+        user = CustomerFactory(username=f"load{index}", password="x")
         number = f"ORD-2025-{5000 + index:04d}"
-        Order.objects.create(
-            customer=user, number=number, status="processing", total=Decimal("9.99"), placed_at=clock.now()
-        )
-        client = Client()
-        client.force_login(user)
-        made.append((f"sessionid={client.cookies['sessionid'].value}", CustomerRun(user.username, number)))
+        OrderFactory(customer=user, number=number, total=Decimal("9.99"))
+        made.append((login_cookie(user), CustomerRun(user.username, number)))
     return made
 
 

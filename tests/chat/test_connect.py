@@ -5,22 +5,19 @@ import json
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from django.contrib.auth import get_user_model
 from django.db import OperationalError
 
 from agentsite.asgi import application
 from chat import conversations
 from chat.consumers import CLOSE_LOGGED_OUT, CLOSE_TRY_AGAIN_LATER
-from chat.models import CustomerProfile
 from tests.chat.wsclient import ChatSocket, run, session_cookie
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def customer(name: str):
-    user = get_user_model().objects.create_user(username=name, password="pw-" + name)
-    CustomerProfile.objects.create(user=user, display_name=name, language="en")
-    return user
+    return CustomerFactory(username=name, password=f"pw-{name}")
 
 
 async def first_outputs(cookie: bytes, count: int) -> list[dict]:

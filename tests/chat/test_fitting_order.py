@@ -5,27 +5,27 @@ from __future__ import annotations
 
 import itertools
 from datetime import timedelta
-from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from agentsite import clock
-from chat.models import CustomerProfile, Order, PendingAction
+from chat.models import PendingAction
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory, OrderFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 _numbers = itertools.count(1)
 
 
 def _customer(lang: str, *statuses: str):
-    user = get_user_model().objects.create_user(username=f"fit{next(_numbers)}", password="x")
-    CustomerProfile.objects.create(user=user, display_name="Fit", language="en" if lang == "en" else "zh-hans")
+    language = "en" if lang == "en" else "zh-hans"
+    user = CustomerFactory(
+        username=f"fit{next(_numbers)}", password="x", profile__display_name="Fit", profile__language=language
+    )
     numbers = []
     for days, status in enumerate(statuses, start=1):
         number = f"ORD-2026-{next(_numbers):04d}"
-        Order.objects.create(customer=user, number=number, status=status, total=Decimal("59.00"),
-                             placed_at=clock.now() - timedelta(days=days))  # fmt: skip
+        OrderFactory(customer=user, number=number, status=status, placed_at=clock.now() - timedelta(days=days))
         numbers.append(number)
     return user, numbers
 

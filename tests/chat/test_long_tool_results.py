@@ -6,17 +6,17 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from agentsite import clock, metrics
 from chat import tool_results
 from chat.agent import run_turn
-from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
+from chat.models import Order
 from chat.shop import describe_order
 from memory import session as short_term
 from memory.models import ConversationMessage
 from memory.tokens import count_tokens
 from memory.working import ToolCall, WorkingMemory
+from tests.factories import CustomerFactory, OrderFactory, OrderItemFactory, ShipmentFactory, TrackingEventFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,9 +27,10 @@ QUESTIONS = {
 
 
 def _customer_with_a_long_order(language: str):
-    user = get_user_model().objects.create_user(username=f"long-{language}", password="x")
-    CustomerProfile.objects.create(user=user, display_name="Long", language=language)
-    order = Order.objects.create(
+    user = CustomerFactory(
+        username=f"long-{language}", password="x", profile__display_name="Long", profile__language=language
+    )
+    order = OrderFactory(
         customer=user,
         number="ORD-2026-4242",
         status="shipped",
@@ -37,12 +38,10 @@ def _customer_with_a_long_order(language: str):
         placed_at=clock.now() - timedelta(days=4),
     )
     for i in range(9):
-        OrderItem.objects.create(order=order, name=f"Ceramic mug #{i}", quantity=1 + i % 3, unit_price=Decimal("9.50"))
-    shipment = Shipment.objects.create(
-        order=order, carrier="SF Express", tracking_number="SF1234567890", status="shipped"
-    )
+        OrderItemFactory(order=order, name=f"Ceramic mug #{i}", quantity=1 + i % 3, unit_price=Decimal("9.50"))
+    shipment = ShipmentFactory(order=order, carrier="SF Express", tracking_number="SF1234567890")
     for i in range(24):
-        TrackingEvent.objects.create(
+        TrackingEventFactory(
             shipment=shipment,
             time=clock.now() - timedelta(hours=48 - 2 * i),
             location=f"Depot {i}",

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import itertools
 from datetime import timedelta
-from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from agentsite import clock
 from chat.evaluation.language_mix import english_runs, foreign_runs
-from chat.models import CustomerProfile, Order, OrderItem, Shipment, TrackingEvent
+from chat.models import CustomerProfile
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory, OrderFactory, OrderItemFactory, ShipmentFactory, TrackingEventFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 _numbers = itertools.count(1)
@@ -27,20 +26,34 @@ SHOP = {
 
 def _customer(lang: str) -> tuple[object, dict[str, str], list[str]]:
     """A customer with one order of each kind the tools treat differently, and the shop's data as strings."""
-    user = get_user_model().objects.create_user(username=f"voice{next(_numbers)}", password="x")
-    CustomerProfile.objects.create(user=user, display_name="Voice", language="en" if lang == "en" else "zh-hans")
+    language = "en" if lang == "en" else "zh-hans"
+    user = CustomerFactory(
+        username=f"voice{next(_numbers)}", password="x", profile__display_name="Voice", profile__language=language
+    )
     shop, orders, data = SHOP[lang], {}, []
     for days, status in enumerate(["processing", "delivered", "in_transit", "cancelled", "shipped"], start=1):
         number = f"ORD-2026-{next(_numbers) + 5000:04d}"
-        order = Order.objects.create(customer=user, number=number, status=status, total=Decimal("59.00"),
-                                     currency="CNY" if lang == "zh" else "USD",
-                                     placed_at=clock.now() - timedelta(days=days))  # fmt: skip
-        OrderItem.objects.create(order=order, name=shop["item"], quantity=1, unit_price=Decimal("59.00"))
+        order = OrderFactory(
+            customer=user,
+            number=number,
+            status=status,
+            currency="CNY" if lang == "zh" else "USD",
+            placed_at=clock.now() - timedelta(days=days),
+        )
+        OrderItemFactory(order=order, name=shop["item"])
         if status == "in_transit":
-            shipment = Shipment.objects.create(order=order, carrier=shop["carrier"], tracking_number=f"T{number[-4:]}",
-                                               status=status, eta=(clock.now() + timedelta(days=2)).date())  # fmt: skip
-            TrackingEvent.objects.create(shipment=shipment, time=clock.now() - timedelta(hours=3),
-                                         location=shop["place"], description=shop["event"])  # fmt: skip
+            shipment = ShipmentFactory(
+                order=order,
+                carrier=shop["carrier"],
+                tracking_number=f"T{number[-4:]}",
+                eta=(clock.now() + timedelta(days=2)).date(),
+            )
+            TrackingEventFactory(
+                shipment=shipment,
+                time=clock.now() - timedelta(hours=3),
+                location=shop["place"],
+                description=shop["event"],
+            )
         orders[status] = number
         data.append(number)
     return user, orders, [*data, *shop.values()]

@@ -2,27 +2,20 @@
 access recorded only for what the turn put in its prompt."""
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from agentsite import clock
 from chat.agent import NotYourConversation, run_turn
-from chat.models import CustomerProfile
 from memory import session as short_term
-from memory.embeddings import get_embedder
-from memory.longterm import Candidate, insert
 from memory.models import LongTermMemory
 from memory.states import AgentState
+from tests.factories import CustomerFactory, remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _customer_with_memories(name: str):
-    user = get_user_model().objects.create_user(username=name, password="x")
-    CustomerProfile.objects.create(user=user, display_name=name, language="en")
+    user = CustomerFactory(username=name, password="x")
     for n in range(1, 9):
-        text = f"The customer owns {n} bicycles in colour number {n}"
-        candidate = Candidate(type="fact", content=text, confidence=0.9, source="customer_stated")
-        insert(user.pk, candidate, get_embedder().embed_passages([text])[0], actor="test", now=clock.now())
+        remember(user, f"The customer owns {n} bicycles in colour number {n}")
     return user
 
 

@@ -7,14 +7,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from agentsite import clock
 from chat.agent import run_turn
-from chat.models import CustomerProfile, Order, PendingAction, Shipment
+from chat.models import CustomerProfile, Order, PendingAction
 from chat.tools import ToolContext, propose_next, run_tool
 from memory import session as short_term
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory, OrderFactory, ShipmentFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,11 +26,13 @@ NEXT = {"en": "WeChat", "zh": "微信"}
 
 
 def _customer(lang: str, name: str):
-    user = get_user_model().objects.create_user(username=f"{name}-{lang}", password="x")
-    CustomerProfile.objects.create(
-        user=user, display_name=name, language="en" if lang == "en" else "zh-hans", contact_channel="email"
+    return CustomerFactory(
+        username=f"{name}-{lang}",
+        password="x",
+        profile__display_name=name,
+        profile__language="en" if lang == "en" else "zh-hans",
+        profile__contact_channel="email",
     )
-    return user
 
 
 def _statuses(conversation) -> list[tuple[str, str]]:
@@ -101,9 +102,7 @@ def test_a_queued_change_lapses_with_the_one_before_it(settings):
 
 def test_a_queued_refund_is_checked_again_when_its_turn_comes():
     user = _customer("en", "refund")
-    order = Order.objects.create(
-        customer=user, number="ORD-2026-7001", status="delivered", total=Decimal("20.00"), placed_at=clock.now()
-    )
+    order = OrderFactory(customer=user, number="ORD-2026-7001", status="delivered", total=Decimal("20.00"))
     conversation = short_term.store().start(user.pk).id
     ctx = ToolContext(user.pk, conversation, "en")
     run_tool(ctx, "update_contact_channel", {"channel": "sms"})
@@ -120,10 +119,8 @@ def test_a_queued_refund_is_checked_again_when_its_turn_comes():
 
 
 def _order_in_transit(user, number: str) -> None:
-    order = Order.objects.create(
-        customer=user, number=number, status="in_transit", total=Decimal("59.00"), placed_at=clock.now()
-    )
-    Shipment.objects.create(order=order, carrier="UPS", tracking_number="T1", status="in_transit")
+    order = OrderFactory(customer=user, number=number, status="in_transit")
+    ShipmentFactory(order=order, carrier="UPS", tracking_number="T1")
 
 
 @pytest.mark.parametrize(

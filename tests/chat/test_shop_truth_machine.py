@@ -17,7 +17,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -32,6 +31,7 @@ from memory.consolidation import consolidate
 from memory.keys import SHOP_OWNED
 from memory.longterm import CannotResolve, ConflictAction, resolve_conflict
 from memory.models import LongTermMemory, MemoryConflict
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,10 +56,15 @@ class ShopTruth(RuleBasedStateMachine):
     @initialize(lang=st.sampled_from(["en", "zh"]))
     def a_customer(self, lang: str) -> None:
         self.lang = lang
-        self.user = get_user_model().objects.create_user(username=f"truth{next(_usernames)}", email="t@example.com")
-        CustomerProfile.objects.create(user=self.user, display_name="T", language="en" if lang == "en" else "zh-hans",
-                                       default_address=START[lang], notification_preference="on",
-                                       contact_channel="email")  # fmt: skip
+        self.user = CustomerFactory(
+            username=f"truth{next(_usernames)}",
+            email="t@example.com",
+            profile__display_name="T",
+            profile__language="en" if lang == "en" else "zh-hans",
+            profile__default_address=START[lang],
+            profile__notification_preference="on",
+            profile__contact_channel="email",
+        )
         self.stated: dict[str, set[str]] = {key: set() for key in KEYS}
         self.conversation = short_term.store().start(self.user.pk).id
 

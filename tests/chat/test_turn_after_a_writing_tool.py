@@ -7,21 +7,20 @@ nothing more, not even an apology for a failure that came after.
 """
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from chat.agent import run_turn
-from chat.models import CustomerProfile, Handoff
+from chat.models import Handoff
 from memory import session as short_term
 from memory.models import ConversationMessage
 from memory.states import AgentState
 from memory.working import PinnedOverflow, WorkingMemory
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_working_memory_overflow_after_an_escalation_hands_over_without_an_apology(monkeypatch):
-    user = get_user_model().objects.create_user(username="escalating", password="x")
-    CustomerProfile.objects.create(user=user, display_name="Esc", language="en")
+    user = CustomerFactory(username="escalating", password="x", profile__display_name="Esc")
     conversation = short_term.store().start(user.pk).id
     append_tool_result = WorkingMemory.append_tool_result
 

@@ -1,14 +1,13 @@
 """A turn reports where its time went, by phase, and a consolidation run does too (the benchmarks read them)."""
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from chat.agent import run_turn
-from chat.models import CustomerProfile
 from memory import session as short_term
 from memory.models import LongTermMemory
 from memory.states import AgentState
 from memory.tasks import consolidate_conversation
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,9 +15,7 @@ MEMORY_LAYER = {"short_term", "embedding", "recall", "working_memory", "bookkeep
 
 
 def _customer(name: str):
-    user = get_user_model().objects.create_user(username=name, password="x")
-    CustomerProfile.objects.create(user=user, display_name=name, language="en")
-    return user
+    return CustomerFactory(username=name, password="x")
 
 
 def test_an_active_turn_times_every_tier_and_the_model_apart():

@@ -7,8 +7,8 @@ from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from tests.chat.test_connect import customer
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,7 +19,8 @@ def _holds_a_connection() -> bool:
 
 def test_sockets_waiting_side_by_side_leave_database_sync_to_async_closing_its_connections():
     # Given two open sockets whose receives overlap and finish first-in, first-out (as in a burst):
-    first, second = ChatSocket(customer("first")), ChatSocket(customer("second"))
+    first = ChatSocket(CustomerFactory(username="first", password="pw-first"))
+    second = ChatSocket(CustomerFactory(username="second", password="pw-second"))
 
     async def overlapping_receives():
         await first.connect()

@@ -3,22 +3,15 @@
 import pytest
 import redis
 from django.conf import settings as django_settings
-from django.contrib.auth import get_user_model
 
 from agentsite.settings import redis_db_url
 from chat.agent import run_turn
-from chat.models import CustomerProfile
 from memory import session as short_term
 from memory.consolidation import consolidate
 from memory.models import LongTermMemory
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _customer(name: str):
-    user = get_user_model().objects.create_user(username=name, password="x")
-    CustomerProfile.objects.create(user=user, display_name=name, language="zh-hans")
-    return user
 
 
 def _queued_tasks() -> int:
@@ -30,7 +23,7 @@ def _queued_tasks() -> int:
 
 
 def test_off_recalls_nothing_that_active_recalls(settings):
-    user = _customer("offcheck")
+    user = CustomerFactory(username="offcheck", password="x", profile__language="zh-hans")
     first = short_term.store().start(user.pk).id
     run_turn(user.pk, first, "我的生日是3月15日")
     consolidate(first, final=True)
@@ -48,7 +41,7 @@ def test_off_recalls_nothing_that_active_recalls(settings):
 def test_off_keeps_the_conversation_so_far_but_queues_no_consolidation(settings):
     settings.MEMORY_RECALL_MODE = "off"
     settings.MEMORY_CONSOLIDATE_EVERY_MESSAGES = 2
-    user = _customer("offqueue")
+    user = CustomerFactory(username="offqueue", password="x", profile__language="zh-hans")
     conversation = short_term.store().start(user.pk).id
     before = _queued_tasks()
     run_turn(user.pk, conversation, "我的生日是3月15日")

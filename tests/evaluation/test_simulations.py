@@ -20,6 +20,7 @@ from chat.evaluation.tool_results import ToolResultParams, tool_results
 from chat.models import Order
 from memory import longterm
 from memory.models import CompressionSummary, Conversation, LongTermMemory
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +43,7 @@ def _scratch_rows() -> int:
 @pytest.fixture
 def bystander():
     """Someone else's old, weak memory: the policy would delete it at once, were it allowed to see it."""
-    user = get_user_model().objects.create_user(username="bystander")
+    user = UserFactory(username="bystander")
     vector = np.random.default_rng(1).normal(size=384).astype(np.float32)
     candidate = longterm.Candidate(type="fact", content="The bystander's old fact", confidence=0.25)
     memory = longterm.insert(user.pk, candidate, vector / np.linalg.norm(vector), actor="test", now=clock.now())

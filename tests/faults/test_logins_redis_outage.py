@@ -7,20 +7,14 @@ opening the chat socket and logging out all keep working, and when Redis returns
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from chat.models import CustomerProfile
+from tests.factories import CustomerFactory
 from tests.http_login import HttpBrowser
 from tests.procs import ProcessEnv, start_daphne
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 DAPHNE_ENV = {"MEMORY_REDIS_RETRY_AFTER_SECONDS": "0", "CLOCK_ALLOW_OFFSET": "0"}
-
-
-def customer(name: str) -> None:
-    user = get_user_model().objects.create_user(username=name, password=f"pw-{name}")
-    CustomerProfile.objects.create(user=user, display_name=name, language="en")
 
 
 def chat_page(browser: HttpBrowser) -> int:
@@ -34,7 +28,7 @@ def first_frame(browser: HttpBrowser) -> dict:
 
 def test_logins_work_through_a_redis_outage_and_survive_its_end(process_env, own_redis):
     for name in ("before", "during", "leaver"):
-        customer(name)
+        CustomerFactory(username=name, password=f"pw-{name}")
     server = start_daphne(ProcessEnv(process_env.database_url, own_redis.url), extra_env=DAPHNE_ENV)
     try:
         before, leaver = HttpBrowser(server.port), HttpBrowser(server.port)

@@ -7,13 +7,14 @@ circuit breaker must open after ``LLM_BREAKER_THRESHOLD`` failures and close aft
 
 import pytest
 
-from agentsite import clock, llm
+from agentsite import llm
 from agentsite.models import ModelCall
 from chat import prompts
 from chat.agent import run_turn
-from chat.models import CustomerProfile, Order, PendingAction, Refund
+from chat.models import PendingAction, Refund
 from memory.consolidation import ConsolidationDeferred, consolidate
 from memory.models import Conversation, ConversationMessage, LongTermMemory
+from tests.factories import CustomerFactory, OrderFactory, UserFactory
 from tests.memory.test_consolidation import converse
 from tests.procs import free_port
 
@@ -42,12 +43,9 @@ def gateway(settings):
 
 
 @pytest.fixture
-def conversation(django_user_model, store):
-    user = django_user_model.objects.create_user(username="shopper")
-    CustomerProfile.objects.create(user=user, display_name="Shopper", language="en")
-    Order.objects.create(
-        customer=user, number="ORD-2025-0777", status="delivered", total="19.90", placed_at=clock.now()
-    )
+def conversation(store):
+    user = CustomerFactory(username="shopper", profile__display_name="Shopper")
+    OrderFactory(customer=user, number="ORD-2025-0777", status="delivered", total="19.90")
     return user, store.start(user.pk).id
 
 
@@ -131,10 +129,8 @@ def test_a_turn_that_fails_before_any_token_sends_no_reset(settings, gateway, co
     assert result.failed and "reply_reset" not in [f["type"] for f in frames]
 
 
-def test_malformed_extraction_json_stores_no_memory_and_the_next_run_does(
-    gateway, offline_model, django_user_model, store
-):
-    customer = django_user_model.objects.create_user(username="rememberer")
+def test_malformed_extraction_json_stores_no_memory_and_the_next_run_does(gateway, offline_model, store):
+    customer = UserFactory(username="rememberer")
     conversation_id = converse(store, customer, "我的生日是3月15日")
     offline_model.script(["bad_extraction_json"], task="extract")
     with pytest.raises(ConsolidationDeferred):

@@ -8,12 +8,10 @@ import asyncio
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from agentsite import clock
-from chat.models import CustomerProfile, Order
 from memory.models import ConversationMessage
 from tests.chat.wsclient import ChatSocket, run
+from tests.factories import CustomerFactory, OrderFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,10 +21,9 @@ ORDER = re.compile(r"ORD-\d{4}-\d{4}")
 
 @pytest.fixture
 def customer(transactional_db):
-    user = get_user_model().objects.create_user(username="two-tabs")
-    CustomerProfile.objects.create(user=user, display_name="Two Tabs", language="en")
+    user = CustomerFactory(username="two-tabs", profile__display_name="Two Tabs")
     for number in ORDERS:
-        Order.objects.create(customer=user, number=number, status="processing", total="5.00", placed_at=clock.now())
+        OrderFactory(customer=user, number=number, total="5.00")
     return user
 
 

@@ -24,11 +24,10 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
-from agentsite import clock
 from agentsite.offline_model.runner import start_offline_model
-from chat.models import CustomerProfile, Order
 from memory.models import Conversation, ConversationMessage
 from tests.chat.wsclient import RemoteChatSocket
+from tests.factories import CustomerFactory, OrderFactory
 from tests.faults.test_second_tab import ORDER, assert_turns_not_interleaved
 from tests.procs import (
     Balancer,
@@ -111,12 +110,9 @@ def _redis_url() -> str:
 
 @pytest.fixture
 def customer(transactional_db):
-    user = get_user_model().objects.create_user(username="two-processes", password="pw")
-    CustomerProfile.objects.create(user=user, display_name="Two Processes", language="en")
+    user = CustomerFactory(username="two-processes", password="pw", profile__display_name="Two Processes")
     for number in ORDERS:
-        Order.objects.create(
-            customer=user, number=number, status="processing", total=Decimal("5.00"), placed_at=clock.now()
-        )
+        OrderFactory(customer=user, number=number, total=Decimal("5.00"))
     return user
 
 

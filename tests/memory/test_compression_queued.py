@@ -8,6 +8,7 @@ from chat.agent import run_turn
 from memory import session as short_term
 from memory.models import CompressionSummary, Conversation
 from memory.working import Entry, Role
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,10 +23,9 @@ def eager():
 
 
 def test_a_turn_past_the_threshold_compresses_the_session(eager, settings):
-    from django.contrib.auth import get_user_model
 
     settings.MEMORY_RECALL_MODE = "off"  # no consolidation: only compression runs inline
-    customer = get_user_model().objects.create_user(username="talkative")
+    customer = UserFactory(username="talkative")
     store = short_term.store()
     conversation = store.start(customer.pk).id
     for number in range(store.compression.compress_after + store.compression.keep_recent // 2):
@@ -48,10 +48,9 @@ def test_a_turn_past_the_threshold_compresses_the_session(eager, settings):
 
 
 def test_what_was_said_before_the_compressed_part_is_still_answered(eager, settings):
-    from django.contrib.auth import get_user_model
 
     settings.MEMORY_RECALL_MODE = "off"  # only this conversation is known: the answer must come from it
-    customer = get_user_model().objects.create_user(username="forgetful")
+    customer = UserFactory(username="forgetful")
     store = short_term.store()
     conversation = store.start(customer.pk).id
     said = ["My phone number is 07700 900321", "Order ORD-2025-0816 is the kettle, where is it now?"]

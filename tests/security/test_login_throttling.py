@@ -11,7 +11,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from chat.models import CustomerProfile
+from tests.factories import CustomerFactory
 from tests.http_login import HttpBrowser
 from tests.procs import ProcessEnv, start_daphne
 
@@ -35,9 +35,7 @@ def daphne(django_db_setup, django_db_blocker):
 def customers():
     made = {}
     for name in ("mallory-target", "bystander"):
-        user = get_user_model().objects.create_user(username=name, password=f"right-{name}")
-        CustomerProfile.objects.create(user=user, display_name=name, language="en")
-        made[name] = user
+        made[name] = CustomerFactory(username=name, password=f"right-{name}")
     return made
 
 

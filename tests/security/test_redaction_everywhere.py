@@ -24,6 +24,7 @@ from memory.embeddings import get_embedder
 from memory.longterm import Candidate, insert
 from memory.session import SessionStore
 from memory.working import Entry, Role
+from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,11 +55,7 @@ def leaks_in_database() -> list[str]:
 
 @pytest.fixture
 def customer():
-    from chat.models import CustomerProfile
-
-    user = get_user_model().objects.create_user(username="typist", password="x")
-    CustomerProfile.objects.create(user=user, display_name="Typist", language="en")
-    return user
+    return CustomerFactory(username="typist", password="x", profile__display_name="Typist")
 
 
 def test_nothing_written_anywhere_keeps_a_secret(customer):

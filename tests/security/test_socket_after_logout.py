@@ -13,13 +13,12 @@ from collections.abc import Iterator
 
 import pytest
 from django.conf import settings as django_settings
-from django.contrib.auth import get_user_model
 from django.db import connection
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 
 from chat.consumers import CLOSE_LOGGED_OUT
-from chat.models import CustomerProfile
+from tests.factories import CustomerFactory
 from tests.http_login import HttpBrowser
 from tests.procs import ProcessEnv, start_daphne
 
@@ -49,8 +48,7 @@ def logged_in(daphne):
 
     def make() -> tuple[object, HttpBrowser]:
         name = f"leaver{next(counter)}"
-        user = get_user_model().objects.create_user(username=name, password=f"pw-{name}")
-        CustomerProfile.objects.create(user=user, display_name=name, language="en")
+        user = CustomerFactory(username=name, password=f"pw-{name}")
         browser = HttpBrowser(daphne.port)
         assert browser.log_in(name, f"pw-{name}")[0] == 302
         return user, browser

@@ -13,15 +13,17 @@ from chat.models import CustomerProfile, OutboxMessage
 from memory import shop_writes
 from memory.longterm import CannotResolve, ConflictAction, resolve_conflict
 from memory.models import LongTermMemory, MemoryConflict, Tag, tag_of
+from tests.factories import CustomerFactory
 from tests.web.test_views import csrf, logged_in
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def shopper(make_customer):
-    me = make_customer(email="me@example.com")
-    CustomerProfile.objects.create(user=me, display_name="Me", language="en", default_address="5 Elm St, Leeds")
+def shopper():
+    me = CustomerFactory(
+        password="pw", email="me@example.com", profile__display_name="Me", profile__default_address="5 Elm St, Leeds"
+    )
     with transaction.atomic():
         shop.set_shipping_address(me.pk, "5 Elm St, Leeds")  # the record, written through
     return me
