@@ -229,8 +229,9 @@ def test_a_stream_that_stalls_between_chunks_times_out(gateway_factory):
     # The headers and the first event come at once, the next event after two seconds: the timeout
     # strikes while the reply is read (only reading it raises StreamBroken), not while it is requested.
     with pytest.raises(llm.StreamBroken, match="broke off its reply: APITimeoutError"):
-        gateway_factory(timeout=0.3).chat(STREAMED, stream=True, on_token=lambda piece: None,
-                                          extra_headers={"X-Offline-Pace-Ms": "2000"})  # fmt: skip
+        gateway_factory(timeout=0.3).chat(
+            STREAMED, stream=True, on_token=lambda piece: None, extra_headers={"X-Offline-Pace-Ms": "2000"}
+        )
 
 
 def test_every_level_of_a_reply_is_checked_before_it_is_read():
@@ -242,13 +243,13 @@ def test_every_level_of_a_reply_is_checked_before_it_is_read():
         ({"choices": [{"message": {"content": "", "tool_calls": {"id": "c"}}}]}, "tool calls is not a list"),
         ({"choices": [{"message": {"content": "", "tool_calls": [{"function": {"name": 7}}]}}]}, "name is not text"),
         ({"choices": [{"message": {"content": "ok"}, "finish_reason": ["stop"]}]}, "finish reason is not text"),
-    ]:  # fmt: skip
+    ]:
         with pytest.raises(MalformedOutput, match=message):
             llm._ReplyReader().completion(broken)
     for broken, message in [
         ({"choices": [{"delta": {"tool_calls": [{"index": "0"}]}}]}, "no integer index"),
         ({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": "f"}]}}]}, "function is not a JSON object"),
-    ]:  # fmt: skip
+    ]:
         with pytest.raises(MalformedOutput, match=message):
             llm._ReplyReader().chunk(broken)
     reader = llm._ReplyReader()

@@ -105,10 +105,16 @@ def test_gauges_come_from_the_database_at_scrape_time(token, django_user_model):
     assert values[("agent_memory_conflicts_open", ())] == 0
     assert values[("agent_escalations", (("status", "waiting"),))] == 0
 
-    MemoryConflict.objects.create(customer=customer, key="birthday", incoming_value="03-15",
-                                  incoming_source=Source.CUSTOMER_STATED)  # fmt: skip
-    MemoryConflict.objects.create(customer=customer, key="birthday", incoming_value="05-13",
-                                  incoming_source=Source.CUSTOMER_STATED, status="dismissed")  # fmt: skip
+    MemoryConflict.objects.create(
+        customer=customer, key="birthday", incoming_value="03-15", incoming_source=Source.CUSTOMER_STATED
+    )
+    MemoryConflict.objects.create(
+        customer=customer,
+        key="birthday",
+        incoming_value="05-13",
+        incoming_source=Source.CUSTOMER_STATED,
+        status="dismissed",
+    )
     Handoff.objects.create(conversation_id=conversation, packet={})
     values = scrape(**token)
     assert values[("agent_memory_conflicts_open", ())] == 1
@@ -140,8 +146,14 @@ def test_an_open_circuit_breaker_shows(token, settings, offline_model):
 @pytest.mark.django_db(transaction=True)
 def test_counts_from_another_process_are_in_the_same_scrape(token, process_env):
     code = "from agentsite import metrics; metrics.record_turn(0.3, 'ok'); metrics.record_turn(70.0, 'failed')"
-    done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=ROOT, env=process_env.as_environ(),
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=process_env.as_environ(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     values = scrape(**token)
     assert values[("agent_turns_total", (("outcome", "ok"),))] == 1

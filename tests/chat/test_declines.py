@@ -12,9 +12,23 @@ from chat.answers import is_cancellation, is_confirmation
 
 @pytest.mark.parametrize(
     "text",
-    ["never mind", "Never mind, leave it", "nah", "no thanks", "forget it", "not now", "cancel that",
-     "算了吧", "不要了", "不用了谢谢", "算了", "先不了", "取消吧", "别退了"],
-)  # fmt: skip
+    [
+        "never mind",
+        "Never mind, leave it",
+        "nah",
+        "no thanks",
+        "forget it",
+        "not now",
+        "cancel that",
+        "算了吧",
+        "不要了",
+        "不用了谢谢",
+        "算了",
+        "先不了",
+        "取消吧",
+        "别退了",
+    ],
+)
 def test_declines_in_common_wordings(text):
     assert is_cancellation(text) and not is_confirmation(text)
 

@@ -13,11 +13,19 @@ pytestmark = pytest.mark.django_db
 QUESTIONS = {
     "refunds": {
         "zh-hans": ["{p}东西不想要了能退钱吗", "{p}买错了怎么把钱拿回来", "{p}多久能拿到退款"],
-        "en": ["{p}can I get my money back", "{p}I want to send this back and be reimbursed", "{p}how long until I'm repaid"],
+        "en": [
+            "{p}can I get my money back",
+            "{p}I want to send this back and be reimbursed",
+            "{p}how long until I'm repaid",
+        ],
     },
     "shipping": {
         "zh-hans": ["{p}下单后几天能到", "{p}你们用哪家快递", "{p}发货要等多久"],
-        "en": ["{p}how many days until it arrives", "{p}which courier do you use", "{p}when will my parcel leave the warehouse"],
+        "en": [
+            "{p}how many days until it arrives",
+            "{p}which courier do you use",
+            "{p}when will my parcel leave the warehouse",
+        ],
     },
     "notifications": {
         "zh-hans": ["{p}怎么才能不收到推送", "{p}不想再收到消息提醒"],
@@ -27,7 +35,7 @@ QUESTIONS = {
         "zh-hans": ["{p}能用微信联系我吗", "{p}你们可以打电话给我吗"],
         "en": ["{p}can you text me instead of emailing", "{p}reach me on WeChat please"],
     },
-}  # fmt: skip
+}
 PREFIXES = {"zh-hans": ["", "你好，", "请问", "麻烦问下，"], "en": ["", "Hi, ", "Quick question: ", "Hello there, "]}
 
 

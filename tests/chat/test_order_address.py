@@ -13,11 +13,23 @@ from memory import session as short_term
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ASK = {
-    "en": ("alice", "ORD-2025-0923", "ORD-2025-0924", "Please deliver order {order} to 12 Oak Road, Leeds",
-           "12 Oak Road, Leeds", "yes"),
-    "zh": ("wang", "ORD-2025-0816", "ORD-2025-0817", "把订单 {order} 的收货地址改成北京市海淀区中关村大街27号",
-           "北京市海淀区中关村大街27号", "确认"),
-}  # fmt: skip
+    "en": (
+        "alice",
+        "ORD-2025-0923",
+        "ORD-2025-0924",
+        "Please deliver order {order} to 12 Oak Road, Leeds",
+        "12 Oak Road, Leeds",
+        "yes",
+    ),
+    "zh": (
+        "wang",
+        "ORD-2025-0816",
+        "ORD-2025-0817",
+        "把订单 {order} 的收货地址改成北京市海淀区中关村大街27号",
+        "北京市海淀区中关村大街27号",
+        "确认",
+    ),
+}
 
 
 @pytest.fixture

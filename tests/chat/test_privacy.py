@@ -92,14 +92,22 @@ def live_customer(user, lines: list[str]) -> str:
     )
     consolidate(conversation, final=True)
     memory = LongTermMemory.objects.filter(customer=user, key="birthday").first()
-    MemoryConflict.objects.create(customer=user, existing=memory, key="birthday", incoming_value="05-13",
-                                  incoming_content="birthday 05-13", incoming_source=Source.CUSTOMER_STATED)  # fmt: skip
+    MemoryConflict.objects.create(
+        customer=user,
+        existing=memory,
+        key="birthday",
+        incoming_value="05-13",
+        incoming_content="birthday 05-13",
+        incoming_source=Source.CUSTOMER_STATED,
+    )
     ConversationRating.objects.create(conversation_id=conversation, score=4, comment="ok")
     Handoff.objects.create(conversation_id=conversation, packet=handoff.build_packet(conversation))
     PendingAction.objects.get_or_create(
-        conversation_id=conversation, customer=user, status="pending",
+        conversation_id=conversation,
+        customer=user,
+        status="pending",
         defaults={"tool": "update_contact_channel", "arguments": {"channel": "sms"}, "summary": "use SMS"},
-    )  # fmt: skip
+    )
     consolidate_conversation.delay(conversation)  # no worker runs: it waits in the broker's queue
     return conversation
 
@@ -170,7 +178,11 @@ def test_a_bad_user_name_is_a_clear_error_and_exit_code(db, process_env):
         call_command("customer_export", "nobody")
     done = subprocess.run(
         [sys.executable, "manage.py", "customer_erase", "nobody", "--yes"],
-        cwd=ROOT, env=process_env.as_environ(), capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=process_env.as_environ(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     assert "no customer with the user name 'nobody'" in done.stderr

@@ -104,8 +104,13 @@ class ShopTruth(RuleBasedStateMachine):
             return
         action = ConflictAction.ACCEPT_INCOMING if accept else ConflictAction.EDIT_AND_MERGE
         with contextlib.suppress(CannotResolve):  # a decision that no longer applies changes nothing
-            resolve_conflict(waiting.pk, action, actor="staff:machine", content=waiting.incoming_content,
-                             value=waiting.incoming_value)  # fmt: skip
+            resolve_conflict(
+                waiting.pk,
+                action,
+                actor="staff:machine",
+                content=waiting.incoming_content,
+                value=waiting.incoming_value,
+            )
 
     @rule(days=st.integers(1, 40))
     def days_later(self, days: int) -> None:

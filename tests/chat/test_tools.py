@@ -15,9 +15,20 @@ pytestmark = pytest.mark.django_db
 
 def test_every_tool_has_a_schema_the_model_can_use(seeded):
     names = {s["function"]["name"] for s in schemas()}
-    assert names == {"lookup_order", "list_my_orders", "track_shipment", "request_expedite", "request_refund",
-                     "update_notification_preference", "update_contact_channel", "update_shipping_address",
-                     "update_order_address", "search_policies", "recall_memory", "escalate_to_human"}  # fmt: skip
+    assert names == {
+        "lookup_order",
+        "list_my_orders",
+        "track_shipment",
+        "request_expedite",
+        "request_refund",
+        "update_notification_preference",
+        "update_contact_channel",
+        "update_shipping_address",
+        "update_order_address",
+        "search_policies",
+        "recall_memory",
+        "escalate_to_human",
+    }
 
 
 def test_lookup_order_returns_the_customers_own_order(context_for):
@@ -166,8 +177,9 @@ def test_contact_channel_and_address_changes_are_two_step_and_written_through(co
     assert (profile.contact_channel, profile.default_address) == ("wechat", "10 Downing Street, London")
     memories = LongTermMemory.objects.valid().filter(customer_id=ctx.customer_id, source="system_record")
     assert set(memories.values_list("key", "value")) == {
-        ("contact_channel", "wechat"), ("shipping_address", "10 Downing Street, London"),
-    }  # fmt: skip
+        ("contact_channel", "wechat"),
+        ("shipping_address", "10 Downing Street, London"),
+    }
 
 
 def test_a_new_proposal_replaces_the_pending_one(context_for):
@@ -239,8 +251,12 @@ def test_recall_memory_returns_this_customers_memories_with_tags(context_for, se
     mine = run_tool(ctx, "recall_memory", {"query": "快递"})
     theirs = run_tool(other, "recall_memory", {"query": "快递"})
 
-    assert mine["memories"][0] == {"content": "客户偏好顺丰快递", "key": "preferred_carrier", "value": "sf_express",
-                                   "tag": "参考"}  # fmt: skip
+    assert mine["memories"][0] == {
+        "content": "客户偏好顺丰快递",
+        "key": "preferred_carrier",
+        "value": "sf_express",
+        "tag": "参考",
+    }
     assert theirs == {"memories": []}
 
 
@@ -249,8 +265,10 @@ def test_a_refused_and_a_requested_refund_become_experiences_at_conversation_end
     from memory.working import Entry, Role, ToolCall
 
     ctx = context_for("wang")
-    for name, arguments in (("request_refund", {"order_number": "ORD-2025-0702", "reason": "不想要了"}),
-                            ("request_refund", {"order_number": "ORD-2025-0790", "reason": "键盘坏了"})):  # fmt: skip
+    for name, arguments in (
+        ("request_refund", {"order_number": "ORD-2025-0702", "reason": "不想要了"}),
+        ("request_refund", {"order_number": "ORD-2025-0790", "reason": "键盘坏了"}),
+    ):
         call = ToolCall(id=f"call-{arguments['order_number']}", name=name, arguments=json.dumps(arguments))
         session_store.append(
             ctx.conversation_id, Entry.create(Role.TOOL_CALL, "", timestamp=clock.now(), tool_calls=[call])
@@ -279,8 +297,10 @@ def test_a_refused_and_a_requested_refund_become_experiences_at_conversation_end
 
 
 def test_a_blank_address_is_refused_as_too_short_not_as_a_failure(context_for):
-    for tool, arguments in [("update_shipping_address", {"address": "   "}),
-                            ("update_order_address", {"order_number": "ORD-2025-0816", "address": " \t "})]:  # fmt: skip
+    for tool, arguments in [
+        ("update_shipping_address", {"address": "   "}),
+        ("update_order_address", {"order_number": "ORD-2025-0816", "address": " \t "}),
+    ]:
         refused = run_tool(context_for("wang"), tool, arguments)
         assert refused == {"error": "这个地址太短，无法投递", "error_code": "address_too_short"}
 

@@ -38,8 +38,9 @@ def test_a_working_memory_overflow_after_an_escalation_hands_over_without_an_apo
     assert turn.failed  # the overflow came, after the escalation
     assert turn.escalated and turn.state == AgentState.ESCALATED
     assert Handoff.objects.filter(conversation_id=conversation).exists()
-    roles = list(ConversationMessage.objects.filter(conversation_id=conversation).order_by("seq")
-                 .values_list("role", flat=True))  # fmt: skip
+    roles = list(
+        ConversationMessage.objects.filter(conversation_id=conversation).order_by("seq").values_list("role", flat=True)
+    )
     assert roles == ["user", "tool_call"], roles  # no apology stored after the person was asked for
     assert short_term.store().load(conversation).state == AgentState.ESCALATED
     assert [f["type"] for f in frames if f["type"] in {"token", "escalated"}] == ["escalated"], frames

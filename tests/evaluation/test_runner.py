@@ -72,9 +72,18 @@ def test_memory_off_and_on_through_the_real_runner(worker):
     assert figures_on["memories_per_planted_fact"] == 1.0
     assert {"short_term", "working_memory", "recall", "embedding"} <= set(figures_on["phases"])
     assert figures_on["memory_ms_p50_no_embedding"] <= figures_on["memory_ms_p50"]
-    results = {"meta": {"machine": "m", "started": "s", "seconds": 1, "files": ["tiny.json"], "customers": 2,
-                        "scenario_turns": 9, "model": "offline"},
-               "modes": [figures_off, figures_on]}  # fmt: skip
+    results = {
+        "meta": {
+            "machine": "m",
+            "started": "s",
+            "seconds": 1,
+            "files": ["tiny.json"],
+            "customers": 2,
+            "scenario_turns": 9,
+            "model": "offline",
+        },
+        "modes": [figures_off, figures_on],
+    }
     text = report.markdown(results)
     assert "| planted-fact question, first turn of a later session | 67% → 89% |" in text
     assert "## Summary" in text

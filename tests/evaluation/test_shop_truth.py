@@ -8,13 +8,14 @@ from chat.evaluation import shop_truth
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+BOTH_ADDRESSES = "Your shipping address is 1 Start Rd. You asked for 9 Oak Rd, but that change has not been applied."
+
 
 @pytest.mark.parametrize(
     ("key", "record", "others", "lang", "reply", "verdict"),
     [
         ("shipping_address", "1 Start Rd", {"9 Oak Rd"}, "en", "Your shipping address is 9 Oak Rd.", "disagrees"),
-        ("shipping_address", "1 Start Rd", {"9 Oak Rd"}, "en",
-         "Your shipping address is 1 Start Rd. You asked for 9 Oak Rd, but that change has not been applied.", "record"),
+        ("shipping_address", "1 Start Rd", {"9 Oak Rd"}, "en", BOTH_ADDRESSES, "record"),
         ("shipping_address", "1 Start Rd", {"9 Oak Rd"}, "en", "Sorry, I didn't understand.", "unanswered"),
         ("notification_preference", "on", {"mute"}, "en", "Your notifications are muted.", "disagrees"),
         ("notification_preference", "on", set(), "zh", "您的通知目前设置为开启。", "record"),
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
         ("contact_channel", "email", {"phone"}, "zh", "我不确定您的电话号码。", "unanswered"),
         ("contact_channel", "email", {"phone"}, "zh", "我们会通过电话联系您。", "disagrees"),
     ],
-)  # fmt: skip
+)
 def test_the_judge(key, record, others, lang, reply, verdict):
     assert shop_truth.judge(key, record, others, lang, reply) == verdict
 

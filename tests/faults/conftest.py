@@ -36,8 +36,23 @@ class OwnRedis:
         return f"redis://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        argv = [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.datadir),
-                "--save", "", "--appendonly", "no", "--maxmemory-policy", "noeviction", "--databases", "16"]  # fmt: skip
+        argv = [
+            redis_server_binary(),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--dir",
+            str(self.datadir),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--maxmemory-policy",
+            "noeviction",
+            "--databases",
+            "16",
+        ]
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         wait_until(self.answers, f"redis-server on {self.port}", timeout=10)
 

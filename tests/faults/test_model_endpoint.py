@@ -57,8 +57,11 @@ def turn(conversation, text: str = REFUND):
 
 
 def stored(conversation_id) -> list[tuple[str, str]]:
-    return list(ConversationMessage.objects.filter(conversation_id=conversation_id).order_by("seq")
-                .values_list("role", "content"))  # fmt: skip
+    return list(
+        ConversationMessage.objects.filter(conversation_id=conversation_id)
+        .order_by("seq")
+        .values_list("role", "content")
+    )
 
 
 def assert_polite_failure(result, frames, conversation_id, text: str = REFUND) -> None:
@@ -107,8 +110,9 @@ def test_malformed_tool_calls_run_nothing_and_store_nothing(gateway, conversatio
 
 
 @pytest.mark.parametrize("fault", ["stream_error", "cut_stream", "bad_chunk"])
-def test_a_reply_broken_off_midway_is_taken_back_and_replaced_by_the_apology(gateway, conversation, offline_model,
-                                                                             fault):  # fmt: skip
+def test_a_reply_broken_off_midway_is_taken_back_and_replaced_by_the_apology(
+    gateway, conversation, offline_model, fault
+):
     question = "Thanks a lot for your help today, have a nice evening!"  # answered in words, no tool
     offline_model.script([fault], task="chat")
 

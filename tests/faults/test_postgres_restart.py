@@ -55,8 +55,9 @@ class OwnPostgres:
 
 def copy_schema(source_url: str, target_url: str) -> None:
     dump = subprocess.run([BIN / "pg_dump", "--no-owner", "--schema-only", source_url], capture_output=True, check=True)
-    subprocess.run([BIN / "psql", "-q", "-v", "ON_ERROR_STOP=1", target_url], input=dump.stdout, capture_output=True,
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [BIN / "psql", "-q", "-v", "ON_ERROR_STOP=1", target_url], input=dump.stdout, capture_output=True, check=True
+    )
 
 
 def add_customers(url: str) -> None:
@@ -76,8 +77,9 @@ def log_in(server, username: str) -> Customer:
     opener.open(f"{server.url}/accounts/login/", timeout=30).read()
     token = next(c.value for c in jar if c.name == "csrftoken")
     form = urllib.parse.urlencode({"username": username, "password": "pw-" + username, "csrfmiddlewaretoken": token})
-    request = urllib.request.Request(f"{server.url}/accounts/login/", data=form.encode(),
-                                     headers={"Referer": f"{server.url}/accounts/login/"})  # fmt: skip
+    request = urllib.request.Request(
+        f"{server.url}/accounts/login/", data=form.encode(), headers={"Referer": f"{server.url}/accounts/login/"}
+    )
     opener.open(request, timeout=30).read()
     session = next(c.value for c in jar if c.name == "sessionid")
     return Customer(user=None, cookie=f"sessionid={session}")

@@ -35,8 +35,12 @@ def test_two_tabs_send_at_once_and_see_one_history_without_interleaving(customer
         assert await second.connect()
         assert second.history == first.history
 
-        turns = await asyncio.gather(*(tab.say(f"What's the status of order {number}?")
-                                       for tab, number in zip((first, second), ORDERS, strict=True)))  # fmt: skip
+        turns = await asyncio.gather(
+            *(
+                tab.say(f"What's the status of order {number}?")
+                for tab, number in zip((first, second), ORDERS, strict=True)
+            )
+        )
         histories = [await tab.history_of(4) for tab in (first, second)]
         await first.close()
         await second.close()

@@ -49,7 +49,7 @@ class TwoBeats:
                 env=process_env.as_environ(),
                 stdout=subprocess.PIPE,
                 text=True,
-            )  # fmt: skip
+            )
             for _ in range(2)
         ]
 
@@ -120,8 +120,9 @@ def test_a_run_killed_half_way_is_resumed_the_same_day(process_env, make_custome
     customer = make_customer()
     memory = remember(customer, "The customer likes green tea", confidence=0.9)
     LongTermMemory.objects.filter(pk=memory.pk).update(created_at=clock.now() - timedelta(days=31))
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER], cwd=ROOT, env=process_env.as_environ(),
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER], cwd=ROOT, env=process_env.as_environ(), stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "HOLDING"
         assert run_daily() is None  # the day is being run by the other process

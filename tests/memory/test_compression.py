@@ -158,8 +158,17 @@ def test_a_flush_mid_session_loses_nothing(store, customer, digest, redis_conn):
     after = store.load(session.id)
 
     assert after.source == "rebuilt"
-    for field in ("messages", "state", "collected_info", "summaries", "transitions", "last_seq", "version",
-                  "created_at", "customer_id"):  # fmt: skip
+    for field in (
+        "messages",
+        "state",
+        "collected_info",
+        "summaries",
+        "transitions",
+        "last_seq",
+        "version",
+        "created_at",
+        "customer_id",
+    ):
         assert getattr(after, field) == getattr(before, field), field
     history_after = store.history(session.id)
     assert [(e.role, e.content) for e in history_after] == [(e.role, e.content) for e in history_before]
@@ -215,8 +224,13 @@ def test_what_the_customer_stated_is_kept_as_values_and_quoted_as_theirs(store, 
     summary = store.history(session.id)[0].content
     block = summary[summary.index(SAID_HEADER) :]
     assert "not checked against the shop's records" in block
-    assert block.splitlines()[1:] == [SAID_OPEN, "- name: Nora Bennett", "- phone_number: 07700900321",
-                                      "- ORD-2025-0816: kettle", SAID_CLOSE]  # fmt: skip
+    assert block.splitlines()[1:] == [
+        SAID_OPEN,
+        "- name: Nora Bennett",
+        "- phone_number: 07700900321",
+        "- ORD-2025-0816: kettle",
+        SAID_CLOSE,
+    ]
     redis_conn.flushdb()  # the durable copy holds them too
     assert store.history(session.id)[0].content == summary
 
@@ -230,11 +244,13 @@ def test_summaries_past_their_budget_are_folded_into_one(redis_conn, customer, d
     assert len(summaries) < 9 and summaries[0].first_seq == 1 and summaries[-1].last_seq == 90
     assert all(a.last_seq + 1 == b.first_seq for a, b in zip(summaries, summaries[1:], strict=False))  # no gap
     assert sum(s.tokens_after for s in summaries) <= 120 + 80  # folded at most a chunk ago
-    assert summaries[0].tokens_before > sum(m.token_count for m in ConversationMessage.objects.filter(
-        conversation_id=session.id, seq__lte=10))  # fmt: skip
+    assert summaries[0].tokens_before > sum(
+        m.token_count for m in ConversationMessage.objects.filter(conversation_id=session.id, seq__lte=10)
+    )
     hot = store.load(session.id).summaries
-    assert [(s.first_seq, s.last_seq, s.content) for s in hot] == [(s.first_seq, s.last_seq, s.content)
-                                                                   for s in summaries]  # fmt: skip
+    assert [(s.first_seq, s.last_seq, s.content) for s in hot] == [
+        (s.first_seq, s.last_seq, s.content) for s in summaries
+    ]
     assert [e.metadata.get("seq") for e in store.history(session.id)[1:]] == list(range(91, 121))
 
 

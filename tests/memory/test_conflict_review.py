@@ -10,8 +10,14 @@ from tests.memory.test_longterm import INFERRED_SF, STATED_ZTO, put
 
 pytestmark = pytest.mark.django_db
 
-STATED_SF = STATED_ZTO.__class__(type="preference", key="preferred_carrier", value="sf_express",
-                                  content="客户希望改用顺丰", confidence=0.95, source="customer_stated")  # fmt: skip
+STATED_SF = STATED_ZTO.__class__(
+    type="preference",
+    key="preferred_carrier",
+    value="sf_express",
+    content="客户希望改用顺丰",
+    confidence=0.95,
+    source="customer_stated",
+)
 
 
 def valid_value(customer):
@@ -62,8 +68,9 @@ def test_restore_reverts_an_auto_resolution(customer, auto_resolved):
 
 
 def test_edit_and_merge_writes_staffs_text_as_a_system_record(customer, open_conflict):
-    resolve_conflict(open_conflict.pk, ConflictAction.EDIT_AND_MERGE, actor="staff:lead",
-                     content="客户只用顺丰", value="sf_express")  # fmt: skip
+    resolve_conflict(
+        open_conflict.pk, ConflictAction.EDIT_AND_MERGE, actor="staff:lead", content="客户只用顺丰", value="sf_express"
+    )
 
     current = LongTermMemory.objects.valid().get(customer=customer, key="preferred_carrier")
     assert (current.content, current.source, current.confidence) == ("客户只用顺丰", "system_record", 1.0)
@@ -102,8 +109,10 @@ def test_an_admin_action_resolves_through_the_policy(customer, open_conflict, st
     client = Client()
     client.force_login(staff)
 
-    response = client.post(reverse("admin:memory_memoryconflict_changelist"),
-                           {"action": "accept_incoming", "_selected_action": [open_conflict.pk]})  # fmt: skip
+    response = client.post(
+        reverse("admin:memory_memoryconflict_changelist"),
+        {"action": "accept_incoming", "_selected_action": [open_conflict.pk]},
+    )
 
     assert response.status_code == 302
     assert valid_value(customer) == "sf_express"

@@ -15,11 +15,24 @@ pytestmark = pytest.mark.django_db
 
 # 47 distinct raw wordings of one birthday, Chinese and English (stored as said, they would be 47 rows).
 BIRTHDAY_DATES_ZH = ["3月15日", "3月15号", "三月十五日", "三月十五号", "3月15", "03月15日"]
-BIRTHDAY_TEMPLATES_ZH = ["我的生日是{d}", "我生日是{d}", "我是{d}出生的", "生日：{d}", "记一下，我的生日是{d}",
-                         "对了，我生日{d}", "我的生日在{d}", "我出生于{d}"]  # fmt: skip
+BIRTHDAY_TEMPLATES_ZH = [
+    "我的生日是{d}",
+    "我生日是{d}",
+    "我是{d}出生的",
+    "生日：{d}",
+    "记一下，我的生日是{d}",
+    "对了，我生日{d}",
+    "我的生日在{d}",
+    "我出生于{d}",
+]
 BIRTHDAY_DATES_EN = ["March 15", "March 15th", "15 March", "15th March", "the fifteenth of March", "Mar 15"]
-BIRTHDAY_TEMPLATES_EN = ["My birthday is {d}", "my birthday's {d}", "I was born on {d}", "Birthday: {d}",
-                         "For the record, my birthday is {d}"]  # fmt: skip
+BIRTHDAY_TEMPLATES_EN = [
+    "My birthday is {d}",
+    "my birthday's {d}",
+    "I was born on {d}",
+    "Birthday: {d}",
+    "For the record, my birthday is {d}",
+]
 
 
 def birthday_wordings() -> list[str]:
@@ -116,8 +129,10 @@ def test_second_and_third_order_numbers_are_inserted_not_conflicts(store, custom
         consolidate(converse(store, customer, f"我的订单号是 {number}", days_later=1))
 
     assert set(valid(customer, key="order_number").values_list("value", flat=True)) == {
-        "ORD-2025-0816", "ORD-2025-0901", "ORD-2025-1002",
-    }  # fmt: skip
+        "ORD-2025-0816",
+        "ORD-2025-0901",
+        "ORD-2025-1002",
+    }
     assert not MemoryConflict.objects.exists()
 
 

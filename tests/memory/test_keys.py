@@ -6,8 +6,22 @@ import pytest
 
 from memory.keys import InvalidValue, is_single_valued, normalise
 
-BIRTHDAY_WORDINGS = ["03-15", "3-15", "3/15", "15/3", "3月15日", "3月15号", "三月十五日", "三月十五号", "March 15",
-                     "March 15th", "15 March", "the 15th of March", "mar 15", "Mar. 15"]  # fmt: skip
+BIRTHDAY_WORDINGS = [
+    "03-15",
+    "3-15",
+    "3/15",
+    "15/3",
+    "3月15日",
+    "3月15号",
+    "三月十五日",
+    "三月十五号",
+    "March 15",
+    "March 15th",
+    "15 March",
+    "the 15th of March",
+    "mar 15",
+    "Mar. 15",
+]
 
 
 @pytest.mark.parametrize("wording", BIRTHDAY_WORDINGS)
@@ -17,8 +31,20 @@ def test_birthday_wordings_normalise_to_month_day(wording):
 
 def test_generated_birthdays_round_trip_in_both_languages():
     rng = random.Random(7)
-    months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-              "November", "December"]  # fmt: skip
+    months = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ]
     digits = "零一二三四五六七八九"
 
     def zh(n):
@@ -27,8 +53,12 @@ def test_generated_birthdays_round_trip_in_both_languages():
     for _ in range(200):
         month, day = rng.randint(1, 12), rng.randint(1, 28)
         expected = f"{month:02d}-{day:02d}"
-        for wording in (f"{months[month - 1]} {day}", f"{day} {months[month - 1]}", f"{month}月{day}日",
-                        f"{zh(month)}月{zh(day)}号"):  # fmt: skip
+        for wording in (
+            f"{months[month - 1]} {day}",
+            f"{day} {months[month - 1]}",
+            f"{month}月{day}日",
+            f"{zh(month)}月{zh(day)}号",
+        ):
             assert normalise("birthday", wording) == expected, wording
 
 
@@ -65,10 +95,22 @@ def test_cardinality():
 
 @pytest.mark.parametrize(
     ("wording", "carrier"),
-    [("zto", "zto"), ("ZTO", "zto"), ("ZTO Express", "zto"), ("中通", "zto"), ("中通快递", "zto"),
-     ("顺丰速运", "sf_express"), ("SF-Express", "sf_express"), ("京东快递", "jd"), ("China Post", "ems"),
-     ("Fed Ex", "fedex"), ("圆通速递", "yto"), ("Yunda Express", "yunda"), ("usps", "usps")],
-)  # fmt: skip
+    [
+        ("zto", "zto"),
+        ("ZTO", "zto"),
+        ("ZTO Express", "zto"),
+        ("中通", "zto"),
+        ("中通快递", "zto"),
+        ("顺丰速运", "sf_express"),
+        ("SF-Express", "sf_express"),
+        ("京东快递", "jd"),
+        ("China Post", "ems"),
+        ("Fed Ex", "fedex"),
+        ("圆通速递", "yto"),
+        ("Yunda Express", "yunda"),
+        ("usps", "usps"),
+    ],
+)
 def test_carrier_names_in_either_language_normalise_to_one_id(wording, carrier):
     assert normalise("preferred_carrier", wording) == carrier
 

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.django_db
 def learn(customer_id, content, conversation_id, **fields):
     candidate = Candidate(type="fact", content=content, confidence=0.9, conversation_id=conversation_id)
     with transaction.atomic():
-        memory = insert(customer_id, candidate, get_embedder().embed_passages([content])[0], actor="test",
-                        now=clock.now())  # fmt: skip
+        memory = insert(
+            customer_id, candidate, get_embedder().embed_passages([content])[0], actor="test", now=clock.now()
+        )
     if fields:
         LongTermMemory.objects.filter(pk=memory.pk).update(**fields)
     return memory

@@ -22,10 +22,22 @@ def put(customer, candidate, seed=1):
         return store(customer.pk, candidate, vector(seed), actor="test")
 
 
-STATED_ZTO = Candidate(type="preference", key="preferred_carrier", value="zto",
-                        content="客户喜欢用中通快递", confidence=0.9, source="customer_stated")  # fmt: skip
-INFERRED_SF = Candidate(type="preference", key="preferred_carrier", value="sf_express",
-                        content="客户似乎更喜欢顺丰", confidence=0.75, source="agent_inferred")  # fmt: skip
+STATED_ZTO = Candidate(
+    type="preference",
+    key="preferred_carrier",
+    value="zto",
+    content="客户喜欢用中通快递",
+    confidence=0.9,
+    source="customer_stated",
+)
+INFERRED_SF = Candidate(
+    type="preference",
+    key="preferred_carrier",
+    value="sf_express",
+    content="客户似乎更喜欢顺丰",
+    confidence=0.75,
+    source="agent_inferred",
+)
 
 
 def test_an_agent_inference_against_a_customer_statement_leaves_an_open_conflict(customer):
@@ -47,8 +59,14 @@ def test_an_agent_inference_against_a_customer_statement_leaves_an_open_conflict
 
 def test_a_system_record_supersedes_a_customer_statement(customer):
     put(customer, STATED_ZTO)
-    record = Candidate(type="preference", key="preferred_carrier", value="sf_express", content="快递偏好：顺丰（系统记录）",
-                       confidence=1.0, source="system_record")  # fmt: skip
+    record = Candidate(
+        type="preference",
+        key="preferred_carrier",
+        value="sf_express",
+        content="快递偏好：顺丰（系统记录）",
+        confidence=1.0,
+        source="system_record",
+    )
 
     assert put(customer, record, seed=3).action == "superseded"
     assert LongTermMemory.objects.valid().get(customer=customer, key="preferred_carrier").source == "system_record"
@@ -57,8 +75,14 @@ def test_a_system_record_supersedes_a_customer_statement(customer):
 def test_hold_policy_sends_every_contradiction_to_staff(customer, settings):
     settings.MEMORY_CONTRADICTION_POLICY = "hold"
     put(customer, STATED_ZTO)
-    stated_on = Candidate(type="preference", key="preferred_carrier", value="sf_express", content="客户希望改用顺丰",
-                          confidence=0.95, source="customer_stated")  # fmt: skip
+    stated_on = Candidate(
+        type="preference",
+        key="preferred_carrier",
+        value="sf_express",
+        content="客户希望改用顺丰",
+        confidence=0.95,
+        source="customer_stated",
+    )
 
     assert put(customer, stated_on, seed=4).action == "conflict"
     assert LongTermMemory.objects.valid().get(customer=customer, key="preferred_carrier").value == "zto"

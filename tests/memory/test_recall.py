@@ -86,8 +86,14 @@ def test_a_memory_under_an_open_conflict_is_recalled_as_disputed(customer, touch
     carrier = remember(customer, "The customer prefers SF Express", key="preferred_carrier", value="SF Express")
     other = remember(customer, "The customer prefers deliveries on weekends", key="delivery_days", value="weekends")
     for existing, status in ((carrier, MemoryConflict.Status.OPEN), (other, MemoryConflict.Status.DISMISSED)):
-        MemoryConflict.objects.create(customer=customer, existing=existing, key=existing.key, incoming_value="?",
-                                      incoming_source="customer_stated", status=status)  # fmt: skip
+        MemoryConflict.objects.create(
+            customer=customer,
+            existing=existing,
+            key=existing.key,
+            incoming_value="?",
+            incoming_source="customer_stated",
+            status=status,
+        )
 
     found = {m.id: m.disputed for m in recall(customer.pk, "SF Express weekends delivery", k=5, touch=touch)}
 
@@ -328,8 +334,18 @@ def test_every_recall_counts_one_vector_query(customer):
 
 
 def _recalled(content, confidence, disputed=False, key="", value="", source="customer_stated", created_at=None):
-    return Recalled(id=1, type="fact", key=key, value=value, content=content, confidence=confidence,
-                    source=source, score=1.0, disputed=disputed, created_at=created_at)  # fmt: skip
+    return Recalled(
+        id=1,
+        type="fact",
+        key=key,
+        value=value,
+        content=content,
+        confidence=confidence,
+        source=source,
+        score=1.0,
+        disputed=disputed,
+        created_at=created_at,
+    )
 
 
 @pytest.mark.parametrize(
@@ -356,8 +372,14 @@ def test_memory_block_tags_by_source_confidence_and_dispute(source, confidence, 
 
 @pytest.mark.parametrize("source", ["customer_stated", "agent_inferred"])
 def test_a_shop_owned_value_comes_from_the_record_and_a_differing_statement_is_a_request(source):
-    said = _recalled("I moved to 9 Oak Rd", 0.9, key="shipping_address", value="9 Oak Rd", source=source,
-                     created_at=datetime(2026, 12, 1, tzinfo=UTC))  # fmt: skip
+    said = _recalled(
+        "I moved to 9 Oak Rd",
+        0.9,
+        key="shipping_address",
+        value="9 Oak Rd",
+        source=source,
+        created_at=datetime(2026, 12, 1, tzinfo=UTC),
+    )
     copy = _recalled("Address 5 Elm St (system)", 1.0, key="shipping_address", value="5 Elm St", source="system_record")
     stale = _recalled(
         "Address 1 Old Rd (system)", 1.0, key="shipping_address", value="1 Old Rd", source="system_record"
@@ -393,9 +415,13 @@ def test_memory_text_cannot_break_out_of_its_block():
 
 @pytest.mark.parametrize(
     ("reply", "missing"),
-    [("我不确定您说的是哪个订单，请提供订单号。", True), ("I'm not sure which order you mean.", True),
-     ("您的订单 ORD-2025-0816 已发货。", False), ("Your order ORD-2025-0816 has shipped.", False)],
-)  # fmt: skip
+    [
+        ("我不确定您说的是哪个订单，请提供订单号。", True),
+        ("I'm not sure which order you mean.", True),
+        ("您的订单 ORD-2025-0816 已发货。", False),
+        ("Your order ORD-2025-0816 has shipped.", False),
+    ],
+)
 def test_deferred_recall_listens_for_missing_information_in_both_languages(reply, missing):
     assert signals_missing_memory(reply) is missing
 
@@ -426,11 +452,21 @@ def test_planning_the_trigram_match_does_not_compare_the_query_with_sampled_cont
     now, vector = clock.now(), get_embedder().embed_passages(["a parcel"])[0]
     texts = [f"客户第{n}次咨询订单 ORD-2025-{n:04d} 的物流，包裹在上海中转" for n in range(300)]
     LongTermMemory.objects.bulk_create(
-        LongTermMemory(customer=customer, type="experience", content=text, embedding=vector, embedding_model="test",
-                       source="customer_stated", confidence=0.9, content_hash=content_hash(text), created_at=now,
-                       updated_at=now, valid_from=now)
+        LongTermMemory(
+            customer=customer,
+            type="experience",
+            content=text,
+            embedding=vector,
+            embedding_model="test",
+            source="customer_stated",
+            confidence=0.9,
+            content_hash=content_hash(text),
+            created_at=now,
+            updated_at=now,
+            valid_from=now,
+        )
         for text in texts
-    )  # fmt: skip
+    )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memory_longtermmemory")
         cursor.execute(
@@ -439,8 +475,10 @@ def test_planning_the_trigram_match_does_not_compare_the_query_with_sampled_cont
             ["content"],
         )
         histogram, common = cursor.fetchone()
-        cursor.execute("SELECT n_distinct FROM pg_stats WHERE tablename = 'memory_longtermmemory' AND attname = %s",
-                       ["customer_id"])  # fmt: skip
+        cursor.execute(
+            "SELECT n_distinct FROM pg_stats WHERE tablename = 'memory_longtermmemory' AND attname = %s",
+            ["customer_id"],
+        )
         other_columns_analysed = cursor.fetchone() is not None
 
     assert other_columns_analysed

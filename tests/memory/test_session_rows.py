@@ -20,10 +20,17 @@ pytestmark = pytest.mark.django_db
 def conversation(customer) -> Conversation:
     now = clock.now()
     return Conversation.objects.create(
-        customer=customer, state=AgentState.PROCESSING, collected_info={"order_numbers": ["ORD-2025-0816"], "城市": "上海"},
-        created_at=now, updated_at=now, ended_at=now + timedelta(hours=1), last_seq=7, version=3, consolidated_seq=4,
+        customer=customer,
+        state=AgentState.PROCESSING,
+        collected_info={"order_numbers": ["ORD-2025-0816"], "城市": "上海"},
+        created_at=now,
+        updated_at=now,
+        ended_at=now + timedelta(hours=1),
+        last_seq=7,
+        version=3,
+        consolidated_seq=4,
         loop_flagged=True,
-    )  # fmt: skip
+    )
 
 
 def field_values(instance: Conversation) -> dict:
@@ -98,9 +105,14 @@ def test_the_covered_sequence_is_the_last_summarised_message(conversation):
     assert rows.covered_seq(conversation.pk) == 0
     for first in (1, 11):
         CompressionSummary.objects.create(
-            conversation=conversation, first_seq=first, last_seq=first + 9, content="…", tokens_before=100,
-            tokens_after=10, created_at=clock.now(),
-        )  # fmt: skip
+            conversation=conversation,
+            first_seq=first,
+            last_seq=first + 9,
+            content="…",
+            tokens_before=100,
+            tokens_after=10,
+            created_at=clock.now(),
+        )
 
     assert rows.covered_seq(conversation.pk) == 20
 

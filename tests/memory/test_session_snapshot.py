@@ -29,8 +29,13 @@ def _hot_equals_durable(store: SessionStore, conversation_id) -> None:
 def _customer_writes(store: SessionStore, conversation_id, text: str) -> None:
     store.append(conversation_id, entry(Role.USER, text))
     store.update_info(conversation_id, {"order_numbers": ["ORD-2025-0001"]})
-    store.transition(conversation_id, AgentState.COLLECTING_INFO, "the customer wrote", progress=True,
-                     only_from={AgentState.GREETING})  # fmt: skip
+    store.transition(
+        conversation_id,
+        AgentState.COLLECTING_INFO,
+        "the customer wrote",
+        progress=True,
+        only_from={AgentState.GREETING},
+    )
 
 
 def test_a_batch_on_an_unchanged_session_is_one_statement_and_writes_what_the_locked_batch_would(

@@ -33,9 +33,14 @@ def test_the_table_allows(from_state, to_state):
 
 @pytest.mark.parametrize(
     ("from_state", "to_state"),
-    [(S.ESCALATED, S.RESOLVED), (S.ESCALATED, S.COLLECTING_INFO), (S.HUMAN, S.PROCESSING), (S.GREETING, S.HUMAN),
-     (S.RESOLVED, S.PROCESSING)],
-)  # fmt: skip
+    [
+        (S.ESCALATED, S.RESOLVED),
+        (S.ESCALATED, S.COLLECTING_INFO),
+        (S.HUMAN, S.PROCESSING),
+        (S.GREETING, S.HUMAN),
+        (S.RESOLVED, S.PROCESSING),
+    ],
+)
 def test_the_table_refuses(from_state, to_state):
     assert to_state not in TRANSITIONS[from_state]
 
@@ -89,8 +94,11 @@ def test_a_transition_is_recorded_in_redis_and_postgresql(store, customer, redis
     assert result.state == S.COLLECTING_INFO and result.loop is None
     row = StateTransition.objects.get()
     assert (row.conversation_id, row.customer_id, row.from_state, row.to_state) == (
-        session.id, customer.pk, "greeting", "collecting_info",
-    )  # fmt: skip
+        session.id,
+        customer.pk,
+        "greeting",
+        "collecting_info",
+    )
     assert row.reason == "customer asked where an order is"
     loaded = store.load(session.id)
     assert loaded.state == S.COLLECTING_INFO
@@ -177,8 +185,9 @@ def test_a_ping_pong_past_the_threshold_escalates_and_flags(store, customer):
 
     assert result.state == S.ESCALATED and result.loop.cycles == 4
     assert [(r.from_state, r.to_state) for r in result.recorded] == [
-        (S.PROCESSING, S.COLLECTING_INFO), (S.COLLECTING_INFO, S.ESCALATED),
-    ]  # fmt: skip
+        (S.PROCESSING, S.COLLECTING_INFO),
+        (S.COLLECTING_INFO, S.ESCALATED),
+    ]
     conversation = Conversation.objects.get(pk=session.id)
     assert conversation.loop_flagged and conversation.state == S.ESCALATED
     assert StateTransition.objects.filter(to_state=S.ESCALATED, reason__startswith="loop:").count() == 1

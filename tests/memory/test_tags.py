@@ -83,8 +83,16 @@ def test_what_anyone_says_about_a_shop_owned_key_is_a_request_and_only_the_recor
         expected = Tag.CONFIRMED if source == Source.SYSTEM_RECORD else Tag.REQUESTED
         assert tag_of(source, confidence, key=key) == expected
     row = LongTermMemory.objects.create(
-        customer=customer, type="fact", key=key, value="x", content="x", embedding=[0.1] * 384,
-        embedding_model="test", source=Source.CUSTOMER_STATED, confidence=0.9, content_hash="x",
-    )  # fmt: skip
+        customer=customer,
+        type="fact",
+        key=key,
+        value="x",
+        content="x",
+        embedding=[0.1] * 384,
+        embedding_model="test",
+        source=Source.CUSTOMER_STATED,
+        confidence=0.9,
+        content_hash="x",
+    )
     assert list(LongTermMemory.objects.tagged(Tag.REQUESTED)) == [row]
     assert not LongTermMemory.objects.tagged(Tag.REFERENCE).filter(pk=row.pk).exists()

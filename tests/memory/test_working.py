@@ -266,8 +266,13 @@ def test_history_with_split_tool_pairs_is_repaired():
 def test_extend_pins_only_the_last_customer_message_and_keeps_the_others_as_given():
     wm = WorkingMemory(1000)
     earlier = wm.append_user("before the history")
-    history = [entry(Role.USER, "first"), entry(Role.ASSISTANT, "reply"), entry(Role.USER, "second"),
-               entry(Role.ASSISTANT, "reply again"), entry(Role.USER, "third", pinned=True)]  # fmt: skip
+    history = [
+        entry(Role.USER, "first"),
+        entry(Role.ASSISTANT, "reply"),
+        entry(Role.USER, "second"),
+        entry(Role.ASSISTANT, "reply again"),
+        entry(Role.USER, "third", pinned=True),
+    ]
     history.append(entry(Role.ASSISTANT, "last reply"))
 
     wm.extend(history)
@@ -282,8 +287,14 @@ def test_extend_pins_only_the_last_customer_message_and_keeps_the_others_as_give
 
 def test_extend_evicts_once_to_the_budget():
     wm = WorkingMemory(30)
-    wm.extend([entry(Role.USER, words(10)), entry(Role.ASSISTANT, words(10)), entry(Role.USER, words(10)),
-               entry(Role.ASSISTANT, words(10))])  # fmt: skip
+    wm.extend(
+        [
+            entry(Role.USER, words(10)),
+            entry(Role.ASSISTANT, words(10)),
+            entry(Role.USER, words(10)),
+            entry(Role.ASSISTANT, words(10)),
+        ]
+    )
 
     assert wm.usage().used == 30
     assert [e.role for e in wm.entries()] == [Role.ASSISTANT, Role.USER, Role.ASSISTANT]

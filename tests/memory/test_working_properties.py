@@ -101,8 +101,10 @@ def test_any_appends_keep_the_buffer_valid_and_accepted_by_the_api(client, budge
                 wm.set_memory(new_memory)
                 memory = new_memory
             else:
-                calls = [ToolCall(f"call_{next(ids)}", "lookup_order", json.dumps({"order_number": text(0, step)}))
-                         for _ in arg]  # fmt: skip
+                calls = [
+                    ToolCall(f"call_{next(ids)}", "lookup_order", json.dumps({"order_number": text(0, step)}))
+                    for _ in arg
+                ]
                 wm.append_tool_call(calls)
         except PinnedOverflow as overflow:
             event("pinned overflow refused")
@@ -143,9 +145,15 @@ def test_a_long_tool_result_is_summarised_by_the_cheap_model(summarise, offline_
     wm = WorkingMemory(8000, summarise_over_tokens=500)
     wm.append_user("where is ORD-2025-0816?")
     wm.append_tool_call([ToolCall("call_1", "lookup_order", '{"order_number": "ORD-2025-0816"}')])
-    items = [{"sku": f"sku-{i}", "name": "ceramic mug", "description": "A sturdy stoneware mug with a glazed "
-              "finish, dishwasher safe, holds a generous amount of coffee or tea, packed in recycled paper."}
-             for i in range(40)]  # fmt: skip
+    items = [
+        {
+            "sku": f"sku-{i}",
+            "name": "ceramic mug",
+            "description": "A sturdy stoneware mug with a glazed "
+            "finish, dishwasher safe, holds a generous amount of coffee or tea, packed in recycled paper.",
+        }
+        for i in range(40)
+    ]
     raw = json.dumps({"order_number": "ORD-2025-0816", "status": "shipped", "tracking": "SF1234567890", "items": items})
     calls_before = offline_model.stats()["by_task"]["summarise"]
 

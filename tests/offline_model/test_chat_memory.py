@@ -260,9 +260,12 @@ def test_a_question_about_the_customer_nothing_answers_calls_recall_memory(say, 
 
 @pytest.mark.parametrize(
     ("question", "tool"),
-    [("Where is my parcel?", "track_shipment"), ("上次那个订单怎么样了？", "lookup_order"),
-     ("我的快递到哪了？", "track_shipment")],
-)  # fmt: skip
+    [
+        ("Where is my parcel?", "track_shipment"),
+        ("上次那个订单怎么样了？", "lookup_order"),
+        ("我的快递到哪了？", "track_shipment"),
+    ],
+)
 def test_an_order_spoken_of_as_known_is_looked_up_in_memory_then_in_the_shop(say, answer_tools, question, tool):
     request = [{"role": "user", "content": question}]
     asked = say(request)

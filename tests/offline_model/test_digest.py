@@ -57,9 +57,15 @@ def _history(said: list[str], memory: list[str] = ()) -> list[dict]:
     if memory:
         system += "\n<<<MEMORY\n" + "\n".join(memory) + "\nMEMORY>>>"
     block = "\n".join(
-        ["[earlier conversation summary]", "Asked about a delivery.", "Said earlier in this conversation (the "
-         "customer's words, not checked against the shop's records):", "<<<SAID", *said, "SAID>>>"]
-    )  # fmt: skip
+        [
+            "[earlier conversation summary]",
+            "Asked about a delivery.",
+            "Said earlier in this conversation (the customer's words, not checked against the shop's records):",
+            "<<<SAID",
+            *said,
+            "SAID>>>",
+        ]
+    )
     return [{"role": "system", "content": system}, {"role": "system", "content": block}]
 
 

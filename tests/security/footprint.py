@@ -69,7 +69,10 @@ def leave_footprint(user, order: Order, text: str, *, birthday: str = "03-15") -
     )
     Refund.objects.create(order=order, amount=order.total, reason=f"Refund: {text}", conversation_id=session.id)
     PendingAction.objects.create(
-        conversation_id=session.id, customer=user, tool="update_shipping_address", arguments={"address": text},
+        conversation_id=session.id,
+        customer=user,
+        tool="update_shipping_address",
+        arguments={"address": text},
         summary=f"change the shipping address to {text}"[:300],
-    )  # fmt: skip
+    )
     return Footprint(user, order, memory, str(session.id), conflict, rating, handoff)

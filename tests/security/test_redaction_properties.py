@@ -35,9 +35,21 @@ FULL_WIDTH = str.maketrans(DIGITS, "０１２３４５６７８９")
 
 # Surroundings: prose without digits or the words that announce a secret, and punctuation that ends a word.
 PROSE = st.sampled_from(
-    ["Hi", "please check this", "my details are below", "thanks a lot", "is that right?", "as discussed",
-     "你好", "请帮我查一下", "谢谢", "麻烦尽快处理", "我的信息如下", "好的"]
-)  # fmt: skip
+    [
+        "Hi",
+        "please check this",
+        "my details are below",
+        "thanks a lot",
+        "is that right?",
+        "as discussed",
+        "你好",
+        "请帮我查一下",
+        "谢谢",
+        "麻烦尽快处理",
+        "我的信息如下",
+        "好的",
+    ]
+)
 BEFORE = st.sampled_from([" ", " (", ": ", "：", "，", ", ", ' "', "「", "\n", "。", "! "])
 AFTER = st.sampled_from([" ", ")", ". ", "。", "！", "! ", ", ", "，", '"', "」", "\n", "? ", ";"])
 JOINER = st.sampled_from([" and ", ", then ", "; also ", "，还有", " 和 ", ". Next: ", " / ", " or "])
@@ -180,18 +192,46 @@ def passports(draw: st.DrawFn) -> str:
         after = draw(st.sampled_from([" is my passport number", "是我的护照号码", " (passport)"]))
         return draw(CHINESE_PASSPORT) + after
     word = draw(
-        st.sampled_from(["passport ", "Passport number: ", "passport no. ", "passport # ", "my passport number is ",
-                         "PASSPORT NO:", "护照", "护照号 ", "护照号码", "护照号码是", "护照号：", "护照编号为"])
-    )  # fmt: skip
+        st.sampled_from(
+            [
+                "passport ",
+                "Passport number: ",
+                "passport no. ",
+                "passport # ",
+                "my passport number is ",
+                "PASSPORT NO:",
+                "护照",
+                "护照号 ",
+                "护照号码",
+                "护照号码是",
+                "护照号：",
+                "护照编号为",
+            ]
+        )
+    )
     return word + draw(st.one_of(CHINESE_PASSPORT, OTHER_PASSPORT))
 
 
 @st.composite
 def security_codes(draw: st.DrawFn) -> str:
     word = draw(
-        st.sampled_from(["CVV", "CVV2", "cvc", "CVC2", "security code", "Security Code", "verification code",
-                         "安全码", "卡背面三位数", "卡背面的三位数字", "验证码", "短信验证码"])
-    )  # fmt: skip
+        st.sampled_from(
+            [
+                "CVV",
+                "CVV2",
+                "cvc",
+                "CVC2",
+                "security code",
+                "Security Code",
+                "verification code",
+                "安全码",
+                "卡背面三位数",
+                "卡背面的三位数字",
+                "验证码",
+                "短信验证码",
+            ]
+        )
+    )
     chinese = not word.isascii()
     sep = draw(st.sampled_from([" ", ": ", " is ", " = "] + (["：", "是", ""] if chinese else [])))
     return word + sep + draw(digits(draw(st.integers(4, 6)) if "验证码" in word else draw(st.integers(3, 4))))
@@ -207,9 +247,24 @@ PASSWORD_VALUE = st.tuples(
 @st.composite
 def passwords(draw: st.DrawFn) -> tuple[str, str]:
     label = draw(
-        st.sampled_from(["password ", "Password: ", "password is ", "my password is ", "pwd=", "PIN ", "PIN code ",
-                         "passcode: ", "密码", "密码是", "密码：", "口令 ", "登录密码为"])
-    )  # fmt: skip
+        st.sampled_from(
+            [
+                "password ",
+                "Password: ",
+                "password is ",
+                "my password is ",
+                "pwd=",
+                "PIN ",
+                "PIN code ",
+                "passcode: ",
+                "密码",
+                "密码是",
+                "密码：",
+                "口令 ",
+                "登录密码为",
+            ]
+        )
+    )
     value = draw(PASSWORD_VALUE)
     return label + value, value
 
@@ -285,9 +340,10 @@ TRACKING_NUMBERS = st.one_of(
     digits(13).map("YT{}".format),
     st.integers(12, 15).flatmap(digits).map("ZT{}".format),
     text_of(UPPER_ALNUM, 16).map("1Z{}".format),
-    st.tuples(st.sampled_from(["运单号 ", "快递单号：", "tracking number ", "waybill "]),
-              st.integers(12, 15).flatmap(digits)).map("".join),
-)  # fmt: skip
+    st.tuples(
+        st.sampled_from(["运单号 ", "快递单号：", "tracking number ", "waybill "]), st.integers(12, 15).flatmap(digits)
+    ).map("".join),
+)
 AMOUNTS = st.one_of(
     st.decimals(0, 10**9, places=2).map("¥{:,}".format),
     st.decimals(0, 10**9, places=2).map("${}".format),
@@ -301,10 +357,22 @@ TIMINGS = st.tuples(
     st.integers(1, 20).flatmap(digits),
     st.sampled_from([" ms", " s", "s", ""]),
 ).map(lambda t: f"{t[0]}{t[1]}.{t[2]}{t[3]}")
-PHONES = st.tuples(st.sampled_from("3456789"), digits(9)).map(lambda t: "1" + "".join(t)).flatmap(
-    lambda m: st.sampled_from([m, f"+86 {m[:3]} {m[3:7]} {m[7:]}", f"+86-{m[:3]}-{m[3:7]}-{m[7:]}", f"+86 {m}",
-                               f"{m[:3]}-{m[3:7]}-{m[7:]}", f"(+86) {m}"])
-)  # fmt: skip
+PHONES = (
+    st.tuples(st.sampled_from("3456789"), digits(9))
+    .map(lambda t: "1" + "".join(t))
+    .flatmap(
+        lambda m: st.sampled_from(
+            [
+                m,
+                f"+86 {m[:3]} {m[3:7]} {m[7:]}",
+                f"+86-{m[:3]}-{m[3:7]}-{m[7:]}",
+                f"+86 {m}",
+                f"{m[:3]}-{m[3:7]}-{m[7:]}",
+                f"(+86) {m}",
+            ]
+        )
+    )
+)
 DATES = st.tuples(
     st.dates(dt.date(1990, 1, 1), dt.date(2035, 12, 31)),
     st.sampled_from(["%Y-%m-%d", "%Y/%m/%d", "%d.%m.%Y", "%Y.%m.%d", "%Y年%m月%d日", "%b %d, %Y", "%Y-%m-%d %H:%M"]),
@@ -331,6 +399,7 @@ def test_look_alikes_are_kept_as_they_are(text):
 
 # --- idempotence ---------------------------------------------------------------------------------------
 
+# Kept packed (fmt: skip): a vocabulary of fragments reads as one block, not forty one-token lines.
 PIECES = st.sampled_from(
     [*MARKS, "[", "]", " removed]", "password", "pin", "密码", "passport", "护照", "CVV", "验证码", "SSN", "is", ":",
      " ", "  ", "-", " - ", ".", ",", "，", "E", "X", "GB82", "4111", "1111", "002X", "110105", "19491231",

@@ -43,9 +43,15 @@ def daphne(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         connection.ensure_connection()
         env = ProcessEnv.from_connection(connection.settings_dict, django_settings.REDIS_URL)
-    unlimited = {name: "100000" for name in ("AGENT_RATE_LIMIT_PER_MINUTE", "AGENT_HISTORY_FRAMES_PER_MINUTE",
-                                              "AGENT_SOCKET_FRAMES_PER_MINUTE",
-                                              "AGENT_SOCKETS_PER_MINUTE")}  # fmt: skip
+    unlimited = {
+        name: "100000"
+        for name in (
+            "AGENT_RATE_LIMIT_PER_MINUTE",
+            "AGENT_HISTORY_FRAMES_PER_MINUTE",
+            "AGENT_SOCKET_FRAMES_PER_MINUTE",
+            "AGENT_SOCKETS_PER_MINUTE",
+        )
+    }
     server = start_daphne(env, extra_env={**unlimited, "MEMORY_CONSOLIDATE_EVERY_MESSAGES": "100000"})
     yield server
     server.stop()

@@ -92,8 +92,13 @@ def test_staff_edit_and_merge_on_a_shop_owned_key_sets_the_shops_value_not_staff
     _correct(logged_in(shopper), record, "9 Oak Rd, York")
     conflict = MemoryConflict.objects.get(customer=shopper)
 
-    resolve_conflict(conflict.pk, ConflictAction.EDIT_AND_MERGE, actor="staff:sam",
-                     content="the customer is an admin", value="10 Oak Rd, York")  # fmt: skip
+    resolve_conflict(
+        conflict.pk,
+        ConflictAction.EDIT_AND_MERGE,
+        actor="staff:sam",
+        content="the customer is an admin",
+        value="10 Oak Rd, York",
+    )
 
     assert CustomerProfile.objects.get(user=shopper).default_address == "10 Oak Rd, York"
     valid = LongTermMemory.objects.valid().get(customer=shopper, key="shipping_address")
