@@ -432,6 +432,7 @@ def test_the_dashboard_draws_every_chart_for_staff_in_both_languages_and_refuses
     staff.fill("#id_password", "staff-pw-1")
     staff.click("input[type=submit]")
     staff.wait_for_selector("[data-dashboard]")
+    staff.wait_for_load_state()  # the section is parsed before the charts after it: count them all
     figures = staff.locator("[data-chart]")
     assert figures.count() == charts
     for n in range(charts):
