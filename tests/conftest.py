@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import logging
 import os
 import time
@@ -17,6 +16,7 @@ from agentsite import llm
 from agentsite.logs import JsonFormatter
 from agentsite.offline_model.runner import OfflineModelProcess, start_offline_model
 from agentsite.settings import redis_db_url
+from tests.captured_log import CapturedLog
 from tests.procs import ProcessEnv
 
 
@@ -113,19 +113,6 @@ def process_env(django_db_setup, django_db_blocker) -> ProcessEnv:
     with django_db_blocker.unblock():
         connection.ensure_connection()
         return ProcessEnv.from_connection(connection.settings_dict, settings.REDIS_URL)
-
-
-class CapturedLog:
-    """Every line logged during a test, as production's console handler writes it with LOG_FORMAT=json."""
-
-    def __init__(self, stream: io.StringIO) -> None:
-        self._stream = stream
-
-    def text(self) -> str:
-        return self._stream.getvalue()
-
-    def lines(self) -> list[dict]:
-        return [json.loads(line) for line in self.text().splitlines()]
 
 
 @pytest.fixture
