@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from chat.evaluation import generator
+
 
 class Gen:
     """Random values and phrasings for template-generated utterances."""
@@ -54,20 +56,7 @@ class Gen:
         "Hill Road",
     ]
     CITIES_EN = ["Springfield", "London", "Boston", "Seattle", "Leeds", "Austin"]
-    MONTHS_EN = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ]
+    MONTHS_EN = generator.MONTHS_EN
     ZH_DIGITS = "零一二三四五六七八九"
 
     def __init__(self, seed: int) -> None:
