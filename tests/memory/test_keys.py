@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from chat.evaluation.generator import MONTHS_EN
 from memory.keys import InvalidValue, is_single_valued, normalise
 
 BIRTHDAY_WORDINGS = [
@@ -31,20 +32,7 @@ def test_birthday_wordings_normalise_to_month_day(wording):
 
 def test_generated_birthdays_round_trip_in_both_languages():
     rng = random.Random(7)
-    months = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ]
+    months = MONTHS_EN
     digits = "零一二三四五六七八九"
 
     def zh(n):
