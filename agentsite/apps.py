@@ -1,3 +1,7 @@
+"""The site's app: loads the Celery app in every process that sets Django up, and puts the admin on
+the site's own class (``agentsite.admin_site``).
+"""
+
 from django.apps import AppConfig
 from django.contrib.admin import apps as admin_apps
 

@@ -1,3 +1,5 @@
+"""The site's HTTP routes: the admin, /healthz, /metrics, login and logout, and the chat app's pages."""
+
 from django.contrib import admin
 from django.urls import include, path
 

@@ -1,3 +1,5 @@
+"""The chat app's configuration: wires its signals, its gauges and the shop's writer for memory on start-up."""
+
 from django.apps import AppConfig
 
 

@@ -1,11 +1,7 @@
-"""The "Promises kept" figure: what the shop promised, reported back on the customer's next visit.
-
-Each case is a scratch customer who asks in chat for something the shop promises — an order chased, or a
-refund they then confirm — in English or Chinese. The shop then acts as staff would (``chat.fulfilment``:
-ships the order, records the return, approves or refuses the refund) or does nothing until beat marks the
-promise overdue. The customer comes back: the first message of their next conversation must name the order
-and what happened to it; a visit after that must not say it again. Runs in a transaction rolled back at the
-end (docs/eval.md, "Promises kept").
+"""The "Promises kept" figure: scratch customers ask for something the shop promises (an order chased, a
+refund), the shop acts as staff would or lets the promise go overdue, and the customer's next visit must
+report what happened, once. Runs in a transaction rolled back at the end; the cases: docs/eval.md
+("Promises kept").
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Entry points of processes the evaluation spawns: set Django up first, then import what needs it.
-
-A spawned child unpickles its target before running it, so the target must live in a module that
-imports no models; this one imports them only after ``django.setup()`` (docs/eval.md).
+"""Entry points of processes the evaluation spawns: a spawned child unpickles its target before running it,
+so the target lives here, in a module that imports models only after ``django.setup()`` (docs/eval.md).
 """
 
 from __future__ import annotations
