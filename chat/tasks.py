@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from agentsite.tasks import typed_task
 
 
-@shared_task(name="chat.mark_overdue_commitments")  # type: ignore[untyped-decorator]  # celery ships no types
+@typed_task(name="chat.mark_overdue_commitments")
 def mark_overdue_commitments() -> int:
     """Mark promises past their due time overdue (beat, every ``COMMITMENT_OVERDUE_CHECK_SECONDS``)."""
     from chat import commitments

@@ -6,43 +6,18 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING, ParamSpec, Protocol, TypedDict, TypeVar
+from typing import TypedDict
 from uuid import UUID
 
-from celery import Task, shared_task
+from celery import Task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from agentsite import ratelimit, timings
+from agentsite.tasks import typed_task
 from memory.consolidation import ConsolidationDeferred
 
-if TYPE_CHECKING:
-    from celery.result import AsyncResult
-
 logger = logging.getLogger(__name__)
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-_R_co = TypeVar("_R_co", covariant=True)
-
-
-class MemoryTask(Protocol[_P, _R_co]):
-    """What callers use of a Celery task, typed by the function it runs (Celery ships no types)."""
-
-    name: str
-
-    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R_co: ...
-
-    def delay(self, *args: _P.args, **kwargs: _P.kwargs) -> AsyncResult: ...
-
-    def delay_on_commit(self, *args: _P.args, **kwargs: _P.kwargs) -> None: ...
-
-
-def _task(**options: object) -> Callable[[Callable[_P, _R]], MemoryTask[_P, _R]]:
-    """``shared_task(**options)``, with the type of the task it makes."""
-    decorator: Callable[[Callable[_P, _R]], MemoryTask[_P, _R]] = shared_task(**options)
-    return decorator
 
 
 class ProbeResult(TypedDict):
@@ -63,7 +38,7 @@ class ConsolidationResult(TypedDict):
     cpu_timings: dict[str, float]
 
 
-@_task(name="memory.embed_probe")
+@typed_task(name="memory.embed_probe")
 def embed_probe(text: str) -> ProbeResult:
     """Embed ``text`` as a query in this worker process (proves embedding works after a fork)."""
     from memory.embeddings import get_embedder
@@ -72,7 +47,7 @@ def embed_probe(text: str) -> ProbeResult:
     return {"pid": os.getpid(), "vector": [float(x) for x in vector]}
 
 
-@_task(
+@typed_task(
     name="memory.consolidate_conversation",
     autoretry_for=(ConsolidationDeferred, OperationalError, InterfaceError),
     retry_backoff=5,
@@ -126,7 +101,7 @@ def queue_consolidation(conversation_id: UUID | str, customer_id: int, *, final:
     return enqueue(consolidate_conversation, str(conversation_id), final=final)
 
 
-@_task(
+@typed_task(
     name="memory.compress_conversation",
     autoretry_for=(OperationalError, InterfaceError),
     retry_backoff=5,
@@ -141,7 +116,7 @@ def compress_conversation(conversation_id: str) -> int:
         return len(short_term.store().compress(conversation_id))
 
 
-@_task(name="memory.sweep_consolidation")
+@typed_task(name="memory.sweep_consolidation")
 def sweep_consolidation() -> int:
     """Queue consolidation for every quiet conversation with unconsolidated messages; return how many."""
     from memory.consolidation import due_for_consolidation
@@ -152,7 +127,7 @@ def sweep_consolidation() -> int:
     return len(due)
 
 
-@_task(name="memory.run_forgetting")
+@typed_task(name="memory.run_forgetting")
 def run_forgetting() -> dict[str, int] | None:
     """The daily forgetting run; ``None`` when another beat already ran it today."""
     from dataclasses import asdict
@@ -163,7 +138,7 @@ def run_forgetting() -> dict[str, int] | None:
     return asdict(counts) if counts is not None else None
 
 
-@_task(name="memory.index_large_customers")
+@typed_task(name="memory.index_large_customers")
 def index_large_customers() -> dict[str, list[int] | bool]:
     """Build, recount and drop the vector indexes of customers with many memories (``memory.large_customers``)."""
     from dataclasses import asdict
@@ -173,7 +148,7 @@ def index_large_customers() -> dict[str, list[int] | bool]:
     return asdict(refresh())
 
 
-@_task(name="memory.record_store_days")
+@typed_task(name="memory.record_store_days")
 def record_store_days() -> list[str]:
     """Count the long-term store for each day not counted yet, up to yesterday (``memory.store_days``)."""
     from memory import store_days
