@@ -21,11 +21,14 @@ CHANGE_TOOLS = {
     "notification_preference": ("update_notification_preference", "preference"),
     "contact_channel": ("update_contact_channel", "channel"),
 }
+# "The order from last time" points before this chat; "that order" points to one already spoken of.
+_LAST_TIME = re.compile(r"上次|上一次|上回|之前|以前|(?i:last\s+(?:time|chat|conversation)|from\s+before|previous)")
+_PAST_ORDER = re.compile(_LAST_TIME.pattern + r"|那个|(?i:that\s+order|the\s+order\s+from)")
 # The customer speaks of an order as if we knew which ("my parcel", "the order from last time"): with no
 # number anywhere, the agent says it is not sure which one (deferred recall listens for that), then asks.
-_OWN_ORDER = re.compile(
-    r"我的|上次|上一次|之前|那个|(?i:\bmy\b|last\s+time|from\s+before|previous|that\s+order|the\s+order\s+from)"
-)
+_OWN_ORDER = re.compile(r"我的|(?i:\bmy\b)|" + _PAST_ORDER.pattern)
+# A parcel is what ships: words for one ask about an order on its way, never one still being prepared.
+_PARCEL = re.compile(r"快递|包裹|物流|(?i:\bparcel|\bpackage|\bshipment)")
 # "system" only as a role or a prompt ("SYSTEM: …", "the system prompt"): the shop's own records say
 # "(confirmed in the system)", and a model that skipped those could not say how to contact anyone.
 _INSTRUCTION_LIKE = re.compile(
@@ -61,15 +64,20 @@ def _ranked(memories: tuple[MemoryEntry, ...] | list[MemoryEntry]) -> list[Memor
     return sorted(usable, key=lambda m: TAG_RANK.get(m.tag, 1))
 
 
-def recent_order(conv: Conversation) -> str | None:
-    """The order number mentioned most recently before the latest message, else from memory."""
+def order_in_turns(conv: Conversation) -> str | None:
+    """The order number mentioned most recently in this conversation before the latest message."""
     for turn in conv.earlier_turns():
         if turn.role == "tool":
             continue  # a list of orders is not a mention of one
         found = slots.order_numbers(turn.text + " " + " ".join(c.arguments for c in turn.tool_calls))
         if found:
             return found[-1]
-    return _order_in(conv.memories)
+    return None
+
+
+def recent_order(conv: Conversation) -> str | None:
+    """The order number mentioned most recently before the latest message, else from memory."""
+    return order_in_turns(conv) or _order_in(conv.memories)
 
 
 # Which orders fit a request with no number: a parcel to track is on its way, a refund is for what arrived.
@@ -102,12 +110,26 @@ def status_seen(conv: Conversation, order: str) -> str | None:
     return None
 
 
-def known_fitting_order(conv: Conversation, tool: str) -> str | None:
-    """The order spoken of earlier (this chat, else memory), unless what we saw of it rules it out."""
+NOT_SHIPPED = ("pending", "paid", "processing")
+
+
+def known_fitting_order(conv: Conversation, tool: str, text: str = "") -> str | None:
+    """The order spoken of earlier (this chat, else memory), unless what we saw of it rules it out: a
+    status that cannot be what the request is about, or an order not shipped yet when the customer asks
+    after "my parcel" (not "that order")."""
     earlier = recent_order(conv)
-    if earlier and status_seen(conv, earlier) in UNFIT.get(tool, ()):
+    seen = status_seen(conv, earlier) if earlier else None
+    if seen in UNFIT.get(tool, ()):
+        return None
+    if tool == "track_shipment" and seen in NOT_SHIPPED and asks_after_a_parcel(text):
         return None
     return earlier
+
+
+def asks_after_a_parcel(text: str) -> bool:
+    """ "Where is my parcel?" asks after whichever parcel is on its way; "the order from last time" and
+    "that order" name one."""
+    return bool(_PARCEL.search(text)) and not _PAST_ORDER.search(text)
 
 
 def _order_in(memories: tuple[MemoryEntry, ...] | list[MemoryEntry]) -> str | None:
@@ -201,6 +223,12 @@ def requests_for(conv: Conversation, key: str, record: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def order_from_last_time(conv: Conversation) -> str | None:
+    """The order "the order from last time" names: memory's, else one the customer gave as theirs in this
+    chat ("my order number is …"); never one only looked up here."""
+    return _order_in(conv.memories) or said_in_turns(conv, "order_number")
+
+
 def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntry] | None = None) -> str | None:
     """Answer a question about the customer, or None when nothing says.
 
@@ -231,8 +259,15 @@ def _call(name: str, **arguments: object) -> Reply:
 
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text) or ([o] if (o := described.described_order(conv, text)) else [])
+    if not orders and _LAST_TIME.search(text):
+        if last := order_from_last_time(conv):
+            orders = [last]
+        elif "recall_memory" in conv.tools:  # an earlier chat's order, not one looked up in this one
+            return _call("recall_memory", query=_clip(text))
+        else:
+            return Reply(replies.phrase("unsure_order", lang))
     if not orders:
-        earlier = known_fitting_order(conv, tool)
+        earlier = known_fitting_order(conv, tool, text)
         orders = [earlier] if earlier else []
         if not earlier and recent_order(conv) and "list_my_orders" in conv.tools:
             return _call("list_my_orders")  # what was spoken of does not fit: find the order that does
@@ -551,7 +586,33 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
         return _call(tool, order_number=fitting[0])
     if len(fitting) > 1:
         return Reply(replies.which_order(fitting, lang))
-    return Reply(replies.phrase("ask_refund_order", lang)) if tool == "request_refund" else None
+    if tool == "request_refund":
+        return Reply(replies.phrase("ask_refund_order", lang))
+    tracked = [r for r in conv.results_since_user() if r.call.name == "track_shipment"]
+    if tool == "track_shipment" and tracked:  # nothing on its way: how the order already tracked stands
+        return Reply(replies.tool_result(tracked[-1], lang, question, conv.today))
+    spoken = recent_order(conv)
+    if tool == "track_shipment" and spoken and spoken in {o.get("order_number") for o in listed if isinstance(o, dict)}:
+        return _call(tool, order_number=spoken)  # nothing on its way: how the order spoken of stands
+    return None
+
+
+def _parcel_elsewhere(conv: Conversation, result: ToolResult, question: str) -> bool:
+    """A tracked order that memory chose (the customer named none in this chat) and that can no longer be
+    on its way (delivered, cancelled, refunded), while the customer asks after "my parcel": the shop's list
+    may hold the parcel that is. One not shipped yet is still the parcel they wait for."""
+    data = result.data()
+    order = data.get("order_number") if isinstance(data, dict) else None
+    return (
+        result.call.name == "track_shipment"
+        and isinstance(order, str)
+        and data.get("status") in UNFIT["track_shipment"]
+        and not slots.order_numbers(question)
+        and order_in_turns(conv) is None
+        and asks_after_a_parcel(question)
+        and "list_my_orders" in conv.tools
+        and not any(r.call.name == "list_my_orders" for r in conv.results_since_user())
+    )
 
 
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
@@ -562,6 +623,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     for result in results:
         if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):
             return chosen
+        if len(results) == 1 and _parcel_elsewhere(conv, result, question):
+            return _call("list_my_orders")
         if result.call.name == "recall_memory":
             entries = _recalled_entries(result)
             understood = nlu.classify(question)

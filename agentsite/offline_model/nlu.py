@@ -294,6 +294,12 @@ def asks_on_its_own(part: str, understood: Understanding) -> bool:
     )
 
 
+# How an order is getting on, not which it was: its status answers both, since a status names the order.
+_HOW_AN_ORDER_STANDS = _re(
+    r"怎么样|怎样|如何|进度|状态|好了|到了|(?i:\bhow\s+(?:is|are|'s)\b.{0,40}\b(?:doing|going|getting\s+on|coming\s+along)|"
+    r"\bany\s+(?:news|updates?|word)\b|what\s+happened\s+(?:to|with)|what'?s\s+(?:new|the\s+latest)\s+(?:on|with)|"
+    r"\bhow\s+(?:is|'s)\s+(?:it|that|the\s+order)\b|\b(?:has|have)\b.{0,50}\b(?:shipped|arrived|been\s+(?:sent|delivered)))"
+)
 _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?i:\bwhat\b|\bwhich\b|\bis\s+it\b|\bhave\s+you\b)")
 
 # Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
@@ -330,7 +336,11 @@ def classify(text: str) -> Understanding:
     if DENY.match(text):
         return result(Intent.DENY)
     subject = fact_question(text)
-    if subject == "order_number":
+    if subject == "order_number":  # "how is the order from last time doing?" asks how it stands
+        if TRACK.search(text):
+            return result(Intent.TRACK)
+        if _HOW_AN_ORDER_STANDS.search(text):
+            return result(Intent.STATUS)
         return result(Intent.ASK_FACT, subject)
     if POLICY_STRONG.search(text) and (not has_order or _NAMES_POLICY.search(text)):
         return result(Intent.POLICY)

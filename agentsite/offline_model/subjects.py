@@ -22,7 +22,7 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:上次|上一次|之前|以前|刚才|前面|上回)[^，。]{0,12}(?:哪个|什么|哪一个|哪笔|哪张)(?:订单|单)|"
             r"(?:哪个|什么|哪一个)订单[^，。]{0,8}(?:上次|之前|以前)|"
             r"(?:上次|上一次|之前|以前|上回|刚才)[^。]{0,14}(?:订单号|单号|那单|那个订单|那笔订单)[^。]{0,8}(?:多少|是啥|啥|什么|哪个|几)|"
-            r"(?i:which\s+order\s+(?:did|was|were|had)\s+(?:i|we)|what\s+order\s+(?:did|was|had)\s+(?:i|we)|"
+            r"(?i:which\s+order\s+(?:did|was|were|had|have)\s+(?:i|we)|what\s+order\s+(?:did|was|had)\s+(?:i|we)|"
             r"order\s+(?:number\s+)?(?:did\s+)?(?:i|we)\s+(?:ask|asked|mention|mentioned|inquire|talked|spoke|was\s+asking|"
             r"were\s+(?:talking|discussing))|which\s+order\s+(?:we|i)\s+(?:talked|spoke|asked|were|discussed)|"
             r"remind\s+me\s+(?:of\s+)?(?:the|which|what)\s+order|order\s+number\s+from\s+(?:our|the|my)\s+(?:last|previous|"

@@ -74,3 +74,13 @@ def test_a_parcel_to_track_is_the_one_on_its_way_not_the_order_asked_about_befor
     (_, turn), _ = _say(user, status, WHERE[lang])
 
     assert shipped in turn.reply, turn.reply
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_my_parcel_after_an_order_not_shipped_yet_is_the_one_on_its_way(lang):
+    user, (shipped, processing) = _customer(lang, "shipped", "processing")
+    status = {"en": f"What's the status of {processing}?", "zh": f"帮我查一下订单 {processing} 的状态"}[lang]
+
+    (_, turn), _ = _say(user, status, WHERE[lang])
+
+    assert shipped in turn.reply, turn.reply
