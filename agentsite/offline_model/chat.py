@@ -22,7 +22,10 @@ CHANGE_TOOLS = {
     "contact_channel": ("update_contact_channel", "channel"),
 }
 # "The order from last time" points before this chat; "that order" points to one already spoken of.
-_LAST_TIME = re.compile(r"上次|上一次|上回|之前|以前|(?i:last\s+(?:time|chat|conversation)|from\s+before|previous)")
+_LAST_TIME = re.compile(
+    r"上次|上一次|上回|之前|以前|上周|上个?月|前几天|(?i:last\s+(?:time|chat|conversation|week|month)|from\s+before|"
+    r"previous|the\s+other\s+day|(?:days|weeks)\s+ago)"
+)
 _PAST_ORDER = re.compile(_LAST_TIME.pattern + r"|那个|(?i:that\s+order|the\s+order\s+from)")
 # The customer speaks of an order as if we knew which ("my parcel", "the order from last time"): with no
 # number anywhere, the agent says it is not sure which one (deferred recall listens for that), then asks.
