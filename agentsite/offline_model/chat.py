@@ -31,7 +31,12 @@ _PAST_ORDER = re.compile(_LAST_TIME.pattern + r"|那个|(?i:that\s+order|the\s+o
 # number anywhere, the agent says it is not sure which one (deferred recall listens for that), then asks.
 _OWN_ORDER = re.compile(r"我的|(?i:\bmy\b)|" + _PAST_ORDER.pattern)
 # A parcel is what ships: words for one ask about an order on its way, never one still being prepared.
-_PARCEL = re.compile(r"快递|包裹|物流|(?i:\bparcel|\bpackage|\bshipment)")
+_PARCEL = re.compile(r"快递|包裹|物流|我的货|(?i:\bparcel|\bpackage|\bshipment|\bdelivery\b|\bmy\s+stuff\b)")
+# The parcel described by where it is ("the one already on its way"): an order not shipped is not it.
+_ON_ITS_WAY = re.compile(
+    r"在路上|已经?发(?:货|出)|发出(?:去)?的|运输中|另(?:外)?一个|(?i:on\s+(?:its|the)\s+way|in\s+transit|already\s+"
+    r"(?:been\s+)?(?:shipped|sent|dispatched)|(?:been\s+)?sent\s+out|the\s+other\s+(?:one|parcel|package|order))"
+)
 # "system" only as a role or a prompt ("SYSTEM: …", "the system prompt"): the shop's own records say
 # "(confirmed in the system)", and a model that skipped those could not say how to contact anyone.
 _INSTRUCTION_LIKE = re.compile(
@@ -130,9 +135,9 @@ def known_fitting_order(conv: Conversation, tool: str, text: str = "") -> str | 
 
 
 def asks_after_a_parcel(text: str) -> bool:
-    """ "Where is my parcel?" asks after whichever parcel is on its way; "the order from last time" and
-    "that order" name one."""
-    return bool(_PARCEL.search(text)) and not _PAST_ORDER.search(text)
+    """ "Where is my parcel?" or "the one on its way" asks after whichever parcel is on its way; "the order
+    from last time" and "that order" name one."""
+    return bool(_ON_ITS_WAY.search(text)) or (bool(_PARCEL.search(text)) and not _PAST_ORDER.search(text))
 
 
 def _order_in(memories: tuple[MemoryEntry, ...] | list[MemoryEntry]) -> str | None:
@@ -601,15 +606,15 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
 
 
 def _parcel_elsewhere(conv: Conversation, result: ToolResult, question: str) -> bool:
-    """A tracked order that memory chose (the customer named none in this chat) and that can no longer be
-    on its way (delivered, cancelled, refunded), while the customer asks after "my parcel": the shop's list
-    may hold the parcel that is. One not shipped yet is still the parcel they wait for."""
+    """A tracked order that memory chose (the customer named none in this chat) and that is not on its way,
+    while the customer asks after "my parcel": the shop's list may hold the parcel that is. The reply then
+    names both (``_spoken_of_aside``): one not shipped yet may still be the parcel they wait for."""
     data = result.data()
     order = data.get("order_number") if isinstance(data, dict) else None
     return (
         result.call.name == "track_shipment"
         and isinstance(order, str)
-        and data.get("status") in UNFIT["track_shipment"]
+        and data.get("status") not in FITS["track_shipment"]
         and not slots.order_numbers(question)
         and order_in_turns(conv) is None
         and asks_after_a_parcel(question)
@@ -646,5 +651,20 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
             else:
                 parts.append(_recall(conv, question, lang, entries).content or "")
             continue
+        if len(results) == 1 and (aside := _spoken_of_aside(conv, result, question, lang)):
+            parts.append(aside)
         parts.append(replies.tool_result(result, lang, question, conv.today))
     return Reply("\n".join(p for p in parts if p))
+
+
+def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang: str) -> str:
+    """The order spoken of, in a word, when a parcel the customer did not name was tracked in its place:
+    "where is my parcel?" may have meant either, so the reply names both."""
+    data = result.data()
+    tracked = data.get("order_number") if isinstance(data, dict) else None
+    if result.call.name != "track_shipment" or slots.order_numbers(question):
+        return ""
+    earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
+    spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)
+    seen = status_seen(conv, spoken) if spoken and spoken != tracked else None
+    return replies.order_in_a_word(spoken, seen, lang) if spoken and seen else ""

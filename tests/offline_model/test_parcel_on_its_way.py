@@ -30,7 +30,15 @@ def test_my_parcel_after_an_order_not_shipped_yet_is_the_one_on_its_way(say, ans
     assert asked.names == ["list_my_orders"]
 
     listed = answer_tools(asked, [_listing(SHIPPED, PREPARING)], request)
-    assert say(listed).calls == [("track_shipment", {"order_number": SHIPPED["order_number"]})]
+    tracked = say(listed)
+    assert tracked.calls == [("track_shipment", {"order_number": SHIPPED["order_number"]})]
+    reply = say(answer_tools(tracked, [SHIPPED], listed)).content
+    assert SHIPPED["order_number"] in reply and PREPARING["order_number"] in reply  # the one spoken of, in a word
+
+
+@pytest.mark.parametrize("question", ["And the one already on its way, where is that?", "那已经在路上的那个呢，到哪了"])
+def test_the_one_on_its_way_is_not_the_order_not_shipped_yet(say, answer_tools, question):
+    assert say(_after_a_lookup_of(say, answer_tools, PREPARING, question)).names == ["list_my_orders"]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -46,39 +54,45 @@ def test_that_order_is_the_order_spoken_of_even_before_it_ships(say, answer_tool
     assert said.calls == [("track_shipment", {"order_number": PREPARING["order_number"]})]
 
 
+def _remembering(order):
+    return [f"- [reference] The customer asked about order {order['order_number']} {{key=order_number}}"]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_remembered_parcel_delivered_since_sends_the_agent_to_the_list(say, answer_tools, lang):
-    memory = [f"- [reference] The customer asked about order {DELIVERED['order_number']} {{key=order_number}}"]
+@pytest.mark.parametrize("remembered", [DELIVERED, PREPARING], ids=["delivered", "not-shipped-yet"])
+def test_a_remembered_parcel_not_on_its_way_sends_the_agent_to_the_list(say, answer_tools, lang, remembered):
+    memory = _remembering(remembered)
     request = [{"role": "user", "content": PARCEL[lang]}]
     tracked = say(request, memory=memory)
-    assert tracked.calls == [("track_shipment", {"order_number": DELIVERED["order_number"]})]
+    assert tracked.calls == [("track_shipment", {"order_number": remembered["order_number"]})]
 
-    follow = answer_tools(tracked, [DELIVERED], request)
+    follow = answer_tools(tracked, [remembered], request)
     listing = say(follow, memory=memory)
     assert listing.names == ["list_my_orders"]
 
-    listed = answer_tools(listing, [_listing(DELIVERED, SHIPPED)], follow)
-    assert say(listed, memory=memory).calls == [("track_shipment", {"order_number": SHIPPED["order_number"]})]
+    listed = answer_tools(listing, [_listing(remembered, SHIPPED)], follow)
+    on_its_way = say(listed, memory=memory)
+    assert on_its_way.calls == [("track_shipment", {"order_number": SHIPPED["order_number"]})]
+    reply = say(answer_tools(on_its_way, [SHIPPED], listed), memory=memory).content
+    assert SHIPPED["order_number"] in reply and remembered["order_number"] in reply  # either may be "my parcel"
 
-    alone = answer_tools(listing, [_listing(DELIVERED)], follow)
+    alone = answer_tools(listing, [_listing(remembered)], follow)
     reply = say(alone, memory=memory)
-    assert reply.calls == [] and DELIVERED["order_number"] in reply.content  # what tracking it said
+    assert reply.calls == [] and remembered["order_number"] in reply.content  # what tracking it said
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("remembered", [SHIPPED, PREPARING], ids=["on-its-way", "not-shipped-yet"])
-def test_a_remembered_parcel_that_may_still_come_is_answered_without_the_list(say, answer_tools, lang, remembered):
-    """Days after "it hasn't shipped yet", "where is my parcel?" is still about that order."""
-    memory = [f"- [reference] The customer asked about order {remembered['order_number']} {{key=order_number}}"]
+def test_a_remembered_parcel_on_its_way_is_answered_without_the_list(say, answer_tools, lang):
+    memory = _remembering(SHIPPED)
     request = [{"role": "user", "content": PARCEL[lang]}]
-    follow = answer_tools(say(request, memory=memory), [remembered], request)
+    follow = answer_tools(say(request, memory=memory), [SHIPPED], request)
     reply = say(follow, memory=memory)
-    assert reply.calls == [] and remembered["order_number"] in reply.content
+    assert reply.calls == [] and SHIPPED["order_number"] in reply.content
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_order_from_last_time_stays_the_one_memory_names(say, answer_tools, lang):
-    memory = [f"- [reference] The customer asked about order {PREPARING['order_number']} {{key=order_number}}"]
+    memory = _remembering(PREPARING)
     request = [{"role": "user", "content": THAT_ORDER[lang]}]
     follow = answer_tools(say(request, memory=memory), [PREPARING], request)
     reply = say(follow, memory=memory)
