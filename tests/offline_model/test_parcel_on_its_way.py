@@ -82,21 +82,19 @@ def test_a_remembered_parcel_not_on_its_way_sends_the_agent_to_the_list(say, ans
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_a_remembered_parcel_on_its_way_is_answered_without_the_list(say, answer_tools, lang):
-    memory = _remembering(SHIPPED)
-    request = [{"role": "user", "content": PARCEL[lang]}]
-    follow = answer_tools(say(request, memory=memory), [SHIPPED], request)
+@pytest.mark.parametrize(
+    ("remembered", "question"),
+    [(SHIPPED, PARCEL), (PREPARING, THAT_ORDER)],
+    ids=["my-parcel-on-its-way", "the-order-from-last-time-not-shipped"],
+)
+def test_the_remembered_order_is_answered_without_the_list_when_it_is_the_one(
+    say, answer_tools, lang, remembered, question
+):
+    memory = _remembering(remembered)
+    request = [{"role": "user", "content": question[lang]}]
+    follow = answer_tools(say(request, memory=memory), [remembered], request)
     reply = say(follow, memory=memory)
-    assert reply.calls == [] and SHIPPED["order_number"] in reply.content
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_order_from_last_time_stays_the_one_memory_names(say, answer_tools, lang):
-    memory = _remembering(PREPARING)
-    request = [{"role": "user", "content": THAT_ORDER[lang]}]
-    follow = answer_tools(say(request, memory=memory), [PREPARING], request)
-    reply = say(follow, memory=memory)
-    assert reply.calls == [] and PREPARING["order_number"] in reply.content
+    assert reply.calls == [] and remembered["order_number"] in reply.content
 
 
 @pytest.mark.parametrize(
