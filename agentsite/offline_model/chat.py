@@ -667,4 +667,4 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
     spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)
     seen = status_seen(conv, spoken) if spoken and spoken != tracked else None
-    return replies.order_in_a_word(spoken, seen, lang) if spoken and seen else ""
+    return replies.order_text({"order_number": spoken, "status": seen}, lang, spoken) if spoken and seen else ""

@@ -299,13 +299,6 @@ def which_order(orders: list[str], lang: str) -> str:
     return f"Several of your orders fit: {named}. Which one do you mean?"
 
 
-def order_in_a_word(order: str, status: str, lang: str) -> str:
-    """One order's status in a sentence: the order spoken of, beside the parcel tracked instead."""
-    if lang == "zh":
-        return f"订单{order}：{status_name(status, lang)}。"
-    return f"Order {order} is {status_name(status, lang)}."
-
-
 def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
     """The shop's record of `key`, and what the customer asked for that was not applied."""
     said = answer(key, value, lang)
