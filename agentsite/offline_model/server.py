@@ -86,6 +86,12 @@ class OfflineModelServer(ThreadingHTTPServer):
         # The latest chat-completion request bodies, for tests that check what reached the model.
         self.received: collections.deque[dict[str, Any]] = collections.deque(maxlen=RECEIVED_KEPT)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops its keep-alive connection (a reset while the server waits for its next
+        request) has done nothing wrong: only other errors print their traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 def compose(conv: Conversation) -> Reply:
     """The reply for a request, by task."""

@@ -9,6 +9,8 @@ import urllib.request
 import openai
 import pytest
 
+from agentsite.offline_model import server
+
 
 def _post(url: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, dict]:
     request = urllib.request.Request(
@@ -228,3 +230,19 @@ def test_concurrent_requests_get_the_same_replies_as_sequential_ones(client, too
     sequential = [ask(t) for t in texts]
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert list(pool.map(ask, texts)) == sequential
+
+
+@pytest.mark.parametrize("error", [ConnectionResetError, BrokenPipeError])
+def test_a_client_dropping_its_connection_prints_no_traceback(capsys, error):
+    """openai's pool drops idle keep-alive connections: the demo's log must not show that as a crash."""
+    model = server.OfflineModelServer(("127.0.0.1", 0))
+    try:
+        for raised in (error, ValueError):  # any other error still prints its traceback
+            try:
+                raise raised("while reading the next request")
+            except Exception:
+                model.handle_error(None, ("127.0.0.1", 50000))
+            printed = capsys.readouterr().err
+            assert ("Traceback" in printed) is (raised is ValueError), printed
+    finally:
+        model.server_close()
