@@ -289,6 +289,7 @@ def customer(rng: random.Random, index: int, gaps: list[int]) -> CustomerSpec:
     facts["channel"] = channel
     later = [*opening, "channel"]
     q3 = _question(rng, language, rng.choice(later), facts)
+    before_the_change = _Facts(**facts)
     s3: list[TurnSpec] = [q3]
     after3: list[Check] = []
     if changes_carrier:
@@ -306,7 +307,10 @@ def customer(rng: random.Random, index: int, gaps: list[int]) -> CustomerSpec:
     s3.append({"say": birthday[2], "plants": {"birthday": f"{month:02d}-{day:02d}"}})
     q4 = _question(rng, language, rng.choice(later), facts)
     s4: list[TurnSpec] = [q4]
-    fifth = _question(rng, language, rng.choice(["birthday", "parcel", "carrier", "channel"]), facts)
+    in_s3 = index % 2 == 0  # then the fifth question comes before s3's change of carrier and expects the old one
+    fifth = _question(
+        rng, language, rng.choice(["birthday", "parcel", "carrier", "channel"]), before_the_change if in_s3 else facts
+    )
     fillers: list[TurnSpec] = [
         _question(rng, language, "policy", facts),
         rng.choice(SMALL_TALK[language]),
@@ -315,7 +319,7 @@ def customer(rng: random.Random, index: int, gaps: list[int]) -> CustomerSpec:
     for f in fillers:  # fillers are scored only where they sit at turn 1 or turn 5
         if isinstance(f, dict):
             f.pop("question", None)
-    if index % 2 == 0:
+    if in_s3:
         s3 = [*s3[:1], *fillers, fifth, *s3[1:]]
     else:
         s4 = [*s4, *fillers, fifth]

@@ -46,6 +46,27 @@ def test_the_generator_is_deterministic_and_matches_the_committed_files():
     assert generator.generate(seed=1)[0] != corpus
 
 
+def test_a_question_expects_the_value_stated_before_it_not_one_stated_later():
+    """A carrier or channel question is checked against what the customer had said by then."""
+    names = {"preferred_carrier": generator.CARRIERS, "contact_channel": generator.CHANNELS}
+    corpus, _ = generator.generate()
+    asked = 0
+    for customer in corpus["customers"]:
+        zh = customer["language"] == "zh"
+        said: dict[str, str] = {}
+        for session in customer["sessions"]:
+            for turn in session["turns"]:
+                if isinstance(turn, str):
+                    continue
+                if turn.get("question") in names:
+                    key = turn["question"]
+                    expected = names[key][said[key]][0 if zh else 1]
+                    assert turn["checks"] == [{"reply_contains": expected}], (customer["id"], turn["say"])
+                    asked += 1
+                said.update(turn.get("plants", {}))
+    assert asked >= 20
+
+
 def test_a_minimal_file_loads(tmp_path):
     [loaded] = scenarios.load(write(tmp_path, MINIMAL))
     assert loaded.customers[0].sessions[0].turns[0].say == "hi"
