@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import described, facts, nlu, replies, slots, speech, splitting
+from . import described, facts, nlu, replies, slots, speech, splitting, subjects
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -324,6 +324,17 @@ def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     return Reply(replies.not_sure(key, lang))
 
 
+def _ask_facts(
+    conv: Conversation, keys: list[str], text: str, lang: str, recalled: list[MemoryEntry] | None = None
+) -> Reply:
+    """A question that lists several things about the customer: each answered, in the order asked; what
+    neither the shop nor the memory in sight says is looked for once, else said to be unknown."""
+    said = {key: answer_about(conv, key, lang, recalled) for key in keys}
+    if recalled is None and None in said.values() and "recall_memory" in conv.tools:
+        return _call("recall_memory", query=_clip(text))
+    return Reply("\n".join(answer or replies.not_sure(key, lang) for key, answer in said.items()))
+
+
 def _is_shop_record(entry: MemoryEntry) -> bool:
     """A confirmed line about a key the shop's change tools set: the shop's own record, not a memory."""
     return entry.tag == "confirmed" and entry.key in CHANGE_TOOLS
@@ -537,6 +548,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("update_shipping_address", address=address)
         return Reply(replies.acknowledge(facts.Fact("shipping_address", address, facts.FACT), lang))
     if intent is Intent.ASK_FACT:
+        if len(listed := subjects.listed_subjects(text)) > 1:
+            return _ask_facts(conv, listed, text, lang)
         return _ask_fact(conv, understood.subject, text, lang)
     if intent is Intent.RECALL:
         return _recall(conv, text, lang)
@@ -645,7 +658,9 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
                 if tool not in conv.tools and "lookup_order" in conv.tools:
                     tool = "lookup_order"
                 return Reply(None, (PlannedCall(tool, {"order_number": order}),))
-            if understood.intent is Intent.ASK_FACT:
+            if understood.intent is Intent.ASK_FACT and len(listed := subjects.listed_subjects(question)) > 1:
+                parts.append(_ask_facts(conv, listed, question, lang, entries).content or "")
+            elif understood.intent is Intent.ASK_FACT:
                 said = answer_about(conv, understood.subject, lang, entries)
                 parts.append(said or replies.not_sure(understood.subject, lang))
             else:

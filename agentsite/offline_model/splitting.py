@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from . import slots
 from .nlu import Intent, Understanding, asks_on_its_own, classify
+from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
 _BOUNDARY = re.compile(
@@ -50,7 +51,8 @@ def requests(text: str) -> list[Request]:
         understood = classify(part)
         if asks_on_its_own(part, understood) and not (groups and _same_request(groups[-1][1], understood)):
             groups.append((i if groups else 0, understood))
-    if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection:
+    lists_facts = whole.intent is Intent.ASK_FACT and len(listed_subjects(text)) > 1  # answered as one
+    if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts:
         return [Request(text, whole)]
     numbers = slots.order_numbers(text)
     firsts = [i for i, _ in groups]

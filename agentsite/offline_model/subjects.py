@@ -98,6 +98,32 @@ def fact_question(text: str) -> str:
     return ""
 
 
+# What may stand between two subjects of one question that lists them: "address, notification setting and
+# contact channel", "收货地址、通知设置和联系方式". Anything else ("contact me, by phone?") is not a list.
+_LIST_GAP = re.compile(
+    r"(?:\s|[,，、/&]|和|跟|与|及|以及|还有|我的|我|的|设置|偏好|是|"
+    r"(?i:and|plus|as\s+well\s+as|also|my|the|settings?|preferences?|number|what'?s|what\s+is|is)\b)*"
+)
+_GAP_MAX = 24
+
+
+def listed_subjects(text: str) -> list[str]:
+    """The subjects of a question that lists several ("what are my address and contact channel?"), in the
+    order it names them; one or none when it does not list."""
+    first = fact_question(text)
+    if not first or first == "order_number":
+        return [first] if first else []
+    spans = sorted((m.start(), m.end(), subject) for subject, pattern in SUBJECTS[1:] if (m := pattern.search(text)))
+    listed = spans[:1]
+    for start, end, subject in spans[1:]:
+        gap = text[listed[-1][1] : start]
+        if start < listed[-1][1] or len(gap) > _GAP_MAX or not _LIST_GAP.fullmatch(gap):
+            break
+        listed.append((start, end, subject))
+    subjects = list(dict.fromkeys(subject for _, _, subject in listed))
+    return subjects if len(subjects) > 1 and first in subjects else [first]
+
+
 def names_its_own_answer(subject: str, text: str) -> bool:
     """ "Is my address X?" states X; "which courier has my parcel" asks about a parcel."""
     if subject == "preferred_carrier" and re.search(

@@ -99,6 +99,39 @@ def test_the_shops_confirmed_records_are_answered_not_taken_for_instructions(say
 
 
 @pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("what is my shipping address and notification setting and contact channel?", ["12 Oak", "muted", "SMS"]),
+        ("What's my email, and my address?", ["olivia.price@", "12 Oak"]),
+        ("我的收货地址、通知设置和联系方式分别是什么？", ["12 Oak", "静音", "短信"]),
+        ("我的联系方式和邮箱是什么", ["短信", "olivia.price@"]),
+    ],
+)
+def test_a_question_listing_several_things_answers_each_in_its_order(say, question, expected):
+    said = say(question, memory=SYSTEM_RECORDS_EN)
+    assert said.calls == [] and all(value in said.content for value in expected), said.content
+    assert [said.content.index(value) for value in expected] == sorted(said.content.index(v) for v in expected)
+
+
+def test_a_listed_thing_memory_does_not_hold_is_looked_for_once_then_said_unknown(say, answer_tools):
+    request = [{"role": "user", "content": "Do you remember my birthday and my preferred carrier?"}]
+    memory = ["- [reference] The customer's birthday is March 15 {key=birthday; value=03-15}"]
+    asked = say(request, memory=memory)
+    assert asked.names == ["recall_memory"]
+    recalled = answer_tools(asked, [{"memories": []}], request)
+    reply = say(recalled, memory=memory).content
+    assert "March 15" in reply and "carrier" in reply and reply.count("\n") == 1, reply
+
+
+@pytest.mark.parametrize(
+    "question", ["How will you contact me, by phone?", "What is the address of your warehouse and phone?"]
+)
+def test_words_that_do_not_list_things_about_the_customer_ask_one_thing(say, question):
+    said = say(question, memory=SYSTEM_RECORDS_EN)
+    assert "\n" not in (said.content or ""), said.content
+
+
+@pytest.mark.parametrize(
     ("question", "subject"),
     [
         ("What's my shipping address?", "shipping address"),
