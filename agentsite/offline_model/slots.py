@@ -100,9 +100,13 @@ def phones(text: str) -> list[str]:
 # ---- addresses -------------------------------------------------------------------------------
 
 _ZH_MARKERS = "省市区县镇乡村路街道巷弄号室栋楼层座"
-_ZH_RUN = re.compile(r"[\u4e00-\u9fff0-9A-Za-z#\-－]+")
+# A run of address text. Spaces may stand inside it before a number or a Han character ("科技园路 12 号
+# 3 栋 1201 室", as the shop itself writes addresses): where the address ends is decided below.
+_ZH_RUN = re.compile(
+    r"[\u4e00-\u9fff0-9A-Za-z#\-－]+(?:[ \u3000]+(?=[0-9\u4e00-\u9fff])[\u4e00-\u9fff0-9A-Za-z#\-－]+)*"
+)
 _ZH_TRIGGERS = re.compile(
-    r"(?:地址|收货地址|新地址|住址)?(?:是|为|改成|改为|换成|变成|更新为|更新成|修改为|设为|设置为)"
+    r"(?:地址|收货地址|新地址|住址)?(?:是|为|(?:改|换|变|更新|修改|更改|变更|调整|设|设置|写|填)(?:成|为|回|到))"
     r"|寄到|送到|发到|邮寄到|寄去|搬到|搬去|住在|位于|在|到|："
 )
 _ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|的)+$")
@@ -122,23 +126,43 @@ _EN_ADDRESS_RE = re.compile(
 )
 
 
+# Bounds on what is tried in a run with spaces, so that a message of "1 1 1 …" stays cheap: an address is
+# shorter than this, and starts and ends within the run's first spaces.
+_ZH_ADDRESS_MAX = 120
+_ZH_SPACES_TRIED = 16
+
+
 def _zh_address(text: str) -> str | None:
+    """The longest stretch of a run that reads as a Chinese address. A run with spaces may hold words
+    before or after it: the address may start or stop at any of its spaces ("想改一下收货地址 广东省…号",
+    "…398 号 以后寄这里")."""
     best: str | None = None
     for m in _ZH_RUN.finditer(text):
-        run = m.group()
-        cut = 0
-        for t in _ZH_TRIGGERS.finditer(run):
-            # Only a trigger before the first place marker can be filler ("改成" in 改成北京市…).
-            first_marker = min((run.find(c) for c in "省市区县路街" if c in run), default=len(run))
-            if t.end() <= first_marker:
-                cut = t.end()
-        candidate = _ZH_TAIL.sub("", run[cut:])
-        candidate = re.sub(r"^(?:我的|我家|我|的|新的?|收货|地址|住址|是|为)+", "", candidate)
-        markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
-        looks_like_address = markers >= 2 and _ZH_END.search(candidate) and HAN.search(candidate)
-        if looks_like_address and (best is None or len(candidate) > len(best)):
-            best = candidate
+        whole = m.group()
+        spaces = [i for i, ch in enumerate(whole) if ch in " \u3000" and whole[i - 1] not in " \u3000"]
+        spaces = spaces[:_ZH_SPACES_TRIED]
+        for start in [0, *spaces]:
+            for end in [e for e in [*spaces, len(whole)] if start < e <= start + _ZH_ADDRESS_MAX]:
+                candidate = _zh_candidate(whole[start:end])
+                if candidate and (best is None or len(candidate) > len(best)):
+                    best = candidate
     return best
+
+
+def _zh_candidate(run: str) -> str | None:
+    """``run`` without the words that lead into an address, if what is left reads as one."""
+    cut = 0
+    first_marker = min((run.find(c) for c in "省市区县路街" if c in run), default=len(run))
+    for t in _ZH_TRIGGERS.finditer(run):
+        if t.end() <= first_marker:  # only a trigger before the first place marker can be filler (改成北京市…)
+            cut = t.end()
+    candidate = _ZH_TAIL.sub("", run[cut:])
+    candidate = re.sub(r"^(?:我的|我家|我|的|新的?|收货|地址|住址|是|为)+", "", candidate).strip()
+    markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
+    parts = candidate.split()
+    lead_in = len(parts) > 1 and not any(ch in _ZH_MARKERS for ch in parts[0])  # "想改一下收货地址 广东省…"
+    looks_like_address = markers >= 2 and _ZH_END.search(candidate) and HAN.search(candidate)
+    return candidate if looks_like_address and not lead_in else None
 
 
 def address(text: str) -> str | None:

@@ -252,6 +252,30 @@ def test_address_changes_carry_the_address_text(say, gen):
     assert said.calls == [] and "地址" in said.content
 
 
+@pytest.mark.parametrize(
+    "address",
+    [
+        "广东省深圳市南山区科技园路 12 号 3 栋 1201 室",
+        "浙江省杭州市西湖区文三路 398 号",
+        "上海市 浦东新区 世纪大道 100 号",
+    ],
+)
+@pytest.mark.parametrize(
+    "template",
+    [
+        "请把我的默认收货地址改成{a}",
+        "把地址改回{a}",
+        "地址换到{a}吧，谢谢",
+        "我搬家了，新地址：{a} 以后寄这里",
+        "收货地址更改为{a}。",
+    ],
+)
+def test_an_address_written_with_spaces_is_taken_whole(say, template, address):
+    """The shop writes its addresses with spaces around numbers; a customer pasting one back means all of it."""
+    text = template.format(a=address)
+    assert say(text).calls == [("update_shipping_address", {"address": address})], text
+
+
 def test_policy_questions_search_policies_with_the_question(say, gen):
     g = gen(23)
     texts = [
