@@ -16,7 +16,7 @@ from agentsite.redaction import redact
 from memory import keys, longterm
 from memory.embeddings import get_embedder
 from memory.instructions import INSTRUCTION_PATTERNS
-from memory.models import LongTermMemory, MemoryConflict, Source, Tag
+from memory.models import LongTermMemory, MemoryConflict, MemoryType, Source, Tag
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -58,6 +58,20 @@ SOURCE_LABELS: dict[str, StrOrPromise] = {  # keyed by Source, looked up by a ro
 }
 
 
+def not_correctable(memory: LongTermMemory) -> StrOrPromise | None:
+    """Why the customer may delete ``memory`` but not rewrite it, or None when they may.
+
+    A recap is our account of a conversation, and a shop record without a key the customer can ask to change
+    (a refund requested, a promise) is the shop's: rewritten, either would show the customer's words in our
+    voice. A shop-owned key stays correctable: the correction goes to staff as a request.
+    """
+    if memory.type == MemoryType.SUMMARY:
+        return _("This is our recap of a conversation: you can delete it, but not rewrite it.")
+    if memory.source == Source.SYSTEM_RECORD and not keys.is_shop_owned(memory.key):
+        return _("This comes from the shop's records: ask us in the chat if something in it is wrong.")
+    return None
+
+
 class CorrectMemoryForm(forms.Form):
     """The customer's new text for one of their memories; ``save`` supersedes the memory at once."""
 
@@ -69,9 +83,15 @@ class CorrectMemoryForm(forms.Form):
 
     def clean_text(self) -> str:
         text: str = self.cleaned_data["text"]
+        if reason := not_correctable(self.memory):
+            raise forms.ValidationError(reason, code="not_correctable")
         if INSTRUCTION_PATTERNS.search(text):  # the filter extraction applies: a memory is never an instruction
             raise forms.ValidationError(
-                _("That reads like an instruction to the assistant; we only keep facts about you."), code="instruction"
+                _(
+                    "That reads like an instruction to the assistant or a note in the shop's name; "
+                    "we only keep what you tell us about yourself."
+                ),
+                code="instruction",
             )
         if self.memory.key:
             try:

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agentsite import clock, llm
 from chat import demo_data
-from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm
+from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm, not_correctable
 from chat.models import ConversationRating
 from memory import longterm, provenance
 from memory.models import Conversation, LongTermMemory, MemoryConflict, MemoryType, tag_of
@@ -48,6 +48,7 @@ class MemoryRow(TypedDict):
     tag: StrOrPromise
     quote: Quote | None
     form: CorrectMemoryForm
+    correctable: bool  # a recap or the shop's own record is deleted, never rewritten (forms.not_correctable)
 
 
 class RecappedConversation(TypedDict):
@@ -169,6 +170,7 @@ def _memory_rows(request: AuthenticatedRequest, failed: tuple[int, CorrectMemory
                 "tag": TAG_LABELS[tag_of(memory.source, memory.confidence, memory.pk in disputed, memory.key)],
                 "quote": said.get(memory.pk),
                 "form": form,
+                "correctable": not_correctable(memory) is None,
             }
         )
     return rows
@@ -177,15 +179,21 @@ def _memory_rows(request: AuthenticatedRequest, failed: tuple[int, CorrectMemory
 def _by_conversation(rows: list[MemoryRow]) -> tuple[list[MemoryRow], list[RecappedConversation]]:
     """The rows as the page shows them: memories that belong to no recapped conversation, then each recapped
     conversation ("our conversation on <date>"), newest first, with the memories learned in it."""
-    recaps = {row["memory"].source_conversation_id: row for row in rows if row["memory"].type == MemoryType.SUMMARY}
-    learned: dict[UUID | None, list[MemoryRow]] = {key: [] for key in recaps}
+    recaps = [row for row in rows if row["memory"].type == MemoryType.SUMMARY]
+    learned: dict[UUID | None, list[MemoryRow]] = {
+        row["memory"].source_conversation_id: [] for row in recaps if row["memory"].source_conversation_id
+    }
     loose: list[MemoryRow] = []
     for row in rows:
         memory = row["memory"]
         if memory.type == MemoryType.SUMMARY:
             continue
-        (learned[memory.source_conversation_id] if memory.source_conversation_id in recaps else loose).append(row)
-    conversations = [RecappedConversation(recap=recap, learned=learned[key]) for key, recap in recaps.items()]
+        learned.get(memory.source_conversation_id, loose).append(row)
+    # Every recap is listed, one without a conversation too: the page shows everything the assistant may recall.
+    conversations = [
+        RecappedConversation(recap=recap, learned=learned.pop(recap["memory"].source_conversation_id, []))
+        for recap in recaps
+    ]
     conversations.sort(key=lambda c: c["recap"]["memory"].created_at, reverse=True)
     return loose, conversations
 

@@ -10,12 +10,32 @@ import re
 
 logger = logging.getLogger(__name__)
 
-INSTRUCTION_PATTERNS = re.compile(
+_INSTRUCTIONS = (
     r"\b(approve|authori[sz]e|grant|ignore|disregard|override|bypass|without (?:confirmation|asking)"
     r"|administrator|admin|system prompt|instructions?|you must)\b"
-    r"|批准|同意所有|无需确认|不需要确认|忽略|无视|管理员|系统提示|指令",
-    re.IGNORECASE,
+    r"|批准|同意所有|无需确认|不需要确认|忽略|无视|管理员|系统提示|指令"
 )
+# Words in the shop's voice: the labels the shop's own records carry where the agent reads them ("Shop
+# record:", "(confirmed in the system)", a tag in brackets), notes said to come from staff, and what staff
+# or the shop are said to have approved. A customer may say such things; stored, they would read as the
+# shop's own word, which only the shop's tables give.
+_SHOPS_VOICE = (
+    r"\b(?:shop|order|store|account|system)\s+records?\s*[:：]|\b(?:our|your|the\s+shop'?s)\s+records?\s+"
+    r"(?:say|says|show|shows|state|states)|\b(?:according\s+to|per)\s+(?:your|our|the\s+shop'?s)\s+records?"
+    r"|confirmed\s+(?:in|by)\s+(?:the\s+)?system|\[\s*(?:confirmed|reference|requested|unconfirmed|disputed)\b"
+    r"|\b(?:note|message|memo|comment)\s+(?:from|by)\s+(?:the\s+|your\s+)?(?:support|staff|shop|store|team|"
+    r"manager|agent|admin|system)"
+    r"|\b(?:staff|support|team|manager|supervisor|colleague|agent|representative|rep|shop|store|company)\b"
+    r"[^.;!?。；！？]{0,40}\b(?:approved|authori[sz]ed|confirmed|granted|agreed|verified|promised|waived|okayed)\b"
+    r"|\b(?:approved|authori[sz]ed|confirmed|granted|verified|waived|okayed)\s+by\s+(?:the\s+|your\s+|a\s+|an\s+)?"
+    r"(?:staff|support|team|manager|supervisor|colleague|agent|representative|shop|store|company)"
+    r"|\bpre-?(?:approved|authori[sz]ed|confirmed)|\bno\s+confirmation\s+(?:is\s+)?(?:needed|required|necessary)"
+    r"|\bskip\w*\s+(?:the\s+)?confirm"
+    r"|商店记录|订单记录|系统记录|店铺记录|已在系统中确认|系统(?:中|里|上)?已(?:经)?确认|[【\[]\s*(?:已确认|参考|有待确认|有争议)"
+    r"|(?:客服|经理|主管|同事|工作人员|店长|店家|商家|你们)[^。；！？]{0,14}(?:批准|确认过|同意了|答应|核实过|已确认|确认了)"
+    r"|(?:客服|经理|主管|工作人员|店长)(?:的)?(?:备注|留言|说明)|免确认|不用确认|已(?:经)?批准|预先批准"
+)
+INSTRUCTION_PATTERNS = re.compile(f"{_INSTRUCTIONS}|{_SHOPS_VOICE}", re.IGNORECASE)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")

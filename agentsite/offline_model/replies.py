@@ -346,10 +346,21 @@ def not_sure(key: str, lang: str) -> str:
 
 
 def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
-    items = [e.content for e in entries if e.content]
+    """What is remembered, the shop's records apart from the rest: a line the block does not tag confirmed is
+    what the customer told us or we inferred, and is said as such whatever its words claim."""
+    records = [e.content for e in entries if e.content and e.tag == "confirmed"]
+    noted = [e.content for e in entries if e.content and e.tag != "confirmed"]
     if lang == "zh":
-        return "我记得这些信息：" + "；".join(items) + "。"
-    return "Here is what I have noted: " + "; ".join(items) + "."
+        said = ["我记得这些信息：" + "；".join(records) + "。"] if records else []
+        if noted:
+            said.append(("另外，" if records else "我记得这些信息：") + "来自我们的对话、未经记录核实的有：")
+            said[-1] += "；".join(noted) + "。"
+        return "".join(said)
+    said = ["Here is what I have noted: " + "; ".join(records) + "."] if records else []
+    if noted:
+        lead = "Also, from" if records else "Here is what I have noted from"
+        said.append(f"{lead} our chats, not checked against our records: " + "; ".join(noted) + ".")
+    return " ".join(said)
 
 
 # ---- tool results ----------------------------------------------------------------------------
