@@ -66,6 +66,17 @@ def describe_order(order: Order) -> JSONObject:
         "currency": order.currency,
         "items": [{"name": i.name, "quantity": i.quantity} for i in order.items.all()],
     }
+    refunds = [
+        {
+            "amount": str(r.amount),
+            "status": r.status,
+            "requested_at": r.requested_at.date().isoformat(),
+            **({"decided_at": r.decided_at.date().isoformat()} if r.decided_at else {}),
+        }
+        for r in order.refunds.order_by("requested_at")
+    ]
+    if refunds:  # what "how is my refund doing?" is answered from: the shop's rows, never what was said
+        data["refunds"] = refunds
     shipment = getattr(order, "shipment", None)
     if shipment is not None:
         data["shipment"] = describe_shipment(order)

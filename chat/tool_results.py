@@ -42,6 +42,9 @@ def _order(data: Any) -> list[str]:
     items = data.get("items") if isinstance(data, dict) else None
     for item in items if isinstance(items, list) else []:
         values += _fields(item, ("name",))
+    refunds = data.get("refunds") if isinstance(data, dict) else None
+    for refund in refunds if isinstance(refunds, list) else []:
+        values += _fields(refund, ("amount", "status", "requested_at"))
     if isinstance(data, dict) and isinstance(data.get("shipment"), dict):
         values += _shipment(data["shipment"])
     return values

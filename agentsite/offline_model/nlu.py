@@ -105,6 +105,40 @@ REFUND_PROGRESS = _re(
     r"(?:been|gone\s+through|processed|come\s+through)|where\s+is\s+my\s+refund|when\s+will\s+(?:i\s+get\s+)?my\s+refund|"
     r"did\s+you\s+receive\s+(?:it|my\s+return))"
 )
+# A question about how a refund stands ("我的退款怎么样了？", "was my refund approved?"): its state is asked
+# after, and nothing asks for one ("我要退款", "can you refund me?"). Read as a status lookup, whose reply
+# gives the shop's refund rows: a refund proposed in answer would put money one "yes" away.
+_REFUND_STATE_ASKED = _re(
+    r"了吗|了没|没有?[?？]|怎么样|咋样|如何|进度|进展|动静|状态|批|通过|驳回|拒|到账|打款|流水|有消息|消息|结果(?:呢|如何|怎么样|出来)|到哪|"
+    r"办好|处理好|处理了|处理到|卡在|怎么回事|(?:什么|啥)时候|多久(?:能|才)?到|还没|没(?:收到|看到|到|退)|呢[?？]|有没有退|是不是"
+    r"|(?i:\bstatus|\bprogress|\bupdate|\bnews\b|\bapproved|\baccepted|\brejected|\bdenied|\bthrough\b|\bprocessed"
+    r"|\bcompleted|\bsent\b|\bissued|\b(?:been|was|is)\s+paid|\bpaid\s+(?:out|back)|\byet\b|\bstill\s+coming|\bwhere\b"
+    r"|what\s+happened|\bany\s+word|\bwhen\s+(?:will|would|do|does|can|is|are|should|'ll)\b|how\s+long\s+until|\bor\s+not\b|\bheard\s+back|\bshow(?:s|ed)?\s+up|\bcheck\s+on"
+    r"|\btransaction\s+id|haven'?t\s+(?:seen|received|got|gotten|heard)|\bdid\s+(?:you|i|it|the|my)"
+    r"|\b(?:has|have|was|is)\s+(?:my|the|that)\s+(?:\w+\s+)?refund)"
+)
+# What asks for a refund: a want, a plea, or a request that one be made (not "请问", "之前申请的", "could you
+# check on …", which ask after one).
+_REFUND_ASKED_FOR = _re(
+    r"我要|我想(?!确认|问|知道)|想要|申请退|帮我退|给我退(?!款?了)|(?<!申)请(?!问)[^，。？?]{0,3}退|麻烦[^，。？?]{0,3}退|要求|能(?:不能)?退|可以退|"
+    r"可不可以退|退款吧|退了吧"
+    r"|(?i:\bi\s+(?:want|would\s+like|'d\s+like|need|wish|demand)|\bi'?d\s+like|\bplease\s+(?:\w+\s+)?(?:refund|return|"
+    r"process|issue|give|start|send)|\b(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?:get|have|give|issue|"
+    r"process|refund|request|start|return)|\brequest\s+(?:a|my)\s+refund|\brefund\s+(?:me|it|this|that|order|ord-)(?![^?？]*[?？]\s*$)"
+    r"|\bgive\s+me|\bstart\s+a|\bprocess\s+a|\brefund\s+now)"
+)
+
+
+_REFUND_DONE_ASKED = _re(r"(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund)")
+
+
+def asks_how_a_refund_stands(text: str) -> bool:
+    """Whether ``text`` asks after a refund's state rather than asking for a refund."""
+    return bool(REFUND_PROGRESS.search(text) or _REFUND_DONE_ASKED.search(text)) or (
+        bool(_REFUND_STATE_ASKED.search(text)) and not _REFUND_ASKED_FOR.search(text)
+    )
+
+
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"
@@ -368,7 +402,7 @@ def classify(text: str) -> Understanding:
         return result(Intent.SET_CHANNEL)
     if ADDRESS_CHANGE.search(text) and slots.address(text) or ADDRESS_CHANGE_ASKED.search(text):
         return result(Intent.SET_ADDRESS)
-    if REFUND.search(text) and REFUND_PROGRESS.search(text):
+    if REFUND.search(text) and asks_how_a_refund_stands(text):
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
         return result(Intent.REFUND)

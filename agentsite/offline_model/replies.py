@@ -394,7 +394,34 @@ _ORDER_FIELDS = {
     "shipment",
     "tracking_number",
     "carrier",
+    "refunds",
 }
+_REFUND_STATUS = {
+    "requested": ("已申请，处理中", "requested, being processed"),
+    "approved": ("已批准", "approved"),
+    "refused": ("未获批准", "refused"),
+}
+
+
+def refunds_text(data: dict[str, Any], lang: str, asked_about_a_refund: bool) -> str:
+    """The order's refunds as the shop records them; asked about a refund where there is none, that there is
+    none (never what the customer said happened)."""
+    refunds = [r for r in data.get("refunds") or [] if isinstance(r, dict)]
+    if not refunds:
+        if not asked_about_a_refund:
+            return ""
+        return "这个订单没有退款记录。" if lang == "zh" else "There is no refund on record for this order."
+    said = []
+    for refund in refunds:
+        status = _REFUND_STATUS.get(str(refund.get("status")), (str(refund.get("status")),) * 2)
+        amount = money(refund.get("amount"), data.get("currency"), lang)
+        if lang == "zh":
+            said.append(f"{when(refund.get('requested_at'))}申请的退款{amount}：{status[0]}")
+        else:
+            said.append(f"a refund of {amount} requested {when(refund.get('requested_at'))}: {status[1]}")
+    if lang == "zh":
+        return "退款记录：" + "；".join(said) + "。"
+    return "Refunds on record: " + "; ".join(said) + "."
 
 
 def in_language(text: str, lang: str) -> bool:
@@ -658,6 +685,9 @@ def generic_text(data: Any, lang: str) -> str:
     return _end(("查询结果：" if lang == "zh" else "Here is what I found: ") + body, lang)
 
 
+_ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|(?i:\brefund)")
+
+
 def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | None = None) -> str:
     """Say one tool result in the reply language."""
     data = result.data()
@@ -682,7 +712,8 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     if isinstance(data, dict) and (isinstance(data.get("events"), list) or name == "track_shipment"):
         return shipment_text(data, lang, order)
     if isinstance(data, dict) and (data.get("order_number") or name == "lookup_order"):
-        return order_text(data, lang, order)
+        refunds = refunds_text(data, lang, bool(_ABOUT_A_REFUND.search(question)))
+        return order_text(data, lang, order) + ((" " if lang == "en" else "") + refunds if refunds else "")
     if isinstance(data, dict) and data.get("status"):
         return _action_text(data, lang, order)
     return generic_text(data, lang)

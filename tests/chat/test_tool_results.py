@@ -56,3 +56,14 @@ def test_a_whole_article_is_cut_to_the_passage_asked_about():
     shown = compact("search_policies", {"query": "how long do refunds take"}, {"articles": [{"id": 1, "body": body}]})
     assert "Refunds go back to the card within 5 business days." in shown["articles"][0]["body"]
     assert len(shown["articles"][0]["body"]) < len(body) / 3
+
+
+def test_an_orders_refunds_must_survive_a_shortening():
+    """How a refund stands is answered from these values: a summary that dropped them could not say it."""
+    raw = {
+        "order_number": "ORD-2031-0002",
+        "status": "delivered",
+        "total": "89.00",
+        "refunds": [{"amount": "89.00", "status": "approved", "requested_at": "2031-05-02"}],
+    }
+    assert {"approved", "2031-05-02"} <= set(must_keep("lookup_order", raw))

@@ -388,3 +388,52 @@ def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_wi
         {"role": "user", "content": address},
     ]
     assert say(messages).calls == [("update_shipping_address", {"address": address})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我的退款怎么样了？{n}",
+        "{n}的退款批了吗？",
+        "{n} 退款到账了没",
+        "What's the status of my refund for {n}?",
+        "Did you refund me yet for {n}?",
+        "Any update on the refund for {n}?",
+    ],
+)
+def test_asking_how_a_refund_stands_looks_the_order_up_and_proposes_no_refund(say, text):
+    """A refund proposed in answer would put money one "yes" away from a question."""
+    assert say(text.format(n="ORD-2025-0411")).calls == [("lookup_order", {"order_number": "ORD-2025-0411"})]
+
+
+@pytest.mark.parametrize(
+    "text", ["我要退款，订单{n}", "Can you refund {n}?", "I'd like my money back for {n}", "{n}能退款吗？"]
+)
+def test_asking_for_a_refund_is_still_a_refund(say, text):
+    assert say(text.format(n="ORD-2025-0411")).names == ["request_refund"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "refunds", "said"),
+    [
+        ("en", "Was my refund for ORD-2025-0411 approved?", [], "There is no refund on record for this order."),
+        ("zh", "ORD-2025-0411的退款批了吗？", [], "这个订单没有退款记录。"),
+        (
+            "en",
+            "Was my refund for ORD-2025-0411 approved?",
+            [{"amount": "89.00", "status": "approved", "requested_at": "2026-11-30"}],
+            "a refund of",
+        ),
+        (
+            "zh",
+            "ORD-2025-0411的退款批了吗？",
+            [{"amount": "89.00", "status": "requested", "requested_at": "2026-11-30"}],
+            "已申请，处理中",
+        ),
+    ],
+)
+def test_the_reply_gives_the_shops_refunds_or_says_there_is_none(say, answer_tools, lang, question, refunds, said):
+    request = [{"role": "user", "content": question}]
+    order = {"order_number": "ORD-2025-0411", "status": "delivered", "total": "89.00", "currency": "USD"}
+    looked_up = answer_tools(say(request), [{**order, **({"refunds": refunds} if refunds else {})}], request)
+    assert said in say(looked_up).content
