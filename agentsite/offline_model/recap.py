@@ -67,12 +67,17 @@ def _wants(said: list[tuple[str, str]], lang: str) -> list[str]:
 
 
 def _orders(said: list[tuple[str, str]]) -> list[str]:
-    """Each order spoken of, with the first amount said on a line naming it (an agent's line, mostly)."""
+    """Each order spoken of, with the first amount said of it, an agent's line mostly. An amount belongs to the
+    order named before it on the line, up to the next number (each order of a list has its own); one said
+    before any number ("a refund of ¥199.00 for order …") to the first. An order with none stays without."""
     found: dict[str, str] = {}
     for _, text in said:
-        for m in _ORDER.finditer(text):
+        matches = list(_ORDER.finditer(text))
+        for i, m in enumerate(matches):
             number = re.sub(r"(?i)ORD[-_ ]?(\d{4})[-_ ]?(\d+)", r"ORD-\1-\2", m.group())
-            amount = _AMOUNT.search(text)
+            end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+            before = list(_AMOUNT.finditer(text, 0, m.start())) if i == 0 else []
+            amount = _AMOUNT.search(text, m.end(), end) or (before[-1] if before else None)
             if number not in found or (not found[number] and amount):
                 found[number] = amount.group().strip() if amount else ""
     return [f"{number} {amount}".strip() for number, amount in found.items()]

@@ -41,3 +41,17 @@ def test_the_cap_holds_and_the_language_is_the_one_asked_for(client, cap):
 
     assert tokens.count(recap) <= cap, recap
     assert recap.startswith("咨询"), recap
+
+
+def test_each_order_in_a_list_keeps_its_own_amount(client):
+    """The recap is recalled later: an order given another order's amount would contradict the shop."""
+    listing = """Ended: resolved
+customer: list my orders
+agent: You have 3 orders:
+- ORD-2025-0932: processing (not shipped yet), $45.00, placed 2026-12-04
+- ORD-2025-0931: in transit, placed 2026-11-30
+- ORD-2025-0870: delivered, $320.00, placed 2026-11-10"""
+    recap = _recap(client, listing, "en", 80)
+
+    assert "ORD-2025-0932 $45.00" in recap and "ORD-2025-0870 $320.00" in recap, recap
+    assert "ORD-2025-0931 $" not in recap, recap  # said without an amount: none is lent to it
