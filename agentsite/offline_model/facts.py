@@ -135,8 +135,8 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         add("notification_preference", preference)
     if channel := slots.contact_channel(sentence):
         add("contact_channel", channel)
-    if address := slots.address(sentence):
-        add("shipping_address", address)
+    if (address := slots.address(sentence)) and not slots.order_numbers(sentence):
+        add("shipping_address", address)  # "send ORD-… to …" is that order's address, not the customer's
     for order in slots.order_numbers(sentence):
         add("order_number", order)
     if carrier := slots.preferred_carrier(sentence):

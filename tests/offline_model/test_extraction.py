@@ -244,3 +244,13 @@ def test_card_numbers_id_numbers_and_passwords_are_never_extracted(extract, gen)
 def test_nothing_stated_means_no_memories(extract):
     assert extract([("customer", "你好"), ("agent", "您好！"), ("customer", "谢谢")]) == []
     assert extract("") == []
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["send ORD-2025-0923 to 5 Harbour Lane, Dover please", "订单ORD-2025-0923改寄到广东省深圳市南山区科技园路12号"],
+)
+def test_an_address_given_for_one_order_is_not_the_customers_shipping_address(extract, said):
+    """Stored as theirs, it was later reported as a change of default address "asked for, not applied"."""
+    memories = extract([("customer", said)])
+    assert "shipping_address" not in {m.get("key") for m in memories}, memories
