@@ -497,6 +497,10 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     return Reply("\n".join(text for _, text in said if text))
 
 
+# What a request about one order may be: an order number it gives but that cannot be read is asked for again.
+_ABOUT_ONE_ORDER = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE, Intent.OTHER)
+
+
 def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Reply:
     """What the agent does about one request."""
     lang, intent, tools = understood.lang, understood.intent, conv.tools
@@ -505,6 +509,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if slots.unreadable_order(text) and intent in _ABOUT_ONE_ORDER:  # never another order in its place
+        return Reply(replies.phrase("unreadable_order", lang))
     if intent is Intent.CONFIRM:
         return Reply(replies.phrase("confirm", lang))
     if intent is Intent.DENY:

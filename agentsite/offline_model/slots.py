@@ -7,6 +7,7 @@ Boundaries are ASCII classes rather than ``\\b``, because Chinese characters cou
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from .speech import HAN
@@ -16,14 +17,34 @@ from .speech import HAN
 _ORDER_RE = re.compile(r"(?<![A-Za-z0-9])ORD[-_ ]?(\d{4})[-_ ]?(\d{4,6})(?![0-9])", re.I)
 
 
+# Order numbers as people paste them: full-width or styled letters and digits (NFKC folds them), other dashes,
+# and invisible characters between.
+_DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63"), "-")
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# Something given as an order number ("ORD 2025/0931", "order 0931", "订单号0931", "#0931") that is not one.
+_ORDER_LIKE = re.compile(
+    r"(?i)(?<![A-Za-z])ORD\W{0,3}\d|(?:订单号?|单号|\border(?:\s+(?:no\.?|number|num|#))?)\s*[#:：]?\s*\d{3,}|#\s*\d{3,}"
+)
+
+
+def _plain(text: str) -> str:
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_DASHES)
+
+
 def order_numbers(text: str) -> list[str]:
     """Return the order numbers in `text`, upper-cased as ORD-YYYY-NNNN, first mention first."""
     seen: list[str] = []
-    for m in _ORDER_RE.finditer(text):
+    for m in _ORDER_RE.finditer(_plain(text)):
         value = f"ORD-{m.group(1)}-{m.group(2)}"
         if value not in seen:
             seen.append(value)
     return seen
+
+
+def unreadable_order(text: str) -> bool:
+    """Whether ``text`` gives something as an order number that is not one: the agent then asks for it again
+    rather than answering about another order."""
+    return not order_numbers(text) and bool(_ORDER_LIKE.search(_plain(text)))
 
 
 # ---- things never to keep --------------------------------------------------------------------

@@ -437,3 +437,23 @@ def test_the_reply_gives_the_shops_refunds_or_says_there_is_none(say, answer_too
     order = {"order_number": "ORD-2025-0411", "status": "delivered", "total": "89.00", "currency": "USD"}
     looked_up = answer_tools(say(request), [{**order, **({"refunds": refunds} if refunds else {})}], request)
     assert said in say(looked_up).content
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["where is ＯＲＤ－２０２５－０４１１?", "ORD\u20102025\u20100411 status please", "ORD-\u200b2025-0411 到哪了"],
+)
+def test_an_order_number_typed_with_other_characters_is_read(say, text):
+    assert say(text).calls[0][1] == {"order_number": "ORD-2025-0411"}
+
+
+@pytest.mark.parametrize(
+    "text", ["order 0931 status", "refund order #0931 please", "订单号0931到哪了", "ORD 2025/0931 呢"]
+)
+def test_an_order_number_that_cannot_be_read_is_asked_for_again_not_replaced(say, answer_tools, text):
+    """With another order spoken of before, the agent must not answer about that one instead."""
+    request = [{"role": "user", "content": "What's the status of ORD-2025-0411?"}]
+    looked_up = answer_tools(say(request), [{"order_number": "ORD-2025-0411", "status": "processing"}], request)
+    messages = [*looked_up, {"role": "assistant", "content": say(looked_up).content}, {"role": "user", "content": text}]
+    said = say(messages)
+    assert said.calls == [] and "ORD-2025-0816" in said.content, said.content
