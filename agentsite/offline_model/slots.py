@@ -219,7 +219,7 @@ _OFF = re.compile(
     rf"stop\s+sending|quit\s+sending|without)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me|stop\s+notifying\s+me|"
     rf"(?:don'?t|do\s+not)\s+want\s+to\s+be\s+notified|(?:stop|turn\s+off|no\s+more|mute)\s+(?:all\s+)?(?:the\s+)?"
-    rf"(?:update\s+messages|updates)\b|{_NOUN_EN}\s+off\b)"
+    rf"(?:update\s+messages|updates)\b|{_NOUN_EN}\s*(?:(?:to|as|[:=])\s*)?(?:off|muted|silent|disabled)\b)"
 )
 _ON = re.compile(
     rf"(?:开启|打开|开通|开一下|恢复|接收|想要|需要|想收到|要收到|重新启用|启用|我要开|要开)[^，。,.!?！？]{{0,4}}?{_NOUN_ZH}"
@@ -228,7 +228,8 @@ _ON = re.compile(
     rf"|(?:turn|switch)\s+(?:(?:all|the|my|your|these|those)\s+)*{_NOUN_EN}\s+(?:back\s+)?on\b"
     rf"|(?:enable|resume|re-?enable|restore|activate|start\s+sending)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:want|like|need)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}"
-    rf"|(?:receive|receiving|get|getting)\s+(?:[\w']+\s+){{0,2}}?(?:{_NOUN_EN}|updates)\s+again)"
+    rf"|(?:receive|receiving|get|getting)\s+(?:[\w']+\s+){{0,2}}?(?:{_NOUN_EN}|updates)\s+again"
+    rf"|(?:set|change|switch|put|turn)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}\s*(?:to|as|[:=])\s*(?:on|enabled|active)\b)"
 )
 NOTIFICATION_NOUN = re.compile(rf"{_NOUN_ZH}|静音|免打扰|(?i:{_NOUN_EN}|\bmuted?\b)")
 

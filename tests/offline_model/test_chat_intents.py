@@ -457,3 +457,20 @@ def test_an_order_number_that_cannot_be_read_is_asked_for_again_not_replaced(say
     messages = [*looked_up, {"role": "assistant", "content": say(looked_up).content}, {"role": "user", "content": text}]
     said = say(messages)
     assert said.calls == [] and "ORD-2025-0816" in said.content, said.content
+
+
+@pytest.mark.parametrize(
+    ("text", "preference"),
+    [("Change my notifications to off", "mute"), ("set my alerts to on", "on"), ("notifications: off", "mute")],
+)
+def test_a_notification_setting_named_as_a_value_is_read(say, text, preference):
+    assert say(text).calls == [("update_notification_preference", {"preference": preference})]
+
+
+def test_two_changes_in_one_message_are_both_asked_for(say):
+    """The second is queued by the application and proposed after the first is answered."""
+    said = say("Change my notifications to off and my contact channel to SMS")
+    assert said.calls == [
+        ("update_notification_preference", {"preference": "mute"}),
+        ("update_contact_channel", {"channel": "sms"}),
+    ]
