@@ -34,6 +34,7 @@ from chat.tools import (
     confirm_pending,
     hold,
     propose_next,
+    replaced,
     run_tool,
     schemas,
     waiting_action,
@@ -241,9 +242,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, None)
+        dropped = held if held is not None and still_waiting is None and lapsed_now is None and replaced(held) else None
         notices = _with_notice(
             _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
         )
+        notices = _with_notice(notices, dropped, prompts.REPLACED, language)
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"

@@ -58,6 +58,11 @@ ON_HOLD = {
     "zh": "（仍在等待您确认：{summary}。回复“确认”继续，回复“取消”放弃。）",
     "en": "(Still waiting for your confirmation: {summary}. Reply 'yes' to go ahead or 'no' to drop it.)",
 }
+REPLACED = {
+    "zh": "（之前等待确认的“{summary}”已被这项新请求取代，没有任何改动；如仍需要，请在答复后重新提出。）",
+    "en": "(The earlier request to {summary} was dropped for this one; nothing was changed for it. "
+    "Ask again once you've answered this if you still want it.)",
+}
 LAPSED = {
     "zh": "（之前的请求“{summary}”未获确认，已失效，没有任何改动；如仍需要，请重新提出。）",
     "en": "(The earlier request to {summary} was not confirmed in time and has lapsed; nothing was changed. "

@@ -429,6 +429,12 @@ def lapse(action: PendingAction) -> PendingAction | None:
     return action if changed else None
 
 
+def replaced(action: PendingAction) -> bool:
+    """Whether a change that waited was cancelled by a new proposal (``propose_change``) during the turn: a
+    decline ends the turn before any proposal, so nothing else cancels it meanwhile."""
+    return PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.CANCELLED).exists()
+
+
 def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | None]:
     """The customer asked something else while ``action`` waited: count it. Returns ``(still waiting,
     lapsed)``: it waits on (and is named again) until it was interrupted too often, then it lapses."""

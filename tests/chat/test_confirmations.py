@@ -89,6 +89,20 @@ def test_by_default_the_second_other_request_lets_it_lapse(customers, lang):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_new_change_that_replaces_a_waiting_one_says_so(customers, lang):
+    """The customer must not think the first change still waits, or was made."""
+    user, conversation, order = _proposed(customers, lang)
+
+    reply = run_turn(user.pk, conversation, {"zh": "把通知关掉", "en": "please mute my notifications"}[lang]).reply
+
+    dropped = {"zh": "已被这项新请求取代", "en": "was dropped for this one"}[lang]
+    assert dropped in reply and order in reply.split(dropped)[0].splitlines()[-1], reply
+    assert PendingAction.objects.get(conversation_id=conversation, tool="request_refund").status == "cancelled"
+    run_turn(user.pk, conversation, YES[lang])
+    assert _refunds(order) == 0
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_yes_right_after_the_reminder_goes_ahead(customers, lang):
     user, conversation, order = _proposed(customers, lang)
 
