@@ -24,7 +24,7 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
-from chat.answers import is_bare_confirmation, is_cancellation, is_confirmation
+from chat.answers import acknowledges_only, is_bare_confirmation, is_cancellation, is_confirmation
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
@@ -197,6 +197,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
             return _decline(store, ctx, emit)
+        if waiting is not None and waiting.interruptions and acknowledges_only(text):
+            # The last reply answered something else and only named the change: "ok" may acknowledge that
+            # answer. Ask for a yes that answers the change; the change waits on, uncounted.
+            reminder = _with_notice("", waiting, prompts.ON_HOLD, language)
+            return _finish(store, ctx, reminder, [], None, emit, stream=True)
         if waiting is not None:  # a value the answer names must be the waiting change's
             confirms = is_confirmation(text, {**waiting.arguments, "summary": waiting.summary})
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model

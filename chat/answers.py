@@ -110,6 +110,17 @@ _THANKS_ONLY = re.compile(
     r"[\s,，.。!！~]*)+$"
 )
 _YES = re.compile(rf"^\s*{_FILLER}(?:{_YES_ZH}|(?i:(?:{_YES_EN})\b))", re.IGNORECASE)
+# An acknowledgement and nothing else ("ok", "好的", "嗯", "got it"): a yes to a proposal just made, but after
+# a reply about something else it may only acknowledge that reply.
+_ACKNOWLEDGEMENT_ONLY = re.compile(
+    r"(?i)^\s*(?:ok(?:ay)?|k+|alright|all\s+right|fine|cool|great|nice|got\s+it|i\s+see|noted|understood|"
+    r"好的?|好吧|好滴|好嘞|嗯+|哦+|噢|行|知道了|明白了?|了解|收到)[\s,，.。!！~]*$"
+)
+
+
+def acknowledges_only(text: str) -> bool:
+    """Whether ``text`` is a bare acknowledgement, which after a reminder does not answer the waiting change."""
+    return bool(_ACKNOWLEDGEMENT_ONLY.match(text))
 
 
 def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> bool:

@@ -102,6 +102,19 @@ def test_a_new_change_that_replaces_a_waiting_one_says_so(customers, lang):
     assert _refunds(order) == 0
 
 
+@pytest.mark.parametrize(("lang", "ok"), [("zh", "好的"), ("zh", "嗯嗯"), ("en", "ok"), ("en", "got it")])
+def test_an_ok_after_the_reminder_is_asked_again_not_taken_for_a_yes(customers, lang, ok):
+    """The reminder came with an answer about something else: "ok" may acknowledge that answer."""
+    user, conversation, order = _proposed(customers, lang)
+
+    run_turn(user.pk, conversation, MOVED_ON[lang][0])
+    asked = run_turn(user.pk, conversation, ok).reply
+    assert _refunds(order) == 0 and ON_HOLD[lang] in asked and order in asked, asked
+
+    run_turn(user.pk, conversation, YES[lang])
+    assert _refunds(order) == 1
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_yes_right_after_the_reminder_goes_ahead(customers, lang):
     user, conversation, order = _proposed(customers, lang)
