@@ -4,6 +4,7 @@ README.md ("The demo shop").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -46,6 +47,24 @@ class Found:
     score: float
 
 
+SNIPPET_CHARS = 240
+_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[。！？；]")
+
+
+def snippet(body: str, limit: int = SNIPPET_CHARS) -> str:
+    """The start of an article, at most ``limit`` characters, ending where a sentence ends: a reply quoting it
+    never stops mid-word ("cannot be refunded ag"). A first sentence longer than that is cut at a word, with
+    an ellipsis."""
+    text = " ".join(body.split())
+    if len(text) <= limit:
+        return text
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, 0, limit + 1)]
+    if ends:
+        return text[: ends[-1]]
+    cut = text[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
 def search_policies(query: str, *, language: str = "", k: int = 3, ranking: str | None = None) -> list[Found]:
     """Return the best ``k`` policy articles for ``query`` (in ``language`` when given).
 
@@ -77,7 +96,7 @@ def search_policies(query: str, *, language: str = "", k: int = 3, ranking: str 
     best = sorted(scores, key=lambda article_id: -scores[article_id])[:k]
     articles = PolicyArticle.objects.in_bulk(best)
     return [
-        Found(id=a.pk, title=a.title, snippet=" ".join(a.body.split())[:240], language=a.language, score=scores[a.pk])
+        Found(id=a.pk, title=a.title, snippet=snippet(a.body), language=a.language, score=scores[a.pk])
         for article_id in best
         if (a := articles.get(article_id)) is not None
     ]

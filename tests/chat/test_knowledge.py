@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from chat.knowledge import search_policies
+from chat.knowledge import SNIPPET_CHARS, search_policies, snippet
 from chat.models import PolicyArticle
 from chat.tools import run_tool
 
@@ -87,3 +87,20 @@ def test_articles_are_embedded_on_save(seeded):
 
     article.refresh_from_db()
     assert list(article.embedding) != before
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "You can return an item within 7 days of delivery if it is undamaged. " * 6,
+        "签收后7天内，商品完好可申请全额退款。退款将在收到退货后3个工作日内原路退回。" * 8,
+        "one very long sentence without any stop " * 12,
+    ],
+)
+def test_a_snippet_ends_at_a_sentence_or_a_word_never_midword(body):
+    """A reply quoting the snippet said "... cannot be refunded ag" when it was cut at a fixed length."""
+    said = snippet(body)
+    assert len(said) <= SNIPPET_CHARS and body.startswith(said.removesuffix("…"))
+    assert said.endswith((".", "。", "…")) and not said.removesuffix("…").endswith(" ")
+    if said.endswith("…"):
+        assert body[len(said) - 1] == " "  # the word before the ellipsis is whole
