@@ -72,8 +72,8 @@ DONE = {
 # Why the shop refused (``chat.shop.ShopError.code``).
 REFUSED = {
     "not_an_order_number": {
-        "zh": "“{order_number}”不是订单号（订单号形如 ORD-2025-0816）",
-        "en": "{order_number!r} is not an order number (they look like ORD-2025-0816)",
+        "zh": "“{order_number}”不是订单号（订单号形如 ORD-YYYY-NNNN）",
+        "en": "{order_number!r} is not an order number (they look like ORD-YYYY-NNNN)",
     },
     "order_not_found": {"zh": "没有找到订单{order_number}", "en": "order {order_number} not found"},
     "already_shipped": {

@@ -136,8 +136,8 @@ PHRASES = {
     ),
     "ask_order": ("请提供您的订单号，我来帮您查询。", "Could you give me your order number?"),
     "unreadable_order": (
-        "我没能识别这个订单号。订单号的格式是 ORD-2025-0816，请再发一次。",
-        "I couldn't read that order number. Order numbers look like ORD-2025-0816: could you send it again?",
+        "我没能识别这个订单号。订单号的格式是 ORD-YYYY-NNNN（年份-编号），请再发一次。",
+        "I couldn't read that order number. Order numbers look like ORD-YYYY-NNNN: could you send it again?",
     ),
     "unsure_order": (
         "我不确定您指的是哪个订单。请提供您的订单号，我来帮您查询。",
