@@ -509,6 +509,10 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if intent in _ABOUT_ONE_ORDER[:-1] and slots.order_tail(text):  # "0790": the order that ends in it
+        if "list_my_orders" in tools:
+            return _call("list_my_orders")
+        return Reply(replies.phrase("unreadable_order", lang))
     if slots.unreadable_order(text) and intent in _ABOUT_ONE_ORDER:  # never another order in its place
         return Reply(replies.phrase("unreadable_order", lang))
     if intent is Intent.CONFIRM:
@@ -624,6 +628,21 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     return None
 
 
+def _by_tail(conv: Conversation, result: ToolResult, question: str, tail: str, lang: str) -> Reply:
+    """The request again with the one listed order that ends in ``tail`` in its place; none is said to be
+    none, several are asked about. Never another order spoken of."""
+    data = result.data()
+    listed = data.get("orders") if isinstance(data, dict) else data
+    numbers = [str(o.get("order_number")) for o in listed or [] if isinstance(o, dict) and o.get("order_number")]
+    ending = [n for n in numbers if n.endswith(tail)]
+    if len(ending) > 1:
+        return Reply(replies.which_order(ending, lang))
+    if not ending:
+        return Reply(replies.no_order_ending(tail, lang))
+    whole = re.sub(rf"(?<!\d){tail}(?!\d)", ending[0], question, count=1)
+    return _answer(conv, whole, nlu.classify(whole))
+
+
 def _parcel_elsewhere(conv: Conversation, result: ToolResult, question: str) -> bool:
     """A tracked order that memory chose (the customer named none in this chat) and that is not on its way,
     while the customer asks after "my parcel": the shop's list may hold the parcel that is. The reply then
@@ -648,6 +667,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     lang = speech.detect_language(question) if question.strip() else "zh"
     parts = []
     for result in results:
+        if result.call.name == "list_my_orders" and (tail := slots.order_tail(question)):
+            return _by_tail(conv, result, question, tail, lang)
         if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):
             return chosen
         if len(results) == 1 and _parcel_elsewhere(conv, result, question):

@@ -295,6 +295,13 @@ def answer(key: str, value: str, lang: str) -> str:
     }.get(key, f"{_SUBJECT_EN.get(key, key).capitalize()} is {said}.")
 
 
+def no_order_ending(tail: str, lang: str) -> str:
+    """None of the customer's orders ends in the digits they gave."""
+    if lang == "zh":
+        return f"您的订单里没有尾号为{tail}的订单，请核对订单号。"
+    return f"None of your orders ends in {tail}. Could you check the order number?"
+
+
 def which_order(orders: list[str], lang: str) -> str:
     """Several orders fit: ask which one, naming them."""
     named = "、".join(orders) if lang == "zh" else ", ".join(orders)

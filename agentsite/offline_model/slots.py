@@ -41,6 +41,23 @@ def order_numbers(text: str) -> list[str]:
     return seen
 
 
+# The end of an order number given alone ("0790", "尾号0901", "order #0931"): 3 to 6 digits standing on their
+# own, not an amount, a date, a time, a size or part of an address.
+_ORDER_TAIL = re.compile(
+    r"(?<![\d:/¥$￥€£A-Za-z-])(?<!\d[.,])(\d{3,6})"
+    r"(?![\d:/%A-Za-z-]|[.,]\d|\s*(?:元|块|号|年|月|日|天|小时|分|楼|室|栋|层|件|个|次|斤|米|克|岁|(?i:usd|rmb|yuan|dollars?)\b))"
+)
+
+
+def order_tail(text: str) -> str | None:
+    """The digits an order number ends in, when the message gives only those (one such number, no full order
+    number): the customer's orders are looked up for the one that ends in them."""
+    if order_numbers(text):
+        return None
+    tails = [m.group(1) for m in _ORDER_TAIL.finditer(_plain(text))]
+    return tails[0] if len(tails) == 1 else None
+
+
 def unreadable_order(text: str) -> bool:
     """Whether ``text`` gives something as an order number that is not one: the agent then asks for it again
     rather than answering about another order."""

@@ -448,14 +448,21 @@ def test_an_order_number_typed_with_other_characters_is_read(say, text):
 
 
 @pytest.mark.parametrize(
-    "text", ["order 0931 status", "refund order #0931 please", "订单号0931到哪了", "ORD 2025/0931 呢"]
+    ("text", "listing"),
+    [
+        ("ORD 2025/0931 呢", True),
+        ("where is ORD-2025-09x1?", True),
+        ("order 0931 status", False),  # the last digits alone, and no list to find them in
+        ("订单号0931到哪了", False),
+    ],
 )
-def test_an_order_number_that_cannot_be_read_is_asked_for_again_not_replaced(say, answer_tools, text):
+def test_an_order_number_that_cannot_be_read_is_asked_for_again_not_replaced(say, answer_tools, tools, text, listing):
     """With another order spoken of before, the agent must not answer about that one instead."""
+    offered = tools if listing else [t for t in tools if t["function"]["name"] != "list_my_orders"]
     request = [{"role": "user", "content": "What's the status of ORD-2025-0411?"}]
     looked_up = answer_tools(say(request), [{"order_number": "ORD-2025-0411", "status": "processing"}], request)
     messages = [*looked_up, {"role": "assistant", "content": say(looked_up).content}, {"role": "user", "content": text}]
-    said = say(messages)
+    said = say(messages, tools_offered=offered)
     assert said.calls == [] and "ORD-YYYY-NNNN" in said.content, said.content
 
 
@@ -483,3 +490,41 @@ def test_no_fixed_phrase_names_an_order_number():
 
     for zh, en in replies.PHRASES.values():
         assert not slots.order_numbers(zh) and not slots.order_numbers(en), (zh, en)
+
+
+LISTED = {
+    "orders": [
+        {"order_number": "ORD-2025-0790", "status": "delivered"},
+        {"order_number": "ORD-2025-0817", "status": "shipped"},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        ("键盘那单（0790）申请退款", "request_refund"),
+        ("0790 的退款办得咋样了", "lookup_order"),
+        ("查一下尾号0817的物流", "track_shipment"),
+        ("order #0790 status please", "lookup_order"),
+    ],
+)
+def test_an_order_given_by_its_last_digits_is_the_customers_order_ending_in_them(say, answer_tools, text, call):
+    """Never the order spoken of before: here ORD-2025-0817 was looked up first."""
+    request = [{"role": "user", "content": "What's the status of ORD-2025-0817?"}]
+    looked_up = answer_tools(say(request), [{"order_number": "ORD-2025-0817", "status": "shipped"}], request)
+    asked = [*looked_up, {"role": "assistant", "content": say(looked_up).content}, {"role": "user", "content": text}]
+    listing = say(asked)
+    assert listing.names == ["list_my_orders"]
+    chosen = say(answer_tools(listing, [LISTED], asked))
+    wanted = "ORD-2025-0817" if "0817" in text else "ORD-2025-0790"
+    assert chosen.names == [call] and chosen.calls[0][1]["order_number"] == wanted
+
+
+@pytest.mark.parametrize(("text", "said"), [("0931 到哪了", "尾号为0931"), ("where is 0931?", "ends in 0931")])
+def test_digits_no_order_ends_in_are_said_to_match_none(say, answer_tools, text, said):
+    request = [{"role": "user", "content": text}]
+    listing = say(request)
+    assert listing.names == ["list_my_orders"]
+    reply = say(answer_tools(listing, [LISTED], request))
+    assert reply.calls == [] and said in reply.content, reply.content
