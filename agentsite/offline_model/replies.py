@@ -421,6 +421,12 @@ def refunds_text(data: dict[str, Any], lang: str, asked_about_a_refund: bool) ->
     if not refunds:
         if not asked_about_a_refund:
             return ""
+        if data.get("status") == "refunded":  # the status says it: never "no refund" beside it
+            return (
+                "该订单已标记为已退款，但没有单独的退款明细。"
+                if lang == "zh"
+                else "No refund details are recorded for it."
+            )
         return "这个订单没有退款记录。" if lang == "zh" else "There is no refund on record for this order."
     said = []
     for refund in refunds:

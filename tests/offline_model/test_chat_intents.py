@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from agentsite.offline_model import slots
+
 ROUNDS = 25
 
 STATUS_ZH = [
@@ -418,6 +420,7 @@ def test_asking_for_a_refund_is_still_a_refund(say, text):
     [
         ("en", "Was my refund for ORD-2025-0411 approved?", [], "There is no refund on record for this order."),
         ("zh", "ORD-2025-0411的退款批了吗？", [], "这个订单没有退款记录。"),
+        ("zh", "ORD-2025-0412的退款到账没有啊", [], "已标记为已退款"),
         (
             "en",
             "Was my refund for ORD-2025-0411 approved?",
@@ -434,7 +437,9 @@ def test_asking_for_a_refund_is_still_a_refund(say, text):
 )
 def test_the_reply_gives_the_shops_refunds_or_says_there_is_none(say, answer_tools, lang, question, refunds, said):
     request = [{"role": "user", "content": question}]
-    order = {"order_number": "ORD-2025-0411", "status": "delivered", "total": "89.00", "currency": "USD"}
+    number = slots.order_numbers(question)[0]
+    status = "refunded" if number.endswith("0412") else "delivered"  # refunded, its refund rows not kept
+    order = {"order_number": number, "status": status, "total": "89.00", "currency": "USD"}
     looked_up = answer_tools(say(request), [{**order, **({"refunds": refunds} if refunds else {})}], request)
     assert said in say(looked_up).content
 
