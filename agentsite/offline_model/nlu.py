@@ -110,11 +110,13 @@ REFUND_PROGRESS = _re(
 # gives the shop's refund rows: a refund proposed in answer would put money one "yes" away.
 _REFUND_STATE_ASKED = _re(
     r"了吗|了没|没有?[?？]|怎么样|咋样|如何|进度|进展|动静|状态|批|通过|驳回|拒|到账|打款|流水|有消息|消息|结果(?:呢|如何|怎么样|出来)|到哪|"
-    r"办好|处理好|处理了|处理到|卡在|怎么回事|(?:什么|啥)时候|多久(?:能|才)?到|还没|没(?:收到|看到|到|退)|呢[?？]|有没有退|是不是"
+    r"办好|处理好|处理了|处理到|卡在|怎么回事|情况|(?:什么|啥)时候|多久(?:能|才)?到|还没|没(?:收到|看到|到|退)|呢[?？]|有没有退|是不是"
+    r"|对吧|是吧|对不对|没错吧|说过|答应"
     r"|(?i:\bstatus|\bprogress|\bupdate|\bnews\b|\bapproved|\baccepted|\brejected|\bdenied|\bthrough\b|\bprocessed"
     r"|\bcompleted|\bsent\b|\bissued|\b(?:been|was|is)\s+paid|\bpaid\s+(?:out|back)|\byet\b|\bstill\s+coming|\bwhere\b"
     r"|what\s+happened|\bany\s+word|\bwhen\s+(?:will|would|do|does|can|is|are|should|'ll)\b|how\s+long\s+until|\bor\s+not\b|\bheard\s+back|\bshow(?:s|ed)?\s+up|\bcheck\s+on"
     r"|\btransaction\s+id|haven'?t\s+(?:seen|received|got|gotten|heard)|\bdid\s+(?:you|i|it|the|my)"
+    r"|\bright\s*\?|\bdidn'?t\s+you|\byou\s+(?:said|told\s+me|promised)"
     r"|\b(?:has|have|was|is)\s+(?:my|the|that)\s+(?:\w+\s+)?refund)"
 )
 # What asks for a refund: a want, a plea, or a request that one be made (not "请问", "之前申请的", "could you
@@ -129,7 +131,12 @@ _REFUND_ASKED_FOR = _re(
 )
 
 
-_REFUND_DONE_ASKED = _re(r"(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund)")
+# Asked whether a refund was made or promised ("did you refund me?", "…可以退我500块，对吧？"): a question
+# about what happened, whatever words of asking it holds.
+_REFUND_DONE_ASKED = _re(
+    r"(?:对吧|是吧|对不对|没错吧)\s*[?？]*\s*$"
+    r"|(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund|,?\s*right\s*\?+\s*$)"
+)
 
 
 def asks_how_a_refund_stands(text: str) -> bool:
