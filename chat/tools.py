@@ -430,9 +430,13 @@ def lapse(action: PendingAction) -> PendingAction | None:
 
 
 def replaced(action: PendingAction) -> bool:
-    """Whether a change that waited was cancelled by a new proposal (``propose_change``) during the turn: a
-    decline ends the turn before any proposal, so nothing else cancels it meanwhile."""
-    return PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.CANCELLED).exists()
+    """Whether a change that waited was cancelled by a proposal of another change (``propose_change``) during
+    the turn: a decline ends the turn before any proposal, so nothing else cancels it meanwhile. The same
+    change proposed again replaces nothing the customer would miss."""
+    if not PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.CANCELLED).exists():
+        return False
+    now = PendingAction.objects.filter(conversation_id=action.conversation_id, status=PendingAction.Status.PENDING)
+    return not now.filter(tool=action.tool, arguments=action.arguments).exists()
 
 
 def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | None]:

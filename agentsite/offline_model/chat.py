@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from . import described, facts, nlu, replies, slots, speech, splitting, subjects
-from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, result_data
+from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, Turn, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
 
@@ -391,6 +391,12 @@ _NEEDS_A_SLOT = (
 )
 
 
+def _proposed(turn: Turn) -> bool:
+    """Whether ``turn`` is a tool result proposing a change (``pending_confirmation`` or ``queued``)."""
+    data = result_data(turn.text) if turn.role == "tool" else None
+    return isinstance(data, dict) and data.get("status") in ("pending_confirmation", "queued")
+
+
 def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding) -> tuple[str, nlu.Understanding]:
     """Read a bare answer ("ORD-2025-0816", an address) as finishing the request it was asked for.
 
@@ -399,6 +405,8 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
     """
     earlier = conv.earlier_turns()
     if len(earlier) < 2 or earlier[0].role != "assistant" or earlier[0].tool_calls:
+        return text, understood
+    if _proposed(earlier[1]):  # a proposal asks for a yes or a no, which the application reads, not a value
         return text, understood
     # the customer's request before the question, past the tool steps that led to it (a list of orders)
     asked = next((t for t in earlier[1:] if t.role == "user" or not (t.role == "tool" or t.tool_calls)), None)

@@ -102,6 +102,21 @@ def test_a_new_change_that_replaces_a_waiting_one_says_so(customers, lang):
     assert _refunds(order) == 0
 
 
+@pytest.mark.parametrize(
+    ("lang", "question", "other"),
+    [("zh", "ORD-2025-0817 是什么", "ORD-2025-0817"), ("en", "what is ORD-2025-0924?", "ORD-2025-0924")],
+)
+def test_a_question_while_a_change_waits_is_answered_not_met_with_the_proposal_again(customers, lang, question, other):
+    """Read as a value for the proposal, the question got the same proposal back, and a "行" then made it."""
+    user, conversation, order = _proposed(customers, lang)
+
+    reply = run_turn(user.pk, conversation, question).reply
+
+    assert other in reply and ON_HOLD[lang] in reply, reply
+    assert {"zh": "已被这项新请求取代", "en": "was dropped for this one"}[lang] not in reply
+    assert PendingAction.objects.get(conversation_id=conversation).status == "pending"
+
+
 @pytest.mark.parametrize(("lang", "ok"), [("zh", "好的"), ("zh", "嗯嗯"), ("en", "ok"), ("en", "got it")])
 def test_an_ok_after_the_reminder_is_asked_again_not_taken_for_a_yes(customers, lang, ok):
     """The reminder came with an answer about something else: "ok" may acknowledge that answer."""
