@@ -141,7 +141,7 @@ _ZH_MARKERS = "省市区县镇乡村路街道巷弄号室栋楼层座"
 # A run of address text. Spaces may stand inside it before a number or a Han character ("科技园路 12 号
 # 3 栋 1201 室", as the shop itself writes addresses): where the address ends is decided below.
 _ZH_RUN = re.compile(
-    r"[\u4e00-\u9fff0-9A-Za-z#\-－]+(?:[ \u3000]+(?=[0-9\u4e00-\u9fff])[\u4e00-\u9fff0-9A-Za-z#\-－]+)*"
+    r"[\u4e00-\u9fff0-9A-Za-z#\-－]+(?:[ \u3000]+(?=[0-9A-Za-z\u4e00-\u9fff])[\u4e00-\u9fff0-9A-Za-z#\-－]+)*"
 )
 _ZH_TRIGGERS = re.compile(
     r"(?:地址|收货地址|新地址|住址)?(?:是|为|(?:改|换|变|更新|修改|更改|变更|调整|设|设置|写|填)(?:成|为|回|到))"
@@ -150,6 +150,8 @@ _ZH_TRIGGERS = re.compile(
 _ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|的)+$")
 _ZH_END = re.compile(
     r"(?:号(?:楼|院)?|室|楼|栋|层|座|单元|区|县|镇|乡|村|路|街|巷|弄|道|大厦|小区|花园|公寓|园|广场|中心)$"
+    # a room or floor after the building, in digits and letters: "2 号楼 301", "A 座 2305", "18F"
+    r"|(?:号|楼|栋|座|层|单元|院|大厦|中心|广场)\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}$"
 )
 
 _STREET_WORDS = (

@@ -535,3 +535,36 @@ def test_digits_no_order_ends_in_are_said_to_match_none(say, answer_tools, text,
     assert listing.names == ["list_my_orders"]
     reply = say(answer_tools(listing, [LISTED], request))
     assert reply.calls == [] and said in reply.content, reply.content
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        (
+            "收货地址请帮我换为：上海市徐汇区漕溪北路 88 号 B 座 1702 室，谢谢",
+            "上海市徐汇区漕溪北路 88 号 B 座 1702 室",
+        ),
+        ("新地址 成都市锦江区红星路三段 1 号 IFS 2 号楼 18F，麻烦更新", "成都市锦江区红星路三段 1 号 IFS 2 号楼 18F"),
+        ("我搬家了，新家在 北京市 海淀区 中关村大街 27 号院 2 号楼 301", "北京市 海淀区 中关村大街 27 号院 2 号楼 301"),
+        ("地址改成北京市朝阳区建国路1号 thanks", "北京市朝阳区建国路1号"),
+    ],
+)
+def test_an_address_keeps_its_building_letters_and_room_number(say, text, address):
+    assert say(text).calls == [("update_shipping_address", {"address": address})], text
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        (
+            "我想改地址为南京市玄武区中山东路 1 号 301 室 并把联系方式改为短信",
+            ["update_shipping_address", "update_contact_channel"],
+        ),
+        (
+            "通知关掉，地址也顺便改成 重庆市渝中区解放碑八一路 177 号",
+            ["update_notification_preference", "update_shipping_address"],
+        ),
+    ],
+)
+def test_two_changes_joined_by_bing_or_shunbian_are_both_asked_for(say, text, calls):
+    assert say(text).names == calls
