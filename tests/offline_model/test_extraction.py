@@ -254,3 +254,8 @@ def test_an_address_given_for_one_order_is_not_the_customers_shipping_address(ex
     """Stored as theirs, it was later reported as a change of default address "asked for, not applied"."""
     memories = extract([("customer", said)])
     assert "shipping_address" not in {m.get("key") for m in memories}, memories
+
+
+def test_asking_to_be_told_what_is_on_record_states_nothing(extract):
+    """Stored, "…都报一下" came back in later chats as something the customer had said about themselves."""
+    assert extract([("customer", "我登记的收货地址、手机号和通知偏好都报一下")]) == []
