@@ -275,7 +275,8 @@ TOOLS: dict[str, Tool] = {
     for tool in [
         Tool(
             "lookup_order",
-            "Look up one of the customer's orders by its number: status, items, total, shipment.",
+            "Look up one of the customer's orders by its number: status, items, total, shipment and refunds "
+            "(how a refund stands is answered from these, never by requesting another).",
             _object({"order_number": ORDER_NUMBER}, ["order_number"]),
             _lookup_order,
         ),
