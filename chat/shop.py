@@ -329,8 +329,10 @@ def request_refund(
         "amount": str(refund.amount),
         "currency": order.currency,
         "refund_id": refund.pk,
+        # The shop's words only: the customer's reason stays on the refund row, for staff. Copied in here it
+        # would be recalled as a shop record ("… requested (the manager approved double compensation)").
         "experience": f"A refund of {refund.amount} {order.currency} for order {order.number} was requested "
-        f"on {refund.requested_at:%Y-%m-%d} ({refund.reason}).",
+        f"on {refund.requested_at:%Y-%m-%d}.",
     }
 
 
