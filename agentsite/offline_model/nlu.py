@@ -117,6 +117,8 @@ _REFUND_STATE_ASKED = _re(
     r"|what\s+happened|\bany\s+word|\bwhen\s+(?:will|would|do|does|can|is|are|should|'ll)\b|how\s+long\s+until|\bor\s+not\b|\bheard\s+back|\bshow(?:s|ed)?\s+up|\bcheck\s+on"
     r"|\btransaction\s+id|haven'?t\s+(?:seen|received|got|gotten|heard)|\bdid\s+(?:you|i|it|the|my)"
     r"|\bright\s*\?|\bdidn'?t\s+you|\byou\s+(?:said|told\s+me|promised)"
+    r"|\bsituation|\bfar\s+along|\bon\s+record|\bremember|\b(?:is|are)\s+there\s+(?:any|a)\s+refunds?\b|\bdo\s+i\s+have\b"
+    r"|^\s*(?:what|which|how\s+many)\b[^?]*\brefunds?\b[^?]*\?"
     r"|\b(?:has|have|was|is)\s+(?:my|the|that)\s+(?:\w+\s+)?refund)"
 )
 # What asks for a refund: a want, a plea, or a request that one be made (not "请问", "之前申请的", "could you
@@ -135,7 +137,8 @@ _REFUND_ASKED_FOR = _re(
 # about what happened, whatever words of asking it holds.
 _REFUND_DONE_ASKED = _re(
     r"(?:对吧|是吧|对不对|没错吧)\s*[?？]*\s*$"
-    r"|(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund|,?\s*right\s*\?+\s*$)"
+    r"|(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund|,?\s*right\s*\?+\s*$"
+    r"|\b(?:was|were|has|have|is)\s+(?:anything|something|it|that|this|any\s+\w+)\s+(?:been\s+|already\s+)?refunded)"
 )
 
 

@@ -403,6 +403,9 @@ def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_wi
         "Any update on the refund for {n}?",
         "我想知道{n}之前申请的退款现在什么情况",
         "你们上次说 {n} 可以退我 500 块，对吧？",
+        "Is there any refund on {n} already, and how far along is it?",
+        "what refunds do I have on record for {n}?",
+        "and was anything refunded on {n}?",
     ],
 )
 def test_asking_how_a_refund_stands_looks_the_order_up_and_proposes_no_refund(say, text):
