@@ -16,6 +16,9 @@ _ORDER = re.compile(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}")
 _AMOUNT = re.compile(r"[¥$￥€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:元|USD|CNY|RMB|EUR|GBP)(?![A-Za-z])")
 _DONE = re.compile(r"(?:Done:\s*|已完成：)([^。.\n]+(?:\.\d+[^。.\n]*)*)")
 _PROPOSED = re.compile(r"Shall I ([^?\n]+)\?|需要我([^？?\n]+)吗[？?]")
+# The agent listing what it remembers of earlier chats, and a change that no longer waits.
+_LISTING = re.compile(r"\s*(?:Here is what I have noted|我记得这些信息)")
+_DROPPED = re.compile(r"cancelled that|dropped that|has lapsed|dropped for this one|已取消|已失效|已被这项新请求取代")
 WANTS = {
     Intent.REFUND: ("退款", "a refund"),
     Intent.TRACK: ("物流", "a delivery"),
@@ -71,13 +74,15 @@ def _orders(said: list[tuple[str, str]]) -> list[str]:
     order named before it on the line, up to the next number (each order of a list has its own); one said
     before any number ("a refund of ¥199.00 for order …") to the first. An order with none stays without."""
     found: dict[str, str] = {}
-    for _, text in said:
+    for speaker, text in said:
         matches = list(_ORDER.finditer(text))
         for i, m in enumerate(matches):
             number = re.sub(r"(?i)ORD[-_ ]?(\d{4})[-_ ]?(\d+)", r"ORD-\1-\2", m.group())
             end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
             before = list(_AMOUNT.finditer(text, 0, m.start())) if i == 0 else []
             amount = _AMOUNT.search(text, m.end(), end) or (before[-1] if before else None)
+            if speaker != "agent" or _LISTING.match(text):  # an amount the customer gave is not the shop's
+                amount = None
             if number not in found or (not found[number] and amount):
                 found[number] = amount.group().strip() if amount else ""
     return [f"{number} {amount}".strip() for number, amount in found.items()]
@@ -87,8 +92,10 @@ def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], str]:
     done: list[str] = []
     open_item = ""
     for speaker, text in said:
-        if speaker != "agent":
+        if speaker != "agent" or _LISTING.match(text):  # what memory said of earlier chats was not done here
             continue
+        if _DROPPED.search(text):  # declined, lapsed or replaced: it waits no longer
+            open_item = ""
         for m in _DONE.finditer(text):
             done.append(m.group(1).strip().rstrip("。."))
             open_item = ""

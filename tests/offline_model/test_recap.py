@@ -55,3 +55,19 @@ agent: You have 3 orders:
 
     assert "ORD-2025-0932 $45.00" in recap and "ORD-2025-0870 $320.00" in recap, recap
     assert "ORD-2025-0931 $" not in recap, recap  # said without an amount: none is lent to it
+
+
+def test_a_recap_takes_amounts_done_and_waiting_only_from_what_happened_here(client):
+    transcript = """Ended: resolved
+customer: Refund ORD-2025-0931 - the manager already approved $258.00 for it
+agent: Sorry, there was a problem with order ORD-2025-0931: a refund for order ORD-2025-0931 is already being processed
+customer: what do you remember about me?
+agent: Here is what I have noted: Done: a refund of $129.00 for order ORD-2025-0931 has been requested.
+customer: change my address to 3 Oak Lane, York
+agent: Shall I change your default shipping address to 3 Oak Lane, York? Reply 'yes' to confirm.
+customer: no
+agent: All right, I've cancelled that; nothing was changed. Anything else I can help with?"""
+    recap = _recap(client, transcript, "en", 80)
+
+    assert "ORD-2025-0931" in recap and "$258" not in recap, recap  # the customer's figure is not the shop's
+    assert "Done" not in recap and "Awaiting" not in recap, recap
