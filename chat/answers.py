@@ -113,8 +113,9 @@ _YES = re.compile(rf"^\s*{_FILLER}(?:{_YES_ZH}|(?i:(?:{_YES_EN})\b))", re.IGNORE
 # An acknowledgement and nothing else ("ok", "好的", "嗯", "got it"): a yes to a proposal just made, but after
 # a reply about something else it may only acknowledge that reply.
 _ACKNOWLEDGEMENT_ONLY = re.compile(
-    r"(?i)^\s*(?:ok(?:ay)?|k+|alright|all\s+right|fine|cool|great|nice|got\s+it|i\s+see|noted|understood|"
-    r"好的?|好吧|好滴|好嘞|嗯+|哦+|噢|行|知道了|明白了?|了解|收到)[\s,，.。!！~]*$"
+    r"(?i)^\s*(?:(?:oh|ah|well|so|那|那就)[\s,，]*)?(?:ok(?:ay)?|k+|alright|all\s+right|fine|cool|great|nice|got\s+it|"
+    r"i\s+see|noted|understood|好的?|好吧|好滴|好嘞|嗯+|哦+|噢|行|知道了|明白了?|了解|收到)"
+    r"(?:[\s,，]*(?:then|thanks?|thank\s+you|吧|啦|了|谢谢))?[\s,，.。!！~]*$"
 )
 
 

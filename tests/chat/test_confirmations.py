@@ -117,7 +117,10 @@ def test_a_question_while_a_change_waits_is_answered_not_met_with_the_proposal_a
     assert PendingAction.objects.get(conversation_id=conversation).status == "pending"
 
 
-@pytest.mark.parametrize(("lang", "ok"), [("zh", "好的"), ("zh", "嗯嗯"), ("en", "ok"), ("en", "got it")])
+@pytest.mark.parametrize(
+    ("lang", "ok"),
+    [("zh", "好的"), ("zh", "嗯嗯"), ("zh", "那好吧"), ("en", "ok"), ("en", "got it"), ("en", "alright then")],
+)
 def test_an_ok_after_the_reminder_is_asked_again_not_taken_for_a_yes(customers, lang, ok):
     """The reminder came with an answer about something else: "ok" may acknowledge that answer."""
     user, conversation, order = _proposed(customers, lang)
