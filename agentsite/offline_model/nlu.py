@@ -15,7 +15,7 @@ from . import slots
 from .escalation import INJECTION, asks_for_a_person
 from .smalltalk import GREETING, acknowledges, apologises, asks_if_bot, says_goodbye
 from .speech import detect_language, is_question, is_request
-from .subjects import fact_question, names_its_own_answer
+from .subjects import SUBJECTS, fact_question, names_its_own_answer
 
 
 class Intent(StrEnum):
@@ -353,6 +353,18 @@ _SIMPLIFIED = str.maketrans(
 )
 
 
+# A statement asking to be agreed with ("my default address is 18 Mill Road now, right?"): a question about
+# what the shop has, answered from its record; never a change to propose.
+_TAG_QUESTION = _re(
+    r"(?:对吧|是吧|对不对|没错吧|是不是)\s*[?？]*\s*$|(?i:[,，]?\s*(?:right|correct|isn'?t\s+it|yes|no)\s*\?+\s*$)"
+)
+
+
+def _profile_subject(text: str) -> str:
+    """The first thing about the customer a sentence names, other than an order."""
+    return next((subject for subject, pattern in SUBJECTS[1:] if pattern.search(text)), "")
+
+
 def classify(text: str) -> Understanding:
     """Decide what the customer wants from their latest message.
 
@@ -379,6 +391,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.CONFIRM)
     if DENY.match(text):
         return result(Intent.DENY)
+    if _TAG_QUESTION.search(text) and (said := _profile_subject(text)):  # "my address is X now, right?"
+        return result(Intent.ASK_FACT, said)
     subject = fact_question(text)
     if subject == "order_number":  # "how is the order from last time doing?" asks how it stands
         if TRACK.search(text):

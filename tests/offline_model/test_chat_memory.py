@@ -329,3 +329,12 @@ def test_what_is_remembered_keeps_the_shops_records_apart_from_what_was_said(say
     assert heading in reply, reply
     assert reply.index("notifications are on") < reply.index(heading) < reply.index("VIP gold member")
     assert reply.index(heading) < reply.index("after 6pm")
+
+
+@pytest.mark.parametrize(
+    "question", ["so my default address is 18 Mill Road now, right?", "我的地址现在是北京市朝阳区建国路1号了，对吧？"]
+)
+def test_a_statement_asking_to_be_agreed_with_is_answered_from_the_record_not_proposed(say, question):
+    """A yes to the proposal it used to get would have changed the address the customer only asked about."""
+    said = say(question, memory=SYSTEM_RECORDS_EN)
+    assert said.calls == [] and "12 Oak Street" in said.content, said.content
