@@ -551,7 +551,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if intent is Intent.SET_CHANNEL:
         channel = slots.contact_channel(text)
         if not channel:
-            return Reply(replies.phrase("ask_channel", lang))
+            return Reply(replies.phrase("no_such_channel" if nlu.OTHER_CHANNEL.search(text) else "ask_channel", lang))
         if "update_contact_channel" in tools:
             return _call("update_contact_channel", channel=channel)
         return Reply(replies.acknowledge(facts.Fact("contact_channel", channel, facts.PREFERENCE), lang))

@@ -214,7 +214,7 @@ ADDRESS_CHANGE = _re(
     r"(?:改|修改|更改|更新|换|变更)(?:一下|下|个|一个)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送|送货|邮寄|寄送|快递)?地址|"
     r"地址[^，。？?]{0,6}(?:改|换|更新|变|修改)|新地址|老地址|旧地址|把[^，。]{0,4}地址[^，。]{0,8}改|地址不对|"
     r"寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)送到|发到|搬到|搬家"
-    r"|(?i:(?:change|update|modify|correct|edit|switch)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
+    r"|(?i:(?:change|update|modify|correct|edit|switch|move|set|make)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
     r"mailing\s+|home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
     r"address\s+(?:is\s+)?(?:now|changed)|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"
     r"(?:delivered|sent|shipped)|(?:delivered|sent|shipped|going|go)\s+(?:[\w'-]+\s+){0,3}?to\s+(?:my\s+)?(?:new\s+)?"
@@ -278,6 +278,14 @@ REFUSED_CHANNEL = _re(
     r"(?:不要|别|別|不用)再?(?:给我)?(?:打电话|打電話|来电|发短信|发邮件)|"
     r"(?i:(?:stop|quit)\s+(?:calling|texting|emailing|phoning)\s+me|(?:don'?t|do\s+not)\s+(?:call|text|email|phone)\s+me|"
     r"stop\s+using\s+my\s+(?:phone|number|email|wechat)|no\s+more\s+(?:phone\s+)?calls)"
+)
+# A way of being reached the shop does not offer ("reach me over WhatsApp"): a change of channel all the same,
+# answered with the channels there are.
+OTHER_CHANNEL = _re(
+    r"(?i:(?:contact|reach|message|text|ping|call|get\s+(?:in\s+touch|hold)|notify)\b[^.?!]{0,30}"
+    r"\b(?:whats\s*app|telegram|signal|messenger|viber|skype|imessage|facebook|instagram|line\s+app|qq)\b"
+    r"|\b(?:whats\s*app|telegram|signal|messenger|viber|skype|imessage)\b[^.?!]{0,20}\b(?:instead|from\s+now\s+on|please)\b)"
+    r"|(?:用|通过|走)(?:WhatsApp|whatsapp|Telegram|telegram|QQ|qq|钉钉|飞书|Line|LINE|Skype)[^，。？]{0,6}(?:联系|找|通知|发)"
 )
 RECALL = _re(
     r"(?:你)?(?:还)?记得(?:我|关于我)(?!的)|(?:关于我|我的)[^，。]{0,4}(?:你)?(?:知道|了解|记得)(?:些)?什么|"
@@ -422,7 +430,7 @@ def classify(text: str) -> Understanding:
         return result(Intent.ASK_FACT, subject)
     if slots.notification_preference(text):
         return result(Intent.SET_NOTIFICATION)
-    if slots.contact_channel(text) or REFUSED_CHANNEL.search(text):
+    if slots.contact_channel(text) or REFUSED_CHANNEL.search(text) or OTHER_CHANNEL.search(text):
         return result(Intent.SET_CHANNEL)
     if ADDRESS_CHANGE.search(text) and slots.address(text) or ADDRESS_CHANGE_ASKED.search(text):
         return result(Intent.SET_ADDRESS)

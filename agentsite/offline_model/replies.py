@@ -149,6 +149,10 @@ PHRASES = {
         "Could you give me the new shipping address (number, street, city)?",
     ),
     "ask_preference": ("请问您希望开启还是关闭（静音）通知？", "Would you like notifications muted or turned on?"),
+    "no_such_channel": (
+        "我们无法通过这个方式联系您。我们可以用邮件、电话、短信或微信，您希望用哪一种？",
+        "We can't contact you that way. We can use email, phone, SMS or WeChat: which would you like?",
+    ),
     "ask_channel": (
         "请问您希望我们通过哪种方式联系您：邮件、电话、短信还是微信？",
         "How would you like us to contact you: email, phone, SMS or WeChat?",

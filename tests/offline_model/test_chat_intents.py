@@ -571,3 +571,14 @@ def test_an_address_keeps_its_building_letters_and_room_number(say, text, addres
 )
 def test_two_changes_joined_by_bing_or_shunbian_are_both_asked_for(say, text, calls):
     assert say(text).names == calls
+
+
+@pytest.mark.parametrize("text", ["please contact me on WhatsApp from now on", "以后用WhatsApp联系我"])
+def test_a_channel_the_shop_does_not_offer_is_answered_with_the_ones_it_does(say, text):
+    said = say(text)
+    assert said.calls == [] and ("WeChat" in said.content or "微信" in said.content), said.content
+
+
+def test_a_change_of_address_said_with_move_is_asked_for_beside_another_change(say):
+    text = "Please move my default address to 3 Oak Lane, York and also switch notifications off"
+    assert say(text).names == ["update_shipping_address", "update_notification_preference"]
