@@ -43,7 +43,14 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:do|will|would|are)\s+you\s+(?:\w+\s+){0,2}?(?:call|text|email|phone|message|reach|contact)(?:ing)?\s+me\b)"
         ),
     ),
-    ("shipping_address", _re(r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live)")),
+    (
+        "shipping_address",
+        _re(
+            r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|寄到哪|送到哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live|"
+            r"where\s+do\s+(?:my\s+|the\s+)?(?:parcels|packages|orders|deliveries)\s+go|"
+            r"where\s+do\s+you\s+(?:ship|send|deliver)\s+(?:my\s+)?(?:parcels|packages|orders|things|stuff)\b)"
+        ),
+    ),
     (
         "name",
         _re(
@@ -103,7 +110,8 @@ def fact_question(text: str) -> str:
 # contact channel", "收货地址、通知设置和联系方式". Anything else ("contact me, by phone?") is not a list.
 _LIST_GAP = re.compile(
     r"(?:\s|[,，、/&]|和|跟|与|及|以及|还有|我的|我|的|设置|偏好|是|"
-    r"(?i:and|plus|as\s+well\s+as|also|my|the|settings?|preferences?|number|what'?s|what\s+is|is)\b)*"
+    r"(?i:and|plus|as\s+well\s+as|also|my|the|settings?|preferences?|number|what'?s|what\s+is|is|are|whether|if|"
+    r"tell\s+me)\b)*"
 )
 _GAP_MAX = 24
 

@@ -107,6 +107,8 @@ def test_the_shops_confirmed_records_are_answered_not_taken_for_instructions(say
         ("我的联系方式和邮箱是什么", ["短信", "olivia.price@"]),
         ("我登记的收货地址、通知偏好都报一下", ["12 Oak", "静音"]),
         ("我的地址跟联系方式发我一下", ["12 Oak", "短信"]),
+        ("Tell me my delivery address plus whether notifications are switched on", ["12 Oak", "muted"]),
+        ("how do you contact me and where do parcels go?", ["SMS", "12 Oak"]),
     ],
 )
 def test_a_question_listing_several_things_answers_each_in_its_order(say, question, expected):
