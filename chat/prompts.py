@@ -65,7 +65,7 @@ REPLACED = {
 }
 LAPSED = {
     "zh": "（之前的请求“{summary}”未获确认，已失效，没有任何改动；如仍需要，请重新提出。）",
-    "en": "(The earlier request to {summary} was not confirmed in time and has lapsed; nothing was changed. "
+    "en": "(The earlier request to {summary} was not confirmed and has lapsed; nothing was changed. "
     "Ask again if you still want it.)",
 }
 
