@@ -165,8 +165,9 @@ def extract(conv: Conversation) -> dict[str, Any]:
             context_key = facts.key_asked_by(text) or context_key
             last_agent = text
             continue
-        if nlu.CONFIRM.match(text) and last_agent:
-            stated = [f for f in facts.stated_in(last_agent, questions=True) if f.key]
+        if nlu.CONFIRM.match(text) and last_agent:  # "yes" to "your birthday is March 15, right?": that key only
+            asked = facts.key_asked_by(last_agent)  # a yes to the shop's own words ("we ship with UPS") states nothing
+            stated = [f for f in facts.stated_in(last_agent, questions=True) if f.key and f.key == asked]
         else:
             stated = facts.stated_in(text, context_key)
         for fact in stated:

@@ -259,3 +259,19 @@ def test_an_address_given_for_one_order_is_not_the_customers_shipping_address(ex
 def test_asking_to_be_told_what_is_on_record_states_nothing(extract):
     """Stored, "…都报一下" came back in later chats as something the customer had said about themselves."""
     assert extract([("customer", "我登记的收货地址、手机号和通知偏好都报一下")]) == []
+
+
+def test_a_yes_to_the_shops_own_words_states_nothing_about_the_customer(extract):
+    """ "We ship with UPS …" then "ok" was remembered as "The customer prefers UPS"."""
+    memories = extract(
+        [
+            ("agent", "According to [policy #4 Shipping times]: We ship with UPS, DHL and SF Express."),
+            ("customer", "ok"),
+        ]
+    )
+    assert "preferred_carrier" not in {m.get("key") for m in memories}, memories
+
+
+def test_a_yes_to_a_question_about_the_customer_still_states_it(extract):
+    memories = extract([("agent", "Your birthday is March 15, right?"), ("customer", "yes")])
+    assert [m["value"] for m in memories if m.get("key") == "birthday"] == ["03-15"], memories
