@@ -274,6 +274,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
             return _call("recall_memory", query=_clip(text))
         else:
             return Reply(replies.phrase("unsure_order", lang))
+    if not orders and _by_when_placed(conv, text):  # "my most recent order", "the order I placed on 30 Nov"
+        return _call("list_my_orders")
     if not orders:
         earlier = known_fitting_order(conv, tool, text)
         orders = [earlier] if earlier else []
@@ -295,6 +297,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
 
 
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
+    if not slots.order_numbers(text) and _by_when_placed(conv, text):
+        return _call("list_my_orders")
     orders = (
         slots.order_numbers(text)
         or ([o] if (o := described.described_order(conv, text)) else [])
@@ -636,6 +640,31 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     return None
 
 
+def _by_when_placed(conv: Conversation, text: str) -> bool:
+    """Whether the request names its order by when it was placed, with the list to find it in."""
+    named = bool(nlu.MOST_RECENT_ORDER.search(text)) or replies.day_asked(text, conv.today)[0] is not None
+    return named and "list_my_orders" in conv.tools
+
+
+def _placed_then(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply:
+    """The request again with the listed order placed when it says (the newest, or on the day named)."""
+    data = result.data()
+    listed = [o for o in (data.get("orders") if isinstance(data, dict) else data) or [] if isinstance(o, dict)]
+    dated = sorted(
+        (o for o in listed if o.get("order_number") and o.get("placed_at")), key=lambda o: str(o["placed_at"])
+    )
+    day, phrase = replies.day_asked(question, conv.today)
+    if day is not None:
+        chosen = [str(o["order_number"]) for o in dated if str(o["placed_at"]).startswith(day.isoformat())]
+    else:
+        chosen = [str(dated[-1]["order_number"])] if dated else []
+    if len(chosen) > 1:
+        return Reply(replies.which_order(chosen, lang))
+    if not chosen:
+        return Reply(replies.phrase("unsure_order", lang))
+    return _answer(conv, f"{question} {chosen[0]}", nlu.classify(f"{question} {chosen[0]}"))
+
+
 def _by_tail(conv: Conversation, result: ToolResult, question: str, tail: str, lang: str) -> Reply:
     """The request again with the one listed order that ends in ``tail`` in its place; none is said to be
     none, several are asked about. Never another order spoken of."""
@@ -677,6 +706,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     for result in results:
         if result.call.name == "list_my_orders" and (tail := slots.order_tail(question)):
             return _by_tail(conv, result, question, tail, lang)
+        if result.call.name == "list_my_orders" and _by_when_placed(conv, question):
+            return _placed_then(conv, result, question, lang)
         if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):
             return chosen
         if len(results) == 1 and _parcel_elsewhere(conv, result, question):

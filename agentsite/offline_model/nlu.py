@@ -279,6 +279,11 @@ REFUSED_CHANNEL = _re(
     r"(?i:(?:stop|quit)\s+(?:calling|texting|emailing|phoning)\s+me|(?:don'?t|do\s+not)\s+(?:call|text|email|phone)\s+me|"
     r"stop\s+using\s+my\s+(?:phone|number|email|wechat)|no\s+more\s+(?:phone\s+)?calls)"
 )
+# The customer's newest order, named by when it was placed rather than by its number.
+MOST_RECENT_ORDER = _re(
+    r"最近(?:的|一个|一笔|那个)?(?:订单|单)|最新(?:的|一个)?(?:订单|单)|刚(?:刚)?下的(?:那个|那笔)?(?:订单|单)|最后一(?:个|笔)订单"
+    r"|(?i:\b(?:most\s+recent|latest|newest|last)\s+(?:order|purchase)\b|\border\s+i\s+(?:just\s+)?placed\s+(?:last|most\s+recently)\b)"
+)
 # A way of being reached the shop does not offer ("reach me over WhatsApp"): a change of channel all the same,
 # answered with the channels there are.
 OTHER_CHANNEL = _re(

@@ -728,7 +728,7 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     if isinstance(data, list) and name == "list_my_orders":
         data = {"orders": data}
     if isinstance(data, dict) and isinstance(data.get("orders"), list):
-        day, phrase_ = _day_asked(question, today)
+        day, phrase_ = day_asked(question, today)
         return orders_text(data["orders"], lang, day, phrase_)
     if isinstance(data, dict) and (isinstance(data.get("events"), list) or name == "track_shipment"):
         return shipment_text(data, lang, order)
@@ -740,7 +740,7 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     return generic_text(data, lang)
 
 
-def _day_asked(question: str, today: dt.date | None) -> tuple[dt.date | None, str]:
+def day_asked(question: str, today: dt.date | None) -> tuple[dt.date | None, str]:
     for rel in dates.find_relative(question, today):
         if rel.date:
             return rel.date, rel.phrase

@@ -10,6 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from . import dates
 from .speech import HAN
 
 # ---- order numbers ---------------------------------------------------------------------------
@@ -54,7 +55,10 @@ def order_tail(text: str) -> str | None:
     number): the customer's orders are looked up for the one that ends in them."""
     if order_numbers(text):
         return None
-    tails = [m.group(1) for m in _ORDER_TAIL.finditer(_plain(text))]
+    plain = _plain(text)
+    for date in dates.find_dates(plain):  # "placed on November 30, 2026": its year is no order's end
+        plain = plain[: date.start] + " " * (date.end - date.start) + plain[date.end :]
+    tails = [m.group(1) for m in _ORDER_TAIL.finditer(plain)]
     return tails[0] if len(tails) == 1 else None
 
 

@@ -582,3 +582,32 @@ def test_a_channel_the_shop_does_not_offer_is_answered_with_the_ones_it_does(say
 def test_a_change_of_address_said_with_move_is_asked_for_beside_another_change(say):
     text = "Please move my default address to 3 Oak Lane, York and also switch notifications off"
     assert say(text).names == ["update_shipping_address", "update_notification_preference"]
+
+
+PLACED = {
+    "orders": [
+        {"order_number": "ORD-2025-0932", "status": "processing", "placed_at": "2026-12-04"},
+        {"order_number": "ORD-2025-0931", "status": "in_transit", "placed_at": "2026-11-30"},
+        {"order_number": "ORD-2025-0870", "status": "delivered", "placed_at": "2026-11-10"},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "call", "order"),
+    [
+        ("refund my most recent order", "request_refund", "ORD-2025-0932"),
+        ("where is my latest order?", "track_shipment", "ORD-2025-0932"),
+        ("我最近的订单到哪了", "track_shipment", "ORD-2025-0932"),
+        ("refund the order I placed on November 30, 2026", "request_refund", "ORD-2025-0931"),
+    ],
+)
+def test_an_order_named_by_when_it_was_placed_is_found_in_the_list(say, answer_tools, text, call, order):
+    """Never the order spoken of before in its place: here ORD-2025-0870 was looked up first."""
+    request = [{"role": "user", "content": "What's the status of ORD-2025-0870?"}]
+    looked_up = answer_tools(say(request), [{"order_number": "ORD-2025-0870", "status": "delivered"}], request)
+    asked = [*looked_up, {"role": "assistant", "content": say(looked_up).content}, {"role": "user", "content": text}]
+    listing = say(asked)
+    assert listing.names == ["list_my_orders"]
+    chosen = say(answer_tools(listing, [PLACED], asked))
+    assert chosen.names == [call] and chosen.calls[0][1]["order_number"] == order
