@@ -24,13 +24,14 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
-from chat.answers import acknowledges_only, is_bare_confirmation, is_cancellation, is_confirmation
+from chat.answers import acknowledges_only, declines_all, is_bare_confirmation, is_cancellation, is_confirmation
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
     TOOLS,
     ToolContext,
     cancel_pending,
+    cancel_queued,
     confirm_pending,
     hold,
     propose_next,
@@ -196,7 +197,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
-            return _decline(store, ctx, emit)
+            return _decline(store, ctx, emit, every=declines_all(text))
         if waiting is not None and waiting.interruptions and acknowledges_only(text):
             # The last reply answered something else and only named the change: "ok" may acknowledge that
             # answer. Ask for a yes that answers the change; the change waits on, uncounted.
@@ -371,9 +372,12 @@ def _confirmed_call(confirmed: JSONObject) -> ToolCall:
     return ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=confirmed.pop("tool"), arguments="{}")
 
 
-def _decline(store: short_term.SessionStore, ctx: ToolContext, emit: Emit) -> TurnResult:
-    """The customer said no to the waiting change: drop it; a change asked for after it is proposed now."""
+def _decline(store: short_term.SessionStore, ctx: ToolContext, emit: Emit, *, every: bool = False) -> TurnResult:
+    """The customer said no to the waiting change: drop it; a change asked for after it is proposed now,
+    unless the no was to them all ("取消全部", "cancel both")."""
     cancel_pending(ctx)
+    if every:
+        cancel_queued(ctx)
     declined = {AgentState.CONFIRMING}
     store.transition(ctx.conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False, only_from=declined)
     following, language = propose_next(ctx), ctx.language

@@ -119,6 +119,15 @@ _ACKNOWLEDGEMENT_ONLY = re.compile(
 )
 
 
+# A no to every change waiting ("取消全部", "cancel both", "never mind all of it").
+_ALL = re.compile(r"全部|都|所有|两个|两项|一起|统统|(?i:\ball\b|\bboth\b|\beverything\b|\beach\b)")
+
+
+def declines_all(text: str) -> bool:
+    """Whether a decline drops the change asked for after the waiting one too."""
+    return is_cancellation(text) and bool(_ALL.search(text))
+
+
 def acknowledges_only(text: str) -> bool:
     """Whether ``text`` is a bare acknowledgement, which after a reminder does not answer the waiting change."""
     return bool(_ACKNOWLEDGEMENT_ONLY.match(text))

@@ -495,6 +495,13 @@ def _refusal(exc: shop.ShopError, language: str) -> JSONObject:
     }
 
 
+def cancel_queued(ctx: ToolContext) -> int:
+    """Drop the changes asked for after the waiting one (the customer declined them all)."""
+    return PendingAction.objects.filter(
+        conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
+    ).update(status=PendingAction.Status.CANCELLED, decided_at=clock.now())
+
+
 def cancel_pending(ctx: ToolContext) -> PendingAction | None:
     """Drop the conversation's pending change (the customer said no)."""
     with transaction.atomic():

@@ -84,6 +84,21 @@ def test_declining_the_first_change_proposes_the_second(lang):
     ]
 
 
+@pytest.mark.parametrize(("lang", "no_to_all"), [("en", "no, cancel both"), ("zh", "取消全部")])
+def test_a_no_to_all_of_them_drops_the_queued_change_too(lang, no_to_all):
+    user = _customer(lang, "none")
+    conversation = short_term.store().start(user.pk).id
+
+    run_turn(user.pk, conversation, TWO_CHANGES[lang][0])
+    declined = run_turn(user.pk, conversation, no_to_all)
+
+    assert NEXT[lang] not in declined.reply and declined.state != "confirming", declined.reply
+    assert _statuses(conversation) == [
+        ("update_notification_preference", "cancelled"),
+        ("update_contact_channel", "cancelled"),
+    ]
+
+
 def test_a_queued_change_lapses_with_the_one_before_it(settings):
     settings.AGENT_CONFIRM_INTERRUPTIONS = 0  # the first other request lets the waiting change lapse
     user = _customer("en", "lapse")
