@@ -111,7 +111,8 @@ REFUND_PROGRESS = _re(
 _REFUND_STATE_ASKED = _re(
     r"了吗|了没|没有?[?？]|怎么样|咋样|如何|进度|进展|动静|状态|批|通过|驳回|拒|到账|打款|流水|有消息|消息|结果(?:呢|如何|怎么样|出来)|到哪|"
     r"办好|处理好|处理了|处理到|卡在|怎么回事|情况|(?:什么|啥)时候|多久(?:能|才)?到|还没|没(?:收到|看到|到|退)|呢[?？]|有没有退|是不是"
-    r"|对吧|是吧|对不对|没错吧|说过|答应"
+    r"|对吧|是吧|对不对|没错吧|说过|答应|处理中|在走|流程|钱呢|呢\s*$|有没有[^，。？?]{0,8}退|(?:之前|上次|那笔|那个)[^，。？?]{0,8}退[^，。？?]{0,4}(?:钱|款)"
+    r"|答复|回复"
     r"|(?i:\bstatus|\bprogress|\bupdate|\bnews\b|\bapproved|\baccepted|\brejected|\bdenied|\bthrough\b|\bprocessed"
     r"|\bcompleted|\bsent\b|\bissued|\b(?:been|was|is)\s+paid|\bpaid\s+(?:out|back)|\byet\b|\bstill\s+coming|\bwhere\b"
     r"|what\s+happened|\bany\s+word|\bwhen\s+(?:will|would|do|does|can|is|are|should|'ll)\b|how\s+long\s+until|\bor\s+not\b|\bheard\s+back|\bshow(?:s|ed)?\s+up|\bcheck\s+on"
@@ -124,7 +125,8 @@ _REFUND_STATE_ASKED = _re(
 # What asks for a refund: a want, a plea, or a request that one be made (not "请问", "之前申请的", "could you
 # check on …", which ask after one).
 _REFUND_ASKED_FOR = _re(
-    r"我要|我想(?!确认|问|知道)|想要|申请退|帮我退|给我退(?!款?了)|(?<!申)请(?!问)[^，。？?]{0,3}退|麻烦[^，。？?]{0,3}退|要求|能(?:不能)?退|可以退|"
+    r"(?<!上次说)(?<!之前说)我要|我想(?!确认|问|知道)|想要|申请退|帮我退|给我退(?!款?了)|(?<!申)请(?!问)[^，。？?]{0,3}退|麻烦[^，。？?]{0,3}退|要求|"
+    r"(?<!时候)能(?:不能)?退|可以退|"
     r"可不可以退|退款吧|退了吧"
     r"|(?i:\bi\s+(?:want|would\s+like|'d\s+like|need|wish|demand)|\bi'?d\s+like|\bplease\s+(?:\w+\s+)?(?:refund|return|"
     r"process|issue|give|start|send)|\b(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?:get|have|give|issue|"

@@ -406,6 +406,9 @@ def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_wi
         "Is there any refund on {n} already, and how far along is it?",
         "what refunds do I have on record for {n}?",
         "and was anything refunded on {n}?",
+        "{n}有没有正在处理中的退款？",
+        "{n} 我上次说要退的那个钱呢",
+        "{n}那单钱什么时候能退到我卡上",
     ],
 )
 def test_asking_how_a_refund_stands_looks_the_order_up_and_proposes_no_refund(say, text):
