@@ -521,7 +521,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
-    if intent in _ABOUT_ONE_ORDER[:-1] and slots.order_tail(text):  # "0790": the order that ends in it
+    about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
+    if (intent in _ABOUT_ONE_ORDER[:-1] or about_an_end) and slots.order_tail(text):  # "0790": the order ending so
         if "list_my_orders" in tools:
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
@@ -677,7 +678,10 @@ def _by_tail(conv: Conversation, result: ToolResult, question: str, tail: str, l
     if not ending:
         return Reply(replies.no_order_ending(tail, lang))
     whole = re.sub(rf"(?<!\d){tail}(?!\d)", ending[0], question, count=1)
-    return _answer(conv, whole, nlu.classify(whole))
+    understood = nlu.classify(whole)
+    if understood.intent is Intent.OTHER:  # asked about that order in words the rules do not read: its status
+        understood = nlu.Understanding(Intent.STATUS, understood.lang, "", understood.injection)
+    return _answer(conv, whole, understood)
 
 
 def _parcel_elsewhere(conv: Conversation, result: ToolResult, question: str) -> bool:

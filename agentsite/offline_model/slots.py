@@ -50,12 +50,31 @@ _ORDER_TAIL = re.compile(
 )
 
 
+# The end of an order number said as such ("尾号17", "以02结尾", "最后三位816", "ending in 31"): any length.
+_CUED_TAIL = re.compile(
+    r"(?:尾号|尾数|末尾是?|结尾是?|最后[一二两三四五六1-6]位(?:是|数)?|后[一二两三四五六1-6]位(?:是)?)\s*(\d{1,6})"
+    r"|(?:以|是)?\s*(\d{1,6})\s*(?:结尾|收尾)"
+    r"|(?i:\b(?:ending|ends)\s+(?:in|with)\s+(\d{1,6})\b|\blast\s+(?:\w+\s+)?digits?\s+(?:are\s+|is\s+)?(\d{1,6})\b)"
+)
+
+
+_ORDER_WORD = re.compile(r"单|包裹|快递|货|(?i:\b(?:orders?|parcels?|packages?|shipments?|purchases?)\b)")
+
+
+def names_an_order_end(text: str) -> bool:
+    """Whether ``text`` gives the end of an order's number as such ("尾数943那单付款了没"): a question about
+    that order, whatever else it is read as."""
+    return bool(_CUED_TAIL.search(_plain(text))) and bool(_ORDER_WORD.search(text)) and not order_numbers(text)
+
+
 def order_tail(text: str) -> str | None:
     """The digits an order number ends in, when the message gives only those (one such number, no full order
     number): the customer's orders are looked up for the one that ends in them."""
     if order_numbers(text):
         return None
     plain = _plain(text)
+    if cued := _CUED_TAIL.search(plain):
+        return next(group for group in cued.groups() if group)
     for date in dates.find_dates(plain):  # "placed on November 30, 2026": its year is no order's end
         plain = plain[: date.start] + " " * (date.end - date.start) + plain[date.end :]
     tails = [m.group(1) for m in _ORDER_TAIL.finditer(plain)]

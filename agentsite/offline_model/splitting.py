@@ -52,6 +52,8 @@ def requests(text: str) -> list[Request]:
         if asks_on_its_own(part, understood) and not (groups and _same_request(groups[-1][1], understood)):
             groups.append((i if groups else 0, understood))
     lists_facts = whole.intent is Intent.ASK_FACT and len(listed_subjects(text)) > 1  # answered as one
+    # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it
+    lists_facts = lists_facts or slots.order_tail(text) is not None
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts:
         return [Request(text, whole)]
     numbers = slots.order_numbers(text)

@@ -614,3 +614,21 @@ def test_an_order_named_by_when_it_was_placed_is_found_in_the_list(say, answer_t
     assert listing.names == ["list_my_orders"]
     chosen = say(answer_tools(listing, [PLACED], asked))
     assert chosen.names == [call] and chosen.calls[0][1]["order_number"] == order
+
+
+@pytest.mark.parametrize(
+    ("text", "order"),
+    [
+        ("末尾是17的那个包裹到哪了", "ORD-2025-0817"),
+        ("90结尾那张单子多少钱", "ORD-2025-0790"),
+        ("单号最后三位817，发货没", "ORD-2025-0817"),
+        ("尾数790那单签收了没", "ORD-2025-0790"),
+        ("the order ending in 17, where is it?", "ORD-2025-0817"),
+    ],
+)
+def test_an_order_end_said_as_such_is_found_in_the_list_whatever_its_length(say, answer_tools, text, order):
+    request = [{"role": "user", "content": text}]
+    listing = say(request)
+    assert listing.names == ["list_my_orders"]
+    chosen = say(answer_tools(listing, [LISTED], request))
+    assert [c[1].get("order_number") for c in chosen.calls] == [order], (chosen.calls, chosen.content)
