@@ -128,6 +128,19 @@ def declines_all(text: str) -> bool:
     return is_cancellation(text) and bool(_ALL.search(text))
 
 
+# The words that confirm on their own, as the reminder asks ("回复“确认”", "reply 'yes'"): after a reminder that
+# came with an answer to something else, only these answer the change; "没问题", "OK可以的" may answer the rest.
+_EXPLICIT = re.compile(
+    r"确认|确定|同意|是的|就这么改|改吧|办吧|退吧|(?i:\byes\b|\byep\b|\byeah\b|\bconfirm|\bgo\s+ahead|\bdo\s+it\b|"
+    r"\bproceed|\bplease\s+do\b)"
+)
+
+
+def confirms_explicitly(text: str) -> bool:
+    """Whether a yes uses a word that confirms on its own (what a reminder asks for)."""
+    return bool(_EXPLICIT.search(text))
+
+
 def acknowledges_only(text: str) -> bool:
     """Whether ``text`` is a bare acknowledgement, which after a reminder does not answer the waiting change."""
     return bool(_ACKNOWLEDGEMENT_ONLY.match(text))

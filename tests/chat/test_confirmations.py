@@ -119,7 +119,17 @@ def test_a_question_while_a_change_waits_is_answered_not_met_with_the_proposal_a
 
 @pytest.mark.parametrize(
     ("lang", "ok"),
-    [("zh", "好的"), ("zh", "嗯嗯"), ("zh", "那好吧"), ("en", "ok"), ("en", "got it"), ("en", "alright then")],
+    [
+        ("zh", "好的"),
+        ("zh", "嗯嗯"),
+        ("zh", "那好吧"),
+        ("zh", "好嘞没问题"),
+        ("zh", "OK可以的"),
+        ("en", "ok"),
+        ("en", "got it"),
+        ("en", "alright then"),
+        ("en", "sounds good"),
+    ],
 )
 def test_an_ok_after_the_reminder_is_asked_again_not_taken_for_a_yes(customers, lang, ok):
     """The reminder came with an answer about something else: "ok" may acknowledge that answer."""
