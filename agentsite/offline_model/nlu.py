@@ -14,7 +14,7 @@ from enum import StrEnum
 from . import slots
 from .escalation import INJECTION, asks_for_a_person
 from .smalltalk import GREETING, acknowledges, apologises, asks_if_bot, says_goodbye
-from .speech import detect_language, is_question, is_request
+from .speech import TAG_QUESTION, detect_language, is_question, is_request
 from .subjects import SUBJECTS, fact_question, names_its_own_answer
 
 
@@ -370,14 +370,17 @@ _SIMPLIFIED = str.maketrans(
 
 # A statement asking to be agreed with ("my default address is 18 Mill Road now, right?"): a question about
 # what the shop has, answered from its record; never a change to propose.
-_TAG_QUESTION = _re(
-    r"(?:对吧|是吧|对不对|没错吧|是不是)\s*[?？]*\s*$|(?i:[,，]?\s*(?:right|correct|isn'?t\s+it|yes|no)\s*\?+\s*$)"
-)
-
-
 def _profile_subject(text: str) -> str:
-    """The first thing about the customer a sentence names, other than an order."""
-    return next((subject for subject, pattern in SUBJECTS[1:] if pattern.search(text)), "")
+    """The first thing about the customer a sentence names, other than an order (by its words, else by a value
+    of it: "联系我用短信对吧" names the channel)."""
+    if slots.contact_channel(text):  # "联系我应该是打电话了吧": the channel, not the phone number
+        return "contact_channel"
+    named = next((subject for subject, pattern in SUBJECTS[1:] if pattern.search(text)), "")
+    if named:
+        return named
+    if slots.notification_preference(text):
+        return "notification_preference"
+    return "shipping_address" if slots.address(text) else ""
 
 
 def classify(text: str) -> Understanding:
@@ -396,6 +399,8 @@ def classify(text: str) -> Understanding:
         return Understanding(intent, lang, subject, injection)
 
     has_order = bool(slots.order_numbers(text))
+    if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):
+        return result(Intent.ASK_FACT, said)  # "my address is X now, right?": how it stands, not a change
     if asks_if_bot(text):
         return result(Intent.BOT_QUESTION)
     if _thanks_only(text):
@@ -406,8 +411,6 @@ def classify(text: str) -> Understanding:
         return result(Intent.CONFIRM)
     if DENY.match(text):
         return result(Intent.DENY)
-    if _TAG_QUESTION.search(text) and (said := _profile_subject(text)):  # "my address is X now, right?"
-        return result(Intent.ASK_FACT, said)
     subject = fact_question(text)
     if subject == "order_number":  # "how is the order from last time doing?" asks how it stands
         if TRACK.search(text):

@@ -37,6 +37,15 @@ _REQUEST = re.compile(
 )
 
 
+# A statement asking to be agreed with ("my address is X now, right?", "以后用短信联系我对吧", "…了吧？"): a question
+# about how things stand, never a request.
+TAG_QUESTION = re.compile(
+    r"(?:对吧|是吧|对不对|没错吧|是不是|了吧|的吧)\s*[?？]*\s*$|吧\s*[?？]+\s*$"
+    r"|(?i:[,，]?\s*(?:right|correct|isn'?t\s+(?:it|that)|yes|no|yeah|(?:don'?t|haven'?t|aren'?t|didn'?t|won'?t)"
+    r"\s+(?:you|we|i))\s*\?+\s*$)"
+)
+
+
 def is_question(text: str) -> bool:
     return bool(re.search(r"[?？]", text) or _QUESTION_ZH.search(text) or _QUESTION_EN.search(text))
 

@@ -340,3 +340,18 @@ def test_a_statement_asking_to_be_agreed_with_is_answered_from_the_record_not_pr
     """A yes to the proposal it used to get would have changed the address the customer only asked about."""
     said = say(question, memory=SYSTEM_RECORDS_EN)
     assert said.calls == [] and "12 Oak Street" in said.content, said.content
+
+
+@pytest.mark.parametrize(
+    ("question", "record"),
+    [
+        ("我们约好的，以后联系我用微信对吧", "短信"),
+        ("你们现在联系我应该是打电话了吧？", "短信"),
+        ("notifications are on now, right?", "muted"),
+        ("you reach me over WeChat these days, don't you?", "SMS"),
+        ("I live at 55 Pine Road, Shelbyville these days - that's what you've got on file, isn't it?", "12 Oak"),
+    ],
+)
+def test_a_setting_asked_to_be_agreed_with_is_answered_from_the_record(say, question, record):
+    said = say(question, memory=SYSTEM_RECORDS_EN)
+    assert said.calls == [] and record in said.content, said.content

@@ -275,3 +275,8 @@ def test_a_yes_to_the_shops_own_words_states_nothing_about_the_customer(extract)
 def test_a_yes_to_a_question_about_the_customer_still_states_it(extract):
     memories = extract([("agent", "Your birthday is March 15, right?"), ("customer", "yes")])
     assert [m["value"] for m in memories if m.get("key") == "birthday"] == ["03-15"], memories
+
+
+def test_a_statement_asking_to_be_agreed_with_is_not_extracted(extract):
+    """ "地址那边已经更新成 …啦，是不是" was stored as a change the customer asked for."""
+    assert extract([("customer", "地址那边已经更新成 天津市和平区南京路 66 号 啦，是不是")]) == []
