@@ -747,8 +747,8 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     "where is my parcel?" may have meant either, so the reply names both."""
     data = result.data()
     tracked = data.get("order_number") if isinstance(data, dict) else None
-    if result.call.name != "track_shipment" or slots.order_numbers(question):
-        return ""
+    if result.call.name != "track_shipment" or slots.order_numbers(question) or slots.order_tail(question):
+        return ""  # the order was named (in full or by its end): nothing else was meant
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
     spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)
     seen = status_seen(conv, spoken) if spoken and spoken != tracked else None

@@ -119,7 +119,8 @@ _REFUND_STATE_ASKED = _re(
     r"|\btransaction\s+id|haven'?t\s+(?:seen|received|got|gotten|heard)|\bdid\s+(?:you|i|it|the|my)"
     r"|\bright\s*\?|\bdidn'?t\s+you|\byou\s+(?:said|told\s+me|promised)"
     r"|\bsituation|\bfar\s+along|\bon\s+record|\bremember|\b(?:is|are)\s+there\s+(?:any|a)\s+refunds?\b|\bdo\s+i\s+have\b"
-    r"|^\s*(?:what|which|how\s+many)\b[^?]*\brefunds?\b[^?]*\?"
+    r"|^\s*(?:what|which|how\s+many)\b[^?]*\brefunds?\b[^?]*\?|\bever\b|\bbeen\s+(?:made|opened|issued|sent|paid)"
+    r"|\b(?:list|show)\b[^.?!]{0,20}\brefunds\b|\bwhich\s+refunds|\brefunds?\s+(?:exist|are\s+there)"
     r"|\b(?:has|have|was|is)\s+(?:my|the|that)\s+(?:\w+\s+)?refund)"
 )
 # What asks for a refund: a want, a plea, or a request that one be made (not "请问", "之前申请的", "could you
@@ -140,7 +141,8 @@ _REFUND_ASKED_FOR = _re(
 _REFUND_DONE_ASKED = _re(
     r"(?:对吧|是吧|对不对|没错吧)\s*[?？]*\s*$"
     r"|(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund|,?\s*right\s*\?+\s*$"
-    r"|\b(?:was|were|has|have|is)\s+(?:anything|something|it|that|this|any\s+\w+)\s+(?:been\s+|already\s+)?refunded)"
+    r"|\b(?:was|were|has|have|is)\s+(?:anything|something|it|that|this|any\s+\w+)\s+(?:been\s+|already\s+)?refunded"
+    r"|\b(?:how|where)\b[^.?!]{0,40}\bstands?\b|\bwhere\s+(?:is\s+it|are\s+(?:we|you|things))\s+at\b)"
 )
 
 

@@ -54,7 +54,7 @@ _ORDER_TAIL = re.compile(
 _CUED_TAIL = re.compile(
     r"(?:尾号|尾数|末尾是?|结尾是?|最后[一二两三四五六1-6]位(?:是|数)?|后[一二两三四五六1-6]位(?:是)?)\s*(\d{1,6})"
     r"|(?:以|是)?\s*(\d{1,6})\s*(?:结尾|收尾)"
-    r"|(?i:\b(?:ending|ends)\s+(?:in|with)\s+(\d{1,6})\b|\blast\s+(?:\w+\s+)?digits?\s+(?:are\s+|is\s+)?(\d{1,6})\b)"
+    r"|(?i:\b(?:ending|ends)\s+(?:in\s+|with\s+)?(\d{1,6})\b|\blast\s+(?:\w+\s+)?digits?\s+(?:are\s+|is\s+)?(\d{1,6})\b)"
 )
 
 

@@ -409,6 +409,9 @@ def test_a_bare_answer_completes_the_request_it_was_asked_for(say, gen, tools_wi
         "{n}有没有正在处理中的退款？",
         "{n} 我上次说要退的那个钱呢",
         "{n}那单钱什么时候能退到我卡上",
+        "was a refund ever opened on {n}?",
+        "refund {n} - where is it at",
+        "how does the {n} refund stand?",
     ],
 )
 def test_asking_how_a_refund_stands_looks_the_order_up_and_proposes_no_refund(say, text):
@@ -624,6 +627,7 @@ def test_an_order_named_by_when_it_was_placed_is_found_in_the_list(say, answer_t
         ("单号最后三位817，发货没", "ORD-2025-0817"),
         ("尾数790那单签收了没", "ORD-2025-0790"),
         ("the order ending in 17, where is it?", "ORD-2025-0817"),
+        ("what's happening with the one ending 17?", "ORD-2025-0817"),
     ],
 )
 def test_an_order_end_said_as_such_is_found_in_the_list_whatever_its_length(say, answer_tools, text, order):
