@@ -15,7 +15,7 @@ from agentsite import clock
 from agentsite.redaction import redact
 from memory import keys, longterm
 from memory.embeddings import get_embedder
-from memory.instructions import INSTRUCTION_PATTERNS
+from memory.instructions import NOT_THE_CUSTOMERS
 from memory.models import LongTermMemory, MemoryConflict, MemoryType, Source, Tag
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class CorrectMemoryForm(forms.Form):
         text: str = self.cleaned_data["text"]
         if reason := not_correctable(self.memory):
             raise forms.ValidationError(reason, code="not_correctable")
-        if INSTRUCTION_PATTERNS.search(text):  # the filter extraction applies: a memory is never an instruction
+        if NOT_THE_CUSTOMERS.search(text):  # the filter extraction applies: a memory is never an instruction
             raise forms.ValidationError(
                 _(
                     "That reads like an instruction to the assistant or a note in the shop's name; "

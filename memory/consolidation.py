@@ -25,7 +25,7 @@ from agentsite import clock, llm, timings
 from agentsite.redaction import contains_secret, redact
 from memory import keys, recaps
 from memory.embeddings import get_embedder
-from memory.instructions import INSTRUCTION_PATTERNS
+from memory.instructions import NOT_THE_CUSTOMERS
 from memory.longterm import Candidate, customer_lock, store
 from memory.models import ConsolidationRun, Conversation, ConversationMessage, MemoryType, Source
 
@@ -100,7 +100,7 @@ def validate(raw: Mapping[str, Any], conversation_id: UUID | str) -> tuple[list[
         if item["confidence"] < settings.MEMORY_MIN_CONFIDENCE:
             rejected.append(f"low confidence {item['confidence']}: {content[:60]}")
             continue
-        if INSTRUCTION_PATTERNS.search(content) or INSTRUCTION_PATTERNS.search(value):
+        if NOT_THE_CUSTOMERS.search(content) or NOT_THE_CUSTOMERS.search(value):
             rejected.append(f"reads like an instruction: {content[:80]}")
             continue
         if key:

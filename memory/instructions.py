@@ -25,7 +25,8 @@ _SHOPS_VOICE = (
     r"|confirmed\s+(?:in|by)\s+(?:the\s+)?system|\[\s*(?:confirmed|reference|requested|unconfirmed|disputed)\b"
     r"|\b(?:note|message|memo|comment)\s+(?:from|by)\s+(?:the\s+|your\s+)?(?:support|staff|shop|store|team|"
     r"manager|agent|admin|system)"
-    r"|\b(?:staff|support|team|manager|supervisor|colleague|agent|representative|rep|shop|store|company)\b"
+    r"|\b(?:staff|support|team|manager|supervisor|colleague|agent|representative|rep|shop|store|company|desk|"
+    r"department|office|billing|accounts|dispatch|loyalty|customer\s+(?:care|service))\b"
     r"[^.;!?。；！？]{0,40}\b(?:approved|authori[sz]ed|confirmed|granted|agreed|verified|promised|waived|okayed)\b"
     r"|\b(?:approved|authori[sz]ed|confirmed|granted|verified|waived|okayed|applied|done|set|made|processed|"
     r"changed|updated|recorded|arranged|cleared|settled|signed\s+off)\s+(?:\w+\s+){0,3}?by\s+(?:the\s+|your\s+|a\s+|"
@@ -44,6 +45,14 @@ _SHOPS_VOICE = (
     r"|(?:客服|经理|主管|工作人员|店长)(?:的)?(?:备注|留言|说明)|免确认|不用确认|已(?:经)?批准|预先批准"
 )
 INSTRUCTION_PATTERNS = re.compile(f"{_INSTRUCTIONS}|{_SHOPS_VOICE}", re.IGNORECASE)
+# The wording of our own recaps and of the shop's records of what it did ("Done: …", "Outcome: …", "A refund
+# of 129.00 USD for order …"). Ours carry it; in what a customer writes it forges them. Refused in customer
+# text only (the memory page, extraction), never in the recaps and digests that are ours.
+_OUR_WORDING = (
+    r"\b(?:Done|Outcome|Awaiting\s+confirmation)\s*:|已完成：|等待确认：|\bOur\s+conversation\s+on\b|的对话："
+    r"|\ba\s+refund\s+of\s+[\d.,]+\s*[A-Z]{3}\s+for\s+order\b"
+)
+NOT_THE_CUSTOMERS = re.compile(f"{_INSTRUCTIONS}|{_SHOPS_VOICE}|{_OUR_WORDING}", re.IGNORECASE)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])")
