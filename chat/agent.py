@@ -24,14 +24,7 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
-from chat.answers import (
-    acknowledges_only,
-    confirms_explicitly,
-    declines_all,
-    is_bare_confirmation,
-    is_cancellation,
-    is_confirmation,
-)
+from chat.answers import agrees_only_loosely, declines_all, is_bare_confirmation, is_cancellation, is_confirmation
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
@@ -205,11 +198,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
             return _decline(store, ctx, emit, every=declines_all(text))
-        if (
-            waiting is not None
-            and waiting.interruptions
-            and (acknowledges_only(text) or (is_confirmation(text) and not confirms_explicitly(text)))
-        ):
+        if waiting is not None and waiting.interruptions and agrees_only_loosely(text):
             # The last reply answered something else and only named the change: "ok" may acknowledge that
             # answer. Ask for a yes that answers the change; the change waits on, uncounted.
             reminder = _with_notice("", waiting, prompts.ON_HOLD, language)

@@ -136,14 +136,11 @@ _EXPLICIT = re.compile(
 )
 
 
-def confirms_explicitly(text: str) -> bool:
-    """Whether a yes uses a word that confirms on its own (what a reminder asks for)."""
-    return bool(_EXPLICIT.search(text))
-
-
-def acknowledges_only(text: str) -> bool:
-    """Whether ``text`` is a bare acknowledgement, which after a reminder does not answer the waiting change."""
-    return bool(_ACKNOWLEDGEMENT_ONLY.match(text))
+def agrees_only_loosely(text: str) -> bool:
+    """Whether ``text`` would agree to a change only loosely: an acknowledgement ("ok", "好的") or a yes without
+    a word that confirms on its own ("没问题", "sounds good"). After a reminder that came with an answer to
+    something else, that is not an answer to the change, which is named again instead."""
+    return bool(_ACKNOWLEDGEMENT_ONLY.match(text)) or (is_confirmation(text) and not _EXPLICIT.search(text))
 
 
 def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from . import described, facts, nlu, replies, slots, speech, splitting, subjects
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, Turn, result_data
@@ -509,8 +510,8 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     return Reply("\n".join(text for _, text in said if text))
 
 
-# What a request about one order may be: an order number it gives but that cannot be read is asked for again.
-_ABOUT_ONE_ORDER = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE, Intent.OTHER)
+# Requests about one order: digits alone in one are the end of its number, looked for in the customer's list.
+_ABOUT_ONE_ORDER = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE)
 
 
 def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Reply:
@@ -522,11 +523,11 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
-    if (intent in _ABOUT_ONE_ORDER[:-1] or about_an_end) and slots.order_tail(text):  # "0790": the order ending so
+    if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tail(text):  # "0790": the order ending so
         if "list_my_orders" in tools:
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
-    if slots.unreadable_order(text) and intent in _ABOUT_ONE_ORDER:  # never another order in its place
+    if slots.unreadable_order(text) and (intent in _ABOUT_ONE_ORDER or intent is Intent.OTHER):  # never another
         return Reply(replies.phrase("unreadable_order", lang))
     if intent is Intent.CONFIRM:
         return Reply(replies.phrase("confirm", lang))
@@ -647,37 +648,43 @@ def _by_when_placed(conv: Conversation, text: str) -> bool:
     return named and "list_my_orders" in conv.tools
 
 
+def _listed(result: ToolResult) -> list[dict[str, Any]]:
+    """The orders of a ``list_my_orders`` result (``{"orders": […]}`` or the bare list)."""
+    data = result.data()
+    orders = data.get("orders") if isinstance(data, dict) else data
+    return [o for o in orders if isinstance(o, dict)] if isinstance(orders, list) else []
+
+
 def _placed_then(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply:
     """The request again with the listed order placed when it says (the newest, or on the day named)."""
-    data = result.data()
-    listed = [o for o in (data.get("orders") if isinstance(data, dict) else data) or [] if isinstance(o, dict)]
-    dated = sorted(
-        (o for o in listed if o.get("order_number") and o.get("placed_at")), key=lambda o: str(o["placed_at"])
-    )
-    day, phrase = replies.day_asked(question, conv.today)
+    dated = sorted((o for o in _listed(result) if o.get("order_number") and o.get("placed_at")), key=_placed_at)
+    day, _ = replies.day_asked(question, conv.today)
     if day is not None:
-        chosen = [str(o["order_number"]) for o in dated if str(o["placed_at"]).startswith(day.isoformat())]
+        chosen = [str(o["order_number"]) for o in dated if _placed_at(o).startswith(day.isoformat())]
     else:
         chosen = [str(dated[-1]["order_number"])] if dated else []
-    if len(chosen) > 1:
-        return Reply(replies.which_order(chosen, lang))
-    if not chosen:
-        return Reply(replies.phrase("unsure_order", lang))
-    return _answer(conv, f"{question} {chosen[0]}", nlu.classify(f"{question} {chosen[0]}"))
+    return _go_on_with(conv, chosen, f"{question} {chosen[0]}" if chosen else question, lang, "")
 
 
 def _by_tail(conv: Conversation, result: ToolResult, question: str, tail: str, lang: str) -> Reply:
-    """The request again with the one listed order that ends in ``tail`` in its place; none is said to be
-    none, several are asked about. Never another order spoken of."""
-    data = result.data()
-    listed = data.get("orders") if isinstance(data, dict) else data
-    numbers = [str(o.get("order_number")) for o in listed or [] if isinstance(o, dict) and o.get("order_number")]
-    ending = [n for n in numbers if n.endswith(tail)]
-    if len(ending) > 1:
-        return Reply(replies.which_order(ending, lang))
-    if not ending:
-        return Reply(replies.no_order_ending(tail, lang))
-    whole = re.sub(rf"(?<!\d){tail}(?!\d)", ending[0], question, count=1)
+    """The request again with the one listed order that ends in ``tail`` in its place. Never another order
+    spoken of."""
+    ending = [str(o["order_number"]) for o in _listed(result) if str(o.get("order_number") or "").endswith(tail)]
+    whole = re.sub(rf"(?<!\d){tail}(?!\d)", ending[0], question, count=1) if ending else question
+    return _go_on_with(conv, ending, whole, lang, replies.no_order_ending(tail, lang))
+
+
+def _placed_at(order: dict[str, Any]) -> str:
+    return str(order["placed_at"])
+
+
+def _go_on_with(conv: Conversation, found: list[str], whole: str, lang: str, none: str) -> Reply:
+    """Go on with the one order found in the list (``whole`` is the request naming it); several are asked
+    about, and none is said (``none``, else that the order is not clear)."""
+    if len(found) > 1:
+        return Reply(replies.which_order(found, lang))
+    if not found:
+        return Reply(none or replies.phrase("unsure_order", lang))
     understood = nlu.classify(whole)
     if understood.intent is Intent.OTHER:  # asked about that order in words the rules do not read: its status
         understood = nlu.Understanding(Intent.STATUS, understood.lang, "", understood.injection)

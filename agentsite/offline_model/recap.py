@@ -75,14 +75,13 @@ def _orders(said: list[tuple[str, str]]) -> list[str]:
     before any number ("a refund of ¥199.00 for order …") to the first. An order with none stays without."""
     found: dict[str, str] = {}
     for speaker, text in said:
+        shops_words = speaker == "agent" and not _LISTING.match(text)  # an amount the customer gave is not the shop's
         matches = list(_ORDER.finditer(text))
         for i, m in enumerate(matches):
             number = re.sub(r"(?i)ORD[-_ ]?(\d{4})[-_ ]?(\d+)", r"ORD-\1-\2", m.group())
             end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
             before = list(_AMOUNT.finditer(text, 0, m.start())) if i == 0 else []
-            amount = _AMOUNT.search(text, m.end(), end) or (before[-1] if before else None)
-            if speaker != "agent" or _LISTING.match(text):  # an amount the customer gave is not the shop's
-                amount = None
+            amount = (_AMOUNT.search(text, m.end(), end) or (before[-1] if before else None)) if shops_words else None
             if number not in found or (not found[number] and amount):
                 found[number] = amount.group().strip() if amount else ""
     return [f"{number} {amount}".strip() for number, amount in found.items()]
