@@ -1,4 +1,4 @@
-"""The chat app's configuration: wires its signals, its gauges and the shop's writer for memory on start-up."""
+"""The chat app's configuration: wires its signals, its gauges, and the shop's writer and proposals for memory."""
 
 from django.apps import AppConfig
 
@@ -14,7 +14,9 @@ class ChatConfig(AppConfig):
         from chat import signals  # noqa: F401  (connects its receivers)
         from chat.metrics import ChatCollector
         from chat.shop import apply_staff_change
-        from memory import shop_writes
+        from chat.tools import withdrawn_changes
+        from memory import shop_proposals, shop_writes
 
         metrics.register(ChatCollector())
         shop_writes.register(apply_staff_change)  # staff decisions on shop-owned keys change the shop
+        shop_proposals.register(withdrawn_changes)  # changes the customer turned down are no requests

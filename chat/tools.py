@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -26,6 +26,7 @@ from chat.knowledge import search_policies
 from chat.models import PendingAction
 from chat.tool_results import JSONObject
 from memory.keys import normalise
+from memory.longterm import withdraw_requests
 from memory.recall import confidence_tag, recall
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
@@ -186,10 +187,11 @@ def propose_change(ctx: ToolContext, tool: str, arguments: JSONObject, values: J
     (``memory.consolidation``).
     """
     with transaction.atomic():
-        PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).update(
-            status=PendingAction.Status.CANCELLED, decided_at=clock.now()
-        )
+        waiting = PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING)
+        replaced = [str(pk) for pk in waiting.values_list("pk", flat=True)]
+        waiting.update(status=PendingAction.Status.CANCELLED, decided_at=clock.now())
         action, values = _store_change(ctx, tool, arguments, values, PendingAction.Status.PENDING)
+    _withdraw(ctx, replaced)  # the customer asked for another value instead
     _wait_for_answer(ctx, tool)
     return _proposal(action, values, "pending_confirmation")
 
@@ -497,9 +499,13 @@ def _refusal(exc: shop.ShopError, language: str) -> JSONObject:
 
 def cancel_queued(ctx: ToolContext) -> int:
     """Drop the changes asked for after the waiting one (the customer declined them all)."""
-    return PendingAction.objects.filter(
+    queued = PendingAction.objects.filter(
         conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
-    ).update(status=PendingAction.Status.CANCELLED, decided_at=clock.now())
+    )
+    ids = [str(pk) for pk in queued.values_list("pk", flat=True)]
+    dropped = queued.update(status=PendingAction.Status.CANCELLED, decided_at=clock.now())
+    _withdraw(ctx, ids)
+    return dropped
 
 
 def cancel_pending(ctx: ToolContext) -> PendingAction | None:
@@ -516,4 +522,38 @@ def cancel_pending(ctx: ToolContext) -> PendingAction | None:
             action.status = PendingAction.Status.CANCELLED
             action.decided_at = clock.now()
             action.save(update_fields=["status", "decided_at"])
+    if action is not None:
+        _withdraw(ctx, [str(action.pk)])
     return action
+
+
+def withdrawn_changes(action_ids: Collection[str]) -> set[str]:
+    """The proposals among ``action_ids`` the customer withdrew (read by memory: ``memory.shop_proposals``).
+
+    A proposal is withdrawn when the customer said no to it or asked for another value instead: it was
+    cancelled without a refusal of the shop, and the same change was not proposed again in the
+    conversation and left standing (a change re-proposed, confirmed or waiting is still wanted).
+    """
+    ids = [pk for pk in action_ids if _is_uuid(pk)]
+    found = set()
+    for action in PendingAction.objects.filter(pk__in=ids, status=PendingAction.Status.CANCELLED, result={}):
+        same = PendingAction.objects.filter(
+            conversation_id=action.conversation_id, tool=action.tool, arguments=action.arguments
+        )
+        if not same.exclude(status=PendingAction.Status.CANCELLED, result={}).exists():
+            found.add(str(action.pk))
+    return found
+
+
+def _withdraw(ctx: ToolContext, action_ids: list[str]) -> None:
+    """Withdraw what memory already holds as requested for these cancelled proposals, once committed."""
+    if withdrawn := withdrawn_changes(action_ids):
+        withdraw_requests(ctx.customer_id, sorted(withdrawn), actor="customer")
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        UUID(str(text))
+    except ValueError:
+        return False
+    return True

@@ -23,7 +23,7 @@ from django.db.models import F
 
 from agentsite import clock, llm, timings
 from agentsite.redaction import contains_secret, redact
-from memory import keys, recaps
+from memory import keys, recaps, shop_proposals
 from memory.embeddings import get_embedder
 from memory.instructions import NOT_THE_CUSTOMERS
 from memory.longterm import Candidate, customer_lock, store
@@ -206,7 +206,12 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
             report.skipped_reason = "another run consolidated these messages first"
             return report
         now = clock.now()
+        # read under the lock: a no that lands while this run extracted is seen here, or withdraws after it
+        withdrawn = shop_proposals.withdrawn([_pending_action(c) for c in candidates])
         for candidate, vector in zip(candidates, vectors, strict=True):
+            if _pending_action(candidate) in withdrawn:
+                report.count("withdrawn")
+                continue
             outcome = store(conversation.customer_id, candidate, vector, actor="consolidation", now=now)
             report.count(outcome.action)
         record_run(report.outcomes, len(report.rejected), at=now)  # in the run's transaction: counted once
@@ -317,11 +322,32 @@ def as_requests(candidates: list[Candidate], proposals: dict[tuple[str, str], st
     for candidate in candidates:
         if keys.is_shop_owned(candidate.key) and candidate.source != Source.SYSTEM_RECORD:
             request = {"conversation": str(candidate.conversation_id), "via": "chat"}
-            if action := proposals.get((candidate.key, candidate.value)):
+            if action := _proposal_for(candidate, proposals):
                 request["pending_action"] = action
             candidate = replace(candidate, metadata={**candidate.metadata, "request": request})
         marked.append(candidate)
     return marked
+
+
+def _proposal_for(candidate: Candidate, proposals: dict[tuple[str, str], str]) -> str:
+    """The pending action proposed for what the candidate says: the same value, else the closest one of its
+    key (a model may word a value a little differently from the tool's arguments: "120 George Street" and
+    "120 George Street, Sydney NSW 2000"), if they share at least half their character pairs."""
+    if action := proposals.get((candidate.key, candidate.value)):
+        return action
+    wanted = _bigrams(candidate.value)
+    best, best_share = "", 0.5
+    for (key, value), action in proposals.items():
+        said = _bigrams(value)
+        share = len(wanted & said) / max(min(len(wanted), len(said)), 1)
+        if key == candidate.key and share >= best_share:
+            best, best_share = action, share
+    return best
+
+
+def _pending_action(candidate: Candidate) -> str:
+    request = candidate.metadata.get("request")
+    return str(request.get("pending_action") or "") if isinstance(request, dict) else ""
 
 
 def transcript_of(conversation: Conversation) -> list[tuple[str, str]]:

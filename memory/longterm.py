@@ -409,6 +409,38 @@ def _invalidate(
     )
 
 
+def withdraw_requests(customer_id: int, action_ids: list[str], *, actor: str, now: datetime | None = None) -> int:
+    """Invalidate the customer's requests linked to these pending actions: the customer turned them down.
+
+    Kept and restorable like a superseded memory, with a ``withdrawn`` event. Returns how many were withdrawn.
+    """
+    now = now or clock.now()
+    with transaction.atomic():
+        customer_lock(customer_id)
+        rows = list(
+            LongTermMemory.objects.for_customer(customer_id)
+            .filter(invalidated_at__isnull=True, metadata__request__pending_action__in=action_ids)
+            .exclude(source=Source.SYSTEM_RECORD)
+        )
+        for row in rows:
+            row.invalidated_at = now
+            row.version += 1
+            row.save(update_fields=["invalidated_at", "version"])
+            action = row.metadata["request"]["pending_action"]
+            record_event(
+                row,
+                customer_id,
+                MemoryEvent.Action.WITHDRAWN,
+                actor,
+                old=_snapshot(row),
+                new={"pending_action": action},
+                version=row.version,
+                conversation_id=row.source_conversation_id,
+                now=now,
+            )
+    return len(rows)
+
+
 def contradict(
     current: LongTermMemory, candidate: Candidate, embedding: np.ndarray, *, actor: str, now: datetime
 ) -> Outcome:

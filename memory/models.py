@@ -300,6 +300,7 @@ class MemoryEvent(models.Model):
         MERGED = "merged"
         UPDATED = "updated"
         SUPERSEDED = "superseded"
+        WITHDRAWN = "withdrawn", "withdrawn (a change the customer turned down)"
         RESTORED = "restored"
         CONFLICT_OPENED = "conflict_opened"
         CONFLICT_RESOLVED = "conflict_resolved"

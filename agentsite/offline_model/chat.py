@@ -170,10 +170,12 @@ def _context_key(conv: Conversation) -> str:
 def said_in_turns(conv: Conversation, key: str) -> str | None:
     """The latest value the customer gave for `key` before the latest message."""
     value = None
-    context = ""
+    context = proposed = ""
     for turn in conv.turns[: max(conv.latest_user_index, 0)]:
         if turn.role == "assistant":
-            context = facts.key_asked_by(turn.text) or context
+            if value is not None and speech.CHANGE_DROPPED.search(turn.text) and _names(proposed, key, value):
+                value = None  # the customer said no to the change proposed for it
+            context, proposed = facts.key_asked_by(turn.text) or context, turn.text
             continue
         if turn.role != "user":
             continue
@@ -187,6 +189,12 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
     if value is None:  # said in the part of the conversation a compressed history stands for
         value = next((v for label, v in reversed(conv.said) if label == key), None)
     return value
+
+
+def _names(text: str, key: str, value: str) -> bool:
+    """Whether the agent's text names ``value`` of ``key``, as stored or as said in either language."""
+    said = {value, replies.say_value(key, value, "en"), replies.say_value(key, value, "zh")}
+    return any(words in text for words in said)
 
 
 def known_values(conv: Conversation, key: str, extra: list[MemoryEntry] | None = None) -> list[Known]:

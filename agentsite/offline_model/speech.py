@@ -46,6 +46,13 @@ TAG_QUESTION = re.compile(
 )
 
 
+# The agent saying it dropped the change it had proposed: the customer turned it down.
+CHANGE_DROPPED = re.compile(
+    r"已取消|取消了|没有(?:任何)?改动|什么都没有改|(?i:nothing (?:was |has been )?changed|\bI(?:'ve| have) "
+    r"(?:cancelled|canceled|dropped)\b)"
+)
+
+
 def is_question(text: str) -> bool:
     return bool(re.search(r"[?？]", text) or _QUESTION_ZH.search(text) or _QUESTION_EN.search(text))
 
