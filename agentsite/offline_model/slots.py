@@ -160,7 +160,7 @@ def phones(text: str) -> list[str]:
 
 # ---- addresses -------------------------------------------------------------------------------
 
-_ZH_MARKERS = "省市区县镇乡村路街道巷弄号室栋楼层座"
+_ZH_MARKERS = "省市区县镇乡村路街道巷弄号室栋幢楼层座"
 # A run of address text. Spaces may stand inside it before a number or a Han character ("科技园路 12 号
 # 3 栋 1201 室", as the shop itself writes addresses): where the address ends is decided below.
 _ZH_RUN = re.compile(
@@ -169,24 +169,90 @@ _ZH_RUN = re.compile(
 _ZH_TRIGGERS = re.compile(
     r"(?:地址|收货地址|新地址|住址)?(?:是|为|(?:改|换|变|更新|修改|更改|变更|调整|设|设置|写|填)(?:成|为|回|到))"
     r"|寄到|送到|发到|邮寄到|寄去|搬到|搬去|住在|位于|在|到|："
+    r"|[住发寄](?=[^，。\s]{1,5}[省市])"  # "现在住合肥市…", "快递发吉林省…" (not "发展大道")
 )
-_ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|的)+$")
+_ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|的|上班|工作|住)+$")  # "…11号上班": where they work
 _ZH_END = re.compile(
-    r"(?:号(?:楼|院)?|室|楼|栋|层|座|单元|区|县|镇|乡|村|路|街|巷|弄|道|大厦|小区|花园|公寓|园|广场|中心)$"
-    # a room or floor after the building, in digits and letters: "2 号楼 301", "A 座 2305", "18F"
-    r"|(?:号|楼|栋|座|层|单元|院|大厦|中心|广场)\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}$"
+    r"(?:号(?:楼|院)?|室|楼|栋|幢|层|座|单元|区|县|镇|乡|村|路|街|巷|弄|道|大厦|小区|花园|公寓|园|广场|中心)$"
+    # a room or floor after the building, in digits and letters: "2 号楼 301", "A 座 2305", "18F", "2栋18-3"
+    r"|(?:号|楼|栋|幢|座|层|单元|院|大厦|中心|广场)\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}(?:[-－]\d{1,4})?$"
 )
 
 _STREET_WORDS = (
     "street|st|road|rd|avenue|ave|lane|ln|boulevard|blvd|drive|dr|way|court|ct|place|pl|terrace|"
     "close|crescent|square|sq|highway|hwy|parkway|pkwy|row|alley"
 )
-_EN_ADDRESS_RE = re.compile(
-    rf"(?<![A-Za-z0-9])\d{{1,6}}[A-Za-z]?\s+(?:[A-Za-z][\w'.\-]*\s+){{0,4}}?(?i:{_STREET_WORDS})\b\.?(?:\s+(?:NE|NW|SE|SW|N|S|E|W)\b)?"
-    r"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*[\w\-]+)?"
-    r"(?:,\s*[A-Z][\w.'\-]*(?:\s+[A-Z][\w.'\-]*)*)*"
-    r"(?:,?\s+[A-Z]{2})?(?:,?\s*\d{4,6}(?:-\d{4})?)?"
+# Street words that are everyday words too ("a walk up the hill"): an address ending in one is taken only
+# when its street is written as a name and a town or a postcode follows ("1 Riverside Walk, Nottingham").
+_NAMED_STREET_WORDS = (
+    "walk|hill|parade|view|gardens|mews|grove|green|rise|quay|wharf|circus|esplanade|promenade|broadway|park|"
+    "gate|vale|heights|plaza|circle|cir|trail|path|loop|point|cove|ridge|commons|yard|walkway|embankment"
 )
+_NAMED_ONLY = frozenset(_NAMED_STREET_WORDS.split("|"))
+_POSTCODE = (
+    r"[A-Z]{1,2}\d[A-Z\d]?\s*\d[A-Z]{2}"  # UK: "CB4 3HT", "SW1A 1AA"
+    r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada: "K1M 1M4"
+    r"|[A-Z]\d{2}\s?(?=[A-Z0-9]{0,3}\d)[A-Z0-9]{4}"  # Ireland: "D06 YX21"
+)
+_POSTAL = rf"(?i:{_POSTCODE})|\d{{4,6}}(?:-\d{{4}})?"  # a postcode in any case, or a ZIP
+_UNIT_ID = r"(?:[A-Za-z]?\d[\w\-]*|[A-Z]\b)"  # "12B", "5", "B": never a word ("a new flat at …")
+# What may come before the number: a flat or unit ("Unit 5, 120 George St"), a house's name ("Rose Cottage, 2 …").
+_LEAD = (
+    rf"(?:(?i:apt|apartment|suite|unit|flat)\.?\s*{_UNIT_ID},?\s+"
+    r"|(?:[A-Z][\w'\-]*\s+){0,3}(?i:cottage|house|farm|lodge|barn|hall|manor|mill|villa),\s+)?"
+)
+_HOUSE = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,6}[A-Za-z]?)?"  # "2/14 Byres Road", "301-1250 Burnaby Street"
+# the street word first, as in French, Spanish, Italian, Portuguese, Welsh: "4567 Rue Saint-Denis"
+_STREET_FIRST = r"(?P<first>(?i:rue|chemin|avenida|calle|carrer|via|viale|rua|heol|ffordd)(?:\s+[\w'\-]+){1,3})"
+
+
+def _address_re(town_initial: str, *, postal_last: bool) -> re.Pattern[str]:
+    """The English-style address, the town's words starting with ``town_initial``; ``postal_last``: it must
+    end in a postcode or ZIP (how an address typed all in lower case is told from the words after it)."""
+    town_word = town_initial + r"[\w.'\-]*"
+    segment = (
+        rf",\s*\d{{4,5}}\s+{town_word}"  # the postcode before the town: "…, 75002 Paris"
+        rf"|,?\s*(?:{_POSTAL})\b|,\s*{town_word}(?:\s+(?:{_POSTAL})\b|\s+{town_word})*"
+        r"|\s+\d{1,2}\b(?![:./]\d)"  # a city's district: "Dublin 2"
+    )
+    town = rf"(?P<town>(?:{segment})*?,?\s*(?:{_POSTAL})\b)" if postal_last else rf"(?P<town>(?:{segment})*)"
+    # an everyday street word ends the street only before a town or a postcode ("6490 Hill Road", not "Hill")
+    everyday = rf"(?:{_NAMED_STREET_WORDS})(?=,\s*{town_initial}|,?\s*(?:{_POSTAL})\b)"
+    street = (
+        rf"(?P<street>(?:(?:[A-Za-z][\w'.\-]*|\d+(?i:st|nd|rd|th))\s+){{0,4}}?"
+        rf"(?i:(?P<word>{_STREET_WORDS}|{everyday})))\b\.?|{_STREET_FIRST}"
+    )
+    return re.compile(
+        rf"(?<![A-Za-z0-9/\-]){_LEAD}{_HOUSE}\s+(?:{street})"
+        r"(?:\s+(?:NE|NW|SE|SW|N|S|E|W|North|South|East|West)\b)?"
+        rf"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*{_UNIT_ID})?{town}"
+    )
+
+
+# Town words are capitalised ("…, Cambridge CB4 3HT"); typed in lower case they are taken only up to a postcode.
+_EN_ADDRESS_RE = _address_re("[A-Z]", postal_last=False)
+_EN_ADDRESS_LOWER_RE = _address_re("[A-Za-z]", postal_last=True)
+
+
+def _en_address(text: str) -> str | None:
+    """An address ending in a postcode is taken as typed; one whose street word is an everyday word ("walk",
+    "via") needs its street written as a name and a town after it."""
+    found = [m for pattern in (_EN_ADDRESS_LOWER_RE, _EN_ADDRESS_RE) if (m := _first_address(pattern, text))]
+    if not found:
+        return None
+    first = min(found, key=lambda m: (m.start(), -m.end()))  # the earliest, and of two there the longer
+    return first.group().strip().rstrip(",.")
+
+
+def _first_address(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    for m in pattern.finditer(text):
+        everyday = m.group("first") or (m.group("word") or "").lower() in _NAMED_ONLY
+        if everyday and pattern is _EN_ADDRESS_RE:
+            named = all(word[0].isupper() or word[0].isdigit() for word in (m.group("street") or "").split())
+            if not (named and m.group("town")):
+                continue
+        return m
+    return None
 
 
 # Bounds on what is tried in a run with spaces, so that a message of "1 1 1 …" stays cheap: an address is
@@ -219,8 +285,9 @@ def _zh_candidate(run: str) -> str | None:
     for t in _ZH_TRIGGERS.finditer(run):
         if t.end() <= first_marker:  # only a trigger before the first place marker can be filler (改成北京市…)
             cut = t.end()
-    candidate = _ZH_TAIL.sub("", run[cut:])
-    candidate = re.sub(r"^(?:我的|我家|我|的|新的?|收货|地址|住址|是|为)+", "", candidate).strip()
+    candidate = _ZH_TAIL.sub("", run[cut:].strip())
+    # lead-in words, but never a place's own first character ("新疆")
+    candidate = re.sub(r"^(?:我的|我家|我|的|新(?=的?(?:地址|家|住址))|收货|地址|住址|是|为)+", "", candidate).strip()
     markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
     parts = candidate.split()
     lead_in = len(parts) > 1 and not any(ch in _ZH_MARKERS for ch in parts[0])  # "想改一下收货地址 广东省…"
@@ -230,10 +297,7 @@ def _zh_candidate(run: str) -> str | None:
 
 def address(text: str) -> str | None:
     """Return the postal address in `text`, trimmed, or None."""
-    m = _EN_ADDRESS_RE.search(text)
-    if m:
-        return m.group().strip().rstrip(",.")
-    return _zh_address(text)
+    return _en_address(text) or _zh_address(text)
 
 
 # ---- notification preference -----------------------------------------------------------------

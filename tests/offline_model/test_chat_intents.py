@@ -563,6 +563,62 @@ def test_an_address_keeps_its_building_letters_and_room_number(say, text, addres
 
 
 @pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # postcodes of every shape are read whole, not cut at their first word
+        ("please change my address to 4 Lark Rise, Oxford OX2 7QP", "4 Lark Rise, Oxford OX2 7QP"),
+        ("new address: 61 Dunmore Road, Belfast BT9 6JJ", "61 Dunmore Road, Belfast BT9 6JJ"),
+        ("please ship to 12 Abbey Street, Dublin 1 from now on", "12 Abbey Street, Dublin 1"),
+        ("update my address to 9 Clare Street, Limerick V94 T9PX", "9 Clare Street, Limerick V94 T9PX"),
+        ("I've moved to 88 Queen Street West, Toronto, ON M5H 2M9", "88 Queen Street West, Toronto, ON M5H 2M9"),
+        # a flat or unit before the number, or in it, belongs to the address
+        ("my new address is Flat 7, 30 Hope Street, Liverpool L1 9BQ", "Flat 7, 30 Hope Street, Liverpool L1 9BQ"),
+        (
+            "I moved to Suite 400, 55 Collins Street, Melbourne VIC 3000",
+            "Suite 400, 55 Collins Street, Melbourne VIC 3000",
+        ),
+        ("I've moved to 3/21 Argyle Street, Glasgow G2 8AH", "3/21 Argyle Street, Glasgow G2 8AH"),
+        ("ship it to 1502-88 Harbour Street, Toronto, ON M5J 0B6", "1502-88 Harbour Street, Toronto, ON M5J 0B6"),
+        ("my new address is Ivy House, 3 Mill Lane, Ely CB7 4AB", "Ivy House, 3 Mill Lane, Ely CB7 4AB"),
+        ("I moved to 210 East 86th Street, New York, NY 10028", "210 East 86th Street, New York, NY 10028"),
+        # streets named Walk, Mews, Gardens …, and Broadway
+        ("I've moved to 5 Chestnut Mews, Bath BA1 2QS", "5 Chestnut Mews, Bath BA1 2QS"),
+        ("please send everything to 40 Kew Gardens, Richmond TW9 3AB", "40 Kew Gardens, Richmond TW9 3AB"),
+        ("my new address is 700 Broadway, Nashville, TN 37203", "700 Broadway, Nashville, TN 37203"),
+        ("Update my address to 6490 Hill Road, Austin", "6490 Hill Road, Austin"),
+        # the street word first
+        ("my new address is 12 rue Oberkampf, Paris 75011", "12 rue Oberkampf, Paris 75011"),
+        ("I moved to 3 Rue Cler, 75007 Paris", "3 Rue Cler, 75007 Paris"),
+        # typed in lower case, up to its postcode
+        ("pls change address to 8 mill walk, leeds ls6 2ab ty", "8 mill walk, leeds ls6 2ab"),
+        ("new address 45 oak st, austin, tx 78701 thanks", "45 oak st, austin, tx 78701"),
+        # Chinese: a leading word is no part of the place, and buildings end in 幢 or a room with a dash
+        ("我的新地址是新疆乌鲁木齐市沙依巴克区友好南路668号", "新疆乌鲁木齐市沙依巴克区友好南路668号"),
+        ("现在住苏州市姑苏区人民路1200号了，改一下地址", "苏州市姑苏区人民路1200号"),
+        ("以后快递发宁波市鄞州区天童南路588号", "宁波市鄞州区天童南路588号"),
+        ("地址改为无锡市滨湖区太湖大道1号9幢", "无锡市滨湖区太湖大道1号9幢"),
+        ("改地址 福州市鼓楼区五四路128号恒力城3座12-5", "福州市鼓楼区五四路128号恒力城3座12-5"),
+    ],
+)
+def test_an_address_is_read_whole_in_any_common_format(say, text, address):
+    assert say(text).calls == [("update_shipping_address", {"address": address})], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I walked 5 miles up the hill today",
+        "we waited 3 days in the park for it",
+        "can I order 2 via express?",
+        "I have 2 kids and 1 dog, no way they'd fit",
+        "我住在发展大道附近，想问一下配送时间",
+    ],
+)
+def test_everyday_words_after_a_number_are_no_address(say, text):
+    assert "update_shipping_address" not in say(text).names, text
+
+
+@pytest.mark.parametrize(
     ("text", "calls"),
     [
         (
