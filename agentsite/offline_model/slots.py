@@ -308,22 +308,25 @@ _NOUN_EN = (  # whole words: "shipping" holds "ping"
     r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))\b"
 )
 _UNMUTE = re.compile(
-    r"取消静音|解除静音|关闭静音|关掉静音|不要静音|别静音|不再静音|恢复通知|重新开启|不要关闭" + _NOUN_ZH + r"|别关"
+    r"(?:取消|解除|关闭|关掉|退出|去掉)(?:静音|免打扰|勿扰)|(?:不要|别|不再)再?静音|恢复通知|重新开启|不要关闭"
+    + _NOUN_ZH
+    + r"|别关|把(?:静音|免打扰)(?:模式)?[^，。]{0,2}(?:取消|关掉|关闭|解除|去掉)"
     r"|(?i:\bun-?mute\b|turn\s+off\s+(?:the\s+)?mute|(?:don'?t|do\s+not|stop)\s+mut(?:e|ing)"
     r"|(?:don'?t|do\s+not)\s+(?:turn|switch)\s+off)"
 )
 _OFF = re.compile(
     rf"(?:关闭|关掉|关了|关上|停掉|停止|取消|屏蔽|禁用|不要|别|不用|不想(?:再)?(?:收到|接收|要)|拒收|拒绝)"
     rf"(?:(?!开启|打开)[^，。,.!?！？]){{0,6}}?{_NOUN_ZH}"
-    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:关(?!于|心|注|系|联)|停掉|静音|别发|不要发|别再发|不用发|不用再发)"
+    rf"|{_NOUN_ZH}[^，。,.!?！？]{{0,4}}?(?:关(?!于|心|注|系|联)|停掉|静音|屏蔽|别发|不要发|别再发|不用发|不用再发)"
+    rf"|(?<![不别要])关(?={_NOUN_ZH})|(?:别|不要|不用)再?推了?"
     rf"|{_NOUN_ZH}[^。!?！？]{{0,12}}?(?:以后|今后)?(?:不用|不要|别)(?:再)?发|取消订阅|退订"
     r"|静音|免打扰|勿扰|(?:别|不要)再?(?:给我)?发(?:消息|通知|短信|推送)"
-    rf"|(?i:\bmute\b|\bsilence\b|do\s+not\s+disturb|\bdnd\b|unsubscribe|opt\s+out"
+    rf"|(?i:\bmute\b|\bsilence\b|do\s+not\s+disturb|\bdnd\b|unsubscribe|opt\s+(?:me\s+)?out"
     rf"|(?:turn|switch|shut)\s+(?:(?:all|the|my|your|these|those|of)\s+)*{_NOUN_EN}\s+off"
     rf"|(?:turn|switch|shut)\s+off\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:disable|stop|pause|block|silence|no\s+more|(?:don'?t|do\s+not)\s+(?:want|need|send)|"
     rf"stop\s+sending|quit\s+sending|without)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
-    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me|stop\s+notifying\s+me|"
+    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me|stop\W+notifying\W+me|"
     rf"(?:don'?t|do\s+not)\s+want\s+to\s+be\s+notified|(?:stop|turn\s+off|no\s+more|mute)\s+(?:all\s+)?(?:the\s+)?"
     rf"(?:update\s+messages|updates)\b|{_NOUN_EN}\s*(?:(?:to|as|[:=])\s*)?(?:off|muted|silent|disabled)\b)"
 )
@@ -333,37 +336,45 @@ _ON = re.compile(
     rf"|(?i:(?:turn|switch)\s+on\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:turn|switch)\s+(?:(?:all|the|my|your|these|those)\s+)*{_NOUN_EN}\s+(?:back\s+)?on\b"
     rf"|(?:enable|resume|re-?enable|restore|activate|start\s+sending)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
-    rf"|(?:want|like|need)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}"
+    rf"|(?:want|like|love|need|happy|glad|keen)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}"
+    rf"|{_NOUN_EN}\s+(?:(?:are|is|be|get)\s+)?(?:(?:turned|switched)\s+)?(?:back\s+)?on\b"
+    r"(?!\s+(?:my|the|your|a|an|this|that|these|those|his|her|our|their|every|each|\w+day)\b)"
     rf"|(?:receive|receiving|get|getting)\s+(?:[\w']+\s+){{0,2}}?(?:{_NOUN_EN}|updates)\s+again"
     rf"|(?:set|change|switch|put|turn)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}\s*(?:to|as|[:=])\s*(?:on|enabled|active)\b)"
 )
 NOTIFICATION_NOUN = re.compile(rf"{_NOUN_ZH}|静音|免打扰|(?i:{_NOUN_EN}|\bmuted?\b)")
 
 
+# Said of notifications named earlier in the message ("too many updates, switch them off"; "通知太多了，帮我关掉").
+_PRONOUN_NOUN = re.compile(NOTIFICATION_NOUN.pattern + r"|消息|(?i:\bupdates\b|\bmessages\b)")
 _PRONOUN_OFF = re.compile(
     r"(?i)(?:turn|switch|shut)\s+(?:them|it|those|these|that)\s+off|(?:disable|stop|mute|silence)\s+(?:them|those|these)\b"
-    r"|把(?:它们?|这些|那些)关"
+    r"|make\s+(?:it|them)\s+stop|把(?:它们?|这些|那些)关"
+    r"|(?:关掉|关了|关闭|关上|屏蔽|停掉)(?:掉|了|吧|呗|它们?)*\s*[。！!.]*$"
 )
 _PRONOUN_ON = re.compile(
     r"(?i)(?:turn|switch)\s+(?:them|it|those|these|that)\s+(?:back\s+)?on|(?:enable|resume)\s+(?:them|those|these)\b"
-    r"|把(?:它们?|这些|那些)(?:重新)?(?:打开|开启)"
+    r"|把(?:它们?|这些|那些)(?:重新)?(?:打开|开启)|(?:重新|再)?(?:打开|开启|恢复)(?:一下)?(?:吧|了|呗)?\s*[。！!.]*$"
 )
+# "都通知我", "还是通知我吧" ask to be notified ("别通知我" does not; "发短信通知我" names a channel).
+_NOTIFY_ME = re.compile(r"(?:都|要|请|记得|还是|也|就)通知我(?!们)")
 
 
 def notification_preference(text: str) -> str | None:
-    """Return "mute" or "on" when `text` sets notifications one way or the other."""
-    if _UNMUTE.search(text):
-        return "on"
-    if _OFF.search(text):
-        return "mute"
-    if _ON.search(text):
-        return "on"
-    if NOTIFICATION_NOUN.search(text):  # "too many notifications, turn them off"
-        if _PRONOUN_OFF.search(text):
-            return "mute"
-        if _PRONOUN_ON.search(text):
-            return "on"
-    return None
+    """Return "mute" or "on" when `text` sets notifications one way or the other.
+
+    Of several settings said, the one said last counts: "之前关了通知，现在想重新打开" is on, "I had them on,
+    now mute them" is mute (an unmute beats a mute ending at the same place: "取消静音"). Without a setting
+    named in its clause, one said of notifications named elsewhere counts too ("通知太多了，帮我关掉").
+    """
+    said = [(m.end(), 2, "on") for m in _UNMUTE.finditer(text)]
+    said += [(m.end(), 1, "mute") for m in _OFF.finditer(text)]
+    said += [(m.end(), 0, "on") for m in [*_ON.finditer(text), *_NOTIFY_ME.finditer(text)]]
+    if _PRONOUN_NOUN.search(text):
+        for clause in re.finditer(r"[^，。,.!?！？；;]+", text):
+            said += [(clause.end(), 1, "mute")] if _PRONOUN_OFF.search(clause.group().strip()) else []
+            said += [(clause.end(), 0, "on")] if _PRONOUN_ON.search(clause.group().strip()) else []
+    return max(said)[2] if said else None
 
 
 # ---- contact channel -------------------------------------------------------------------------
@@ -374,22 +385,35 @@ _CHANNELS = [
     ("email", r"电子邮件|邮件|邮箱|(?i:(?<![a-z])e-?mails?(?![a-z])|\bmail\b)"),
     (
         "phone",
-        r"打电话|电话|電話|致电|来电|(?i:\bphone(?:\s+calls?)?\b|\bphoned\b|\bphoning\b|\bcalls?\b|\btelephone\b|\bring\b)",
+        r"打电话|电话|電話|致电|来电|(?i:\bphone(?:\s+calls?)?\b|\bphoned\b|\bphoning\b|\bcall(?:s|ing)?\b|\btelephone\b|\bring\b)",
     ),
 ]
 _CONTACT_CUE = re.compile(
     r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|发我|发给我|打给我|给我打|给我发|以后|今后|改成|换成|只用|"
+    r"给我|吧|即可|为主|上说|比较好|最好|(?:发|打|用|走)个?(?:短信|电话|微信|邮件)|"
     r"(?i:contact|reach|get\s+in\s+touch|communicat|prefer|rather|instead|\bonly\b|\buse\b|\bvia\b|\bby\b|\bover\b|"
-    r"is\s+fine|works\s+(?:best|better|for\s+me)|text\s+me|call\s+me|phoned\s+me|ring\s+me|email\s+me|"
+    r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:best|better|easier|easiest)|text\s+me|"
+    r"call\s+me|phoned?\s+me|"
+    r"ring\s+me|e-?mail\s+me|(?:give|drop|send|shoot|msg|message|ping)\s+me\b|\bplease\b|\bpls\b|\bplz\b|"
     r"updates?\s+(?:by|via|over))"
 )
 _NEGATED_BEFORE = re.compile(
-    r"(?:不要|别|別|不用|不想|不看|不再|而不是|不是|非|(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|"
+    r"(?:不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|"
+    r"(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|barely|"
     r"instead\s+of|rather\s+than|than))"
-    r"[^，。,.!?！？]{0,8}$"
+    r"(?:(?!except|but\b|other\s+than|apart\s+from|除了)[^，。,.!?！？]){0,14}$"  # "rarely … except WeChat"
 )
-# "Email me the invoice": something to send, not a way to be contacted.
-_SEND_ME_A_THING = re.compile(r"(?i)\b(?:email|e-mail|text|send|mail|message)\s+me\s+(?:the|a|an|my|this|that|your)\b")
+# "Phone calls don't really work for me", "电话不方便": the channel named, then turned down.
+_NEGATED_AFTER = re.compile(
+    r"^[^，。,.!?！？]{0,16}?(?:(?i:(?:don'?t|doesn'?t|do\s+not|does\s+not|won'?t|can'?t|cannot)\s+(?:really\s+)?"
+    r"(?:work|suit|help)|(?:is|are)\s*n[o']t\s+(?:good|great|ideal|convenient|an\s+option)|is\s+no\s+good)"
+    r"|不方便|不太方便|不行|不好用|看不到|接不到|收不到|没法|用不了)"
+)
+# "Email me the invoice": something to send, not a way to be contacted ("drop me an email" is one).
+_SEND_ME_A_THING = re.compile(
+    r"(?i)\b(?:email|e-mail|text|send|mail|message)\s+me\s+(?:the|a|an|my|this|that|your)\b"
+    r"(?!\s+(?:sms|text|texts|email|e-mail|message|call|line|ring|note)\b)"
+)
 CHANNEL_NAMES = {
     "zh": {"email": "邮件", "phone": "电话", "sms": "短信", "wechat": "微信"},
     "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"},
@@ -404,11 +428,14 @@ def contact_channel(text: str) -> str | None:
     hits: list[tuple[int, str]] = []
     for channel, pattern in _CHANNELS:
         for m in re.finditer(pattern, text):
+            if channel == "wechat" and re.match(r"(?i)\s*(?:支付|付款|钱包|pay)", text[m.end() : m.end() + 6]):
+                continue  # "微信支付": WeChat Pay, a way to pay
             if channel == "phone" and re.match(
                 r"(?i)(?:phone\s+)?(?:number|号码?)", text[m.end() : m.end() + 8].strip()
             ):
                 continue  # "my phone number is…" names a number, not a channel
-            if not _NEGATED_BEFORE.search(text[max(0, m.start() - 14) : m.start()]):
+            before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 24]
+            if not (_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.search(after)):
                 hits.append((m.start(), channel))
     return min(hits)[1] if hits else None
 

@@ -199,6 +199,64 @@ def test_notification_changes_call_the_update_tool_with_the_normalised_value(say
         assert say(text).calls == [("update_notification_preference", {"preference": "on"})], text
 
 
+@pytest.mark.parametrize(
+    ("text", "preference"),
+    [
+        # the setting said last counts: an earlier state is history, not the request
+        ("我之前把推送关了，现在想打开", "on"),
+        ("上次不小心开了静音，帮我恢复一下", "on"),
+        ("退出免打扰模式", "on"),
+        ("把免打扰关掉", "on"),
+        ("I had alerts switched off before, please turn them back on", "on"),
+        # said of notifications named in another clause
+        ("提醒太多了，都屏蔽掉吧", "mute"),
+        ("推送天天有，太烦了，关掉", "mute"),
+        ("别再推了，烦", "mute"),
+        ("关推送", "mute"),
+        ("So many updates from you lately. Make it stop.", "mute"),
+        ("please opt me out of marketing emails", "mute"),
+        ("notifications on please", "on"),
+        ("make sure my alerts are switched on", "on"),
+        ("I'd be glad to receive notifications about my orders", "on"),
+        ("有新进展都通知我", "on"),
+    ],
+)
+def test_a_notification_change_is_read_from_how_it_is_said(say, text, preference):
+    assert say(text).calls == [("update_notification_preference", {"preference": preference})], text
+
+
+@pytest.mark.parametrize("text", ["以后发短信通知我", "我的通知开着吗？"])
+def test_these_set_no_notification(say, text):
+    assert "update_notification_preference" not in say(text).names, text
+
+
+@pytest.mark.parametrize(
+    ("text", "channel"),
+    [
+        # a channel turned down, before or after it is named, is not the one wanted
+        ("I seldom look at my email, so a text would be better", "sms"),
+        ("calls are not convenient at work, please use WeChat", "wechat"),
+        ("电话我接不到，发微信吧", "wechat"),
+        ("我不太看短信，打电话吧", "phone"),
+        ("I never use anything but email", "email"),
+        # short and plain
+        ("text please", "sms"),
+        ("phone is easiest", "phone"),
+        ("微信联系即可", "wechat"),
+        ("发邮件给我就行", "email"),
+        ("drop me a text if anything changes", "sms"),
+        ("calling works best for me", "phone"),
+    ],
+)
+def test_the_contact_channel_wanted_is_read(say, text, channel):
+    assert say(text).calls == [("update_contact_channel", {"channel": channel})], text
+
+
+@pytest.mark.parametrize("text", ["可以用微信支付吗", "email me the invoice please"])
+def test_these_set_no_contact_channel(say, text):
+    assert "update_contact_channel" not in say(text).names, text
+
+
 def test_notification_change_without_the_tool_is_noted_never_claimed_done(say):
     said = say("please mute notifications", tools_offered=None)
     assert said.calls == [] and "muted" in said.content and "only once you confirm" in said.content
