@@ -69,7 +69,10 @@ PRIVILEGE_CLAIM = re.compile(
 _SHOP_NOUN = re.compile(r"快递|包裹|订单|商品|客服|快递员|(?i:parcel|package|order|item|courier|driver|delivery)")
 _PREFERENCE_CUE = re.compile(r"喜欢|不喜欢|讨厌|偏好|习惯|希望|(?i:prefer|like|love|hate|dislike|rather|usually)")
 _FIRST_PERSON = re.compile(r"我|俺|(?i:\bi\b|\bi'm\b|\bi've\b|\bmy\b|\bme\b)")
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+(?=[A-Z\u4e00-\u9fff])")
+# A full stop after an abbreviation ends no sentence: "Co. Clare", "St. Louis", "Mt. Albert".
+_ABBREVIATIONS = ("Co", "St", "Mt", "Ft", "Rd", "Dr", "Ave", "Apt", "No", "Mr", "Ms")
+_ABBREVIATED = "".join(rf"(?<!\b{word}\.)" for word in _ABBREVIATIONS)
+_SENTENCE_SPLIT = re.compile(rf"(?<=[。！？!?；;\n])|(?<=[.]){_ABBREVIATED}\s+(?=[A-Z\u4e00-\u9fff])")
 
 
 def sentences(text: str) -> list[str]:
@@ -90,8 +93,15 @@ def _bare_answer(sentence: str, span: tuple[int, int]) -> bool:
     return len(speech.HAN.findall(rest)) <= 3 and len(re.findall(r"[A-Za-z]+", rest)) <= 2
 
 
+_WHOLE = "\x00"  # stands for an address while clauses are split: its commas split nothing
+
+
 def _statement_part(sentence: str) -> str:
-    """Drop the clauses that are questions ("…，你能记住吗？") and keep the rest."""
+    """Drop the clauses that are questions ("…，你能记住吗？") and keep the rest. An address is one clause,
+    whatever commas it holds ("Could you set Unit 12, 45 Beach Road, Bondi NSW 2026?")."""
+    address = slots.address(sentence) or ""
+    if address:
+        sentence = sentence.replace(address, _WHOLE)
     parts = re.split(r"([，,])", sentence)
     kept: list[str] = []
     for i in range(0, len(parts), 2):
@@ -101,7 +111,7 @@ def _statement_part(sentence: str) -> str:
         if kept:
             kept.append(parts[i - 1])
         kept.append(clause)
-    return "".join(kept).strip(" ，,")
+    return "".join(kept).strip(" ，,").replace(_WHOLE, address)
 
 
 def find(sentence: str, context_key: str = "", *, questions: bool = False) -> list[Fact]:

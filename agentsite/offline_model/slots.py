@@ -171,11 +171,11 @@ _ZH_TRIGGERS = re.compile(
     r"|寄到|送到|发到|邮寄到|寄去|搬到|搬去|住在|位于|在|到|："
     r"|[住发寄](?=[^，。\s]{1,5}[省市])"  # "现在住合肥市…", "快递发吉林省…" (not "发展大道")
 )
-_ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|的|上班|工作|住)+$")  # "…11号上班": where they work
+_ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|哈|的|上班|工作|住|就行|就好|即可)+$")  # "…11号上班": where they work
 _ZH_END = re.compile(
     r"(?:号(?:楼|院)?|室|楼|栋|幢|层|座|单元|区|县|镇|乡|村|路|街|巷|弄|道|大厦|小区|花园|公寓|园|广场|中心)$"
     # a room or floor after the building, in digits and letters: "2 号楼 301", "A 座 2305", "18F", "2栋18-3"
-    r"|(?:号|楼|栋|幢|座|层|单元|院|大厦|中心|广场)\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}(?:[-－]\d{1,4})?$"
+    r"|(?:号|楼|栋|幢|座|层|单元|院|区|大厦|中心|广场)\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}(?:[-－]\d{1,4}){0,2}$"
 )
 
 _STREET_WORDS = (
@@ -195,10 +195,11 @@ _POSTCODE = (
     r"|[A-Z]\d{2}\s?(?=[A-Z0-9]{0,3}\d)[A-Z0-9]{4}"  # Ireland: "D06 YX21"
 )
 _POSTAL = rf"(?i:{_POSTCODE})|\d{{4,6}}(?:-\d{{4}})?"  # a postcode in any case, or a ZIP
-_UNIT_ID = r"(?:[A-Za-z]?\d[\w\-]*|[A-Z]\b)"  # "12B", "5", "B": never a word ("a new flat at …")
+_UNIT_ID = r"(?:[A-Za-z]?\d[\w/\-]*|[A-Z]\b)"  # "12B", "5", "B": never a word ("a new flat at …")
+_BUILDING = r"(?:[A-Z][\w'\-]*\s+){0,3}[A-Z][\w'\-]*"  # "Flat 5, Harbour View, 12 Marine Parade"
 # What may come before the number: a flat or unit ("Unit 5, 120 George St"), a house's name ("Rose Cottage, 2 …").
 _LEAD = (
-    rf"(?:(?i:apt|apartment|suite|unit|flat)\.?\s*{_UNIT_ID},?\s+"
+    rf"(?:(?i:apt|apartment|suite|unit|flat)\.?\s*{_UNIT_ID},?\s+(?:{_BUILDING},\s+)?|(?i:blk|block)\s+(?=\d)"
     r"|(?:[A-Z][\w'\-]*\s+){0,3}(?i:cottage|house|farm|lodge|barn|hall|manor|mill|villa),\s+)?"
 )
 _HOUSE = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,6}[A-Za-z]?)?"  # "2/14 Byres Road", "301-1250 Burnaby Street"
@@ -224,8 +225,8 @@ def _address_re(town_initial: str, *, postal_last: bool) -> re.Pattern[str]:
     )
     return re.compile(
         rf"(?<![A-Za-z0-9/\-]){_LEAD}{_HOUSE}\s+(?:{street})"
-        r"(?:\s+(?:NE|NW|SE|SW|N|S|E|W|North|South|East|West)\b)?"
-        rf"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*{_UNIT_ID})?{town}"
+        r"(?:\s+\d{1,3}\b)?(?:\s+(?:NE|NW|SE|SW|N|S|E|W|North|South|East|West|Upper|Lower)\b)?"
+        rf"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*{_UNIT_ID}(?:\s+{_BUILDING})?)?{town}"
     )
 
 
@@ -304,7 +305,7 @@ def address(text: str) -> str | None:
 
 _NOUN_ZH = r"(?:通知|推送|提醒|消息提醒|消息推送|短信提醒|提示音)"
 _NOUN_EN = (  # whole words: "shipping" holds "ping"
-    r"\b(?:notif\w*|alerts?|push(?:\s+notifications?)?|pings?|reminders?|"
+    r"\b(?:notif\w*|alerts?|push(?:\s+notifications?)?|ping(?:s|ed|ing)?|reminders?|"
     r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))\b"
 )
 _UNMUTE = re.compile(
@@ -326,7 +327,9 @@ _OFF = re.compile(
     rf"|(?:turn|switch|shut)\s+off\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:disable|stop|pause|block|silence|no\s+more|(?:don'?t|do\s+not)\s+(?:want|need|send)|"
     rf"stop\s+sending|quit\s+sending|without)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
-    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me|stop\W+notifying\W+me|"
+    rf"|(?:don'?t|do\s+not|never)\s+(?:notify|ping|text)\s+me|stop\W+(?:notifying|pinging|messaging)\W+me|"
+    rf"(?:prefer|rather|want)\s+not\s+(?:to\s+)?(?:receive|get)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}|"
+    rf"enough\s+(?:with\s+|of\s+)?(?:(?:the|these|all|your)\s+)*{_NOUN_EN}|"
     rf"(?:don'?t|do\s+not)\s+want\s+to\s+be\s+notified|(?:stop|turn\s+off|no\s+more|mute)\s+(?:all\s+)?(?:the\s+)?"
     rf"(?:update\s+messages|updates)\b|{_NOUN_EN}\s*(?:(?:to|as|[:=])\s*)?(?:off|muted|silent|disabled)\b)"
 )
@@ -337,7 +340,8 @@ _ON = re.compile(
     rf"|(?:turn|switch)\s+(?:(?:all|the|my|your|these|those)\s+)*{_NOUN_EN}\s+(?:back\s+)?on\b"
     rf"|(?:enable|resume|re-?enable|restore|activate|start\s+sending)\s+(?:[\w']+\s+){{0,3}}?{_NOUN_EN}"
     rf"|(?:want|like|love|need|happy|glad|keen)\s+(?:to\s+)?(?:get|receive|have)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}"
-    rf"|{_NOUN_EN}\s+(?:(?:are|is|be|get)\s+)?(?:(?:turned|switched)\s+)?(?:back\s+)?on\b"
+    rf"|opt\s+(?:me\s+)?(?:back\s+)?in\b|send\s+(?:me\s+)?(?:the\s+|my\s+)?{_NOUN_EN}\s+(?:again|after\s+all)"
+    rf"|{_NOUN_EN}\s*(?:[:=]\s*|\s(?:are|is|be|get)\s+)?(?:(?:turned|switched)\s+)?(?:back\s+)?on\b"
     r"(?!\s+(?:my|the|your|a|an|this|that|these|those|his|her|our|their|every|each|\w+day)\b)"
     rf"|(?:receive|receiving|get|getting)\s+(?:[\w']+\s+){{0,2}}?(?:{_NOUN_EN}|updates)\s+again"
     rf"|(?:set|change|switch|put|turn)\s+(?:[\w']+\s+){{0,2}}?{_NOUN_EN}\s*(?:to|as|[:=])\s*(?:on|enabled|active)\b)"
@@ -346,18 +350,25 @@ NOTIFICATION_NOUN = re.compile(rf"{_NOUN_ZH}|静音|免打扰|(?i:{_NOUN_EN}|\bm
 
 
 # Said of notifications named earlier in the message ("too many updates, switch them off"; "通知太多了，帮我关掉").
-_PRONOUN_NOUN = re.compile(NOTIFICATION_NOUN.pattern + r"|消息|(?i:\bupdates\b|\bmessages\b)")
+_PRONOUN_NOUN = re.compile(NOTIFICATION_NOUN.pattern + r"|消息|促销|营销|广告|(?i:\bupdates\b|\bmessages\b)")
 _PRONOUN_OFF = re.compile(
     r"(?i)(?:turn|switch|shut)\s+(?:them|it|those|these|that)\s+off|(?:disable|stop|mute|silence)\s+(?:them|those|these)\b"
-    r"|make\s+(?:it|them)\s+stop|把(?:它们?|这些|那些)关"
+    r"|make\s+(?:it|them)\s+stop|把(?:它们?|这些|那些)关|(?:别|不要)再?发了?\s*[。！!.]*$"
     r"|(?:关掉|关了|关闭|关上|屏蔽|停掉)(?:掉|了|吧|呗|它们?)*\s*[。！!.]*$"
 )
 _PRONOUN_ON = re.compile(
     r"(?i)(?:turn|switch)\s+(?:them|it|those|these|that)\s+(?:back\s+)?on|(?:enable|resume)\s+(?:them|those|these)\b"
-    r"|把(?:它们?|这些|那些)(?:重新)?(?:打开|开启)|(?:重新|再)?(?:打开|开启|恢复)(?:一下)?(?:吧|了|呗)?\s*[。！!.]*$"
+    r"|把(?:它们?|这些|那些)(?:重新)?(?:打开|开启)|(?:(?:重新|再)?(?:打开|开启|恢复)|(?:重新|再)开)(?:一下)?(?:吧|了|呗)?\s*[。！!.]*$"
 )
 # "都通知我", "还是通知我吧" ask to be notified ("别通知我" does not; "发短信通知我" names a channel).
 _NOTIFY_ME = re.compile(r"(?:都|要|请|记得|还是|也|就)通知我(?!们)")
+
+
+# The customer's phone on silent is how they live, not a setting of ours: "我手机经常静音", "my phone's on mute".
+_PHONE_ON_SILENT = re.compile(
+    r"(?:手机|电话)[^，。,.!?！？]{0,4}(?:静音|关机)"
+    r"|(?i:phone(?:'s|\s+is)\s+(?:always\s+|usually\s+|often\s+|mostly\s+)?(?:on\s+)?(?:silent|mute|muted|off))"
+)
 
 
 def notification_preference(text: str) -> str | None:
@@ -367,6 +378,7 @@ def notification_preference(text: str) -> str | None:
     now mute them" is mute (an unmute beats a mute ending at the same place: "取消静音"). Without a setting
     named in its clause, one said of notifications named elsewhere counts too ("通知太多了，帮我关掉").
     """
+    text = _PHONE_ON_SILENT.sub(" ", text)
     said = [(m.end(), 2, "on") for m in _UNMUTE.finditer(text)]
     said += [(m.end(), 1, "mute") for m in _OFF.finditer(text)]
     said += [(m.end(), 0, "on") for m in [*_ON.finditer(text), *_NOTIFY_ME.finditer(text)]]
@@ -381,24 +393,24 @@ def notification_preference(text: str) -> str | None:
 
 _CHANNELS = [
     ("wechat", r"微信|(?i:(?<![a-z])we\s?chat(?![a-z])|(?<![a-z])weixin(?![a-z]))"),
-    ("sms", r"短信|短讯|(?i:(?<![a-z])sms(?![a-z])|\btext(?:\s+messages?)?\b|\btexts\b|\btexting\b)"),
+    ("sms", r"短信|短讯|(?i:(?<![a-z])sms(?![a-z])|\btext(?:\s+messages?)?\b|\btexts\b|\btexting\b|\btxts?\b)"),
     ("email", r"电子邮件|邮件|邮箱|(?i:(?<![a-z])e-?mails?(?![a-z])|\bmail\b)"),
     (
         "phone",
-        r"打电话|电话|電話|致电|来电|(?i:\bphone(?:\s+calls?)?\b|\bphoned\b|\bphoning\b|\bcall(?:s|ing)?\b|\btelephone\b|\bring\b)",
+        r"打电话|电话|電話|致电|来电|打(?:我)?手机|(?i:\bphone(?:\s+calls?)?\b|\bphoned\b|\bphoning\b|\bcall(?:s|ing)?\b|\btelephone\b|\bring\b)",
     ),
 ]
 _CONTACT_CUE = re.compile(
     r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|发我|发给我|打给我|给我打|给我发|以后|今后|改成|换成|只用|"
-    r"给我|吧|即可|为主|上说|比较好|最好|(?:发|打|用|走)个?(?:短信|电话|微信|邮件)|"
+    r"给我|打我|吧|即可|为主|上说|比较好|最好|靠谱|请|(?:发|打|用|走)个?(?:短信|电话|微信|邮件)|"
     r"(?i:contact|reach|get\s+in\s+touch|communicat|prefer|rather|instead|\bonly\b|\buse\b|\bvia\b|\bby\b|\bover\b|"
-    r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:best|better|easier|easiest)|text\s+me|"
+    r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:much\s+|way\s+|far\s+)?(?:best|better|easier|easiest)|text\s+me|"
     r"call\s+me|phoned?\s+me|"
     r"ring\s+me|e-?mail\s+me|(?:give|drop|send|shoot|msg|message|ping)\s+me\b|\bplease\b|\bpls\b|\bplz\b|"
     r"updates?\s+(?:by|via|over))"
 )
 _NEGATED_BEFORE = re.compile(
-    r"(?:不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|"
+    r"(?:不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|(?<!会)不会|看不了|用不了|(?<!能)不能用|没空看|接不到|收不到|看不到|"
     r"(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|barely|"
     r"instead\s+of|rather\s+than|than))"
     r"(?:(?!except|but\b|other\s+than|apart\s+from|除了)[^，。,.!?！？]){0,14}$"  # "rarely … except WeChat"
@@ -407,7 +419,14 @@ _NEGATED_BEFORE = re.compile(
 _NEGATED_AFTER = re.compile(
     r"^[^，。,.!?！？]{0,16}?(?:(?i:(?:don'?t|doesn'?t|do\s+not|does\s+not|won'?t|can'?t|cannot)\s+(?:really\s+)?"
     r"(?:work|suit|help)|(?:is|are)\s*n[o']t\s+(?:good|great|ideal|convenient|an\s+option)|is\s+no\s+good)"
-    r"|不方便|不太方便|不行|不好用|看不到|接不到|收不到|没法|用不了)"
+    r"|(?i:(?:'s|\s+is|\s+are)\s+(?:always\s+|usually\s+)?(?:on\s+silent|off|broken|full)|(?:go(?:es)?|going|end\s+up)\s+"
+    r"(?:in|to)\s+(?:my\s+)?(?:spam|junk))"
+    r"|不方便|不太方便|不行|不好用|看不到|接不到|收不到|没法|用不了|(?:进|在)垃圾箱|静音)"
+)
+_OUR_MESSAGES = re.compile(r"(?:促销|营销|广告|推广)$|(?i:\b(?:your|marketing|promotional|promo|sales|spam)\s+$)")
+_COURIER_CALL = re.compile(
+    r"(?:到了|送到了?|到的时候|送货时|派送时|快递员|送达时?)[^，。,.!?！？]{0,4}$"
+    r"|(?i:(?:when|once)\s+(?:it|the\s+\w+)\s+(?:arrives|is\s+here)|(?:driver|courier)\s+(?:should\s+)?)[^,.!?]{0,6}$"
 )
 # "Email me the invoice": something to send, not a way to be contacted ("drop me an email" is one).
 _SEND_ME_A_THING = re.compile(
@@ -428,6 +447,10 @@ def contact_channel(text: str) -> str | None:
     hits: list[tuple[int, str]] = []
     for channel, pattern in _CHANNELS:
         for m in re.finditer(pattern, text):
+            if _OUR_MESSAGES.search(text[max(0, m.start() - 16) : m.start()]):
+                continue  # "your marketing texts", "促销短信": the shop's messages, not a way to reach them
+            if _COURIER_CALL.search(text[max(0, m.start() - 12) : m.start()]):
+                continue  # "到了打电话给我": the courier's call on delivery, not how the shop contacts them
             if channel == "wechat" and re.match(r"(?i)\s*(?:支付|付款|钱包|pay)", text[m.end() : m.end() + 6]):
                 continue  # "微信支付": WeChat Pay, a way to pay
             if channel == "phone" and re.match(

@@ -22,8 +22,9 @@ def detect_language(text: str) -> str:
 
 
 _QUESTION_ZH = re.compile(
-    r"吗|呢\s*[?？。]?\s*$|什么|啥|哪|几|多少|多久|多长|谁|怎么|怎样|如何|是否|有没有|是不是|对不对|能否|可否|可不可以|记得(?!通知|告诉|提醒|联系|发|给)|"
-    r"还是(?!算了|不|别|用|要|先)|[^不]不\s*[?？。]?\s*$"
+    r"吗|呢\s*[?？。]?\s*$|什么(?![^，。?？]{0,8}(?:都|就|的话))|啥|哪|几|多少|多久|多长|谁|怎么|怎样|如何|是否|有没有|是不是|对不对|能否|可否|可不可以|记得(?!通知|告诉|提醒|联系|发|给)|"
+    # "还是…吧", "还是…靠谱" suggest ("还是打电话吧"), unless asked ("还是…吧？")
+    r"还是(?!算了|不|别|用|要|先|[^，。?？]{0,12}(?:吧|靠谱|比较好|好一些|方便)\s*(?:[，,。.!！]|$))|[^不]不\s*[?？。]?\s*$"
 )
 _QUESTION_EN = re.compile(
     r"(?i)^\s*(?:what|whats|when|where|which|who|whom|whose|why|how|is|are|am|do|does|did|can|could|will|"
@@ -32,7 +33,9 @@ _QUESTION_EN = re.compile(
 _REQUEST = re.compile(
     r"请(?!问)|帮我|帮忙|麻烦|把|给我|我要|我想|我需要|能不能|能否|可以帮|可不可以帮|希望"
     r"|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b|\bwould\s+you\b|\bwill\s+you\b|\bi\s+want\b|"
-    r"\bi'?d\s+like\b|\bi\s+would\s+like\b|\bi\s+need\b|\bhelp\s+me\b|\blet'?s\b|^\s*(?:set|change|update|"
+    r"\bi'?d\s+like\b|\bi\s+would\s+like\b|\bi\s+need\b|\bhelp\s+me\b|\blet'?s\b|"
+    r"\bis\s+there\s+(?:a|any)\s+way\s+(?:you|to)\b|\b(?:can|could)\s+(?:someone|somebody|you\s+guys)\b|"
+    r"^\s*(?:set|change|update|"
     r"switch|turn|make|mute|unmute|stop|enable|disable)\b)"
 )
 

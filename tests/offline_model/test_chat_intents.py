@@ -219,13 +219,20 @@ def test_notification_changes_call_the_update_tool_with_the_normalised_value(say
         ("make sure my alerts are switched on", "on"),
         ("I'd be glad to receive notifications about my orders", "on"),
         ("有新进展都通知我", "on"),
+        ("上回误关了提醒，想再开", "on"),
+        ("促销短信天天发，别再发了", "mute"),
+        ("I'd rather not get any more alerts, thanks", "mute"),
+        ("enough of these push notifications", "mute"),
+        ("stop pinging me please", "mute"),
+        ("notifications: on", "on"),
+        ("please opt me back in", "on"),
     ],
 )
 def test_a_notification_change_is_read_from_how_it_is_said(say, text, preference):
     assert say(text).calls == [("update_notification_preference", {"preference": preference})], text
 
 
-@pytest.mark.parametrize("text", ["以后发短信通知我", "我的通知开着吗？"])
+@pytest.mark.parametrize("text", ["以后发短信通知我", "我的通知开着吗？", "我手机老是静音，打电话接不到，改成短信吧"])
 def test_these_set_no_notification(say, text):
     assert "update_notification_preference" not in say(text).names, text
 
@@ -246,13 +253,51 @@ def test_these_set_no_notification(say, text):
         ("发邮件给我就行", "email"),
         ("drop me a text if anything changes", "sms"),
         ("calling works best for me", "phone"),
+        ("my email is always full, so text me", "sms"),
+        ("your emails end up in my junk folder, call me instead", "phone"),
+        ("a text is way better for me", "sms"),
+        ("txt pls", "sms"),
+        ("我不会用微信，打电话吧", "phone"),
+        ("上班看不了微信，有事发短信吧", "sms"),
+        ("邮件老进垃圾箱，还是电话联系靠谱", "phone"),
+        ("有事打我手机", "phone"),
+        ("上班时接不到电话，改成微信吧", "wechat"),
+        ("你们能不能用邮件联系我", "email"),
     ],
 )
 def test_the_contact_channel_wanted_is_read(say, text, channel):
     assert say(text).calls == [("update_contact_channel", {"channel": channel})], text
 
 
-@pytest.mark.parametrize("text", ["可以用微信支付吗", "email me the invoice please"])
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        # a suggestion with 还是…吧, or a request asked as a question, is a change, not a question about one
+        ("算了，还是短信联系我吧", ("update_contact_channel", {"channel": "sms"})),
+        ("Is there a way you could reach me by phone instead?", ("update_contact_channel", {"channel": "phone"})),
+        ("Could somebody text me from now on?", ("update_contact_channel", {"channel": "sms"})),
+        ("我想了想还是通知我吧", ("update_notification_preference", {"preference": "on"})),
+        ("发货了或者有什么问题都通知我", ("update_notification_preference", {"preference": "on"})),
+        # a call from the courier on delivery is no contact channel
+        (
+            "地址改成杭州市滨江区江南大道588号，快递到了打电话给我",
+            ("update_shipping_address", {"address": "杭州市滨江区江南大道588号"}),
+        ),
+    ],
+)
+def test_a_change_said_as_a_suggestion_or_a_polite_question_is_asked_for(say, text, call):
+    assert say(text).calls == [call], text
+
+
+@pytest.mark.parametrize("text", ["还是邮件吧？", "你们有什么联系方式？"])
+def test_a_question_about_the_channel_stays_a_question(say, text):
+    assert "update_contact_channel" not in say(text).names, text
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["可以用微信支付吗", "email me the invoice please", "your promo emails wake me up at night", "促销短信太多了"],
+)
 def test_these_set_no_contact_channel(say, text):
     assert "update_contact_channel" not in say(text).names, text
 
@@ -656,6 +701,27 @@ def test_an_address_keeps_its_building_letters_and_room_number(say, text, addres
         ("以后快递发宁波市鄞州区天童南路588号", "宁波市鄞州区天童南路588号"),
         ("地址改为无锡市滨湖区太湖大道1号9幢", "无锡市滨湖区太湖大道1号9幢"),
         ("改地址 福州市鼓楼区五四路128号恒力城3座12-5", "福州市鼓楼区五四路128号恒力城3座12-5"),
+        ("以后寄到西安市碑林区南大街12号3号楼2单元502就行", "西安市碑林区南大街12号3号楼2单元502"),
+        ("地址换成大连市中山区人民路9号5-3-2 谢谢", "大连市中山区人民路9号5-3-2"),
+        # a polite request ends in a question mark: the address before it is still whole
+        (
+            "Could you set my address to Unit 3, 8 Ocean Street, Manly NSW 2095?",
+            "Unit 3, 8 Ocean Street, Manly NSW 2095",
+        ),
+        # an abbreviation's full stop ends no sentence
+        ("new address: 4 Main Street, Dingle, Co. Kerry V92 X2Y3, thanks", "4 Main Street, Dingle, Co. Kerry V92 X2Y3"),
+        # a block, a street numbered after its word, a unit with a building after it, a building before the number
+        (
+            "I've moved to Blk 21 Jurong West Street 52, #04-33, Singapore 640521",
+            "Blk 21 Jurong West Street 52, #04-33, Singapore 640521",
+        ),
+        (
+            "my new address is 8 Shenton Way, #12-01 AXA Tower, Singapore 068811",
+            "8 Shenton Way, #12-01 AXA Tower, Singapore 068811",
+        ),
+        ("I moved to Flat 1/2, 20 Park Road, Glasgow G4 9JG", "Flat 1/2, 20 Park Road, Glasgow G4 9JG"),
+        ("I moved to Flat 9, Ocean Court, 3 Sea Road, Hove BN3 2AB", "Flat 9, Ocean Court, 3 Sea Road, Hove BN3 2AB"),
+        ("please update my address to 2 Leeson Street Upper, Dublin 4", "2 Leeson Street Upper, Dublin 4"),
     ],
 )
 def test_an_address_is_read_whole_in_any_common_format(say, text, address):
