@@ -403,17 +403,23 @@ _CHANNELS = [
 _CONTACT_CUE = re.compile(
     r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|发我|发给我|打给我|给我打|给我发|以后|今后|改成|换成|只用|"
     r"给我|打我|吧|即可|为主|上说|比较好|最好|靠谱|请|(?:发|打|用|走)个?(?:短信|电话|微信|邮件)|"
-    r"(?i:contact|reach|get\s+in\s+touch|communicat|prefer|rather|instead|\bonly\b|\buse\b|\bvia\b|\bby\b|\bover\b|"
+    r"(?i:contact|reach|get\s+in\s+touch|get\s+hold\s+of|best\s+(?:place|way)|communicat|prefer|rather|instead|\bonly\b|\buse\b|\bvia\b|\bby\b|\bover\b|"
     r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:much\s+|way\s+|far\s+)?(?:best|better|easier|easiest)|text\s+me|"
     r"call\s+me|phoned?\s+me|"
     r"ring\s+me|e-?mail\s+me|(?:give|drop|send|shoot|msg|message|ping)\s+me\b|\bplease\b|\bpls\b|\bplz\b|"
     r"updates?\s+(?:by|via|over))"
 )
 _NEGATED_BEFORE = re.compile(
-    r"(?:不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|(?<!会)不会|看不了|用不了|(?<!能)不能用|没空看|接不到|收不到|看不到|"
-    r"(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|barely|"
+    r"(?:除了|不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|(?<!会)不会|看不了|用不了|(?<!能)不能用|没空看|接不到|收不到|看不到|"
+    r"(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|barely|anything\s+but|"
+    r"other\s+than|apart\s+from|except(?:\s+for)?|"
     r"instead\s+of|rather\s+than|than))"
     r"(?:(?!except|but\b|other\s+than|apart\s+from|除了)[^，。,.!?！？]){0,14}$"  # "rarely … except WeChat"
+)
+# "I never use anything but email", "rarely check anything except WeChat": the one channel they do use.
+_NOTHING_BUT = re.compile(
+    r"(?i)\b(?:never|not|don'?t|no|nothing|rarely|hardly|seldom|barely)\b[^,.!?]{0,24}?"
+    r"(?:anything\s+but|but|except(?:\s+for)?|other\s+than|apart\s+from)\s+$"
 )
 # "Phone calls don't really work for me", "电话不方便": the channel named, then turned down.
 _NEGATED_AFTER = re.compile(
@@ -422,6 +428,7 @@ _NEGATED_AFTER = re.compile(
     r"|(?i:(?:'s|\s+is|\s+are)\s+(?:always\s+|usually\s+)?(?:on\s+silent|off|broken|full)|(?:go(?:es)?|going|end\s+up)\s+"
     r"(?:in|to)\s+(?:my\s+)?(?:spam|junk))"
     r"|不方便|不太方便|不行|不好用|看不到|接不到|收不到|没法|用不了|(?:进|在)垃圾箱|静音)"
+    r"|^\s*(?:以外|之外)"  # "邮件以外的短信": other than email
 )
 _OUR_MESSAGES = re.compile(r"(?:促销|营销|广告|推广)$|(?i:\b(?:your|marketing|promotional|promo|sales|spam)\s+$)")
 _COURIER_CALL = re.compile(
@@ -457,8 +464,9 @@ def contact_channel(text: str) -> str | None:
                 r"(?i)(?:phone\s+)?(?:number|号码?)", text[m.end() : m.end() + 8].strip()
             ):
                 continue  # "my phone number is…" names a number, not a channel
-            before, after = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + 24]
-            if not (_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.search(after)):
+            before, after = text[max(0, m.start() - 32) : m.start()], text[m.end() : m.end() + 24]
+            negated = _NEGATED_BEFORE.search(before[-24:]) and not _NOTHING_BUT.search(before)
+            if not (negated or _NEGATED_AFTER.search(after)):
                 hits.append((m.start(), channel))
     return min(hits)[1] if hits else None
 

@@ -262,6 +262,10 @@ def test_these_set_no_notification(say, text):
         ("邮件老进垃圾箱，还是电话联系靠谱", "phone"),
         ("有事打我手机", "phone"),
         ("上班时接不到电话，改成微信吧", "wechat"),
+        ("联系方式改成邮件以外的短信", "sms"),
+        ("除了电话都行，用微信吧", "wechat"),
+        ("anything but phone calls, email me", "email"),
+        ("I don't look at anything except WeChat, reach me there", "wechat"),
         ("你们能不能用邮件联系我", "email"),
     ],
 )
