@@ -820,3 +820,16 @@ def test_an_order_end_said_as_such_is_found_in_the_list_whatever_its_length(say,
     assert listing.names == ["list_my_orders"]
     chosen = say(answer_tools(listing, [LISTED], request))
     assert [c[1].get("order_number") for c in chosen.calls] == [order], (chosen.calls, chosen.content)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "回顾一下我们的对话",
+        "我们上次聊了些什么？",
+        "can you recap our last conversation?",
+        "what did we talk about before?",
+    ],
+)
+def test_asking_for_a_recap_of_earlier_chats_recalls_them(say, text):
+    assert say(text).names == ["recall_memory"], text
