@@ -242,6 +242,16 @@ ADDRESS_CHANGE_ASKED = _re(
     r"(?:delivered|sent|shipped)|(?:from\s+now\s+on|going\s+forward|instead\s+of).{0,60}(?:deliver|send|ship|go)|"
     r"(?:deliver|send|ship|go)\w*\s.{0,60}(?:from\s+now\s+on|going\s+forward|instead\s+of\s+(?:home|work)))"
 )
+_CHANGING_ADDRESS = _re(
+    r"(?:改|修改|更改|换|变更|更新)了?(?:一下|下)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送)?地址|地址[^，。？?]{0,4}(?:改|换)|"
+    r"(?i:(?:chang|updat|modif|edit|switch)(?:e|es|ed|ing|y|ies|ied|ying)?\s+(?:my\s+|the\s+)?"
+    r"(?:default\s+|shipping\s+|delivery\s+)*address)"
+)
+# What a change costs or does to what is already under way: "…会跟着改吗", "改地址要钱吗", "will shipped orders change?"
+_WHAT_A_CHANGE_DOES = _re(
+    r"会(?:不会)?[^，。？?]{0,6}(?:跟着|随之|一起|也)?(?:改|变)|要钱|收费|费用|多少钱|影响|"
+    r"(?i:\bwill\s+(?!you\b|u\b)[^?.]{0,40}\b(?:change|update|move|follow)\b|\bcost\b|\bcharge\b|\bfee\b|\baffect)"
+)
 THANKS = _re(
     r"谢谢|多谢|感谢|谢啦|谢了|辛苦了|感恩|感激|3[qQ]|(?i:\bthanks?\b|thank\s*-?\s*you|\bthx\b|\bty\b|\btysm\b|\bthanx\b|"
     r"\bthnx\b|\btnx\b|appreciate|\bcheers\b|grateful|much\s+obliged)"
@@ -436,6 +446,13 @@ def classify(text: str) -> Understanding:
         and not _MY_PARCEL.search(text)
     ):
         return result(Intent.POLICY)
+    if (
+        is_question(text)
+        and _WHAT_A_CHANGE_DOES.search(text)
+        and _CHANGING_ADDRESS.search(text)
+        and not slots.address(text)
+    ):
+        return result(Intent.POLICY)  # "改了地址，已经发货的会跟着改吗": how changes work, not one asked for
     if subject == "shipping_address" and ADDRESS_CHANGE_ASKED.search(text) and not _HOW_IT_STANDS.search(text):
         subject = ""  # "能修改收货地址吗": a change, asked as a question ("地址更新了没有？" asks how it stands)
     about_a_parcel = subject in ("shipping_address", "phone_number") and TRACK.search(

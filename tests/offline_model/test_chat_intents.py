@@ -833,3 +833,16 @@ def test_an_order_end_said_as_such_is_found_in_the_list_whatever_its_length(say,
 )
 def test_asking_for_a_recap_of_earlier_chats_recalls_them(say, text):
     assert say(text).names == ["recall_memory"], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "改了默认地址以后，已经发出的订单也会跟着变吗？",
+        "修改地址要收费吗",
+        "If I update my address, will my shipped order follow it?",
+        "does changing my address cost anything?",
+    ],
+)
+def test_a_question_about_what_a_change_of_address_does_asks_no_address(say, text):
+    assert say(text).names == ["search_policies"], text
