@@ -441,6 +441,32 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
     return combined, nlu.Understanding(again.intent, lang, again.subject, again.injection)
 
 
+_SHORT_PICK = re.compile(
+    r"(?i)^\s*(?:the\s+|order\s+|no\.?\s*|#|就是|是|要)?(\d{1,4})\s*(?:one|order|那个|那单|这个|这单|号|的)?"
+    r"\s*(?:please|pls|吧|谢谢|thanks)?\s*[.!。！?？]*\s*$"
+)
+
+
+def _picked_from_the_list(conv: Conversation, text: str, lang: str) -> str | Reply | None:
+    """A short answer naming one of the orders the agent just listed by its last digits ("the 32 one",
+    "0841那个"): the message with that order's whole number in place of the digits. Digits that fit several
+    listed orders are asked about, and digits that fit none are said to fit none: never the last one named."""
+    earlier = conv.earlier_turns()
+    if not earlier or earlier[0].role != "assistant":
+        return None
+    listed = slots.order_numbers(earlier[0].text)
+    picked = _SHORT_PICK.match(text.strip())
+    if len(listed) < 2 or not picked or slots.order_numbers(text):
+        return None
+    tail = picked.group(1)
+    fitting = [order for order in listed if order.endswith(tail)]
+    if len(fitting) > 1:
+        return Reply(replies.which_order(fitting, lang))
+    if not fitting:
+        return Reply(replies.no_order_ending(tail, lang))
+    return text[: picked.start(1)] + fitting[0] + text[picked.end(1) :]
+
+
 def forced_call(conv: Conversation, name: str) -> PlannedCall:
     """A call to `name` with what its parameters can be filled from (when tool_choice forces it)."""
     text = conv.latest_user_text
@@ -476,6 +502,11 @@ def respond(conv: Conversation) -> Reply:
     understood = nlu.classify(text)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
+    picked = _picked_from_the_list(conv, text, understood.lang)
+    if isinstance(picked, Reply):
+        return picked
+    if picked is not None:
+        text, understood = picked, nlu.classify(picked)
     text, understood = _with_follow_up(conv, text, understood)
     return _answer(conv, text, understood)
 

@@ -846,3 +846,44 @@ def test_asking_for_a_recap_of_earlier_chats_recalls_them(say, text):
 )
 def test_a_question_about_what_a_change_of_address_does_asks_no_address(say, text):
     assert say(text).names == ["search_policies"], text
+
+
+@pytest.mark.parametrize(
+    ("answer", "order"),
+    [("the 32 one", "ORD-2025-0832"), ("0841那个", "ORD-2025-0841"), ("41", "ORD-2025-0841")],
+)
+def test_an_order_picked_from_the_list_by_its_last_digits_is_looked_up(say, answer, order):
+    listed = "You have ORD-2025-0832 (shipped) and ORD-2025-0841 (delivered). Which one do you mean?"
+    said = say(
+        [
+            {"role": "user", "content": "how is my order doing?"},
+            {"role": "assistant", "content": listed},
+            {"role": "user", "content": answer},
+        ]
+    )
+    assert said.calls == [("lookup_order", {"order_number": order})], said
+
+
+def test_digits_fitting_no_listed_order_or_two_are_not_a_pick(say):
+    listed = "You have ORD-2025-0832 (shipped) and ORD-2025-0842 (delivered). Which one do you mean?"
+    said = say(
+        [
+            {"role": "user", "content": "how is my order doing?"},
+            {"role": "assistant", "content": listed},
+            {"role": "user", "content": "the 2 one"},
+        ]
+    )
+    assert ("lookup_order", {"order_number": "ORD-2025-0832"}) not in said.calls, said
+    assert ("lookup_order", {"order_number": "ORD-2025-0842"}) not in said.calls, said
+
+
+def test_a_number_in_a_sentence_after_a_listing_is_no_pick(say):
+    listed = "You have ORD-2025-0832 (shipped) and ORD-2025-0841 (delivered). Which one do you mean?"
+    said = say(
+        [
+            {"role": "user", "content": "how is my order doing?"},
+            {"role": "assistant", "content": listed},
+            {"role": "user", "content": "I can wait 3 more days"},
+        ]
+    )
+    assert "None of your orders" not in (said.content or ""), said
