@@ -153,6 +153,40 @@ def asks_how_a_refund_stands(text: str) -> bool:
     )
 
 
+# A refund asked for by the customer, for themselves: "帮我退", "我想要退款", "refund my order", "I want my money back".
+_REFUND_FOR_ME = _re(
+    r"帮我退|给我退|我要退|我想退|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
+    r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
+    r"(?:refund|to\s+return|money\s+back)|\bplease\s+refund|\breturn\s+(?:it|this|that|my)\b)"
+)
+# One thing in sight ("这个能退吗", "can I return it?"): a request about it, not about refunds in general.
+_THIS_ONE = _re(r"这个|那个|这单|那单|这件|那件|这款|(?i:\b(?:this|that|it|these|those)\b)")
+_QUESTION_FORM = _re(
+    r"吗|不\s*[?？]?\s*$|能不能|可不可以|是否|多久|怎么|如何|(?i:^\s*(?:can|could|is|are|do|does|will|would|how|what|when)\b)"
+)
+_FIRST_PERSON = _re(r"我|俺|(?i:\b(?:i|i'm|i've|my|me|mine)\b)")
+# Refunds spoken of as a topic: hearsay, how fast they are, price protection.
+_REFUNDS_AS_A_TOPIC = _re(
+    r"听说|朋友说|别人说|网上说|据说|价保|差价|退款[^，。？?]{0,4}(?:快|慢|秒到|时效)|"
+    r"(?i:\bi\s+heard\b|\bheard\s+that\b|people\s+say|\bprice\s+(?:drop|protection|match)|"
+    r"refunds?\s+(?:are|is)\s+(?:fast|slow|quick|instant))"
+)
+
+
+def refunds_in_general(text: str) -> bool:
+    """Whether a message speaking of refunds asks about them in general rather than for one: a question naming
+    no order ("降价了能退差价不", "can I get a refund if the price drops?"), hearsay or a claim about how fast
+    they are ("我朋友说你们退款特别慢"). A refund proposal then would be for an order nobody named."""
+    if slots.order_numbers(text) or _REFUND_FOR_ME.search(text):
+        return False
+    if _REFUNDS_AS_A_TOPIC.search(text):
+        return True
+    # a question by its form, not only its mark ("… and get reimbursed?" goes on with a request), about no
+    # purchase of the customer's ("我拍错了，能直接退款吗" is about theirs), and asking for nothing
+    asks = bool(_QUESTION_FORM.search(text))
+    return asks and not (_THIS_ONE.search(text) or _FIRST_PERSON.search(text) or is_request(text))
+
+
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"
@@ -471,7 +505,7 @@ def classify(text: str) -> Understanding:
     if REFUND.search(text) and asks_how_a_refund_stands(text):
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
-        return result(Intent.REFUND)
+        return result(Intent.POLICY if refunds_in_general(text) else Intent.REFUND)
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

@@ -887,3 +887,38 @@ def test_a_number_in_a_sentence_after_a_listing_is_no_pick(say):
         ]
     )
     assert "None of your orders" not in (said.content or ""), said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "你们家有价保吗？买贵了能退差价不",
+        "听说你们退款要等一个月，真的假的",
+        "我是老会员了，你们退款一向很快的",
+        "do refunds usually take long?",
+        "I heard your refunds are instant, is that true?",
+        "can I get a refund if the price drops after I buy?",
+    ],
+)
+def test_refunds_spoken_of_in_general_propose_no_refund(say, text):
+    """Even with an order spoken of just before: nobody asked for its money back."""
+    said = say(
+        [
+            {"role": "user", "content": "ORD-2025-0816 到哪了"},
+            {"role": "assistant", "content": "订单 ORD-2025-0816 已送达。"},
+            {"role": "user", "content": text},
+        ]
+    )
+    assert "request_refund" not in said.names, said
+
+
+@pytest.mark.parametrize("text", ["我拍错了，能直接退款吗", "Can I have a refund please?", "帮我退款"])
+def test_a_refund_asked_for_oneself_is_still_a_refund(say, text):
+    said = say(
+        [
+            {"role": "user", "content": "ORD-2025-0816 到哪了"},
+            {"role": "assistant", "content": "订单 ORD-2025-0816 已送达。"},
+            {"role": "user", "content": text},
+        ]
+    )
+    assert said.names and said.names[0] in ("request_refund", "list_my_orders"), said
