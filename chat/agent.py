@@ -28,6 +28,7 @@ from chat.answers import agrees_only_loosely, declines_all, is_bare_confirmation
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
+    MOVES_MONEY,
     TOOLS,
     ToolContext,
     cancel_pending,
@@ -198,9 +199,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
             return _decline(store, ctx, emit, every=declines_all(text))
-        if waiting is not None and waiting.interruptions and agrees_only_loosely(text):
+        if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and agrees_only_loosely(text):
             # The last reply answered something else and only named the change: "ok" may acknowledge that
-            # answer. Ask for a yes that answers the change; the change waits on, uncounted.
+            # answer. Money moves only on a word that confirms on its own ("确认", "yes"), never on a casual
+            # "ok". Ask for a yes that answers the change; the change waits on, uncounted.
             reminder = _with_notice("", waiting, prompts.ON_HOLD, language)
             return _finish(store, ctx, reminder, [], None, emit, stream=True)
         if waiting is not None:  # a value the answer names must be the waiting change's

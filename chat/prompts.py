@@ -70,11 +70,19 @@ LAPSED = {
 }
 
 
+# Latin words said the same in a Chinese chat ("ok", "OK", "yes", "thx", "SMS"): they tell no language.
+_ANY_LANGUAGE = re.compile(
+    r"(?i)\b(?:ok(?:ay)?|k|yes|yep|yeah|no|nope|thx|thanks|ty|hi|hello|hey|lol|pls|plz|sms|wechat|e-?mail|vip|"
+    r"ord-\d{4}-\d+|\w+@[\w.]+)\b"
+)
+
+
 def language_of(text: str, default: str = "zh") -> str:
-    """``zh`` when the text contains Chinese characters, ``en`` when it has Latin letters only."""
+    """``zh`` when the text contains Chinese characters, ``en`` when it has Latin words of its own, else
+    ``default`` (the customer's language): a Chinese customer's "ok" is answered in Chinese."""
     if _CJK.search(text):
         return "zh"
-    if re.search(r"[A-Za-z]", text):
+    if re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text)):
         return "en"
     return default
 

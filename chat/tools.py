@@ -170,6 +170,9 @@ def _proposer(tool: str) -> Callable[..., JSONObject]:
     return run
 
 
+# Changes that move money: confirmed only by a word that confirms on its own ("确认", "yes"), never a casual "ok".
+MOVES_MONEY = frozenset({"request_refund"})
+
 # The shop-owned key (``memory.keys.SHOP_OWNED``) each change tool sets, and the argument holding its value.
 CHANGED_KEY = {
     "update_notification_preference": ("notification_preference", "preference"),

@@ -490,6 +490,13 @@ def forced_call(conv: Conversation, name: str) -> PlannedCall:
     return PlannedCall(name, arguments)
 
 
+def reply_language(conv: Conversation, text: str) -> str:
+    """The language of the customer's message; for one that tells none ("ok", "yes"), the prompt's."""
+    if text.strip() and not speech.tells_no_language(text):
+        return speech.detect_language(text)
+    return "zh" if speech.HAN.search(conv.system) else "en"
+
+
 def respond(conv: Conversation) -> Reply:
     """Decide what the agent says or which tools it calls for this message: each of its requests, in order."""
     results = conv.pending_results()
@@ -500,6 +507,8 @@ def respond(conv: Conversation) -> Reply:
     if results:
         return after_tools(conv, results)
     understood = nlu.classify(text)
+    if (lang := reply_language(conv, text)) != understood.lang:
+        understood = nlu.Understanding(understood.intent, lang, understood.subject, understood.injection)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
     picked = _picked_from_the_list(conv, text, understood.lang)
@@ -751,7 +760,7 @@ def _parcel_elsewhere(conv: Conversation, result: ToolResult, question: str) -> 
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     question = conv.latest_user_text
-    lang = speech.detect_language(question) if question.strip() else "zh"
+    lang = reply_language(conv, question)
     parts = []
     for result in results:
         if result.call.name == "list_my_orders" and (tail := slots.order_tail(question)):

@@ -21,6 +21,18 @@ def detect_language(text: str) -> str:
     return "zh" if han >= 2 or words <= 2 else "en"
 
 
+# Latin words said the same in a Chinese chat ("ok", "OK", "yes", "thx", "SMS"): they tell no language.
+_ANY_LANGUAGE = re.compile(
+    r"(?i)\b(?:ok(?:ay)?|k|yes|yep|yeah|no|nope|thx|thanks|ty|hi|hello|hey|lol|pls|plz|sms|wechat|e-?mail|vip|"
+    r"ord-\d{4}-\d+|\w+@[\w.]+)\b"
+)
+
+
+def tells_no_language(text: str) -> bool:
+    """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816")."""
+    return not HAN.search(text) and not re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text))
+
+
 _QUESTION_ZH = re.compile(
     r"吗|呢\s*[?？。]?\s*$|什么(?![^，。?？]{0,8}(?:都|就|的话))|啥|哪|几|多少|多久|多长|谁|怎么|怎样|如何|是否|有没有|是不是|对不对|能否|可否|可不可以|记得(?!通知|告诉|提醒|联系|发|给)|"
     # "还是…吧", "还是…靠谱" suggest ("还是打电话吧"), unless asked ("还是…吧？")

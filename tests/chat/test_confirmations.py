@@ -5,6 +5,7 @@ the product's: a model that claims success changes nothing."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -232,3 +233,29 @@ def test_two_changes_in_one_step_propose_the_first_and_the_second_waits(customer
     after = CustomerProfile.objects.get(user=user)
     assert after.notification_preference == "mute" and after.contact_channel == before.contact_channel
     assert "WeChat" in turn.reply and "WeChat" in after_yes.reply, (turn.reply, after_yes.reply)
+
+
+@pytest.mark.parametrize(
+    ("lang", "ok"), [("zh", "ok"), ("zh", "好的"), ("zh", "没问题"), ("en", "ok"), ("en", "sounds good"), ("en", "sure")]
+)
+def test_money_moves_only_on_a_word_that_confirms_on_its_own(customers, lang, ok):
+    """A refund is asked about again after a casual "ok", in the customer's language, naming it; "确认" or
+    "yes" then files it."""
+    user, conversation, order = _proposed(customers, lang)
+
+    asked = run_turn(user.pk, conversation, ok).reply
+    assert _refunds(order) == 0 and ON_HOLD[lang] in asked and order in asked, asked
+
+    run_turn(user.pk, conversation, YES[lang])
+    assert _refunds(order) == 1
+
+
+@pytest.mark.parametrize("ok", ["ok", "OK", "yes"])
+def test_a_chinese_customers_ok_is_answered_in_chinese(customers, ok):
+    user = customers["wang"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "通知帮我关一下")
+
+    reply = run_turn(user.pk, conversation, ok).reply
+
+    assert re.search(r"[\u4e00-\u9fff]", reply) and not re.search(r"\b(?:Done|your|Reply)\b", reply), reply
