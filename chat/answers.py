@@ -67,6 +67,9 @@ _NOTIFICATION = {
 }
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _BLOCKER = re.compile(
+    # a sign-off ends the chat, it agrees to nothing: "ok thats all", "ok thanks that is all", "好的没别的了"
+    r"(?i:\bthat'?s\s+all\b|\bthats\s+all\b|\bthat\s+is\s+all\b|\bnothing\s+else\b|\b(?:good)?bye\b|\bsee\s+(?:you|ya)\b|"
+    r"\bfor\s+(?:today|now)\b)|没(?:有)?别的了?|没事了|拜拜|再见|"
     r"[?？]|(?i:\b(?:but|however|instead|rather|except|wait|hold\s+on|hang\s+on|first|actually|not|never|"
     r"no(?!\s+(?:problem|worries|prob))|"
     r"don'?t|cancel|also|another|else|still|later|how|which|when|why|where|who)\b|n't\b|"

@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from agentsite import clock
 from chat.agent import run_turn
-from chat.models import PendingAction, Refund
+from chat.models import CustomerProfile, PendingAction, Refund
 from memory import session as short_term
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -236,7 +236,8 @@ def test_two_changes_in_one_step_propose_the_first_and_the_second_waits(customer
 
 
 @pytest.mark.parametrize(
-    ("lang", "ok"), [("zh", "ok"), ("zh", "好的"), ("zh", "没问题"), ("en", "ok"), ("en", "sounds good"), ("en", "sure")]
+    ("lang", "ok"),
+    [("zh", "ok"), ("zh", "好的"), ("zh", "没问题"), ("en", "ok"), ("en", "sounds good"), ("en", "sure")],
 )
 def test_money_moves_only_on_a_word_that_confirms_on_its_own(customers, lang, ok):
     """A refund is asked about again after a casual "ok", in the customer's language, naming it; "确认" or
@@ -259,3 +260,25 @@ def test_a_chinese_customers_ok_is_answered_in_chinese(customers, ok):
     reply = run_turn(user.pk, conversation, ok).reply
 
     assert re.search(r"[\u4e00-\u9fff]", reply) and not re.search(r"\b(?:Done|your|Reply)\b", reply), reply
+
+
+@pytest.mark.parametrize(
+    ("lang", "bye"),
+    [
+        ("en", "ok thats all"),
+        ("en", "ok thanks that is all"),
+        ("en", "ok, bye"),
+        ("zh", "好的，没别的了"),
+        ("zh", "行，拜拜"),
+    ],
+)
+def test_a_sign_off_agrees_to_nothing(customers, lang, bye):
+    """A setting, which a plain "ok" right after its proposal would change: a sign-off is no such "ok"."""
+    user = customers["alice" if lang == "en" else "wang"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "please mute my notifications" if lang == "en" else "通知帮我关一下")
+
+    run_turn(user.pk, conversation, bye)
+
+    assert CustomerProfile.objects.get(user=user).notification_preference == "on"
+    assert PendingAction.objects.get(conversation_id=conversation).status == "pending"
