@@ -187,6 +187,23 @@ def refunds_in_general(text: str) -> bool:
     return asks and not (_THIS_ONE.search(text) or _FIRST_PERSON.search(text) or is_request(text))
 
 
+# Whether one could still be had, and the refund asked after by name: "still eligible", "and the refund for 0870?"
+_HOW_A_REFUND_COULD_GO = _re(
+    r"还能|还可以|来得及|过期|(?i:\beligible|\bstill\b|\btoo\s+late|\bdeadline|\bhow\s+long\b|"
+    r"^\s*(?:and\s+|what\s+about\s+|how\s+about\s+)?(?:the\s+|my\s+)?(?:refund|money)\s+(?:for|on|of)\b)"
+)
+
+
+def asks_about_an_orders_refund(text: str) -> bool:
+    """Whether a question about one order's refund asks how it stands or could go rather than asking for it
+    ("is ORD-… still eligible for a return?", "when will I get my money back for ORD-…?", "0816能退款吗"): the
+    order is looked up, with its refunds; "can you refund ORD-…?" and "I want to return ORD-…" ask for one."""
+    names_an_order = bool(slots.order_numbers(text) or slots.order_tail(text))
+    asking_for_it = _REFUND_FOR_ME.search(text) or is_request(text)
+    how_it_stands = _REFUND_STATE_ASKED.search(text) or _HOW_A_REFUND_COULD_GO.search(text)
+    return names_an_order and is_question(text) and bool(how_it_stands) and not asking_for_it
+
+
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"
@@ -505,7 +522,9 @@ def classify(text: str) -> Understanding:
     if REFUND.search(text) and asks_how_a_refund_stands(text):
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
-        return result(Intent.POLICY if refunds_in_general(text) else Intent.REFUND)
+        if refunds_in_general(text):
+            return result(Intent.POLICY)
+        return result(Intent.STATUS if asks_about_an_orders_refund(text) else Intent.REFUND)
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

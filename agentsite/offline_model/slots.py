@@ -126,6 +126,9 @@ _PHONE_RE = re.compile(r"(?<![A-Za-z0-9+\-/.])(\+?)([0-9(][0-9 ()\-]{5,20}[0-9])
 _PHONE_CUE = re.compile(r"(?i)电话|手机|号码|联系方式|phone|mobile|cell|number|tel\b|call|text me|reach me")
 _US_FORMAT = re.compile(r"^\(?\d{3}\)?[ \-]\d{3}[ \-]\d{4}$")
 _DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$|^\d{1,2}-\d{1,2}$")
+_DATE_TIME = re.compile(
+    r"(?<!\d)\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?(?!\d)|(?<!\d)\d{1,2}:\d{2}(?!\d)"
+)
 
 
 def emails(text: str) -> list[str]:
@@ -140,6 +143,8 @@ def phone_spans(text: str) -> list[tuple[str, str]]:
     runs only when the sentence talks about a phone.
     """
     blanked = _ORDER_RE.sub(lambda m: " " * len(m.group()), _EMAIL_RE.sub(lambda m: " " * len(m.group()), text))
+    # a date and a time are no number to call: "call back by 2026-12-05 17:41" read as 2026120517
+    blanked = _DATE_TIME.sub(lambda m: " " * len(m.group()), blanked)
     cue = bool(_PHONE_CUE.search(blanked))
     found: list[tuple[str, str]] = []
     for m in _PHONE_RE.finditer(blanked):

@@ -922,3 +922,34 @@ def test_a_refund_asked_for_oneself_is_still_a_refund(say, text):
         ]
     )
     assert said.names and said.names[0] in ("request_refund", "list_my_orders"), said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is ORD-2025-0870 still eligible for a return?",
+        "and the refund for order ORD-2025-0870?",
+        "when will I get my money back for ORD-2025-0880?",
+        "how long does the refund for ORD-2025-0931 take?",
+        "ORD-2025-0816 还能退吗？来得及吗",
+    ],
+)
+def test_a_question_about_how_an_orders_refund_stands_or_could_go_looks_it_up(say, text):
+    said = say(text)
+    assert said.names == ["lookup_order"], said
+
+
+@pytest.mark.parametrize(
+    "text", ["can you refund ORD-2025-0931?", "I want to return ORD-2025-0870", "ORD-2025-0816能退款吗"]
+)
+def test_a_refund_asked_for_an_order_is_proposed(say, text):
+    assert say(text).names == ["request_refund"], text
+
+
+def test_a_promises_due_date_and_time_are_no_phone_number(say):
+    """The shop's call-back promise in the memory block, due "2026-12-05 17:41", was read as 2026120517."""
+    said = say(
+        "what phone number do you have for me?",
+        memory=["- [confirmed] Our promise: call back about your refund, due 2026-12-05 17:41"],
+    )
+    assert "2026120517" not in (said.content or ""), said
