@@ -316,7 +316,9 @@ def store(
         return _store_recap(customer_id, candidate, embedding, actor=actor, now=now)
     mine = LongTermMemory.objects.for_customer(customer_id)
     window = timedelta(minutes=settings.MEMORY_DEDUP_WINDOW_MINUTES)
-    if mine.filter(content_hash=content_hash(candidate.content), created_at__gte=now - window).exists():
+    # a repeat of what memory holds; a text since replaced is no repeat ("on" → "muted" → "on" again)
+    repeat = mine.filter(content_hash=content_hash(candidate.content), created_at__gte=now - window)
+    if repeat.filter(invalidated_at__isnull=True).exists():
         return Outcome("skipped")
     if is_shop_owned(candidate.key):
         return _store_shop_owned(customer_id, candidate, embedding, actor=actor, now=now)

@@ -153,3 +153,25 @@ def test_updates_are_scoped_to_the_customer(customer, make_customer):
 
     with pytest.raises(LongTermMemory.DoesNotExist):
         update_memory(memory.pk, other.pk, memory.version, content="hijacked", actor="x")
+
+
+def test_a_shop_record_switched_back_within_the_window_is_the_valid_one(customer):
+    """on → muted → on within minutes: the last record holds, though its text was stored (and since replaced)
+    moments ago. The repeat check skipped it, and the page showed the replaced value as confirmed."""
+
+    def record(value: str, words: str) -> Candidate:
+        content = f"The customer's notifications are {words} (confirmed in the system)"
+        return Candidate(
+            type="preference",
+            key="notification_preference",
+            value=value,
+            content=content,
+            confidence=1.0,
+            source="system_record",
+        )
+
+    for value, words in [("on", "on"), ("mute", "muted"), ("on", "on")]:
+        put(customer, record(value, words))
+
+    valid = LongTermMemory.objects.valid().filter(customer=customer, key="notification_preference")
+    assert list(valid.values_list("value", flat=True)) == ["on"]
