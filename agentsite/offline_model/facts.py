@@ -42,7 +42,7 @@ HEDGE = re.compile(
     r"\bi\s+believe\b|\bmight\b|\bnot\s+(?:100%\s+)?sure\b|\bi\s+guess\b|\bpossibly\b|\bif\s+i\s+remember)"
 )
 CORRECTION = re.compile(
-    r"不对|不是[^，。]{0,12}(?:而)?是|错了|搞错|说错|写错|记错|更正|纠正|其实是|其实|改一下|"
+    r"不对|(?<!是)不是[^，。]{0,12}(?:而)?是|错了|搞错|说错|写错|记错|更正|纠正|其实是|其实|改一下|"
     r"(?i:\bactually\b|\bcorrection\b|\bi\s+meant\b|\bsorry,?\s+i\s+mean|\bno,?\s+it'?s\b|\bwait\b|"
     r"\bscratch\s+that\b|\bmistake\b|\bwrong\b|\bi\s+misspoke\b)"
 )

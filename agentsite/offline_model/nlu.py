@@ -293,6 +293,20 @@ ADDRESS_CHANGE_ASKED = _re(
     r"(?:delivered|sent|shipped)|(?:from\s+now\s+on|going\s+forward|instead\s+of).{0,60}(?:deliver|send|ship|go)|"
     r"(?:deliver|send|ship|go)\w*\s.{0,60}(?:from\s+now\s+on|going\s+forward|instead\s+of\s+(?:home|work)))"
 )
+# A change of contact channel said in words ("联系方式改成…", "contact me by …"), not only a channel named.
+_CHANNEL_CHANGE_NAMED = _re(
+    r"联系方式|联系我|联络我|找我|(?i:\bcontact\b|\breach\s+me\b|\bget\s+(?:in\s+touch|hold)\b|\bchannel\b)"
+)
+# Which channel is used, asked ("你们联系我是用啥方式", "how will you contact me, email or sms?") …
+_WHICH_CHANNEL_ASKED = _re(
+    r"(?:啥|什么|哪种|哪个|哪一种)(?:方式|渠道)|是用(?:啥|什么|哪)|怎么联系我|会不会|会[^，。？?]{0,8}吗|"
+    r"(?i:\bhow\s+(?:do|will|would|are)\s+you\s+(?:going\s+to\s+)?(?:contact|reach|get\s+in\s+touch)|"
+    r"\bwhich\s+(?:channel|way|one)\b|\bwhat\s+(?:channel|way)\b|\bwill\s+you\s+(?:call|text|email)\b)"
+)
+# … unless asked to change it ("能改成短信联系吗", "could you contact me by text instead?").
+_CHANNEL_CHANGE_ASKED = _re(
+    r"改|换|以后|今后|(?i:\bchange|\bswitch|\binstead\b|\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\bprefer)"
+)
 _CHANGING_ADDRESS = _re(
     r"(?:改|修改|更改|换|变更|更新)了?(?:一下|下)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送)?地址|地址[^，。？?]{0,4}(?:改|换)|"
     r"(?i:(?:chang|updat|modif|edit|switch)(?:e|es|ed|ing|y|ies|ied|ying)?\s+(?:my\s+|the\s+)?"
@@ -513,9 +527,13 @@ def classify(text: str) -> Understanding:
         return result(Intent.EXPEDITE)
     if subject and not (about_a_parcel or names_its_own_answer(subject, text)):
         return result(Intent.ASK_FACT, subject)
+    if slots.address(text) and ADDRESS_CHANGE_ASKED.search(text + " ") and not _CHANNEL_CHANGE_NAMED.search(text):
+        return result(Intent.SET_ADDRESS)  # "地址改成 …，昨天客服电话里确认过了": the phone is no channel asked for
     if slots.notification_preference(text):
         return result(Intent.SET_NOTIFICATION)
     if slots.contact_channel(text) or REFUSED_CHANNEL.search(text) or OTHER_CHANNEL.search(text):
+        if _WHICH_CHANNEL_ASKED.search(text) and not _CHANNEL_CHANGE_ASKED.search(text):
+            return result(Intent.ASK_FACT, "contact_channel")  # "你们联系我是用啥方式，短信还是邮件？"
         return result(Intent.SET_CHANNEL)
     if ADDRESS_CHANGE.search(text) and slots.address(text) or ADDRESS_CHANGE_ASKED.search(text):
         return result(Intent.SET_ADDRESS)

@@ -435,6 +435,22 @@ _NEGATED_AFTER = re.compile(
     r"|不方便|不太方便|不行|不好用|看不到|接不到|收不到|没法|用不了|(?:进|在)垃圾箱|静音)"
     r"|^\s*(?:以外|之外)"  # "邮件以外的短信": other than email
 )
+_PAST_NARRATIVE = re.compile(
+    r"昨天|前天|上周|上次|之前|刚才|已经|过了|(?i:\byesterday\b|\blast\s+(?:week|time|month)\b|\balready\b|\bearlier\b|"
+    r"\bconfirmed\b|\bcalled\s+me\b|\btold\s+me\b|\bago\b)"
+)
+_FROM_NOW_ON = re.compile(
+    r"以后|今后|改成|换成|(?i:\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\binstead\b|\bplease\b|\bpls\b)"
+)
+
+
+def _clause_around(text: str, at: int) -> str:
+    """The clause of ``text`` holding position ``at``: between the punctuation marks around it."""
+    start = max((text.rfind(mark, 0, at) for mark in "，。,.!?！？；;（）()-—"), default=-1) + 1
+    ends = [i for mark in "，。,.!?！？；;（）()-—" if (i := text.find(mark, at)) != -1]
+    return text[start : min(ends, default=len(text))]
+
+
 _OUR_MESSAGES = re.compile(r"(?:促销|营销|广告|推广)$|(?i:\b(?:your|marketing|promotional|promo|sales|spam)\s+$)")
 _COURIER_CALL = re.compile(
     r"(?:到了|送到了?|到的时候|送货时|派送时|快递员|送达时?)[^，。,.!?！？]{0,4}$"
@@ -459,6 +475,9 @@ def contact_channel(text: str) -> str | None:
     hits: list[tuple[int, str]] = []
     for channel, pattern in _CHANNELS:
         for m in re.finditer(pattern, text):
+            clause = _clause_around(text, m.start())
+            if _PAST_NARRATIVE.search(clause) and not _FROM_NOW_ON.search(clause):
+                continue  # "your agent confirmed it by phone yesterday", "客服电话里已经确认过了": what happened
             if _OUR_MESSAGES.search(text[max(0, m.start() - 16) : m.start()]):
                 continue  # "your marketing texts", "促销短信": the shop's messages, not a way to reach them
             if _COURIER_CALL.search(text[max(0, m.start() - 12) : m.start()]):

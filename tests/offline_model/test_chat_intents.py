@@ -953,3 +953,31 @@ def test_a_promises_due_date_and_time_are_no_phone_number(say):
         memory=["- [confirmed] Our promise: call back about your refund, due 2026-12-05 17:41"],
     )
     assert "2026120517" not in (said.content or ""), said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "地址改成 杭州市西湖区文三路 259 号 3 幢 501，上周你们客服电话里已经跟我核对过了",
+        "please change my address to 12 Abbey Street, Dublin 1 - your agent confirmed it by phone yesterday",
+    ],
+)
+def test_a_change_of_address_mentioning_a_phone_call_changes_the_address(say, text):
+    assert say(text).names == ["update_shipping_address"], text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "你们平时是用什么方式联系我，短信还是微信？",
+        "how will you contact me, email or text?",
+        "will you call me when it ships?",
+    ],
+)
+def test_a_question_about_how_we_contact_proposes_no_channel(say, text):
+    assert "update_contact_channel" not in say(text).names, text
+
+
+def test_a_question_whether_a_value_was_said_states_nothing(say):
+    said = say("我是不是说过我的邮箱是zhou77@example.com？")
+    assert "已记下" not in (said.content or "") and said.calls == [] or "recall_memory" in said.names, said
