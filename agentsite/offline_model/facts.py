@@ -69,10 +69,9 @@ PRIVILEGE_CLAIM = re.compile(
 _SHOP_NOUN = re.compile(r"快递|包裹|订单|商品|客服|快递员|(?i:parcel|package|order|item|courier|driver|delivery)")
 _PREFERENCE_CUE = re.compile(r"喜欢|不喜欢|讨厌|偏好|习惯|希望|(?i:prefer|like|love|hate|dislike|rather|usually)")
 _FIRST_PERSON = re.compile(r"我|俺|(?i:\bi\b|\bi'm\b|\bi've\b|\bmy\b|\bme\b)")
-# A full stop after an abbreviation ends no sentence: "Co. Clare", "St. Louis", "Mt. Albert".
-_ABBREVIATIONS = ("Co", "St", "Mt", "Ft", "Rd", "Dr", "Ave", "Apt", "No", "Mr", "Ms")
-_ABBREVIATED = "".join(rf"(?<!\b{word}\.)" for word in _ABBREVIATIONS)
-_SENTENCE_SPLIT = re.compile(rf"(?<=[。！？!?；;\n])|(?<=[.]){_ABBREVIATED}\s+(?=[A-Z\u4e00-\u9fff])")
+# a full stop after an abbreviation ends no sentence ("Co. Clare")
+_AFTER_AN_ABBREVIATION = "".join(rf"(?<!\b{word}\.)" for word in speech.ABBREVIATIONS)
+_SENTENCE_SPLIT = re.compile(rf"(?<=[。！？!?；;\n])|(?<=[.]){_AFTER_AN_ABBREVIATION}\s+(?=[A-Z\u4e00-\u9fff])")
 
 
 def sentences(text: str) -> list[str]:

@@ -14,7 +14,9 @@ DEFAULT_CAP = 80
 _LINE = re.compile(r"^\s*(customer|agent)\s*[:：]\s*(.*)$", re.I)
 _ORDER = re.compile(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}")
 _AMOUNT = re.compile(r"[¥$￥€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:元|USD|CNY|RMB|EUR|GBP)(?![A-Za-z])")
-_DONE = re.compile(r"(?:Done:\s*|已完成：)([^。.\n]+(?:\.\d+[^。.\n]*)*)")
+# What was done, to the end of its sentence: a full stop before a space or the end, not one of "$129.00" or
+# of an abbreviation ("17 St. John's Road").
+_DONE = re.compile(rf"(?:Done:\s*|已完成：)(.+?)(?:。|{speech.NOT_ABBREVIATED}\.(?=\s|$)|\n|$)")
 _PROPOSED = re.compile(r"Shall I ([^?\n]+)\?|需要我([^？?\n]+)吗[？?]")
 # The agent listing what it remembers of earlier chats, and a change that no longer waits.
 _LISTING = re.compile(r"\s*(?:Here is what I have noted|我记得这些信息)")

@@ -204,7 +204,10 @@ _UNIT_ID = r"(?:[A-Za-z]?\d[\w/\-]*|[A-Z]\b)"  # "12B", "5", "B": never a word (
 _BUILDING = r"(?:[A-Z][\w'\-]*\s+){0,3}[A-Z][\w'\-]*"  # "Flat 5, Harbour View, 12 Marine Parade"
 # What may come before the number: a flat or unit ("Unit 5, 120 George St"), a house's name ("Rose Cottage, 2 …").
 _LEAD = (
+    r"(?:(?i:c/o)\s+[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,3},\s*)?"  # "c/o Mary Jones, …": the address is theirs
+    r"(?:\d{1,3}(?i:st|nd|rd|th)\s+(?i:floor),\s*)?"  # "4th floor, 1600 …"
     rf"(?:(?i:apt|apartment|suite|unit|flat)\.?\s*{_UNIT_ID},?\s+(?:{_BUILDING},\s+)?|(?i:blk|block)\s+(?=\d)"
+    r"|(?i:unit|apt|flat)\s+(?=\d+/\d)"  # "Unit 5/22 Smith St": unit 5 at number 22
     r"|(?:[A-Z][\w'\-]*\s+){0,3}(?i:cottage|house|farm|lodge|barn|hall|manor|mill|villa),\s+)?"
 )
 _HOUSE = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,6}[A-Za-z]?)?"  # "2/14 Byres Road", "301-1250 Burnaby Street"
@@ -228,10 +231,14 @@ def _address_re(town_initial: str, *, postal_last: bool) -> re.Pattern[str]:
         rf"(?P<street>(?:(?:[A-Za-z][\w'.\-]*|\d+(?i:st|nd|rd|th))\s+){{0,4}}?"
         rf"(?i:(?P<word>{_STREET_WORDS}|{everyday})))\b\.?|{_STREET_FIRST}"
     )
+    country = (
+        r"(?:,?\s*(?:United\s+Kingdom|UK|England|Scotland|Wales|Northern\s+Ireland|Ireland|USA|United\s+States|"
+        r"Canada|Australia|New\s+Zealand|Singapore)\b)?"
+    )
     return re.compile(
         rf"(?<![A-Za-z0-9/\-]){_LEAD}{_HOUSE}\s+(?:{street})"
         r"(?:\s+\d{1,3}\b)?(?:\s+(?:NE|NW|SE|SW|N|S|E|W|North|South|East|West|Upper|Lower)\b)?"
-        rf"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*{_UNIT_ID}(?:\s+{_BUILDING})?)?{town}"
+        rf"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*{_UNIT_ID}(?:\s+{_BUILDING})?)?{town}{country}"
     )
 
 
@@ -281,7 +288,24 @@ def _zh_address(text: str) -> str | None:
                 candidate = _zh_candidate(whole[start:end])
                 if candidate and (best is None or len(candidate) > len(best)):
                     best = candidate
-    return best
+    return best and best + _building_after(text, best)
+
+
+# The building and room after a comma ("…高新南七道18号，深圳湾科技生态园10栋B座 2501"): part of the address.
+_ZH_BUILDING = re.compile(
+    r"^[，,]\s*([\u4e00-\u9fff0-9A-Za-z#\-－ ]{2,40}?(?:栋|幢|座|楼|层|室|单元|号楼|大厦|中心|广场)"
+    r"(?:\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}(?:[-－]\d{1,4}){0,2}(?:室)?)?)(?=\s*(?:[，,。.!！?？；;]|$))"
+)
+_NOT_A_PLACE = re.compile(r"收件人|联系人|电话|手机|谢谢|麻烦|改成|换成|以后|地址")
+
+
+def _building_after(text: str, address: str) -> str:
+    """The building and room that follow ``address`` after a comma, as written, or nothing."""
+    at = text.find(address)
+    m = _ZH_BUILDING.match(text[at + len(address) :]) if at >= 0 else None
+    if not m or _NOT_A_PLACE.search(m.group(1)):
+        return ""
+    return m.group()
 
 
 def _zh_candidate(run: str) -> str | None:

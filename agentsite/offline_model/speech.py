@@ -21,6 +21,12 @@ def detect_language(text: str) -> str:
     return "zh" if han >= 2 or words <= 2 else "en"
 
 
+# Words written with a full stop that ends no sentence: "Co. Clare", "17 St. John's Road", "Mt. Albert".
+ABBREVIATIONS = ("Co", "St", "Mt", "Ft", "Rd", "Dr", "Ave", "Apt", "No", "Mr", "Ms")
+# Before a full stop, none of those: ``NOT_ABBREVIATED + r"\."`` is a full stop that may end a sentence.
+NOT_ABBREVIATED = "".join(rf"(?<!\b{word})" for word in ABBREVIATIONS)
+
+
 # Latin words said the same in a Chinese chat ("ok", "OK", "yes", "thx", "SMS"): they tell no language.
 _ANY_LANGUAGE = re.compile(
     r"(?i)\b(?:ok(?:ay)?|k|yes|yep|yeah|no|nope|thx|thanks|ty|hi|hello|hey|lol|pls|plz|sms|wechat|e-?mail|vip|"

@@ -726,6 +726,21 @@ def test_an_address_keeps_its_building_letters_and_room_number(say, text, addres
         ("I moved to Flat 1/2, 20 Park Road, Glasgow G4 9JG", "Flat 1/2, 20 Park Road, Glasgow G4 9JG"),
         ("I moved to Flat 9, Ocean Court, 3 Sea Road, Hove BN3 2AB", "Flat 9, Ocean Court, 3 Sea Road, Hove BN3 2AB"),
         ("please update my address to 2 Leeson Street Upper, Dublin 4", "2 Leeson Street Upper, Dublin 4"),
+        # the country after the postcode, whom it is in care of, the floor, a unit written "5/22"
+        (
+            "my new address is 3 Kings Road, Reading RG1 3AR, United Kingdom",
+            "3 Kings Road, Reading RG1 3AR, United Kingdom",
+        ),
+        (
+            "ship to c/o Anna Berg, 2nd floor, 350 Fifth Avenue, New York, NY 10118 USA",
+            "c/o Anna Berg, 2nd floor, 350 Fifth Avenue, New York, NY 10118 USA",
+        ),
+        ("I moved to Unit 3/14 Beach Rd, Bondi NSW 2026", "Unit 3/14 Beach Rd, Bondi NSW 2026"),
+        # Chinese: the building and room after a comma
+        (
+            "地址改成：成都市高新区天府五街200号，菁蓉汇3栋A座 1203，收件人李先生",
+            "成都市高新区天府五街200号，菁蓉汇3栋A座 1203",
+        ),
     ],
 )
 def test_an_address_is_read_whole_in_any_common_format(say, text, address):

@@ -71,3 +71,14 @@ agent: All right, I've cancelled that; nothing was changed. Anything else I can 
 
     assert "ORD-2025-0931" in recap and "$258" not in recap, recap  # the customer's figure is not the shop's
     assert "Done" not in recap and "Awaiting" not in recap, recap
+
+
+def test_what_was_done_is_kept_to_the_end_of_its_sentence_past_an_abbreviation(client):
+    transcript = """Ended: resolved
+customer: change my address to Flat 2, 17 St. John's Road, Kingston upon Thames, KT1 4AB
+agent: Shall I change your default shipping address to Flat 2, 17 St. John's Road, Kingston upon Thames, KT1 4AB? Reply 'yes' to confirm.
+customer: yes
+agent: Done: your default shipping address is now Flat 2, 17 St. John's Road, Kingston upon Thames, KT1 4AB."""
+    recap = _recap(client, transcript, "en", 80)
+
+    assert "17 St. John's Road, Kingston upon Thames" in recap, recap
