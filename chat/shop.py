@@ -33,17 +33,25 @@ REFUNDABLE = {
 class ShopError(Exception):
     """A request the shop refuses: why (``code``, with ``values``), said in either language by ``text``.
 
-    ``experience`` is a sentence worth remembering next time (a refund refused, say): the tool
-    result carries it, and the conversation's final consolidation stores it as an experience.
+    ``remembered``: the refusal is worth remembering next time (a refund refused, say). The tool result
+    then carries it as an ``experience`` (``experience``), which the conversation's final consolidation
+    stores: the reason as the customer was told it, in their language, with the day.
     """
 
-    def __init__(self, code: str, experience: str = "", **values: Any) -> None:
+    def __init__(self, code: str, remembered: bool = False, **values: Any) -> None:
         super().__init__(actions.refused(code, values, "en"))
-        self.code, self.values, self.experience = code, values, experience
+        self.code, self.values, self.remembered = code, values, remembered
 
     def text(self, language: str) -> str:
         """The reason in ``language``, safe to show the customer (and the model)."""
         return actions.refused(self.code, self.values, language)
+
+    def experience(self, language: str) -> str:
+        """What to remember of the refusal, or ""."""
+        if not self.remembered:
+            return ""
+        day = f"{clock.now():%Y-%m-%d}"
+        return f"{day}：{self.text(language)}。" if language == "zh" else f"On {day}: {self.text(language)}."
 
 
 def find_order(customer_id: int, order_number: str) -> Order:
@@ -298,7 +306,7 @@ def check_refundable(customer_id: int, order_number: str) -> Order:
     if order.status not in REFUNDABLE:
         raise ShopError(
             "not_refundable",
-            experience=f"A refund for order {order.number} was refused on {clock.now():%Y-%m-%d} ({order.status}).",
+            remembered=True,
             order_number=order.number,
             status=order.status,
         )

@@ -496,7 +496,7 @@ def _refusal(exc: shop.ShopError, language: str) -> JSONObject:
     return {
         "error": exc.text(language),
         "error_code": exc.code,
-        **({"experience": exc.experience} if exc.experience else {}),
+        **({"experience": experience} if (experience := exc.experience(language)) else {}),
     }
 
 

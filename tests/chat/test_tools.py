@@ -134,7 +134,8 @@ def test_a_refund_for_a_cancelled_order_is_refused(context_for):
 
     assert result["error_code"] == "not_refundable"
     assert result["error"] == "订单ORD-2025-0702已取消，无法退款"  # wang chats in Chinese
-    assert "ORD-2025-0702 was refused" in result["experience"]
+    # remembered as the customer was told it, in their language and with the day: not "refused (pending)"
+    assert result["experience"] == f"{clock.now():%Y-%m-%d}：订单ORD-2025-0702已取消，无法退款。"
     assert not PendingAction.objects.exists()
 
 
@@ -292,7 +293,7 @@ def test_a_refused_and_a_requested_refund_become_experiences_at_conversation_end
     experiences = set(
         LongTermMemory.objects.filter(customer_id=ctx.customer_id, type="experience").values_list("content", flat=True)
     )
-    assert any("ORD-2025-0702 was refused" in e for e in experiences)
+    assert any("订单ORD-2025-0702已取消，无法退款" in e for e in experiences)
     assert any("ORD-2025-0790 was requested" in e for e in experiences)
     # The shop's words only: the customer's reason would be recalled as part of the shop's record.
     assert not any("经理" in e or "键盘坏了" in e for e in experiences)
