@@ -24,7 +24,14 @@ from django.db import connection
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
-from chat.answers import agrees_only_loosely, declines_all, is_bare_confirmation, is_cancellation, is_confirmation
+from chat.answers import (
+    agrees_only_loosely,
+    confirmation_then_more,
+    declines_all,
+    is_bare_confirmation,
+    is_cancellation,
+    is_confirmation,
+)
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
@@ -205,8 +212,14 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             # "ok". Ask for a yes that answers the change; the change waits on, uncounted.
             reminder = _with_notice("", waiting, prompts.ON_HOLD, language)
             return _finish(store, ctx, reminder, [], None, emit, stream=True)
+        more = ""  # a request after the yes ("yes go ahead, and also switch me to SMS"): the model's message
         if waiting is not None:  # a value the answer names must be the waiting change's
-            confirms = is_confirmation(text, {**waiting.arguments, "summary": waiting.summary})
+            proposal = {**waiting.arguments, "summary": waiting.summary}
+            confirms = is_confirmation(text, proposal)
+            if not confirms and (split := confirmation_then_more(text, proposal)):
+                yes, more = split
+                confirms = not (waiting.tool in MOVES_MONEY and agrees_only_loosely(yes))
+                more = more if confirms else ""
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model
             confirms = is_bare_confirmation(text)
         confirmed = confirm_pending(ctx) if waiting is not None and confirms else None
@@ -224,6 +237,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         records = speaker.records if speaker and mode != "off" else {}  # "off" knows this conversation only
         promises = commitments.for_turn(customer_id) if speaker and speaker.has_promises and mode != "off" else []
         shop_lines = [commitments.record_line(p, language) for p in promises]
+        text = more or text
         buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, shop_lines)
         memory = _Memory(buffer, conversation, records, shop_lines)
         if confirmed is not None:

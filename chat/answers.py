@@ -190,6 +190,23 @@ def is_bare_confirmation(text: str) -> bool:
     return not re.search(r"[A-Za-z\u4e00-\u9fff\d]", _POLITE.sub(" ", text[opener.end() :]))
 
 
+# Where a yes may end and another request begin: "yes go ahead, and also switch me to SMS", "确认，另外帮我…".
+_AND_THEN = re.compile(
+    r"[\s,，.。;；!！]*(?:(?i:\band\s+also\b|\balso\b|\band\s+then\b|\bplus\b|\bthen\b)|另外|还有|顺便|然后|再帮我|再把)"
+    r"[\s,，]*"
+)
+
+
+def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A yes to the waiting change followed by another request: ``(the yes, the rest)``, else ``None``. The
+    change is made, and the rest is answered as the customer's message."""
+    for m in _AND_THEN.finditer(text):
+        head, rest = text[: m.start()].strip(" ,，.。"), text[m.end() :].strip()
+        if head and re.search(r"[A-Za-z\u4e00-\u9fff]", rest) and is_confirmation(head, proposal):
+            return head, rest
+    return None
+
+
 def _names_another_change(text: str, proposal: Mapping[str, Any]) -> bool:
     if any(re.search(words, text) and kind not in proposal for kind, words in _KINDS.items()):
         return True

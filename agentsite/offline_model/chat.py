@@ -497,6 +497,13 @@ def reply_language(conv: Conversation, text: str) -> str:
     return "zh" if speech.HAN.search(conv.system) else "en"
 
 
+# The customer's yes itself ("yes, refund ORD-…", "确认退款"): the change it names is the one just made.
+_OPENS_WITH_A_YES = re.compile(
+    r"(?i)^\s*(?:确认|确定|是的|好的|好|可以|行|同意|没问题|嗯|对|ok(?:ay)?\b|yes\b|yep\b|yeah\b|sure\b|confirm|"
+    r"go\s+ahead|do\s+it|please\s+do|correct\b|right\b|proceed)"
+)
+
+
 def respond(conv: Conversation) -> Reply:
     """Decide what the agent says or which tools it calls for this message: each of its requests, in order."""
     results = conv.pending_results()
@@ -504,6 +511,13 @@ def respond(conv: Conversation) -> Reply:
     several = splitting.requests(text) if text.strip() else []
     if len(several) > 1:
         return after_several(conv, several, results) if results else _several(conv, several)
+    confirmed_only = results and all(r.call.id.startswith("confirmed-") for r in results)
+    if confirmed_only and text.strip() and not _OPENS_WITH_A_YES.match(text):
+        # The application made the change the customer said yes to; the message may ask for more ("yes, and
+        # also switch me to SMS"): its tools first, then every result is worded together.
+        asked = _answer(conv, text, nlu.classify(text))
+        if asked.tool_calls:
+            return asked
     if results:
         return after_tools(conv, results)
     understood = nlu.classify(text)

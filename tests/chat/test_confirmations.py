@@ -282,3 +282,29 @@ def test_a_sign_off_agrees_to_nothing(customers, lang, bye):
 
     assert CustomerProfile.objects.get(user=user).notification_preference == "on"
     assert PendingAction.objects.get(conversation_id=conversation).status == "pending"
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer"),
+    [
+        ("en", "yes go ahead, and also switch my contact channel to SMS"),
+        ("zh", "确认，另外帮我把联系方式改成短信"),
+    ],
+)
+def test_a_yes_followed_by_another_request_makes_the_change_and_asks_for_the_next(customers, lang, answer):
+    """Before, the other request replaced the change the customer had just said yes to."""
+    user, conversation, order = _proposed(customers, lang)
+
+    reply = run_turn(user.pk, conversation, answer).reply
+
+    assert _refunds(order) == 1, reply
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert waiting.tool == "update_contact_channel" and waiting.arguments == {"channel": "sms"}, reply
+
+
+def test_an_ok_followed_by_another_request_moves_no_money(customers):
+    user, conversation, order = _proposed(customers, "en")
+
+    run_turn(user.pk, conversation, "ok, and also switch my contact channel to SMS")
+
+    assert _refunds(order) == 0
