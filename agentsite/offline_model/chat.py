@@ -327,6 +327,8 @@ def _refund(conv: Conversation, text: str, lang: str) -> Reply:
 
 
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
+    if key == "shipping_address" and slots.order_numbers(text):  # one order's address is no default address
+        return Reply(replies.phrase("order_address", lang))
     if key == "order_number" and described.described_order(conv, text) and "lookup_order" in conv.tools:
         return _order_calls(conv, text, "lookup_order", lang)  # "which order was the kettle?": look it up
     said = answer_about(conv, key, lang)

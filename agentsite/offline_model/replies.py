@@ -135,6 +135,13 @@ PHRASES = {
         "change your notification and contact settings.",
     ),
     "ask_order": ("请提供您的订单号，我来帮您查询。", "Could you give me your order number?"),
+    "order_address": (
+        "我这里看不到单个订单的收货地址。已下的订单按下单时的地址寄送，修改默认地址不会改变它们；如需核对某个订单的地址，"
+        "我可以为您转人工客服。",
+        "I can't see the delivery address of a single order from here. Orders already placed go to the address "
+        "they were placed with: changing your default address doesn't move them. If you need one checked, I can "
+        "pass you to a person.",
+    ),
     "unreadable_order": (
         "我没能识别这个订单号。订单号的格式是 ORD-YYYY-NNNN（年份-编号），请再发一次。",
         "I couldn't read that order number. Order numbers look like ORD-YYYY-NNNN: could you send it again?",

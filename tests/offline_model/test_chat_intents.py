@@ -996,3 +996,11 @@ def test_a_question_about_how_we_contact_proposes_no_channel(say, text):
 def test_a_question_whether_a_value_was_said_states_nothing(say):
     said = say("我是不是说过我的邮箱是zhou77@example.com？")
     assert "已记下" not in (said.content or "") and said.calls == [] or "recall_memory" in said.names, said
+
+
+@pytest.mark.parametrize(
+    "text", ["which address is ORD-2025-0932 going to be delivered to?", "ORD-2025-0816寄到哪个地址？"]
+)
+def test_one_orders_address_is_not_answered_with_the_default_address(say, text):
+    said = say(text, memory=["- [confirmed] Shipping address: 4 Lark Rise, Oxford OX2 7QP"])
+    assert "4 Lark Rise" not in (said.content or "") and said.calls == [], said
