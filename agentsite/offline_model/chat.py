@@ -615,6 +615,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         preference = slots.notification_preference(text)
         if not preference:
             return Reply(replies.phrase("ask_preference", lang))
+        if record_of(conv, "notification_preference") == preference:  # nothing to change: say how it stands
+            return Reply(replies.already(replies.answer("notification_preference", preference, lang), lang))
         if "update_notification_preference" in tools:
             return _call("update_notification_preference", preference=preference)
         return Reply(replies.acknowledge(facts.Fact("notification_preference", preference, facts.PREFERENCE), lang))
@@ -622,6 +624,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         channel = slots.contact_channel(text)
         if not channel:
             return Reply(replies.phrase("no_such_channel" if nlu.OTHER_CHANNEL.search(text) else "ask_channel", lang))
+        if record_of(conv, "contact_channel") == channel:
+            return Reply(replies.already(replies.answer("contact_channel", channel, lang), lang))
         if "update_contact_channel" in tools:
             return _call("update_contact_channel", channel=channel)
         return Reply(replies.acknowledge(facts.Fact("contact_channel", channel, facts.PREFERENCE), lang))

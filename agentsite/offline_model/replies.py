@@ -321,6 +321,11 @@ def which_order(orders: list[str], lang: str) -> str:
     return f"Several of your orders fit: {named}. Which one do you mean?"
 
 
+def already(answer: str, lang: str) -> str:
+    """A change asked for that the record already holds: how it stands, and that nothing changes."""
+    return f"{answer}无需更改。" if lang == "zh" else f"{answer} Nothing needs changing."
+
+
 def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
     """The shop's record of `key`, and what the customer asked for that was not applied."""
     said = answer(key, value, lang)

@@ -1004,3 +1004,19 @@ def test_a_question_whether_a_value_was_said_states_nothing(say):
 def test_one_orders_address_is_not_answered_with_the_default_address(say, text):
     said = say(text, memory=["- [confirmed] Shipping address: 4 Lark Rise, Oxford OX2 7QP"])
     assert "4 Lark Rise" not in (said.content or "") and said.calls == [], said
+
+
+@pytest.mark.parametrize(
+    ("text", "record", "said"),
+    [
+        (
+            "please mute my notifications",
+            "- [confirmed] The customer's notifications are muted {key=notification_preference; value=mute}",
+            "Nothing needs changing",
+        ),
+        ("以后用短信联系我", "- [已确认] 客户希望通过短信联系 {key=contact_channel; value=sms}", "无需更改"),
+    ],
+)
+def test_a_change_to_what_the_record_already_holds_proposes_nothing(say, text, record, said):
+    reply = say(text, memory=[record])
+    assert reply.calls == [] and said in reply.content, reply
