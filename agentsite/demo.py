@@ -30,6 +30,10 @@ def process_environment(settings: LazySettings) -> tuple[dict[str, str], list[st
     # The Procfile names daphne, celery and python: run this interpreter's (the venv's), not whatever
     # the shell's PATH finds first.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    # The demo is what people try: no debug pages (a 404 listed every URL pattern), but the demo customers
+    # on the login page. DEBUG=1 brings the debug pages back for development.
+    env.setdefault("DEBUG", "false")
+    env.setdefault("DEMO_MODE", "true")
     env.setdefault("BIND_HOST", "127.0.0.1")
     env.setdefault("PORT", "8000")
     env.setdefault("WORKER_CONCURRENCY", "2")
@@ -84,6 +88,7 @@ def main() -> None:
     (ROOT / ".data").mkdir(exist_ok=True)
     call_command("migrate", interactive=False, verbosity=0)
     call_command("prepare_demo")
+    call_command("collectstatic", interactive=False, verbosity=0)  # served by WhiteNoise without DEBUG
     env, processes = process_environment(settings)
     port = env.get("PUBLIC_PORT", env["PORT"])
     url = f"http://{'localhost' if env['BIND_HOST'] in ('127.0.0.1', '0.0.0.0') else env['BIND_HOST']}:{port}/"

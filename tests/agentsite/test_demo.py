@@ -98,3 +98,14 @@ def test_demo_puts_several_web_processes_behind_the_balancer(settings, monkeypat
     config = BalancerConfig.from_environ(env)
     assert config.bind == "127.0.0.1:8000"
     assert list(config.servers) == web_ports == ["127.0.0.1:8001", "127.0.0.1:8002", "127.0.0.1:8003"]
+
+
+def test_the_demo_runs_without_debug_pages_but_lists_its_customers(settings, monkeypatch):
+    for name in ("DEBUG", "DEMO_MODE"):
+        monkeypatch.delenv(name, raising=False)
+    env, _ = process_environment(settings)
+    assert (env["DEBUG"], env["DEMO_MODE"]) == ("false", "true")
+
+    monkeypatch.setenv("DEBUG", "1")
+    env, _ = process_environment(settings)
+    assert env["DEBUG"] == "1"
