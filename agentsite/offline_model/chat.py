@@ -499,6 +499,11 @@ def reply_language(conv: Conversation, text: str) -> str:
     return "zh" if speech.HAN.search(conv.system) else "en"
 
 
+# What memory keeps about the customer, named in a request to forget it.
+_WHAT_WE_KEEP = re.compile(
+    r"记|存|资料|信息|数据|邮箱|电话|手机号|生日|(?i:\bremember|\bmemor|\bdata\b|\binfo|\bdetails\b|\bnotes?\b|"
+    r"\bemail\b|\bphone\b|\bbirthday\b|\babout\s+me\b)"
+)
 # The customer's yes itself ("yes, refund ORD-…", "确认退款"): the change it names is the one just made.
 _OPENS_WITH_A_YES = re.compile(
     r"(?i)^\s*(?:确认|确定|是的|好的|好|可以|行|同意|没问题|嗯|对|ok(?:ay)?\b|yes\b|yep\b|yeah\b|sure\b|confirm|"
@@ -646,6 +651,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if intent is Intent.RECALL:
         return _recall(conv, text, lang)
 
+    if intent is Intent.OTHER and nlu.ERASE.search(text) and _WHAT_WE_KEEP.search(text):
+        return Reply(replies.phrase("forget_on_the_page", lang))  # "把你记的我邮箱删掉": the customer's page does it
     statement = _statement(conv, text, lang)
     if statement:
         return statement

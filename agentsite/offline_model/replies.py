@@ -135,6 +135,12 @@ PHRASES = {
         "change your notification and contact settings.",
     ),
     "ask_order": ("请提供您的订单号，我来帮您查询。", "Could you give me your order number?"),
+    "forget_on_the_page": (
+        "我在聊天里不能删除记忆。您可以打开“我的记忆”页面（/memory/），查看我记下的每一条，并删除或更正任何一条；"
+        "删除后我就不会再用到它。",
+        "I can't delete memories from the chat. On your memory page (/memory/) you can see everything I have noted "
+        "and delete or correct any entry; once deleted, I won't use it again.",
+    ),
     "order_address": (
         "我这里看不到单个订单的收货地址。已下的订单按下单时的地址寄送，修改默认地址不会改变它们；如需核对某个订单的地址，"
         "我可以为您转人工客服。",

@@ -1020,3 +1020,9 @@ def test_one_orders_address_is_not_answered_with_the_default_address(say, text):
 def test_a_change_to_what_the_record_already_holds_proposes_nothing(say, text, record, said):
     reply = say(text, memory=[record])
     assert reply.calls == [] and said in reply.content, reply
+
+
+@pytest.mark.parametrize("text", ["把你记的我邮箱删掉，别记了", "please forget my phone number", "delete what you remember about me"])
+def test_asking_to_forget_points_to_the_memory_page(say, text):
+    said = say(text)
+    assert "/memory/" in said.content and said.calls == [], said
