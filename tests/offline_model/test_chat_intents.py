@@ -1022,7 +1022,9 @@ def test_a_change_to_what_the_record_already_holds_proposes_nothing(say, text, r
     assert reply.calls == [] and said in reply.content, reply
 
 
-@pytest.mark.parametrize("text", ["把你记的我邮箱删掉，别记了", "please forget my phone number", "delete what you remember about me"])
+@pytest.mark.parametrize(
+    "text", ["把你记的我邮箱删掉，别记了", "please forget my phone number", "delete what you remember about me"]
+)
 def test_asking_to_forget_points_to_the_memory_page(say, text):
     said = say(text)
     assert "/memory/" in said.content and said.calls == [], said
