@@ -300,8 +300,11 @@ _CHANNEL_CHANGE_NAMED = _re(
 # Which channel is used, asked ("你们联系我是用啥方式", "how will you contact me, email or sms?") …
 _WHICH_CHANNEL_ASKED = _re(
     r"(?:啥|什么|哪种|哪个|哪一种)(?:方式|渠道)|是用(?:啥|什么|哪)|怎么联系我|会不会|会[^，。？?]{0,8}吗|"
+    r"会[^，。？?]{0,8}还是|是(?:不是)?(?:用|通过)[^，。？?]{0,8}(?:吗|呢|[?？])|"
     r"(?i:\bhow\s+(?:do|will|would|are)\s+you\s+(?:going\s+to\s+)?(?:contact|reach|get\s+in\s+touch)|"
-    r"\bwhich\s+(?:channel|way|one)\b|\bwhat\s+(?:channel|way)\b|\bwill\s+you\s+(?:call|text|email)\b)"
+    r"\bwhich\s+(?:channel|way|one)\b|\bwhat\s+(?:channel|way)\b|\bwill\s+you\s+(?:call|text|email)\b|"
+    r"\bdo\s+you\s+(?:use|contact|reach|call|text|email)\b|\bare\s+you\s+going\s+to\s+(?:call|text|email)\b|"
+    r"\bis\s+it\s+(?:by\s+|via\s+|over\s+)?\w+\s+(?:that\s+)?you\b)"
 )
 # … unless asked to change it ("能改成短信联系吗", "could you contact me by text instead?").
 _CHANNEL_CHANGE_ASKED = _re(

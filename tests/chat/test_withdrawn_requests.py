@@ -23,16 +23,12 @@ from memory import session as short_term
 from memory.consolidation import consolidate
 from memory.keys import normalise
 from memory.models import LongTermMemory
+from tests.chat.test_shop_truth_machine import QUESTIONS  # the same question per key, asked as there
 from tests.factories import CustomerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CORPUS = json.loads((Path(__file__).parent / "data" / "shop_keys_tests.json").read_text())
-QUESTIONS = {
-    "shipping_address": {"en": "What shipping address do you have for me?", "zh": "我的收货地址是什么？"},
-    "notification_preference": {"en": "Are my notifications muted?", "zh": "我的通知设置是什么？"},
-    "contact_channel": {"en": "How will you contact me?", "zh": "你们会怎么联系我？"},
-}
 RECORD = {
     "shipping_address": {"en": "1 Start Road, Leeds LS1 1AA", "zh": "上海市黄浦区南京东路1号"},
     "notification_preference": {"en": "on", "zh": "on"},

@@ -987,6 +987,9 @@ def test_a_change_of_address_mentioning_a_phone_call_changes_the_address(say, te
         "你们平时是用什么方式联系我，短信还是微信？",
         "how will you contact me, email or text?",
         "will you call me when it ships?",
+        "你们会打电话还是发邮件给我？",
+        "是通过短信联系我吗？",
+        "do you contact me by email?",
     ],
 )
 def test_a_question_about_how_we_contact_proposes_no_channel(say, text):
