@@ -42,6 +42,15 @@ class TooManySockets(Exception):
     """The customer opened more sockets this minute than ``AGENT_SOCKETS_PER_MINUTE``."""
 
 
+def is_uuid(value: str) -> bool:
+    """Whether ``value`` is a UUID's text (a conversation's or a pending action's id)."""
+    try:
+        UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
 def open_socket(session_key: str, wanted: str | None = None) -> Opened | None:
     """Authenticate a new socket and load its conversation (``None``: nobody is logged in by the session).
 

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from agentsite import clock
 from chat import conversations, handoff
-from chat.conversations import Frame
+from chat.conversations import Frame, is_uuid
 from chat.models import Handoff
 
 if TYPE_CHECKING:
@@ -93,14 +93,6 @@ ACTIONS: dict[str, Callable[[str, User, Frame], object]] = {
         conversation_id, staff, str(frame.get("resolution", ""))
     ),
 }
-
-
-def is_uuid(value: str) -> bool:
-    try:
-        UUID(value)
-    except ValueError:
-        return False
-    return True
 
 
 def act(staff_id: int, action: str, conversation_id: str, frame: Frame) -> str | None:

@@ -86,7 +86,9 @@ class StaffConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels s
             await self._send_conversation()
 
     async def _open(self, conversation_id: str) -> None:
-        found = await run_blocking(inbox.conversation, conversation_id) if inbox.is_uuid(conversation_id) else None
+        found = (
+            await run_blocking(inbox.conversation, conversation_id) if conversations.is_uuid(conversation_id) else None
+        )
         if found is None:
             await self._error("not_found", "no such escalated conversation")
             return

@@ -22,6 +22,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
+from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import PendingAction
 from chat.tool_results import JSONObject
@@ -537,7 +538,7 @@ def withdrawn_changes(action_ids: Collection[str]) -> set[str]:
     cancelled without a refusal of the shop, and the same change was not proposed again in the
     conversation and left standing (a change re-proposed, confirmed or waiting is still wanted).
     """
-    ids = [pk for pk in action_ids if _is_uuid(pk)]
+    ids = [pk for pk in action_ids if is_uuid(pk)]
     found = set()
     for action in PendingAction.objects.filter(pk__in=ids, status=PendingAction.Status.CANCELLED, result={}):
         same = PendingAction.objects.filter(
@@ -552,11 +553,3 @@ def _withdraw(ctx: ToolContext, action_ids: list[str]) -> None:
     """Withdraw what memory already holds as requested for these cancelled proposals, once committed."""
     if withdrawn := withdrawn_changes(action_ids):
         withdraw_requests(ctx.customer_id, sorted(withdrawn), actor="customer")
-
-
-def _is_uuid(text: str) -> bool:
-    try:
-        UUID(str(text))
-    except ValueError:
-        return False
-    return True
