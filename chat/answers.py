@@ -51,7 +51,8 @@ _AGREEMENT_ZH = re.compile(
         "可以 行 好 好嘞 是 对 同意 没错 就是 这个 帮我 给我 替我 把 一下 就 那就 那 这样 弄 办 搞 去 来 "
         "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
         "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 "
-        "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你"
+        "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你 改到 寄到 送到 发到 到 新 新的 "
+        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个"
     )
 )
 # A value named in an answer: it must be the waiting change's.
@@ -158,11 +159,36 @@ def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> boo
     rest = text[opener.end() :]
     if proposal is not None and _names_another_change(text, proposal):
         return False
+    if proposal is not None:  # part of the waiting change's value, as the customer names it ("科苑路那个")
+        rest = _without_value(rest, proposal)
     rest = _NUMBER.sub(" ", re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d+|[¥$€£]|rmb|yuan|元|块", " ", rest))
     for pattern in [*_CHANNEL_WORDS.values(), *_NOTIFICATION.values()]:
         rest = re.sub(pattern, " ", rest)
     rest = _AGREEMENT_ZH.sub(" ", _AGREEMENT_EN.sub(" ", rest))
     return not re.search(r"[A-Za-z\u4e00-\u9fff]", rest)
+
+
+def _without_value(text: str, proposal: Mapping[str, Any]) -> str:
+    """``text`` with the parts of the waiting change's values it names blanked: the longest pieces of two
+    characters or more of a Chinese run ("科苑路88号"), and whole English words. Only the values, not the
+    summary, whose other words ("keep" among them) are not the customer's."""
+    values = " ".join(str(v) for k, v in proposal.items() if k != "summary")
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", values)}
+    text = re.sub(r"[A-Za-z]+", lambda m: " " if m.group(0).lower() in words else m.group(0), text)
+    return re.sub(r"[\u4e00-\u9fff0-9]{2,}", lambda m: _blank_pieces(m.group(0), values), text)
+
+
+def _blank_pieces(run: str, values: str) -> str:
+    out, i = [], 0
+    while i < len(run):
+        j = next((j for j in range(len(run), i + 1, -1) if run[i:j] in values), None)
+        if j is None:
+            out.append(run[i])
+            i += 1
+        else:
+            out.append(" ")
+            i = j
+    return "".join(out)
 
 
 # Words naming the kind of a change: an answer naming a kind the waiting change is not about asks for another.

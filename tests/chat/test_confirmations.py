@@ -308,3 +308,39 @@ def test_an_ok_followed_by_another_request_moves_no_money(customers):
     run_turn(user.pk, conversation, "ok, and also switch my contact channel to SMS")
 
     assert _refunds(order) == 0
+
+
+ADDRESS = {
+    "zh": ("wang", "帮我把默认收货地址改成上海市浦东新区科苑路88号3栋501"),
+    "en": ("alice", "Please change my default shipping address to Flat 2, 17 Mill Road, Cambridge CB1 2AB"),
+}
+
+
+@pytest.mark.parametrize(
+    ("lang", "answer", "changes"),
+    [
+        ("zh", "嗯对，确认改成科苑路那个地址", True),
+        ("zh", "确认改到科苑路88号", True),
+        ("zh", "确认，改成张江路那个", False),
+        ("zh", "确认改成科苑路99号", False),
+        ("en", "yes, the Mill Road one", True),
+        ("en", "yes please, 17 Mill Road", True),
+        ("en", "yes, the Station Road one", False),
+        ("en", "yes, keep the address I have", False),
+    ],
+)
+def test_a_yes_naming_part_of_the_waiting_address_confirms_it_and_no_other(customers, lang, answer, changes):
+    """Before, any word of the address beyond "address" kept the yes from being read: the change lapsed."""
+    username, ask = ADDRESS[lang]
+    user = customers[username]
+    before = CustomerProfile.objects.get(user=user).default_address
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, ask)
+    assert PendingAction.objects.filter(conversation_id=conversation, status="pending").exists()
+
+    reply = run_turn(user.pk, conversation, answer).reply
+
+    after = CustomerProfile.objects.get(user=user).default_address
+    assert (after != before) is changes, reply
+    if changes:
+        assert ("科苑路88号" in after) if lang == "zh" else ("17 Mill Road" in after), after

@@ -236,6 +236,13 @@ def test_messages_that_merely_contain_yes_are_not_confirmations(text):
         ("sure, mute my notifications", {"channel": "wechat"}, False),  # another change, not this one
         ("Please mute my notifications", None, False),  # a request, not an answer
         ("好的，谢谢你", None, False),  # thanks
+        # part of the waiting address names it; another street or number does not
+        ("对，确认科苑路那个", {"address": "上海市浦东新区科苑路88号3栋501"}, True),
+        ("对，确认张江路那个", {"address": "上海市浦东新区科苑路88号3栋501"}, False),
+        ("yes, the Mill Road one", {"address": "17 Mill Road, Cambridge"}, True),
+        ("yes, the Mill Lane one", {"address": "17 Mill Road, Cambridge"}, False),
+        # the summary's own words are not the customer's value
+        ("yes keep it", {"address": "17 Mill Road", "summary": "orders already placed keep theirs"}, False),
     ],
 )
 def test_a_confirmation_that_names_the_change_must_name_the_waiting_one(text, proposal, confirms):
