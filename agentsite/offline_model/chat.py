@@ -253,14 +253,17 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
     as not applied.
     """
     record = record_of(conv, key, extra)
+    if record is not None and key not in CHANGE_TOOLS:  # the account's email: no change of ours sets it
+        told = [k.value for k in known_values(conv, key, extra) if k.tag != "confirmed" and k.value != record]
+        return replies.answer_account(key, record, list(dict.fromkeys(told)), lang)
     if record is not None:
         return replies.answer_record(key, record, requests_for(conv, key, record), lang)
     known = known_values(conv, key, extra)
     if not known:
         return None
     settled = [k for k in known if k.tag in ("turn", "confirmed", "reference")]
-    if settled:
-        return replies.answer(key, settled[0].value, lang)
+    if settled:  # what an earlier chat holds is what the customer told us, never a record
+        return replies.answer(key, settled[0].value, lang, told=settled[0].tag == "reference")
     disputed = list(dict.fromkeys(k.value for k in known if k.tag == "disputed"))
     if len(disputed) > 1:
         return replies.answer_disputed(key, disputed, lang)
@@ -383,6 +386,9 @@ def _statement(conv: Conversation, text: str, lang: str) -> Reply | None:
         if tool in conv.tools and fact.value != record_of(conv, fact.key) and not fact.hedged:
             return _call(tool, **{argument: fact.value})
     said = [replies.acknowledge(f, lang) for f in (keyed or stated[:1])]
+    for fact in keyed:  # another value than the account's (its email): noted, and the account is unchanged
+        if fact.key not in CHANGE_TOOLS and (record := record_of(conv, fact.key)) and record != fact.value:
+            said.append(replies.account_unchanged(fact.key, record, lang))
     return Reply(" ".join(dict.fromkeys(said)))
 
 

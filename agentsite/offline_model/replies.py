@@ -285,8 +285,17 @@ _SUBJECT_EN = {
 }
 
 
-def answer(key: str, value: str, lang: str) -> str:
+# Keys the shop's account may hold (the account's email): what the customer told us of them is said as that.
+_TOLD_ZH = {"email": "您之前告诉过我们，您的邮箱是{said}。"}
+_TOLD_EN = {"email": "You told us before that your email is {said}."}
+
+
+def answer(key: str, value: str, lang: str, told: bool = False) -> str:
+    """``value`` of ``key`` as the answer to a question about it; ``told``: from an earlier chat, said as what
+    the customer told us where the shop's account may hold the key."""
     said = say_value(key, value, lang)
+    if told and key in _TOLD_EN:
+        return (_TOLD_ZH if lang == "zh" else _TOLD_EN)[key].format(said=said)
     if lang == "zh":
         return {
             "birthday": f"您的生日是{said}。",
@@ -347,6 +356,39 @@ def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
         f"{said} That is what our records say. You asked for {asked}, but that change has not been applied; "
         "if you still want it, tell me and I'll set it up for you to confirm."
     )
+
+
+_ACCOUNT_CHANGE = {
+    "zh": "如需更改账户信息，我可以为您转接人工客服。",
+    "en": "if you want the account changed, I can pass you to a colleague.",
+}
+
+
+def answer_account(key: str, value: str, told: list[str], lang: str) -> str:
+    """What the customer's account records for ``key`` (their email), and other values they told us, which
+    are not on it: no tool of ours changes the account, a colleague can."""
+    said = say_value(key, value, lang)
+    others = " / ".join(say_value(key, v, lang) for v in told)
+    if lang == "zh":
+        out = f"您账户登记的{_SUBJECT_ZH.get(key, key).removeprefix('您的')}是{said}，这是我们系统里的记录。"
+        if others:
+            out += f"您在对话中告诉过我们{others}，但它没有登记到账户上；{_ACCOUNT_CHANGE['zh']}"
+        return out
+    subject = _SUBJECT_EN.get(key, key).removeprefix("your ")
+    out = f"The {subject} on your account is {said}: that is what our records say."
+    if others:
+        out += f" You told us {others} in a chat, but it is not on your account; {_ACCOUNT_CHANGE['en']}"
+    return out
+
+
+def account_unchanged(key: str, record: str, lang: str) -> str:
+    """After another value of ``key`` than the account's was noted: the account still holds its own."""
+    said = say_value(key, record, lang)
+    if lang == "zh":
+        subject = _SUBJECT_ZH.get(key, key).removeprefix("您的")
+        return f"您账户登记的{subject}仍是{said}；{_ACCOUNT_CHANGE['zh']}"
+    subject = _SUBJECT_EN.get(key, key).removeprefix("your ")
+    return f"The {subject} on your account is still {said}; {_ACCOUNT_CHANGE['en']}"
 
 
 def answer_unconfirmed(key: str, value: str, lang: str) -> str:

@@ -1,0 +1,83 @@
+"""The email on the customer's account is the shop's record: an email the customer told us in a chat is
+memory, said as what they told us, never as the account's. No tool of the agent's changes the account's
+email, so a new one said in a chat is noted and the reply says the account still holds its own."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from memory import session as short_term
+from memory.recall import Recalled, format_memory_block
+from tests.factories import remember
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOLD = "old.box@example.com"
+ACCOUNT = "account@example.com"
+ASK = {"zh": ("wang", "你们系统里登记的我的邮箱是哪个？"), "en": ("alice", "what email do you have on file for me?")}
+
+
+@pytest.fixture
+def customers(db):
+    from django.contrib.auth import get_user_model
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    return {u.username: u for u in get_user_model().objects.all()}
+
+
+def _ask(user, text):
+    return run_turn(user.pk, short_term.store().start(user.pk).id, text).reply
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_accounts_email_answers_and_an_email_told_in_a_chat_is_quoted_as_told(customers, lang):
+    """Before, the memory's email was given as "您的邮箱是…" and the account's was never shown."""
+    username, ask = ASK[lang]
+    user = customers[username]
+    user.email = ACCOUNT
+    user.save(update_fields=["email"])
+    remember(user, f"The customer's email is {TOLD}", key="email", value=TOLD, confidence=0.95)
+
+    reply = _ask(user, ask)
+
+    assert ACCOUNT in reply, reply
+    assert TOLD in reply and ("告诉过" in reply if lang == "zh" else "You told us" in reply), reply
+    assert f"您的邮箱是{TOLD}" not in reply and f"Your email is {TOLD}" not in reply, reply
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_without_an_account_email_the_remembered_one_is_what_the_customer_told_us(customers, lang):
+    username, ask = ASK[lang]
+    user = customers[username]
+    remember(user, f"The customer's email is {TOLD}", key="email", value=TOLD, confidence=0.95)
+
+    reply = _ask(user, ask)
+
+    assert TOLD in reply and ("告诉过我们" in reply if lang == "zh" else "You told us" in reply), reply
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh", f"我的邮箱是 {TOLD}"), ("en", f"my email is {TOLD}")])
+def test_another_email_said_in_a_chat_leaves_the_account_as_it_is_and_says_so(customers, lang, said):
+    username = ASK[lang][0]
+    user = customers[username]
+    user.email = ACCOUNT
+    user.save(update_fields=["email"])
+
+    reply = _ask(user, said)
+
+    user.refresh_from_db()
+    assert user.email == ACCOUNT
+    assert ACCOUNT in reply and ("仍是" in reply if lang == "zh" else "still" in reply), reply
+
+
+def test_a_copy_of_the_accounts_email_in_memory_is_left_out_of_the_block():
+    copy = Recalled(
+        id=1, type="fact", content=f"email {ACCOUNT}", key="email", value=ACCOUNT, source="customer_stated",
+        confidence=0.95, disputed=False, created_at=None, score=1.0,
+    )  # fmt: skip
+    block = format_memory_block([copy], "en", {"email": ACCOUNT})
+
+    assert f"Shop record: the email on the customer's account is {ACCOUNT}" in block
+    assert block.count(ACCOUNT) == 2  # the record line and its value hint, not the copy
