@@ -98,6 +98,11 @@ REFUSED = {
         "zh": "订单{order_number}{status}，无法退款",
         "en": "order {order_number} is {status} and cannot be refunded",
     },
+    "partial_refund": {
+        "zh": "这里只能为订单{order_number}申请全额退款{amount}；部分退款需要人工客服处理，需要的话我可以为您转接",
+        "en": "only the full amount of order {order_number} ({amount}) can be refunded here; a partial refund "
+        "needs a colleague, and I can pass you to one",
+    },
     "refund_in_progress": {
         "zh": "订单{order_number}的退款正在处理中",
         "en": "a refund for order {order_number} is already being processed",

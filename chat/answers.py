@@ -168,11 +168,16 @@ def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> boo
     return not re.search(r"[A-Za-z\u4e00-\u9fff]", rest)
 
 
+# Arguments in the customer's own words (a refund's reason, "could I get $50 back"): no value of the change,
+# so a number an answer names is never matched against them.
+_CUSTOMERS_WORDS = ("reason",)
+
+
 def _without_value(text: str, proposal: Mapping[str, Any]) -> str:
     """``text`` with the parts of the waiting change's values it names blanked: the longest pieces of two
     characters or more of a Chinese run ("科苑路88号"), and whole English words. Only the values, not the
-    summary, whose other words ("keep" among them) are not the customer's."""
-    values = " ".join(str(v) for k, v in proposal.items() if k != "summary")
+    summary, whose other words ("keep" among them) are not the change's."""
+    values = " ".join(str(v) for k, v in proposal.items() if k not in ("summary", *_CUSTOMERS_WORDS))
     words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", values)}
     text = re.sub(r"[A-Za-z]+", lambda m: " " if m.group(0).lower() in words else m.group(0), text)
     return re.sub(r"[\u4e00-\u9fff0-9]{2,}", lambda m: _blank_pieces(m.group(0), values), text)
@@ -236,14 +241,24 @@ def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str,
 def _names_another_change(text: str, proposal: Mapping[str, Any]) -> bool:
     if any(re.search(words, text) and kind not in proposal for kind, words in _KINDS.items()):
         return True
-    said = " ".join(str(v) for v in proposal.values()).lower()
-    if any(n.replace(",", "") not in said.replace(",", "") for n in _NUMBER.findall(text)):
+    said = _numbers(" ".join(str(v) for k, v in proposal.items() if k not in _CUSTOMERS_WORDS))
+    if not _numbers(text) <= said:
         return True
     channel = proposal.get("channel")
     if channel and any(re.search(p, text) for c, p in _CHANNEL_WORDS.items() if c != channel):
         return True
     setting = proposal.get("preference")
     return bool(setting and any(re.search(p, text) for s, p in _NOTIFICATION.items() if s != setting))
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers in ``text`` as compared: "1,299.00" is "1299", "0870" is "870"."""
+    out = set()
+    for n in _NUMBER.findall(text):
+        n = n.replace(",", "").rstrip(".")
+        n = n.rstrip("0").rstrip(".") if "." in n else n
+        out.add(n.lstrip("0") or "0")
+    return out
 
 
 def is_cancellation(text: str) -> bool:

@@ -301,7 +301,9 @@ def set_order_address(
     return {"status": "done", "summary": f"order {order.number} will be delivered to {value}"}
 
 
-def check_refundable(customer_id: int, order_number: str) -> Order:
+def check_refundable(customer_id: int, order_number: str, amount: float | None = None) -> Order:
+    """The order, if a refund of it can be requested: of its full total (``amount``, if the customer named
+    one, must be that total; a partial refund is a colleague's to arrange)."""
     order = find_order(customer_id, order_number)
     if order.status not in REFUNDABLE:
         raise ShopError(
@@ -312,6 +314,8 @@ def check_refundable(customer_id: int, order_number: str) -> Order:
         )
     if order.refunds.filter(status=Refund.Status.REQUESTED).exists():
         raise ShopError("refund_in_progress", order_number=order.number)
+    if amount is not None and Decimal(str(amount)).quantize(Decimal("0.01")) != order.total:
+        raise ShopError("partial_refund", order_number=order.number, amount=str(order.total), currency=order.currency)
     return order
 
 

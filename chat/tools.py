@@ -111,8 +111,10 @@ def _expedite(ctx: ToolContext, order_number: str) -> JSONObject:
 
 # Changes: what to check when proposing, the arguments to run it with and the values that describe it
 # (``chat.actions`` words them), and what to do once confirmed.
-def _propose_refund(ctx: ToolContext, order_number: str, reason: str) -> tuple[JSONObject, JSONObject]:
-    order = shop.check_refundable(ctx.customer_id, order_number)
+def _propose_refund(
+    ctx: ToolContext, order_number: str, reason: str, amount: float | None = None
+) -> tuple[JSONObject, JSONObject]:
+    order = shop.check_refundable(ctx.customer_id, order_number, amount)
     args = {"order_number": order.number, "reason": reason}
     return args, {"order_number": order.number, "amount": str(order.total), "currency": order.currency}
 
@@ -303,9 +305,15 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "request_refund",
-            "Propose a refund for one of the customer's orders (the customer must confirm).",
+            "Propose a refund for one of the customer's orders (the customer must confirm). Only the order's full "
+            "total can be refunded here: pass the amount the customer asked for, if they named one, and a "
+            "partial amount is refused with the reason.",
             _object(
-                {"order_number": ORDER_NUMBER, "reason": {"type": "string", "maxLength": 300}},
+                {
+                    "order_number": ORDER_NUMBER,
+                    "reason": {"type": "string", "maxLength": 300},
+                    "amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000},
+                },
                 ["order_number", "reason"],
             ),
             _proposer("request_refund"),

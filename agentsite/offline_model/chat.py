@@ -308,6 +308,13 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     return Reply(None, tuple(PlannedCall(tool, {"order_number": o}) for o in orders))
 
 
+# Part of the money back, with no amount named: the refund tool refunds an order's full total only.
+_PART_OF_IT = re.compile(
+    r"部分退款|退一半|退部分|退一部分|退点|(?i:\bpartial(?:ly)?\s+refund|\bpart\s+of\s+(?:the|my)\s+money|"
+    r"\bhalf\s+(?:of\s+)?(?:the\s+|my\s+)?(?:money|price|refund|amount)|\bsome\s+of\s+(?:the|my)\s+money)"
+)
+
+
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     if not slots.order_numbers(text) and _by_when_placed(conv, text):
         return _call("list_my_orders")
@@ -326,7 +333,13 @@ def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     reason = _clip(m.group(1) if m else text, 200) or (
         "客户申请退款" if lang == "zh" else "customer requested a refund"
     )
-    return Reply(None, tuple(PlannedCall("request_refund", {"order_number": o, "reason": reason}) for o in orders))
+    amount = slots.money_asked(text) if len(orders) == 1 else None
+    if amount is None and _PART_OF_IT.search(text):  # "退一半", "a partial refund": no amount to pass on
+        return Reply(replies.phrase("partial_refund", lang))
+    asked = {"amount": amount} if amount is not None else {}  # the shop refuses what is not the order's total
+    return Reply(
+        None, tuple(PlannedCall("request_refund", {"order_number": o, "reason": reason, **asked}) for o in orders)
+    )
 
 
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:

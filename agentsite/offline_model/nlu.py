@@ -91,7 +91,7 @@ _ASKS_TO_ACT = _re(
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
 REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
-    r"退了吧|给我退|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"退了吧|给我退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
     r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
     r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"
@@ -126,13 +126,14 @@ _REFUND_STATE_ASKED = _re(
 # What asks for a refund: a want, a plea, or a request that one be made (not "请问", "之前申请的", "could you
 # check on …", which ask after one).
 _REFUND_ASKED_FOR = _re(
-    r"(?<!上次说)(?<!之前说)我要|我想(?!确认|问|知道)|想要|申请退|帮我退|给我退(?!款?了)|(?<!申)请(?!问)[^，。？?]{0,3}退|麻烦[^，。？?]{0,3}退|要求|"
-    r"(?<!时候)能(?:不能)?退|可以退|"
+    r"(?<!上次说)(?<!之前说)我要|我想(?!确认|问|知道)|想要|申请退|帮我退(?!过|款?了)|给我退(?!过|款?了)|(?<!申)请(?!问)[^，。？?]{0,3}退|麻烦[^，。？?]{0,3}退|要求|"
+    r"(?<!时候)能(?:不能)?(?:直接|马上|现在|先|帮我)?退|可以(?:直接|马上|现在|先|帮我)?退|"
     r"可不可以退|退款吧|退了吧"
     r"|(?i:\bi\s+(?:want|would\s+like|'d\s+like|need|wish|demand)|\bi'?d\s+like|\bplease\s+(?:\w+\s+)?(?:refund|return|"
     r"process|issue|give|start|send)|\b(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?:get|have|give|issue|"
     r"process|refund|request|start|return)|\brequest\s+(?:a|my)\s+refund|\brefund\s+(?:me|it|this|that|order|ord-)(?![^?？]*[?？]\s*$)"
-    r"|\bgive\s+me|\bstart\s+a|\bprocess\s+a|\brefund\s+now)"
+    r"|\bgive\s+me|\bstart\s+a|\bprocess\s+a|\brefund\s+now|\b(?:can|could|may)\s+i\s+(?:please\s+)?(?:send|get|have)\b"
+    r"|\b(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+me\s+)?to\b|^\s*(?:and\s+)?get\s+(?:reimbursed|a\s+refund)\b)"
 )
 
 
@@ -155,7 +156,7 @@ def asks_how_a_refund_stands(text: str) -> bool:
 
 # A refund asked for by the customer, for themselves: "帮我退", "我想要退款", "refund my order", "I want my money back".
 _REFUND_FOR_ME = _re(
-    r"帮我退|给我退|我要退|我想退|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
+    r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
     r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
     r"(?:refund|to\s+return|money\s+back)|\bplease\s+refund|\breturn\s+(?:it|this|that|my)\b)"
 )
@@ -177,7 +178,7 @@ def refunds_in_general(text: str) -> bool:
     """Whether a message speaking of refunds asks about them in general rather than for one: a question naming
     no order ("降价了能退差价不", "can I get a refund if the price drops?"), hearsay or a claim about how fast
     they are ("我朋友说你们退款特别慢"). A refund proposal then would be for an order nobody named."""
-    if slots.order_numbers(text) or _REFUND_FOR_ME.search(text):
+    if slots.order_numbers(text) or slots.order_tail(text) or _REFUND_FOR_ME.search(text):
         return False
     if _REFUNDS_AS_A_TOPIC.search(text):
         return True
@@ -202,6 +203,26 @@ def asks_about_an_orders_refund(text: str) -> bool:
     asking_for_it = _REFUND_FOR_ME.search(text) or is_request(text)
     how_it_stands = _REFUND_STATE_ASKED.search(text) or _HOW_A_REFUND_COULD_GO.search(text)
     return names_an_order and is_question(text) and bool(how_it_stands) and not asking_for_it
+
+
+# A refund said to have happened already ("客服已经给我退过款了", "已原路退回", "your colleague already refunded me"):
+# a claim the shop's record answers, never a request for another.
+_REFUND_CLAIMED = _re(
+    r"退过(?:款|钱)?了?|已(?:经)?(?:原路|全额)?退(?:回|款|还|给|了)|退回了|退款已|给我退了|退款(?:成功|到账)了|"
+    r"(?i:\balready\s+(?:been\s+)?refunded|\brefunded\s+(?:me|it|us|my)\b|\b(?:has|have|had)\s+been\s+refunded|"
+    r"\brefund\s+(?:has|had|was)\s+(?:been\s+|already\s+)?(?:processed|issued|sent|paid|made|approved|completed)|"
+    r"\bgot\s+(?:my|the)\s+(?:money|refund)\s+back)"
+)
+
+
+def asks_after_a_refund(text: str) -> bool:
+    """Whether a message speaking of a refund asks after one or says one happened, and asks for none: a question
+    ("any refunds on my account?", "was I promised a refund on …?", "我有退款吗") or a claim ("…already refunded
+    me $45"). The shop's record answers it; a refund proposed in answer would be one nobody asked for."""
+    wants_one = _REFUND_FOR_ME.search(text) or _REFUND_ASKED_FOR.search(text)
+    if _REFUND_CLAIMED.search(text) and not wants_one:  # "…已原路退回，请注意查收": a claim, whatever it asks
+        return True
+    return is_question(text) and not (wants_one or is_request(text))
 
 
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
@@ -545,7 +566,8 @@ def classify(text: str) -> Understanding:
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
         if refunds_in_general(text):
             return result(Intent.POLICY)
-        return result(Intent.STATUS if asks_about_an_orders_refund(text) else Intent.REFUND)
+        asks_after = asks_about_an_orders_refund(text) or asks_after_a_refund(text)
+        return result(Intent.STATUS if asks_after else Intent.REFUND)
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

@@ -121,6 +121,19 @@ def has_sensitive(text: str) -> bool:
 
 # ---- phones and emails -----------------------------------------------------------------------
 
+# An amount of money the customer names: a currency sign before it, or a unit after ("$50", "150块", "20 quid").
+_MONEY_RE = re.compile(
+    r"[¥￥$€£]\s?(\d[\d,]*(?:\.\d+)?)"
+    r"|(\d[\d,]*(?:\.\d+)?)\s?(?:元|块|(?i:rmb|yuan|usd|cny|gbp|eur|dollars?|bucks|quid|pounds?|euros?)\b)"
+)
+
+
+def money_asked(text: str) -> float | None:
+    """The one amount of money ``text`` names, or ``None`` (none, or several different ones)."""
+    amounts = {float((a or b).replace(",", "")) for a, b in _MONEY_RE.findall(_plain(text))}
+    return amounts.pop() if len(amounts) == 1 else None
+
+
 _EMAIL_RE = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
 _PHONE_RE = re.compile(r"(?<![A-Za-z0-9+\-/.])(\+?)([0-9(][0-9 ()\-]{5,20}[0-9])(?![A-Za-z0-9\-/])")
 _PHONE_CUE = re.compile(r"(?i)电话|手机|号码|联系方式|phone|mobile|cell|number|tel\b|call|text me|reach me")
