@@ -78,13 +78,18 @@ _ANY_LANGUAGE = re.compile(
 
 
 def language_of(text: str, default: str = "zh") -> str:
-    """``zh`` when the text contains Chinese characters, ``en`` when it has Latin words of its own, else
-    ``default`` (the customer's language): a Chinese customer's "ok" is answered in Chinese."""
-    if _CJK.search(text):
-        return "zh"
-    if re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text)):
-        return "en"
-    return default
+    """The language to answer ``text`` in: ``zh`` for Chinese, ``en`` for Latin words of its own, and for text
+    that tells none ("ok", "ORD-…") the customer's language, ``default``. Text in both keeps the customer's
+    language unless the other outweighs it three to one (two Han characters weigh as one word): "Where's my
+    order? 谢谢" stays English for an English customer, "我的order到哪了" Chinese for a Chinese one."""
+    han = len(_CJK.findall(text))
+    words = len(re.findall(r"[A-Za-z]{2,}", _ANY_LANGUAGE.sub(" ", text)))
+    if not han or not words:
+        return "zh" if han else "en" if words else default
+    chinese, english = han / 2, words
+    if default == "en":
+        return "zh" if chinese >= 3 * english else "en"
+    return "en" if english >= 3 * chinese else "zh"
 
 
 def system_prompt(language: str, now: datetime, customer_name: str = "") -> str:

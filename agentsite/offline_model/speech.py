@@ -9,7 +9,8 @@ import re
 # One Han character (the CJK Unified Ideographs block): the offline model's one test for Chinese text.
 HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_NOT_WORDS = re.compile(r"ORD[-_ ]?\d{4}[-_ ]?\d+|[\w.+\-]+@[\w.\-]+|\b[A-Z]{2,}\b", re.I)
+# Not words of a language: order numbers, emails, and acronyms in capitals ("SF", "UPS").
+_NOT_WORDS = re.compile(r"(?i:ORD[-_ ]?\d{4}[-_ ]?\d+)|[\w.+\-]+@[\w.\-]+|\b[A-Z]{2,}\b")
 
 
 def detect_language(text: str) -> str:
@@ -37,6 +38,11 @@ _ANY_LANGUAGE = re.compile(
 def tells_no_language(text: str) -> bool:
     """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816")."""
     return not HAN.search(text) and not re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text))
+
+
+def in_both_languages(text: str) -> bool:
+    """Whether ``text`` holds Chinese and Latin words of its own ("my order到哪了"; not "ORD-…的物流", "ok好的")."""
+    return bool(HAN.search(text)) and bool(_LATIN_WORD.search(_NOT_WORDS.sub(" ", _ANY_LANGUAGE.sub(" ", text))))
 
 
 _QUESTION_ZH = re.compile(

@@ -192,3 +192,26 @@ def test_the_checker_finds_what_it_should():
     assert foreign_runs("Your order ORD-2026-0001 is shipped.", "en") == []
     assert foreign_runs("Order ORD-2026-0001 is 已发货.", "en") == ["已发货"]
     assert foreign_runs("Item: 无线蓝牙耳机", "en", ["无线蓝牙耳机"]) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Where's my order {order}? 谢谢"),
+        ("en", "hi, my order {order} is a gift for my friend 小明, when will it arrive?"),
+        ("zh", "我的order {order} 到哪了"),
+        ("zh", "帮我查下{order}的物流 thanks"),
+    ],
+)
+def test_a_message_in_both_languages_is_answered_in_the_customers_own(lang, text):
+    """Before, two Han characters in an English message (a thank-you, a friend's name) made the reply Chinese."""
+    from chat.agent import run_turn
+    from memory import session as short_term
+
+    user, _, _ = _customer(lang)
+    order = user.orders.get(status="in_transit").number
+
+    reply = run_turn(user.pk, short_term.store().start(user.pk).id, text.format(order=order)).reply
+
+    assert order in reply, reply
+    assert not foreign_runs(reply, lang), reply
