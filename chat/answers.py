@@ -42,7 +42,7 @@ _AGREEMENT_EN = re.compile(
     r"make|made|change|changes|changed|switch|update|set|refund|mute|unmute|turn|process|submit|"
     r"with|the|a|it|that|this|them|those|my|me|to|for|and|then|now|then|off|on|from\s+now\s+on|going\s+forward|"
     r"notifications?|alerts?|address|order|channel|contact|money|amount|by|via|using|use|as|"
-    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what)\b"
+    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what|back|again)\b"
 )
 _AGREEMENT_ZH = re.compile(
     _longest_first(

@@ -231,6 +231,8 @@ def test_messages_that_merely_contain_yes_are_not_confirmations(text):
         ("对，改成短信", {"channel": "wechat"}, False),
         ("yes, turn the notifications off", {"preference": "mute"}, True),
         ("yes, turn them on", {"preference": "mute"}, False),
+        ("Yes, turn them back on", {"preference": "on"}, True),
+        ("yes, turn them back on", {"preference": "mute"}, False),
         ("yes refund ORD-2025-0816", {"order_number": "ORD-2025-0816", "reason": "broken"}, True),
         ("yes refund ORD-2025-0817", {"order_number": "ORD-2025-0816", "reason": "broken"}, False),
         ("sure, mute my notifications", {"channel": "wechat"}, False),  # another change, not this one
