@@ -612,6 +612,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
+        return Reply(replies.phrase("account_email", lang))
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tail(text):  # "0790": the order ending so
         if "list_my_orders" in tools:

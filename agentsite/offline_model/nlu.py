@@ -225,6 +225,22 @@ def asks_after_a_refund(text: str) -> bool:
     return is_question(text) and not (wants_one or is_request(text))
 
 
+# A change of the account's email asked for ("把账号绑定邮箱改成 …", "update my email address to …"): no channel.
+_EMAIL_CHANGE = _re(
+    r"(?:邮箱|邮件地址|电子邮件)(?:地址)?\s*(?:改成|改为|换成|换为|更新为|更新成|更改为|变更为|变成|修改为|改一下|换一下)"
+    r"|(?:改|换|更新|修改|更改|变更|绑定)[^，。？?]{0,6}(?:邮箱|邮件地址)"
+    r"|(?i:\b(?:change|update|switch|replace|set|correct|fix)\s+(?:my\s+|the\s+)?(?:account\s+|login\s+|registered\s+|"
+    r"contact\s+)?e-?mail(?:\s+address)?\s+(?:to|for|with|on)\b|\bnew\s+e-?mail\s+(?:address\s+)?(?:is|will\s+be)\b"
+    r"|\be-?mail\s+(?:address\s+)?(?:has\s+)?changed\b)"
+)
+
+
+def asks_to_change_email(text: str) -> bool:
+    """Whether ``text`` asks to change the email on the account to an address it gives: the contact channel is
+    another thing, and no tool of ours changes the account."""
+    return bool(slots.emails(text)) and bool(_EMAIL_CHANGE.search(text))
+
+
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"

@@ -170,6 +170,11 @@ PHRASES = {
         "请问您希望我们通过哪种方式联系您：邮件、电话、短信还是微信？",
         "How would you like us to contact you: email, phone, SMS or WeChat?",
     ),
+    "account_email": (
+        "我这里无法修改您账户登记的邮箱，这需要人工客服处理，需要的话我可以为您转接。您的联系方式设置没有改变。",
+        "I can't change the email on your account here: a colleague can, and I can pass you to one. Your contact "
+        "channel has not changed.",
+    ),
     "partial_refund": (
         "这里只能为订单申请全额退款；部分退款需要人工客服处理，需要的话我可以为您转接。",
         "I can only request a refund of an order's full amount here; a partial refund needs a colleague, and I can "

@@ -81,3 +81,27 @@ def test_a_copy_of_the_accounts_email_in_memory_is_left_out_of_the_block():
 
     assert f"Shop record: the email on the customer's account is {ACCOUNT}" in block
     assert block.count(ACCOUNT) == 2  # the record line and its value hint, not the copy
+
+
+@pytest.mark.parametrize(
+    ("username", "said"),
+    [
+        ("li", "帮我把账号绑定邮箱改成 li.new@qq.com"),
+        ("wang", "麻烦把我的邮件地址更新为 wang2026@163.com"),
+        ("bob", "please update my email address to bob.other@example.net"),
+        ("alice", "Can you change the email on my account for alice.work@example.org?"),
+    ],
+)
+def test_a_change_of_the_accounts_email_proposes_no_channel_and_says_who_can(customers, username, said):
+    """Before, "邮箱" read as the contact channel: a switch to email was proposed, which nobody asked for."""
+    from chat.models import CustomerProfile, PendingAction
+
+    user = customers[username]
+    channel = CustomerProfile.objects.get(user=user).contact_channel
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, said).reply
+
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
+    assert CustomerProfile.objects.get(user=user).contact_channel == channel
+    assert "人工客服" in reply if username in ("li", "wang") else "colleague" in reply, reply
