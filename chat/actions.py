@@ -38,6 +38,13 @@ PROPOSED = {
         "as it is)",
     },
 }
+# Said after a refund's proposal for an order delivered longer ago than the return window (``values`` carry
+# ``delivered`` and ``window_days``): staff decide on it, and it may be refused.
+LATE_REFUND = {
+    "zh": "（该订单已于{delivered}签收，超过签收后{window_days}天的无理由退货期限，能否退款由客服审核决定）",
+    "en": " (it was delivered on {delivered}, more than {window_days} days ago, outside the return window: our staff "
+    "decide whether it can be refunded)",
+}
 # What was done, once the customer confirmed.
 DONE = {
     "request_refund": {
@@ -165,7 +172,10 @@ def _say(table: Mapping[str, Mapping[str, str]], kind: str, values: Mapping[str,
 
 def proposed(tool: str, values: Mapping[str, Any], language: str) -> str:
     """The change ``tool`` would make with ``values``, as the confirmation question names it."""
-    return _say(PROPOSED, tool, values, language)
+    said = _say(PROPOSED, tool, values, language)
+    if tool == "request_refund" and values.get("delivered"):
+        said += LATE_REFUND[_language(language)].format(**values)
+    return said
 
 
 def done(tool: str, values: Mapping[str, Any], language: str) -> str:

@@ -6,6 +6,7 @@ long-term memory and the shop's data never disagree. See README.md ("The demo sh
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
@@ -14,7 +15,7 @@ from django.db import transaction
 
 from agentsite import clock
 from chat import actions, commitments
-from chat.models import Commitment, CustomerProfile, Order, OutboxMessage, Refund
+from chat.models import Commitment, CustomerProfile, Order, OutboxMessage, Refund, TrackingEvent
 from chat.tool_results import JSONObject
 from memory.embeddings import get_embedder
 from memory.keys import InvalidValue, normalise
@@ -317,6 +318,22 @@ def check_refundable(customer_id: int, order_number: str, amount: float | None =
     if amount is not None and Decimal(str(amount)).quantize(Decimal("0.01")) != order.total:
         raise ShopError("partial_refund", order_number=order.number, amount=str(order.total), currency=order.currency)
     return order
+
+
+# Days after delivery in which the refunds policy article lets a customer return an item for any reason. A
+# refund asked for later is still a request staff decide on; its proposal says it is outside the window.
+RETURN_WINDOW_DAYS = 7
+
+
+def outside_return_window(order: Order) -> str:
+    """The day a delivered order was delivered (its last tracking event), if that is more than the return
+    window ago; else "" (not delivered, within the window, or no delivery time recorded)."""
+    if order.status != Order.Status.DELIVERED:
+        return ""
+    last = TrackingEvent.objects.filter(shipment__order=order).order_by("-time").first()
+    if last is None or clock.now() - last.time <= timedelta(days=RETURN_WINDOW_DAYS):
+        return ""
+    return f"{last.time:%Y-%m-%d}"
 
 
 @transaction.atomic

@@ -729,9 +729,19 @@ def change_text(kind: str, values: Any, lang: str) -> str:
     shown = money(fields.get("amount"), fields.get("currency"), lang) if fields.get("amount") else ""
     fields["amount"] = (f"（{shown}）" if shown else "") if lang == "zh" else (shown or "the amount paid")
     try:
-        return wording[0 if lang == "zh" else 1].format(**fields)
+        said = wording[0 if lang == "zh" else 1].format(**fields)
     except (KeyError, IndexError, ValueError):
         return ""
+    if kind == "request_refund" and fields.get("delivered") and fields.get("window_days"):  # past the window
+        said += _LATE_REFUND[0 if lang == "zh" else 1].format(**fields)
+    return said
+
+
+_LATE_REFUND = (
+    "（该订单已于{delivered}签收，已超过{window_days}天的无理由退货期限，能否退款由客服审核）",
+    " (delivered on {delivered}, more than {window_days} days ago, so outside the return window: staff will decide "
+    "whether it can be refunded)",
+)
 
 
 def _action_text(data: dict[str, Any], lang: str, order: str | None) -> str:

@@ -116,3 +116,28 @@ def test_a_yes_naming_another_amount_than_the_proposals_moves_no_money(customers
 
     assert not Refund.objects.filter(order__number="ORD-2025-0870").exists(), reply
     assert PendingAction.objects.get(conversation_id=conversation).status == "pending", reply
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize(("delivered_days_ago", "late"), [(3, False), (10, True)])
+def test_a_refund_proposed_past_the_return_window_says_so(lang, delivered_days_ago, late):
+    """The refunds policy allows returns within 7 days of delivery; before, a refund of an order delivered
+    weeks ago was proposed and filed with no word of it (round-5 red team)."""
+    from datetime import timedelta
+
+    from agentsite import clock
+    from tests.factories import CustomerFactory, OrderFactory, ShipmentFactory, TrackingEventFactory
+
+    user = CustomerFactory(profile__language="en" if lang == "en" else "zh-hans")
+    order = OrderFactory(customer=user, status="delivered", placed_at=clock.now() - timedelta(days=20))
+    shipment = ShipmentFactory(order=order, status="delivered")
+    TrackingEventFactory(shipment=shipment, time=clock.now() - timedelta(days=delivered_days_ago))
+    ask = f"订单 {order.number} 我要退款，坏了" if lang == "zh" else f"I want a refund for {order.number}, it broke"
+
+    conversation, reply = _turn(user, ask)
+
+    assert _proposals(conversation) == 1, reply
+    said_late = ("无理由退货期限" in reply) if lang == "zh" else ("outside the return window" in reply)
+    assert said_late is late and ("7" in reply or not late), reply  # the policy's 7 days
+    summary = PendingAction.objects.get(conversation_id=conversation).summary
+    assert (("审核" in summary) if lang == "zh" else ("decide" in summary)) is late, summary
