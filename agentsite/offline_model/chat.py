@@ -488,6 +488,37 @@ def _picked_from_the_list(conv: Conversation, text: str, lang: str) -> str | Rep
     return text[: picked.start(1)] + fitting[0] + text[picked.end(1) :]
 
 
+# The offer ``replies.answer_record`` makes after naming a change asked for and not applied, and a yes to it
+# ("嗯需要，帮我改", "yes please, change it"): a request for that change, which the customer then confirms.
+_OFFERED = re.compile(r"如果仍需要更改，请告诉我|if you still want it, tell me and I'll set it up")
+_TAKEN_UP = re.compile(
+    r"^\s*(?:嗯+|对|是的?|好的?|要|需要|行|可以|麻烦|(?i:yes|yeah|yep|sure|please|ok(?:ay)?|go\s+ahead|do\s+it))"
+    r"(?:[\s,，.。!！]*(?:嗯|对|是的?|好的?|要的?|需要|还需要|仍需要|帮我改|帮我换|改吧|换吧|改一下|麻烦了?|谢谢|吧|的|"
+    r"(?i:yes|please|change\s+it|do\s+it|go\s+ahead|set\s+it\s+up|i\s+(?:still\s+)?(?:do|want\s+it)|thanks?)))*"
+    r"[\s,，.。!！~]*$"
+)
+
+
+def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
+    """A yes to the agent's offer to set up a change the customer asked for earlier: that change, proposed
+    (one value of one key only; else the customer is asked as usual)."""
+    earlier = conv.earlier_turns()
+    if not earlier or earlier[0].role != "assistant" or not _OFFERED.search(earlier[0].text):
+        return None
+    if not _TAKEN_UP.match(text) or nlu.REFUND_DECLINED.search(text):
+        return None
+    offered = [
+        (CHANGE_TOOLS[key], value)
+        for key in CHANGE_TOOLS
+        if (record := record_of(conv, key))
+        for value in requests_for(conv, key, record)
+    ]
+    if len(offered) != 1 or offered[0][0][0] not in conv.tools:
+        return None
+    (tool, argument), value = offered[0]
+    return _call(tool, **{argument: value})
+
+
 def forced_call(conv: Conversation, name: str) -> PlannedCall:
     """A call to `name` with what its parameters can be filled from (when tool_choice forces it)."""
     text = conv.latest_user_text
@@ -553,6 +584,8 @@ def respond(conv: Conversation) -> Reply:
         understood = nlu.Understanding(understood.intent, lang, understood.subject, understood.injection)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
+    if offer_taken := _taken_up_offer(conv, text):
+        return offer_taken
     picked = _picked_from_the_list(conv, text, understood.lang)
     if isinstance(picked, Reply):
         return picked

@@ -344,3 +344,26 @@ def test_a_yes_naming_part_of_the_waiting_address_confirms_it_and_no_other(custo
     assert (after != before) is changes, reply
     if changes:
         assert ("科苑路88号" in after) if lang == "zh" else ("17 Mill Road" in after), after
+
+
+@pytest.mark.parametrize(
+    ("lang", "question", "yes"),
+    [("zh", "我的收货地址是什么", "嗯需要，帮我改"), ("en", "what's my shipping address?", "yes please, change it")],
+)
+def test_a_yes_to_the_offer_to_set_up_a_lapsed_change_proposes_it(customers, lang, question, yes):
+    """The record's answer offers to set up the change asked for and not applied; before, taking the offer up
+    was not understood (round-5 red team)."""
+    username, ask = ADDRESS[lang]
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, ask)
+    for other in MOVED_ON[lang][:2]:  # two other requests: the proposal lapses
+        run_turn(user.pk, conversation, other)
+    assert not PendingAction.objects.filter(conversation_id=conversation, status="pending").exists()
+    offer = run_turn(user.pk, conversation, question).reply
+
+    reply = run_turn(user.pk, conversation, yes).reply
+
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert waiting.tool == "update_shipping_address", (offer, reply)
+    assert ("科苑路88号" if lang == "zh" else "17 Mill Road") in waiting.arguments["address"]
