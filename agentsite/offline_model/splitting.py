@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from . import slots
-from .nlu import Intent, Understanding, asks_on_its_own, classify
+from .nlu import ACTIONABLE, Intent, Understanding, asks_on_its_own, classify
 from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
@@ -17,6 +17,10 @@ _BOUNDARY = re.compile(
     r"|还有|另外|(?<!也)顺便|然后|并且|并(?=把|将|帮|给)|同时|以及|再(?=帮|给|把|查|看|改|换|问)"
 )
 
+
+# The number of an item in a list the customer writes ("1.通知关掉 2.联系方式改成短信 3.…", "(2) refund …", "②"):
+# a boundary, never part of the request (nor a decimal point: "¥3.5" has a digit after it).
+_LIST_MARKER = re.compile(r"(?:^|(?<=[\s，,；;。]))\s*(?:[(（]?[1-9][0-9]?[.、)）]|[①-⑩])(?=\s*[^\d\s])")
 
 _ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
@@ -41,6 +45,9 @@ def requests(text: str) -> list[Request]:
     broken") or is small talk joins the request beside it, so "My parcel ORD-… came damaged. I want a
     refund" stays one refund request. A request for a person is the whole message's: staff take it all.
     """
+    listed = len(_LIST_MARKER.findall(text)) >= 2  # a numbered list: its items are the parts, each one asked
+    if listed:
+        text = _LIST_MARKER.sub("；", text).strip("； ")
     whole = classify(text)
     marks = [m for m in _BOUNDARY.finditer(text) if m.start() > 0 and m.end() < len(text)]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
@@ -49,7 +56,8 @@ def requests(text: str) -> list[Request]:
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
         understood = classify(part)
-        if asks_on_its_own(part, understood) and not (groups and _same_request(groups[-1][1], understood)):
+        asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
+        if asked and not (groups and _same_request(groups[-1][1], understood)):
             groups.append((i if groups else 0, understood))
     lists_facts = whole.intent is Intent.ASK_FACT and len(listed_subjects(text)) > 1  # answered as one
     # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it

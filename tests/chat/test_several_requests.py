@@ -162,3 +162,25 @@ def test_a_lookup_and_a_change_in_one_message_through_the_websocket(lang, messag
     assert "ORD-2026-7100" in first and "UPS" in first, first  # the lookup was done and said…
     assert NEXT[lang] in first, first  # …and the change waits for the customer, named
     assert CustomerProfile.objects.get(user=user).contact_channel == "wechat", second
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [
+        ("zh", "1.通知关掉 2.联系方式改成短信 3.{order} 退款"),
+        ("en", "1) mute my notifications 2) text me instead of email 3) refund {order}"),
+    ],
+)
+def test_each_item_of_a_numbered_list_is_a_request(lang, message):
+    """Before, "3.ORD-… 退款" was read as part of the item before it and dropped silently (round-5 red team)."""
+    user = _customer(lang, "lister")
+    order = OrderFactory(customer=user, status="processing")
+    conversation = short_term.store().start(user.pk).id
+
+    run_turn(user.pk, conversation, message.format(order=order.number))
+
+    assert _statuses(conversation) == [
+        ("update_notification_preference", "pending"),
+        ("update_contact_channel", "queued"),
+        ("request_refund", "queued"),
+    ]
