@@ -48,7 +48,9 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
         _re(
             r"(?<!邮件)(?<!邮箱)地址|住址|住在哪|寄到哪|送到哪|(?i:(?<!mail\s)\baddress\b|where\s+do\s+i\s+live|"
             r"where\s+do\s+(?:my\s+|the\s+)?(?:parcels|packages|orders|deliveries)\s+go|"
-            r"where\s+do\s+you\s+(?:ship|send|deliver)\s+(?:my\s+)?(?:parcels|packages|orders|things|stuff)\b)"
+            r"where\s+do\s+you\s+(?:ship|send|deliver)\s+(?:my\s+)?(?:parcels|packages|orders|things|stuff)\b|"
+            r"where\s+(?:will|would|does|do)\s+(?:my\s+|the\s+)?(?:next|future|new)\s+(?:order|parcel|package|delivery)s?\s+"
+            r"(?:ship|go|be\s+(?:sent|shipped|delivered))\b)"
         ),
     ),
     (

@@ -306,6 +306,19 @@ def test_these_set_no_contact_channel(say, text):
     assert "update_contact_channel" not in say(text).names, text
 
 
+@pytest.mark.parametrize("text", ["where will my next order ship to?", "Where would my next order be shipped?"])
+def test_a_question_about_where_the_next_order_goes_asks_no_address(say, text):
+    """Before, "where will my next order ship to?" was read as a change of address (round-5 red team)."""
+    said = say(
+        text,
+        memory=[
+            "- [confirmed] 'Shop record: the customer's shipping address is 9 Elm Row, Leeds' "
+            "{key=shipping_address; value='9 Elm Row, Leeds'}"
+        ],
+    )
+    assert "update_shipping_address" not in said.names and "9 Elm Row, Leeds" in said.content, said.content
+
+
 def test_notification_change_without_the_tool_is_noted_never_claimed_done(say):
     said = say("please mute notifications", tools_offered=None)
     assert said.calls == [] and "muted" in said.content and "only once you confirm" in said.content
