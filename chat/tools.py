@@ -453,8 +453,16 @@ def replaced(action: PendingAction) -> bool:
     change proposed again replaces nothing the customer would miss."""
     if not PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.CANCELLED).exists():
         return False
-    now = PendingAction.objects.filter(conversation_id=action.conversation_id, status=PendingAction.Status.PENDING)
-    return not now.filter(tool=action.tool, arguments=action.arguments).exists()
+    now = PendingAction.objects.filter(
+        conversation_id=action.conversation_id, status=PendingAction.Status.PENDING, tool=action.tool
+    )
+    return not any(_what_it_changes(a.arguments) == _what_it_changes(action.arguments) for a in now)
+
+
+def _what_it_changes(arguments: JSONObject) -> JSONObject:
+    """A change's arguments without the customer's words about it (a refund's reason): the same refund asked
+    for again in other words is the same change."""
+    return {k: v for k, v in arguments.items() if k != "reason"}
 
 
 def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | None]:

@@ -103,6 +103,19 @@ def test_a_new_change_that_replaces_a_waiting_one_says_so(customers, lang):
     assert _refunds(order) == 0
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_same_refund_asked_for_again_in_other_words_is_not_said_to_be_dropped(customers, lang):
+    """Before, the reason (the customer's words) differed, and the reply said the refund "was dropped for this
+    one" while proposing that very refund (round-5 red team)."""
+    user, conversation, order = _proposed(customers, lang)
+    again = {"zh": f"{order} 还是帮我退款吧，东西有点问题", "en": f"please refund {order}, the item is faulty"}[lang]
+
+    reply = run_turn(user.pk, conversation, again).reply
+
+    assert {"zh": "已被这项新请求取代", "en": "was dropped for this one"}[lang] not in reply, reply
+    assert PendingAction.objects.get(conversation_id=conversation, status="pending").tool == "request_refund"
+
+
 @pytest.mark.parametrize(
     ("lang", "question", "other"),
     [("zh", "ORD-2025-0817 是什么", "ORD-2025-0817"), ("en", "what is ORD-2025-0924?", "ORD-2025-0924")],
