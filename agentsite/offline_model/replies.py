@@ -362,6 +362,9 @@ def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
             f"{said}这是我们系统里的记录。您曾提出改为{asked}，但这项更改尚未生效；"
             "如果仍需要更改，请告诉我，我会为您发起更改，经您确认后生效。"
         )
+    asked = {"notification_preference": "notifications {}", "contact_channel": "contact by {}"}.get(key, "{}").format(
+        asked
+    )  # "You asked for notifications turned on", not "for turned on"
     return (
         f"{said} That is what our records say. You asked for {asked}, but that change has not been applied; "
         "if you still want it, tell me and I'll set it up for you to confirm."

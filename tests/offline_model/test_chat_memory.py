@@ -355,3 +355,18 @@ def test_a_statement_asking_to_be_agreed_with_is_answered_from_the_record_not_pr
 def test_a_setting_asked_to_be_agreed_with_is_answered_from_the_record(say, question, record):
     said = say(question, memory=SYSTEM_RECORDS_EN)
     assert said.calls == [] and record in said.content, said.content
+
+
+@pytest.mark.parametrize(
+    ("key", "record", "asked", "said"),
+    [
+        ("notification_preference", "mute", "on", "You asked for notifications turned on"),
+        ("contact_channel", "email", "sms", "You asked for contact by SMS"),
+        ("shipping_address", "1 Start Rd", "9 Oak Rd", "You asked for 9 Oak Rd"),
+    ],
+)
+def test_a_change_asked_for_is_named_as_a_change_of_its_setting(key, record, asked, said):
+    """Before: "You asked for turned on" (round-5 red team)."""
+    from agentsite.offline_model import replies
+
+    assert said in replies.answer_record(key, record, [asked], "en")
