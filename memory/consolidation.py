@@ -29,6 +29,7 @@ from memory.embeddings import get_embedder
 from memory.instructions import INSTRUCTION_PATTERNS, NOT_THE_CUSTOMERS
 from memory.longterm import Candidate, customer_lock, store
 from memory.models import ConsolidationRun, Conversation, ConversationMessage, MemoryType, Source
+from memory.working import Role
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +185,7 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
         candidates = as_requests(candidates, _proposals(conversation, start, end))
         candidates = [replace(c, source_seqs=attribute(c, messages)) for c in candidates]
         candidates, report.rejected = _not_from_instructions(candidates, messages, report.rejected)
+        candidates, report.rejected = _not_unknown_orders(candidates, messages, report.rejected)
         for reason in report.rejected:
             logger.warning("conversation %s: extracted memory rejected: %s", conversation.pk, reason)
     if final:  # a later final run (the customer came back to the conversation) replaces the recap
@@ -277,6 +279,32 @@ def _not_from_instructions(
         return candidates, rejected
     kept = [c for c in candidates if not INSTRUCTION_PATTERNS.search(_said_in(c, sentences))]
     dropped = [f"from a sentence written as an instruction: {c.content[:80]}" for c in candidates if c not in kept]
+    return kept, [*rejected, *dropped]
+
+
+_ORDER_NUMBER = re.compile(r"ORD-\d{4}-\d{4}", re.IGNORECASE)
+
+
+def _not_unknown_orders(
+    candidates: list[Candidate], messages: list[ConversationMessage], rejected: list[str]
+) -> tuple[list[Candidate], list[str]]:
+    """Drop the order numbers the shop found no order of the customer's for (a tool result of this
+    conversation with ``error_code`` "order_not_found"): another customer's or a made-up number, remembered,
+    would later be taken for the customer's own order ("the order from last time")."""
+    unknown = set()
+    for m in messages:
+        if m.role != Role.TOOL_RESULT:
+            continue
+        try:
+            result = json.loads(m.metadata.get("raw") or m.content)  # the raw result, where it was summarised
+        except (TypeError, ValueError):
+            continue
+        if isinstance(result, dict) and result.get("error_code") == "order_not_found":
+            unknown |= {n.upper() for n in _ORDER_NUMBER.findall(str(result.get("error", "")))}
+    if not unknown:
+        return candidates, rejected
+    kept = [c for c in candidates if not (c.key == "order_number" and c.value.upper() in unknown)]
+    dropped = [f"an order the shop did not find for the customer: {c.value}" for c in candidates if c not in kept]
     return kept, [*rejected, *dropped]
 
 
