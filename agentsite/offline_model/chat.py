@@ -288,6 +288,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
             return Reply(replies.phrase("unsure_order", lang))
     if not orders and _by_when_placed(conv, text):  # "my most recent order", "the order I placed on 30 Nov"
         return _call("list_my_orders")
+    if not orders and _asks_after_refunds(conv, text, tool):  # "any refunds on my account?": every order's
+        return _call("list_my_orders")
     if not orders:
         earlier = known_fitting_order(conv, tool, text)
         orders = [earlier] if earlier else []
@@ -840,10 +842,53 @@ def _parcel_elsewhere(conv: Conversation, result: ToolResult, question: str) -> 
     )
 
 
+# A question about refunds naming no order is answered from every order's refunds: at most this many looked up.
+_REFUND_LOOKUPS = 8
+
+
+def _asks_after_refunds(conv: Conversation, text: str, tool: str) -> bool:
+    """Whether a status question naming no order asks how the customer's refunds stand ("is my refund done
+    yet?", "我有退款吗"): the shop's refunds of every order answer it, never one order guessed at."""
+    return (
+        tool == "lookup_order"
+        and bool(nlu.REFUND.search(text))
+        and not _LAST_TIME.search(text)
+        and "list_my_orders" in conv.tools
+        and "lookup_order" in conv.tools
+    )
+
+
+def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply | None:
+    """After the list for a question about refunds naming no order: each order looked up (its refunds are on
+    its record); after those lookups, the refunds on record, order by order, or that there are none."""
+    if not _asks_after_refunds(conv, question, "lookup_order") or slots.order_tail(question):
+        return None
+    if nlu.classify(question).intent is not Intent.STATUS or _by_when_placed(conv, question):
+        return None  # a refund asked for ("I want a refund"), or of the order placed then: that order
+    if len(results) == 1 and results[0].call.name == "list_my_orders":
+        numbers = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in ("pending",)]
+        numbers = [n for n in numbers if isinstance(n, str)][:_REFUND_LOOKUPS]
+        if not numbers:
+            return Reply(replies.phrase("no_orders", lang))
+        return Reply(None, tuple(PlannedCall("lookup_order", {"order_number": n}) for n in numbers))
+    listed = any(r.call.name == "list_my_orders" for r in conv.results_since_user())
+    if listed and results and all(r.call.name == "lookup_order" for r in results):  # each order of the list
+        found = [r.data() for r in results]
+        said = [
+            replies.refunds_of_order(data, lang)
+            for data in found
+            if isinstance(data, dict) and isinstance(data.get("refunds"), list) and data["refunds"]
+        ]
+        return Reply("\n".join(said) if said else replies.phrase("no_refunds", lang))
+    return None
+
+
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     question = conv.latest_user_text
     lang = reply_language(conv, question)
+    if (refunds := _refunds_of_each(conv, results, question, lang)) is not None:
+        return refunds
     parts = []
     for result in results:
         if result.call.name == "list_my_orders" and (tail := slots.order_tail(question)):

@@ -19,7 +19,7 @@ _GENERIC = frozenset(
         "order orders ordered number numbers what which was were the for and that this with from did have has "
         "bought buy purchased purchase got get where when how status parcel package delivery shipping shipment "
         "arrive arrived tracking track refund return again please thanks can you could tell remind about "
-        "mine my your its it's is are",
+        "mine my your its it's is are done yet still any all list already just now there been does will",
     )
 )
 _GENERIC_HAN = frozenset(

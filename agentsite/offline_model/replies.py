@@ -175,6 +175,8 @@ PHRASES = {
         "I can't change the email on your account here: a colleague can, and I can pass you to one. Your contact "
         "channel has not changed.",
     ),
+    "no_orders": ("您目前没有订单记录。", "I couldn't find any orders on your account."),
+    "no_refunds": ("您的订单目前都没有退款记录。", "There are no refunds on record for any of your orders."),
     "partial_refund": (
         "这里只能为订单申请全额退款；部分退款需要人工客服处理，需要的话我可以为您转接。",
         "I can only request a refund of an order's full amount here; a partial refund needs a colleague, and I can "
@@ -518,6 +520,16 @@ def refunds_text(data: dict[str, Any], lang: str, asked_about_a_refund: bool) ->
     return "Refunds on record: " + "; ".join(said) + "."
 
 
+def refunds_of_order(data: dict[str, Any], lang: str) -> str:
+    """One order's refunds as the shop records them, named by the order."""
+    number = data.get("order_number") or ""
+    return (
+        f"订单{number}：{refunds_text(data, lang, True)}"
+        if lang == "zh"
+        else f"{number}: {refunds_text(data, lang, True)}"
+    )
+
+
 def in_language(text: str, lang: str) -> bool:
     """Whether ``text`` reads as ``lang``: Chinese holds Han characters, English none."""
     return bool(speech.HAN.search(text)) == (lang == "zh")
@@ -628,7 +640,7 @@ def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
 
 def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day_phrase: str = "") -> str:
     if not orders:
-        return "您目前没有订单记录。" if lang == "zh" else "I couldn't find any orders on your account."
+        return phrase("no_orders", lang)
     lines = []
     matching = []
     for o in orders:

@@ -141,3 +141,22 @@ def test_a_refund_proposed_past_the_return_window_says_so(lang, delivered_days_a
     assert said_late is late and ("7" in reply or not late), reply  # the policy's 7 days
     summary = PendingAction.objects.get(conversation_id=conversation).summary
     assert (("审核" in summary) if lang == "zh" else ("decide" in summary)) is late, summary
+
+
+@pytest.mark.parametrize(
+    ("username", "before", "text", "said"),
+    [
+        ("alice", "", "is my refund done yet?", "ORD-2025-0880"),
+        ("alice", "what's the status of ORD-2025-0923?", "is my refund done yet?", "ORD-2025-0880"),
+        ("alice", "", "can you list all my refunds please", "ORD-2025-0880"),
+        ("bob", "", "any refunds on my account?", "no refunds on record for any of your orders"),
+        ("wang", "", "我有退款吗？退款进度怎么样", "都没有退款记录"),
+    ],
+)
+def test_a_question_about_refunds_naming_no_order_is_answered_from_every_order(customers, username, before, text, said):
+    """Before, one order was guessed at (after a question about ORD-2025-0923, "is my refund done yet?" got
+    that order: no refund) and alice's refund of ORD-2025-0880 went unmentioned (round-5 red team)."""
+    conversation = _turn(customers[username], before)[0] if before else None
+    conversation, reply = _turn(customers[username], text, conversation)
+
+    assert said in reply and _proposals(conversation) == 0, reply
