@@ -96,14 +96,14 @@ REFUND = _re(
     r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
     r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"
     r"(?:to|can\s+i|i'?d\s+like\s+to|want\s+to|wanna|need\s+to|possible\s+to)\s+return\b|"
-    r"send\s+(?:it|this|them)\s+back|chargeback|cancel\s+(?:and|&)\s+refund|credit\s+(?:my\s+)?(?:card|account)\s+back)"
+    r"sen[dt]\s+(?:it|this|them|\w+)\s+back|\bi\s+returned\b|where'?s\s+my\s+money|where\s+is\s+my\s+money|chargeback|cancel\s+(?:and|&)\s+refund|credit\s+(?:my\s+)?(?:card|account)\s+back)"
 )
 # Asking how a refund is going is a question about an order, not a new refund request.
 REFUND_PROGRESS = _re(
     r"退款(?:进度|状态|到账|处理)|退款[^，。]{0,6}(?:到哪|到账了|处理(?:到|了)|好了|成功|还没|收到)|被退款了|退了吗|退款了吗|"
     r"(?i:refund\s+(?:status|progress)|(?:has|have|did|was|is)\s+(?:my\s+|the\s+)?refund|refund\s+(?:for\s+\S+\s+)?"
     r"(?:been|gone\s+through|processed|come\s+through)|where\s+is\s+my\s+refund|when\s+will\s+(?:i\s+get\s+)?my\s+refund|"
-    r"did\s+you\s+receive\s+(?:it|my\s+return))"
+    r"did\s+you\s+receive\s+(?:it|my\s+return)|where'?s\s+my\s+money|where\s+is\s+my\s+money)|我的钱(?:呢|到哪)|钱(?:怎么)?还没(?:退|到)"
 )
 # A question about how a refund stands ("我的退款怎么样了？", "was my refund approved?"): its state is asked
 # after, and nothing asks for one ("我要退款", "can you refund me?"). Read as a status lookup, whose reply

@@ -149,6 +149,7 @@ def test_a_refund_proposed_past_the_return_window_says_so(lang, delivered_days_a
         ("alice", "", "is my refund done yet?", "ORD-2025-0880"),
         ("alice", "what's the status of ORD-2025-0923?", "is my refund done yet?", "ORD-2025-0880"),
         ("alice", "", "can you list all my refunds please", "ORD-2025-0880"),
+        ("alice", "", "i returned the desk lamps, wheres my money", "a refund of $70.00"),
         ("bob", "", "any refunds on my account?", "no refunds on record for any of your orders"),
         ("wang", "", "我有退款吗？退款进度怎么样", "都没有退款记录"),
     ],
