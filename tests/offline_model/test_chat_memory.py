@@ -370,3 +370,16 @@ def test_a_change_asked_for_is_named_as_a_change_of_its_setting(key, record, ask
     from agentsite.offline_model import replies
 
     assert said in replies.answer_record(key, record, [asked], "en")
+
+
+@pytest.mark.parametrize("text", ["notifications? contact channel? email?", "通知？联系方式？邮箱？"])
+def test_subjects_asked_one_after_another_are_each_answered_once(say, text):
+    """Before: "Sorry, I didn't quite understand" twice, for the first two (round-5 red team)."""
+    memory = [
+        "- [confirmed] 'Shop record: the customer's notifications are on' {key=notification_preference; value='on'}",
+        "- [confirmed] 'Shop record: we contact the customer by SMS' {key=contact_channel; value='sms'}",
+    ]
+    said = say(text, memory=memory, tools_offered=None).content
+
+    assert "understand" not in said and "理解" not in said, said
+    assert len(said.splitlines()) == 3, said
