@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from . import dates
-from .speech import HAN
+from .speech import HAN, NOT_ABBREVIATED
 
 # ---- order numbers ---------------------------------------------------------------------------
 
@@ -228,9 +228,17 @@ _HOUSE = r"\d{1,6}[A-Za-z]?(?:[/\-]\d{1,6}[A-Za-z]?)?"  # "2/14 Byres Road", "30
 _STREET_FIRST = r"(?P<first>(?i:rue|chemin|avenida|calle|carrer|via|viale|rua|heol|ffordd)(?:\s+[\w'\-]+){1,3})"
 
 
-def _address_re(town_initial: str, *, postal_last: bool) -> re.Pattern[str]:
+# A flat or a house's name in place of a house number ("Flat 3, Mill Road, …", "Rose Cottage, Mill Lane, …").
+_NO_NUMBER_LEAD = (
+    rf"(?:(?i:apt|apartment|suite|unit|flat)\.?\s*{_UNIT_ID},?\s+(?:{_BUILDING},\s+)?"
+    r"|(?:[A-Z][\w'\-]*\s+){0,3}(?i:cottage|house|farm|lodge|barn|hall|manor|mill|villa),\s+)"
+)
+
+
+def _address_re(town_initial: str, *, postal_last: bool, numbered: bool = True) -> re.Pattern[str]:
     """The English-style address, the town's words starting with ``town_initial``; ``postal_last``: it must
-    end in a postcode or ZIP (how an address typed all in lower case is told from the words after it)."""
+    end in a postcode or ZIP (how an address typed all in lower case is told from the words after it);
+    ``numbered``: a house number before the street, else a flat or a house's name (and a postcode)."""
     town_word = town_initial + r"[\w.'\-]*"
     segment = (
         rf",\s*\d{{4,5}}\s+{town_word}"  # the postcode before the town: "…, 75002 Paris"
@@ -248,8 +256,9 @@ def _address_re(town_initial: str, *, postal_last: bool) -> re.Pattern[str]:
         r"(?:,?\s*(?:United\s+Kingdom|UK|England|Scotland|Wales|Northern\s+Ireland|Ireland|USA|United\s+States|"
         r"Canada|Australia|New\s+Zealand|Singapore)\b)?"
     )
+    house = rf"{_LEAD}{_HOUSE}\s+" if numbered else _NO_NUMBER_LEAD
     return re.compile(
-        rf"(?<![A-Za-z0-9/\-]){_LEAD}{_HOUSE}\s+(?:{street})"
+        rf"(?<![A-Za-z0-9/\-]){house}(?:{street})"
         r"(?:\s+\d{1,3}\b)?(?:\s+(?:NE|NW|SE|SW|N|S|E|W|North|South|East|West|Upper|Lower)\b)?"
         rf"(?:,?\s*(?i:apt|apartment|suite|unit|flat|#)\.?\s*{_UNIT_ID}(?:\s+{_BUILDING})?)?{town}{country}"
     )
@@ -258,16 +267,25 @@ def _address_re(town_initial: str, *, postal_last: bool) -> re.Pattern[str]:
 # Town words are capitalised ("…, Cambridge CB4 3HT"); typed in lower case they are taken only up to a postcode.
 _EN_ADDRESS_RE = _address_re("[A-Z]", postal_last=False)
 _EN_ADDRESS_LOWER_RE = _address_re("[A-Za-z]", postal_last=True)
+_EN_UNNUMBERED_RE = _address_re("[A-Z]", postal_last=True, numbered=False)  # only with a postcode
 
 
 def _en_address(text: str) -> str | None:
     """An address ending in a postcode is taken as typed; one whose street word is an everyday word ("walk",
     "via") needs its street written as a name and a town after it."""
-    found = [m for pattern in (_EN_ADDRESS_LOWER_RE, _EN_ADDRESS_RE) if (m := _first_address(pattern, text))]
+    patterns = (_EN_ADDRESS_LOWER_RE, _EN_ADDRESS_RE, _EN_UNNUMBERED_RE)
+    found = [m for pattern in patterns if (m := _first_address(pattern, text))]
     if not found:
         return None
     first = min(found, key=lambda m: (m.start(), -m.end()))  # the earliest, and of two there the longer
-    return first.group().strip().rstrip(",.")
+    address = first.group().strip()
+    # a full stop that ends a sentence ends the address: "…, Leeds. Apply it now" (not "St. Albans")
+    if ended := _SENTENCE_ENDS.search(address):
+        address = address[: ended.start()]
+    return address.rstrip(",.")
+
+
+_SENTENCE_ENDS = re.compile(NOT_ABBREVIATED + r"\.\s+(?=[A-Z])")
 
 
 def _first_address(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -398,6 +398,23 @@ def test_an_address_written_with_spaces_is_taken_whole(say, template, address):
     assert say(text).calls == [("update_shipping_address", {"address": address})], text
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("change my delivery address to Flat 3, Mill Road, Cambridge CB1 2AD", "Flat 3, Mill Road, Cambridge CB1 2AD"),
+        (
+            "my new address is Rose Cottage, Mill Lane, Histon, Cambridge CB24 9XX",
+            "Rose Cottage, Mill Lane, Histon, Cambridge CB24 9XX",
+        ),
+        ("please change my address to 9 Fake Street, Leeds. Apply it now", "9 Fake Street, Leeds"),
+    ],
+)
+def test_an_address_without_a_house_number_or_before_another_sentence_is_read_whole(say, text, address):
+    """Before: no address read for the first two, and "9 Fake Street, Leeds. Apply" (round-5 red team)."""
+    said = say(text)
+    assert said.calls == [("update_shipping_address", {"address": address})], said.calls
+
+
 def test_policy_questions_search_policies_with_the_question(say, gen):
     g = gen(23)
     texts = [
