@@ -20,6 +20,7 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Model
 
 from agentsite import clock, llm, timings
 from agentsite.redaction import redact
@@ -113,7 +114,7 @@ class Speaker:
 
 
 _PROFILE_COLUMNS = {f.name: f.column for f in CustomerProfile._meta.concrete_fields}  # SHOP_OWNED names fields
-_USERS = CustomerProfile._meta.get_field("user").related_model._meta.db_table
+_USERS = cast("type[Model]", CustomerProfile._meta.get_field("user").related_model)._meta.db_table  # its email
 _LOCK_AND_PROFILE = (
     f"WITH {locks.TAKE_CTE} SELECT EXISTS (SELECT 1 FROM taken), p.display_name, p.language, "
     + ", ".join(f"p.{_PROFILE_COLUMNS[name]}" for name in SHOP_OWNED.values())

@@ -866,8 +866,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
     if nlu.classify(question).intent is not Intent.STATUS or _by_when_placed(conv, question):
         return None  # a refund asked for ("I want a refund"), or of the order placed then: that order
     if len(results) == 1 and results[0].call.name == "list_my_orders":
-        numbers = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in ("pending",)]
-        numbers = [n for n in numbers if isinstance(n, str)][:_REFUND_LOOKUPS]
+        named = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in ("pending",)]
+        numbers = [n for n in named if isinstance(n, str)][:_REFUND_LOOKUPS]
         if not numbers:
             return Reply(replies.phrase("no_orders", lang))
         return Reply(None, tuple(PlannedCall("lookup_order", {"order_number": n}) for n in numbers))
