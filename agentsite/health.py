@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
+
+logger = logging.getLogger(__name__)
 
 
 def check_database() -> str:
@@ -48,23 +51,36 @@ CHECKS: dict[str, Callable[[], str]] = {
 
 
 def run_checks() -> tuple[bool, dict[str, dict[str, str]]]:
-    """Run every check; return whether all passed and each one's state."""
+    """Run every check; return whether all passed and each one's state. A failure is logged with its cause,
+    which the response shows to staff only."""
     results: dict[str, dict[str, str]] = {}
     for name, check in CHECKS.items():
         try:
             results[name] = {"status": "up", "detail": check()}
         except Exception as exc:  # a health check reports any failure instead of raising
             results[name] = {"status": "down", "detail": f"{type(exc).__name__}: {exc}"[:300]}
+            logger.warning("health check %s failed: %s", name, results[name]["detail"])
     return all(r["status"] == "up" for r in results.values()), results
 
 
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
-    """Answer 200 when every service is up, else 503 naming the failing ones."""
+    """Answer 200 when every service is up, else 503 naming the failing ones. What each check found (versions,
+    the error, which may name a host) is for staff only: anyone else, a balancer included, gets the states."""
     healthy, services = run_checks()
+    if not _is_staff(request):
+        services = {name: {"status": r["status"]} for name, r in services.items()}
     body = {
         "status": "ok" if healthy else "unavailable",
         "failing": [name for name, r in services.items() if r["status"] != "up"],
         "services": services,
     }
     return JsonResponse(body, status=200 if healthy else 503)
+
+
+def _is_staff(request: HttpRequest) -> bool:
+    """Whether a staff member asks; with the database down, who asks cannot be known, and nobody is."""
+    try:
+        return bool(request.user.is_authenticated and request.user.is_staff)
+    except DatabaseError:
+        return False

@@ -212,10 +212,11 @@ class LoopbackServer(ManagedProcess):
 class DaphneServer(LoopbackServer):
     """A daphne process serving the ASGI application over real HTTP and websockets."""
 
-    def get(self, path: str, timeout: float = 10) -> tuple[int, bytes]:
+    def get(self, path: str, timeout: float = 10, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
         """GET ``path``; return the status and body, also for error statuses."""
         try:
-            with urllib.request.urlopen(self.url + path, timeout=timeout) as response:
+            request = urllib.request.Request(self.url + path, headers=headers or {})
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()

@@ -6,15 +6,20 @@ import socket
 import pytest
 
 from agentsite import embedded
+from tests.factories import CustomerFactory
+from tests.http_login import login_cookie
 from tests.procs import ProcessEnv, start_daphne
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_healthz_is_200_when_every_service_is_up(process_env):
+def test_healthz_is_200_when_every_service_is_up_and_shows_what_it_found_to_staff_only(process_env):
+    """Before, anyone saw each check's detail: versions, and an error that may name a host."""
+    staff = CustomerFactory(username="health-staff", is_staff=True)
     server = start_daphne(process_env)
     try:
         status, body = server.get("/healthz")
+        _, for_staff = server.get("/healthz", headers={"Cookie": login_cookie(staff)})
     finally:
         server.stop()
 
@@ -22,7 +27,8 @@ def test_healthz_is_200_when_every_service_is_up(process_env):
     assert status == 200
     assert report["status"] == "ok"
     assert report["failing"] == []
-    assert report["services"]["database"]["detail"].startswith("pgvector 0.8")
+    assert report["services"]["database"] == {"status": "up"}
+    assert json.loads(for_staff)["services"]["database"]["detail"].startswith("pgvector 0.8")
 
 
 def test_healthz_is_503_naming_redis_when_redis_is_stopped(process_env, tmp_path):
@@ -64,4 +70,5 @@ def test_healthz_is_503_naming_the_database_when_it_accepts_and_never_answers(pr
 
     report = json.loads(body)
     assert status == 503 and report["failing"] == ["database"]
-    assert "timeout" in report["services"]["database"]["detail"].lower()
+    logged = [line for line in server.log.read_text().splitlines() if "health check database failed" in line]
+    assert logged and "timeout" in logged[-1].lower(), logged
