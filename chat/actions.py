@@ -76,6 +76,13 @@ DONE = {
         "en": "we're already chasing order {order_number} and will get back to you by {due}",
     },
 }
+# What the shop remembers of a change it made, for the customer's memory page and later chats (``experience``).
+EXPERIENCE = {
+    "request_refund": {
+        "zh": "{day}：已为订单{order_number}申请退款{amount}。",
+        "en": "A refund of {amount} for order {order_number} was requested on {day}.",
+    },
+}
 # Why the shop refused (``chat.shop.ShopError.code``).
 REFUSED = {
     "not_an_order_number": {
@@ -181,6 +188,11 @@ def proposed(tool: str, values: Mapping[str, Any], language: str) -> str:
 def done(tool: str, values: Mapping[str, Any], language: str) -> str:
     """What the change made, once confirmed."""
     return _say(DONE, tool, values, language)
+
+
+def experience(tool: str, values: Mapping[str, Any], language: str) -> str:
+    """What the shop remembers of the change ``tool`` made (``values`` with its ``day``), or ""."""
+    return _say(EXPERIENCE, tool, values, language) if tool in EXPERIENCE else ""
 
 
 def handed_over(language: str, hours: int | None = None) -> str:

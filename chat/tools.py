@@ -504,6 +504,9 @@ def confirm_pending(ctx: ToolContext) -> JSONObject | None:
         else:  # said to the customer in their language, whatever the shop's own record says
             values = {**action.arguments, **{k: result[k] for k in ("amount", "currency") if k in result}}
             result = {**result, "summary": actions.done(action.tool, values, ctx.language)}
+            if "experience" in result:  # remembered as the customer was told it, in their language
+                day = f"{clock.now():%Y-%m-%d}"
+                result["experience"] = actions.experience(action.tool, {**values, "day": day}, ctx.language)
         action.status = PendingAction.Status.DONE
         action.result = result
         action.decided_at = clock.now()

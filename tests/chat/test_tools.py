@@ -303,7 +303,8 @@ def test_a_refused_and_a_requested_refund_become_experiences_at_conversation_end
         LongTermMemory.objects.filter(customer_id=ctx.customer_id, type="experience").values_list("content", flat=True)
     )
     assert any("订单ORD-2025-0702已取消，无法退款" in e for e in experiences)
-    assert any("ORD-2025-0790 was requested" in e for e in experiences)
+    # remembered in the customer's language, as they were told it (before: "A refund of … was requested")
+    assert any("已为订单ORD-2025-0790申请退款（¥459.00）" in e for e in experiences), experiences
     # The shop's words only: the customer's reason would be recalled as part of the shop's record.
     assert not any("经理" in e or "键盘坏了" in e for e in experiences)
 
