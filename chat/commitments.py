@@ -306,8 +306,9 @@ def _iso(value: datetime | None) -> str | None:
 # -- the words -----------------------------------------------------------------------------------
 
 KINDS = {
-    "zh": {"expedite": "催单", "refund": "退款", "callback": "回电", "follow_up": "跟进"},
-    "en": {"expedite": "chase", "refund": "refund", "callback": "call back", "follow_up": "follow-up"},
+    # "callback": the handoff's promise that a colleague answers in this chat (never a phone call)
+    "zh": {"expedite": "催单", "refund": "退款", "callback": "人工客服回复", "follow_up": "跟进"},
+    "en": {"expedite": "chase", "refund": "refund", "callback": "reply from a colleague", "follow_up": "follow-up"},
 }
 # What happened, said to the customer: {order}, {due}, {amount}, {closed}.
 OUTCOMES = {

@@ -220,3 +220,18 @@ def test_the_turn_reads_promises_from_their_table_and_privacy_covers_them():
     assert exported["commitments"][0]["kind"] == "expedite" and exported["commitments"][0]["events"]
     erased = privacy.erase(user)
     assert erased.counts["commitments"] == 1 and not Commitment.objects.filter(customer=user).exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "not_said"), [("zh", "人工客服回复", "回电"), ("en", "reply from a colleague", "call")]
+)
+def test_the_handoffs_promise_reads_as_a_reply_in_this_chat_not_a_phone_call(language, said, not_said):
+    """The handoff tells the customer a colleague will answer here; its promise was named "回电" / "call back"
+    (noted last session)."""
+    from chat.commitments import Promise, record_line
+
+    promise = Promise(id=1, kind="callback", status="open", outcome="", order="", due_at=clock.now(), closed_at=None)
+
+    line = record_line(promise, language)
+
+    assert said in line and not_said not in line, line
