@@ -58,8 +58,8 @@ DENY = _re(
     r"never\s*mind|stop|not\s+now)(?:[\s,，]*(?:谢谢|了|吧|thanks|thank\s+you|please|it))*\s*[\s。.!！]*$"
 )
 POLICY_STRONG = _re(
-    r"政策|规定|规则|条款|须知|退换货|保修|质保|服务协议|(?i:\bpolic(?:y|ies)\b|\bterms\b|\bwarranty\b|"
-    r"\bguarantee\b|\bfaq\b)|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|哪些(?:通知|联系)方式|"
+    r"政策|规定|规则|条款|须知|退换货|保修|质保|服务协议|价保|保价|价格保护|(?i:\bpolic(?:y|ies)\b|\bterms\b|\bwarranty\b|"
+    r"\bguarantee\b|\bfaq\b|\bprice\s+(?:protection|match(?:ing)?|adjustment))|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|哪些(?:通知|联系)方式|"
     r"(?i:(?:notification|contact)\s+options|options\s+for\s+(?:notifications|contact))"
 )
 POLICY_WEAK = _re(

@@ -667,17 +667,32 @@ def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day
     return head + "\n" + "\n".join(lines)
 
 
+# Words any question and any article share: they tell nothing of what a question is about.
+_NOT_A_TOPIC = frozenset(
+    re.findall(
+        r"\S+",
+        "the you your and for can are what how does did with have has this that will our any from there when which "
+        "who why about policy policies please shop store tell know want would could should get not but all its just "
+        "你们 我们 请问 什么 怎么 可以 是否 有没 没有 一下 政策 规定 如果 的话 我的 你的",
+    )
+)
+
+
 def _policy_terms(text: str) -> set[str]:
     han = speech.HAN.findall(text)
-    return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} | {a + b for a, b in zip(han, han[1:], strict=False)}
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} | {a + b for a, b in zip(han, han[1:], strict=False)}
+    return words - _NOT_A_TOPIC
 
 
 def policy_text(articles: list[Any], lang: str, question: str) -> str:
+    """The passage of the article that is about what was asked; none shares a word of its topic ("你们有价保吗"
+    and the refunds article): that no policy says, never an article about something else."""
     valid = [a for a in articles if isinstance(a, dict)]
-    if not valid:
-        return "抱歉，没有找到相关的政策说明。" if lang == "zh" else "Sorry, I couldn't find a policy about that."
     asked = _policy_terms(question)
-    best = max(valid, key=lambda a: len(asked & _policy_terms(f"{a.get('title', '')} {a.get('snippet', '')}")))
+    shared = {id(a): len(asked & _policy_terms(f"{a.get('title', '')} {a.get('snippet', '')}")) for a in valid}
+    if not valid or not any(shared.values()):
+        return "抱歉，没有找到相关的政策说明。" if lang == "zh" else "Sorry, I couldn't find a policy about that."
+    best = max(valid, key=lambda a: shared[id(a)])
     source = f"[policy #{best.get('id', '?')} {best.get('title', '')}]".replace(" ]", "]")
     snippet = _quote(best.get("snippet") or best.get("content") or "", 400)
     return f"根据{source}：{snippet}" if lang == "zh" else f"According to {source}: {snippet}"

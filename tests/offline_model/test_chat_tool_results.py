@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 
 def _order(number: str, status: str = "shipped", **extra):
     return {
@@ -105,6 +107,33 @@ def test_policy_answers_quote_the_best_snippet_and_name_the_source(say, answer_t
     assert "[policy #7 Refund policy]" in reply and "within 7 days" in reply
     reply = say(answer_tools(said, [{"articles": []}], request)).content
     assert "couldn't find" in reply
+
+
+@pytest.mark.parametrize(
+    ("question", "found"),
+    [
+        ("你们家有价保吗", False),
+        ("Do you offer price protection if it gets cheaper?", False),
+        ("退款政策是什么", True),
+        ("How long do refunds take?", True),
+    ],
+)
+def test_a_policy_about_something_else_is_not_quoted_as_the_answer(say, answer_tools, question, found):
+    """Before, "你们家有价保吗" (price protection, which no policy covers) was answered with the refunds policy's
+    text (noted last session)."""
+    request = [{"role": "user", "content": question}]
+    said = say(request)
+    assert said.names == ["search_policies"], (said.calls, said.content)
+    articles = {
+        "articles": [
+            {"id": 1, "title": "退款政策", "snippet": "签收后 7 天内可申请无理由退货退款，商品需保持完好。"},
+            {"id": 2, "title": "Refunds", "snippet": "You can return an item for a full refund within 7 days."},
+            {"id": 3, "title": "Shipping times", "snippet": "Orders ship within 24 hours of payment."},
+        ]
+    }
+    reply = say(answer_tools(said, [articles], request)).content
+    assert ("[policy #" in reply) is found, reply
+    assert found or "没有找到" in reply or "couldn't find" in reply, reply
 
 
 def test_order_lists_and_the_order_placed_on_a_day(say, answer_tools):
