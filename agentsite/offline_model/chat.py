@@ -650,7 +650,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
         return Reply(replies.phrase("account_email", lang))
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
-    if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tail(text):  # "0790": the order ending so
+    if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so
         if "list_my_orders" in tools:
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
@@ -799,12 +799,15 @@ def _placed_then(conv: Conversation, result: ToolResult, question: str, lang: st
     return _go_on_with(conv, chosen, f"{question} {chosen[0]}" if chosen else question, lang, "")
 
 
-def _by_tail(conv: Conversation, result: ToolResult, question: str, tail: str, lang: str) -> Reply:
-    """The request again with the one listed order that ends in ``tail`` in its place. Never another order
-    spoken of."""
-    ending = [str(o["order_number"]) for o in _listed(result) if str(o.get("order_number") or "").endswith(tail)]
-    whole = re.sub(rf"(?<!\d){tail}(?!\d)", ending[0], question, count=1) if ending else question
-    return _go_on_with(conv, ending, whole, lang, replies.no_order_ending(tail, lang))
+def _by_tail(conv: Conversation, result: ToolResult, question: str, tails: list[str], lang: str) -> Reply:
+    """The request again with the one listed order that ends in one of ``tails`` in its place (of "0941 … 1299",
+    only 0941 ends an order). Never another order spoken of, nor one that fits otherwise."""
+    numbers = [str(o.get("order_number") or "") for o in _listed(result)]
+    ending = {tail: [n for n in numbers if n.endswith(tail)] for tail in tails}
+    matched = [(tail, found) for tail, found in ending.items() if found]
+    tail, found = matched[0] if len(matched) == 1 else (tails[0], [n for _, f in matched for n in f])
+    whole = re.sub(rf"(?<!\d){tail}(?!\d)", found[0], question, count=1) if len(found) == 1 else question
+    return _go_on_with(conv, list(dict.fromkeys(found)), whole, lang, replies.no_order_ending(tail, lang))
 
 
 def _placed_at(order: dict[str, Any]) -> str:
@@ -891,8 +894,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         return refunds
     parts = []
     for result in results:
-        if result.call.name == "list_my_orders" and (tail := slots.order_tail(question)):
-            return _by_tail(conv, result, question, tail, lang)
+        if result.call.name == "list_my_orders" and (tails := slots.order_tails(question)):
+            return _by_tail(conv, result, question, tails, lang)
         if result.call.name == "list_my_orders" and _by_when_placed(conv, question):
             return _placed_then(conv, result, question, lang)
         if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):

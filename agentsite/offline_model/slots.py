@@ -70,15 +70,21 @@ def names_an_order_end(text: str) -> bool:
 def order_tail(text: str) -> str | None:
     """The digits an order number ends in, when the message gives only those (one such number, no full order
     number): the customer's orders are looked up for the one that ends in them."""
+    tails = order_tails(text)
+    return tails[0] if len(tails) == 1 else None
+
+
+def order_tails(text: str) -> list[str]:
+    """Every number in a message without a full order number that may end one ("0941那个…太贵了1299呢": 0941 and
+    1299, of which the customer's orders tell which is an order's); a cued one ("尾号17") alone."""
     if order_numbers(text):
-        return None
+        return []
     plain = _plain(text)
     if cued := _CUED_TAIL.search(plain):
-        return next(group for group in cued.groups() if group)
+        return [next(group for group in cued.groups() if group)]
     for date in dates.find_dates(plain):  # "placed on November 30, 2026": its year is no order's end
         plain = plain[: date.start] + " " * (date.end - date.start) + plain[date.end :]
-    tails = [m.group(1) for m in _ORDER_TAIL.finditer(plain)]
-    return tails[0] if len(tails) == 1 else None
+    return list(dict.fromkeys(m.group(1) for m in _ORDER_TAIL.finditer(plain)))
 
 
 def unreadable_order(text: str) -> bool:

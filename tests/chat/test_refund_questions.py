@@ -161,3 +161,20 @@ def test_a_question_about_refunds_naming_no_order_is_answered_from_every_order(c
     conversation, reply = _turn(customers[username], text, conversation)
 
     assert said in reply and _proposals(conversation) == 0, reply
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0941那个耳机，签收了吗？不想要了给我退了吧，太贵了1299呢",  # round 6's
+        "尾巴是0941的那单我不要了，1299太贵，退了吧",
+    ],
+)
+def test_a_refund_of_the_order_named_by_its_end_beside_another_number_is_of_that_order(customers, text):
+    """Two numbers (the order's end and its price) left the order unread, and the one delivered order was
+    proposed instead; a reflexive yes filed a refund of an order nobody named (round-6 red team)."""
+    conversation, reply = _turn(customers["chen"], text)
+
+    waiting = PendingAction.objects.filter(conversation_id=conversation, tool="request_refund")
+    assert [a.arguments["order_number"] for a in waiting] in ([], ["ORD-2025-0941"]), reply
+    assert "ORD-2025-0942" not in reply, reply
