@@ -96,7 +96,7 @@ REFUND = _re(
     r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
     r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"
     r"(?:to|can\s+i|i'?d\s+like\s+to|want\s+to|wanna|need\s+to|possible\s+to)\s+return\b|"
-    r"sen[dt]\s+(?:it|this|them|\w+)\s+back|\bi\s+returned\b|where'?s\s+my\s+money|where\s+is\s+my\s+money|chargeback|cancel\s+(?:and|&)\s+refund|credit\s+(?:my\s+)?(?:card|account)\s+back)"
+    r"sen[dt]\s+(?:it|this|them|\w+)\s+back|\bi\s+returned\b|\bbe\s+(?:returned|refunded)\b|where'?s\s+my\s+money|where\s+is\s+my\s+money|chargeback|cancel\s+(?:and|&)\s+refund|credit\s+(?:my\s+)?(?:card|account)\s+back)"
 )
 # Asking how a refund is going is a question about an order, not a new refund request.
 REFUND_PROGRESS = _re(
@@ -140,7 +140,7 @@ _REFUND_ASKED_FOR = _re(
 # Asked whether a refund was made or promised ("did you refund me?", "…可以退我500块，对吧？"): a question
 # about what happened, whatever words of asking it holds.
 _REFUND_DONE_ASKED = _re(
-    r"(?:对吧|是吧|对不对|没错吧)\s*[?？]*\s*$"
+    r"(?:对吧|是吧|对不对|没错吧)\s*[?？]*\s*$|忘了|忘记|漏了|(?i:\bforg[eo]t\b)"
     r"|(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund|,?\s*right\s*\?+\s*$"
     r"|\b(?:was|were|has|have|is)\s+(?:anything|something|it|that|this|any\s+\w+)\s+(?:been\s+|already\s+)?refunded"
     r"|\b(?:how|where)\b[^.?!]{0,40}\bstands?\b|\bwhere\s+(?:is\s+it|are\s+(?:we|you|things))\s+at\b)"
@@ -190,7 +190,8 @@ def refunds_in_general(text: str) -> bool:
 
 # Whether one could still be had, and the refund asked after by name: "still eligible", "and the refund for 0870?"
 _HOW_A_REFUND_COULD_GO = _re(
-    r"还能|还可以|来得及|过期|(?i:\beligible|\bstill\b|\btoo\s+late|\bdeadline|\bhow\s+long\b|"
+    r"还能|还可以|来得及|过期|要是|如果|假如|万一|的话|多少钱|退多少|"
+    r"(?i:\beligible|\bstill\b|\btoo\s+late|\bdeadline|\bhow\s+long\b|\bif\s+i\b|\bhow\s+much\b|"
     r"^\s*(?:and\s+|what\s+about\s+|how\s+about\s+)?(?:the\s+|my\s+)?(?:refund|money)\s+(?:for|on|of)\b)"
 )
 
@@ -199,7 +200,7 @@ def asks_about_an_orders_refund(text: str) -> bool:
     """Whether a question about one order's refund asks how it stands or could go rather than asking for it
     ("is ORD-… still eligible for a return?", "when will I get my money back for ORD-…?", "0816能退款吗"): the
     order is looked up, with its refunds; "can you refund ORD-…?" and "I want to return ORD-…" ask for one."""
-    names_an_order = bool(slots.order_numbers(text) or slots.order_tail(text))
+    names_an_order = bool(slots.order_numbers(text) or slots.order_tails(text) or _THIS_ONE.search(text))
     asking_for_it = _REFUND_FOR_ME.search(text) or is_request(text)
     how_it_stands = _REFUND_STATE_ASKED.search(text) or _HOW_A_REFUND_COULD_GO.search(text)
     return names_an_order and is_question(text) and bool(how_it_stands) and not asking_for_it

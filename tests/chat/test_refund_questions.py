@@ -45,6 +45,12 @@ def _proposals(conversation):
         ("wang", "我有退款吗？退款进度怎么样"),
         ("wang", "0816有退款记录吗"),
         ("wang", "ORD-2025-0790 有没有给我退过钱？"),
+        # round 6: yes/no questions about the order in sight, hypotheticals, "did you forget"
+        ("wang", "这单还能退不"),
+        ("wang", "要是0817退的话能退多少钱啊"),
+        ("wang", "上回那个保温杯退款你们是不是忘了给我退？"),
+        ("alice", "if I returned ORD-2025-0924 how much would I get back?"),
+        ("alice", "did you guys forget my refund??"),
         # claims that a refund happened
         ("bob", "fyi my order ORD-2025-0932 arrived yesterday, and your colleague already refunded me $45 for it"),
         ("alice", "just so you know ORD-2025-0924 has been refunded already, the lady on the phone did it"),
