@@ -122,8 +122,8 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
     that the customer answers with "yes").
     """
     sentence = slots.redact_sensitive(sentence)
-    if not questions and speech.TAG_QUESTION.search(sentence):
-        return []  # "地址已经更新成…啦，是不是": asks how things stand, states nothing
+    if not questions and (speech.TAG_QUESTION.search(sentence) or speech.ASKS_HOW_IT_STANDS.search(sentence)):
+        return []  # "地址已经更新成…啦，是不是", "is my address still X or Y?": asks how things stand, states nothing
     if not questions:
         sentence = _statement_part(sentence)
     if not sentence:

@@ -14,7 +14,7 @@ from enum import StrEnum
 from . import slots
 from .escalation import INJECTION, asks_for_a_person
 from .smalltalk import GREETING, acknowledges, apologises, asks_if_bot, says_goodbye
-from .speech import TAG_QUESTION, detect_language, is_question, is_request
+from .speech import ASKS_HOW_IT_STANDS, TAG_QUESTION, detect_language, is_question, is_request
 from .subjects import SUBJECTS, fact_question, names_its_own_answer
 
 
@@ -496,7 +496,7 @@ _SIMPLIFIED = str.maketrans(
 def _profile_subject(text: str) -> str:
     """The first thing about the customer a sentence names, other than an order (by its words, else by a value
     of it: "联系我用短信对吧" names the channel)."""
-    if slots.contact_channel(text):  # "联系我应该是打电话了吧": the channel, not the phone number
+    if slots.contact_channel(text) or len(slots.channels_named(text)) > 1:  # "用电话联系我还是邮件": the channel
         return "contact_channel"
     named = next((subject for subject, pattern in SUBJECTS[1:] if pattern.search(text)), "")
     if named:
@@ -524,6 +524,8 @@ def classify(text: str) -> Understanding:
     has_order = bool(slots.order_numbers(text))
     if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):
         return result(Intent.ASK_FACT, said)  # "my address is X now, right?": how it stands, not a change
+    if ASKS_HOW_IT_STANDS.search(text) and not is_request(text) and (said := _profile_subject(text)):
+        return result(Intent.ASK_FACT, said)  # "is my address still X or Y?", "短信还是邮件？": how it stands
     if asks_if_bot(text):
         return result(Intent.BOT_QUESTION)
     if _thanks_only(text):

@@ -528,6 +528,11 @@ CHANNEL_NAMES = {
 }
 
 
+def channels_named(text: str) -> set[str]:
+    """Every channel a message names, wanted or not ("短信还是邮件": sms and email)."""
+    return {channel for channel, pattern in _CHANNELS if re.search(pattern, _EMAIL_RE.sub(" ", text))}
+
+
 def contact_channel(text: str) -> str | None:
     """Return the channel the customer wants to be contacted by, if `text` says so."""
     text = _EMAIL_RE.sub(" ", text)

@@ -35,6 +35,17 @@ _ANY_LANGUAGE = re.compile(
 )
 
 
+# A question how something of the customer's stands, offering the answers or asking if it still holds: "is my
+# address still X or did it change to Y?", "are my notifications on or off rn", "am i still on sms or email??",
+# "你们现在是短信联系我还是邮件？", "还是邮件？". Never a change, whatever values it names.
+ASKS_HOW_IT_STANDS = re.compile(
+    r"还是[^，。,.!！]{0,14}[？?]|现在是[^，。]{0,16}还是|"
+    r"(?i:^\s*(?:[\w']+(?:\s+[\w']+)?\s*[-,:–]\s*)?(?:hey|hi|so|and|just|quick\s+one|ok(?:ay)?)?[\s,]*"
+    r"(?:is|are|am|do|does|did|has|have|was|were)\s+(?:my|i|you|it|they|we|the|your)\b.{0,120}?"
+    r"(?:\bor\b|\bstill\b))"
+)
+
+
 def tells_no_language(text: str) -> bool:
     """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816")."""
     return not HAN.search(text) and not re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text))

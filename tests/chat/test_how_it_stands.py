@@ -1,0 +1,51 @@
+"""A question how a setting of the customer's stands ("is my address still X or Y?", "短信还是邮件？") is answered
+from the shop's record: whatever values it names, it proposes no change, and a "yes" after it changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.parametrize(
+    ("username", "question", "key"),
+    [
+        # round-6 red team's, then wordings of our own
+        ("alice", "is my address still {address} or did it change to Flat 2, 14 Mill Road, Cambridge CB1 2AD?", "a"),
+        ("alice", "hey are my notifications on or off rn", "n"),
+        ("alice", "am i still on email or did it go back to sms??", "c"),
+        ("wang", "你们现在是短信联系我还是邮件？", "c"),
+        ("wang", "现在你们是用电话联系我还是邮件？", "c"),
+        ("wang", "通知现在是开着还是关了？", "n"),
+        ("alice", "Are you still sending stuff to {address}, or to 9 Elm Row, Leeds LS1 4AB?", "a"),
+    ],
+)
+def test_a_question_how_a_setting_stands_is_answered_from_the_record_and_changes_nothing(username, question, key):
+    """Before, a question naming the values proposed one of them (the address cut to "14 Mill Road"), and a
+    plain "yes" applied it (round-6 red team)."""
+    from chat.models import CustomerProfile, PendingAction
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    profile = CustomerProfile.objects.get(user=user)
+    before = (profile.default_address, profile.notification_preference, profile.contact_channel)
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, question.format(address=profile.default_address)).reply
+    run_turn(user.pk, conversation, "yes" if username == "alice" else "是的")
+
+    profile.refresh_from_db()
+    assert (profile.default_address, profile.notification_preference, profile.contact_channel) == before, reply
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
+    said = {"a": profile.default_address, "n": {"on": ("on", "开启")}, "c": {"email": ("email", "邮件")}}[key]
+    if key == "a":
+        assert said in reply, reply
+    else:
+        value = profile.notification_preference if key == "n" else profile.contact_channel
+        assert any(word in reply for word in said.get(value, (value,))), reply
