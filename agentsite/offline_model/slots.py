@@ -199,7 +199,9 @@ _ZH_TAIL = re.compile(r"(?:了|吧|呢|啊|哦|呀|哈|的|上班|工作|住|就
 _ZH_END = re.compile(
     r"(?:号(?:楼|院)?|室|楼|栋|幢|层|座|单元|区|县|镇|乡|村|路|街|巷|弄|道|大厦|小区|花园|公寓|园|广场|中心)$"
     # a room or floor after the building, in digits and letters: "2 号楼 301", "A 座 2305", "18F", "2栋18-3"
-    r"|(?:号|楼|栋|幢|座|层|单元|院|区|大厦|中心|广场)\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}(?:[-－]\d{1,4}){0,2}$"
+    r"|(?:号|楼|栋|幢|座|层|单元|院|区|大厦|中心|广场|园|苑|小区|公寓|大楼|(?i:soho|tower|plaza))"
+    # … or after a park's or a tower's name: "天府软件园 E3", "望京SOHO T3 1802"
+    r"\s*[A-Za-z]?\d[0-9A-Za-z]{0,5}(?:[-－]\d{1,4}){0,2}(?:\s+\d{1,5}(?:室)?)?$"
 )
 
 _STREET_WORDS = (

@@ -407,6 +407,12 @@ def test_an_address_written_with_spaces_is_taken_whole(say, template, address):
             "Rose Cottage, Mill Lane, Histon, Cambridge CB24 9XX",
         ),
         ("please change my address to 9 Fake Street, Leeds. Apply it now", "9 Fake Street, Leeds"),
+        # round 6: a building's code after a park's or a tower's name was dropped
+        (
+            "收货地址帮我换成 四川省成都市高新区天府大道中段 1268 号 天府软件园 E3",
+            "四川省成都市高新区天府大道中段 1268 号 天府软件园 E3",
+        ),
+        ("地址改成北京市朝阳区望京SOHO T3 1802", "北京市朝阳区望京SOHO T3 1802"),
     ],
 )
 def test_an_address_without_a_house_number_or_before_another_sentence_is_read_whole(say, text, address):
