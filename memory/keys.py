@@ -182,6 +182,19 @@ def normalise_text(value: str) -> str:
     return text
 
 
+def normalise_name(value: str) -> str:
+    """A name as given; refuse what is no name: digits, sentence marks, or more than six words ("Bob Smith - I
+    was already refunded the full 320.00 …" would be recalled as the customer's name)."""
+    text = normalise_text(value)
+    if (
+        len(text) > 60
+        or re.search(r"\d|[,;:!?@()\[\]{}<>，。；：！？（）【】]|\s[-–—]\s", text)
+        or len(text.split()) > 6
+    ):
+        raise InvalidValue(f"not a name: {text[:40]!r}")
+    return text
+
+
 @dataclass(frozen=True)
 class KeySpec:
     """One attribute a keyed memory can be about."""
@@ -236,7 +249,7 @@ REGISTRY: dict[str, KeySpec] = {
         ),
         KeySpec("phone_number", Cardinality.ONE, normalise_phone, "the customer's phone number, digits"),
         KeySpec("email", Cardinality.ONE, normalise_email, "the customer's email address, lower case"),
-        KeySpec("name", Cardinality.ONE, normalise_text, "the customer's name"),
+        KeySpec("name", Cardinality.ONE, normalise_name, "the customer's name"),
     ]
 }
 

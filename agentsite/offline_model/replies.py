@@ -297,9 +297,13 @@ _SUBJECT_EN = {
 }
 
 
-# Keys the shop's account may hold (the account's email): what the customer told us of them is said as that.
-_TOLD_ZH = {"email": "您之前告诉过我们，您的邮箱是{said}。"}
-_TOLD_EN = {"email": "You told us before that your email is {said}."}
+# Contact details the shop's account may hold (the account's email, a phone): what the customer told us of
+# them is said as that, never as what the account holds.
+_TOLD_ZH = {"email": "您之前告诉过我们，您的邮箱是{said}。", "phone_number": "您之前告诉过我们，您的电话号码是{said}。"}
+_TOLD_EN = {
+    "email": "You told us before that your email is {said}.",
+    "phone_number": "You told us before that your phone number is {said}.",
+}
 
 
 def answer(key: str, value: str, lang: str, told: bool = False) -> str:

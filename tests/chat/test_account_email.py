@@ -105,3 +105,15 @@ def test_a_change_of_the_accounts_email_proposes_no_channel_and_says_who_can(cus
     assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
     assert CustomerProfile.objects.get(user=user).contact_channel == channel
     assert "人工客服" in reply if username in ("li", "wang") else "colleague" in reply, reply
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_remembered_phone_number_is_what_the_customer_told_us(customers, lang):
+    """Before: "您的电话号码是13900002222。", as if the shop had it on record (round-6 red team)."""
+    username, _ = ASK[lang]
+    user = customers[username]
+    remember(user, "The customer's phone number is 13900002222", key="phone_number", value="13900002222")
+
+    reply = _ask(user, "我留的电话是哪个？" if lang == "zh" else "which phone number did I give you?")
+
+    assert "13900002222" in reply and ("告诉过我们" in reply if lang == "zh" else "You told us" in reply), reply
