@@ -168,16 +168,17 @@ def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> boo
     return not re.search(r"[A-Za-z\u4e00-\u9fff]", rest)
 
 
-# Arguments in the customer's own words (a refund's reason, "could I get $50 back"): no value of the change,
-# so a number an answer names is never matched against them.
+# Arguments in the customer's own words (a refund's reason, "could I get $50 back"): a number an answer names
+# is never matched against them.
 _CUSTOMERS_WORDS = ("reason",)
 
 
 def _without_value(text: str, proposal: Mapping[str, Any]) -> str:
     """``text`` with the parts of the waiting change's values it names blanked: the longest pieces of two
-    characters or more of a Chinese run ("科苑路88号"), and whole English words. Only the values, not the
-    summary, whose other words ("keep" among them) are not the change's."""
-    values = " ".join(str(v) for k, v in proposal.items() if k not in ("summary", *_CUSTOMERS_WORDS))
+    characters or more of a Chinese run ("科苑路88号"), and whole English words ("the tent refund", of a refund
+    asked for because of the tent). Only the values, not the summary, whose other words ("keep" among them)
+    are not the change's; numbers are compared apart (``_names_another_change``), never with the reason."""
+    values = " ".join(str(v) for k, v in proposal.items() if k != "summary")  # the reason's words name it too
     words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", values)}
     text = re.sub(r"[A-Za-z]+", lambda m: " " if m.group(0).lower() in words else m.group(0), text)
     return re.sub(r"[\u4e00-\u9fff0-9]{2,}", lambda m: _blank_pieces(m.group(0), values), text)

@@ -704,7 +704,7 @@ def policy_text(articles: list[Any], lang: str, question: str) -> str:
 
 def error_text(error: Any, lang: str, order: str | None) -> str:
     """A refusal: its reason quoted when it is in the reply's language, else only that it failed."""
-    message = _quote(error, 120)
+    message = _quote(error, 300)  # the shop's reasons run to ~150 characters: never cut one mid-word
     not_found = re.search(
         r"(?i)not\s*found|no\s+such|unknown|does\s+not\s+exist|不存在|找不到|未找到|没有找到", message
     )

@@ -184,3 +184,20 @@ def test_a_refund_of_the_order_named_by_its_end_beside_another_number_is_of_that
     waiting = PendingAction.objects.filter(conversation_id=conversation, tool="request_refund")
     assert [a.arguments["order_number"] for a in waiting] in ([], ["ORD-2025-0941"]), reply
     assert "ORD-2025-0942" not in reply, reply
+
+
+def test_a_yes_naming_the_item_the_refund_was_asked_for_confirms_it(customers):
+    """ "yep go ahead with the tent refund" was not read (round-6 red team): the tent is in the reason only."""
+    bob = customers["bob"]
+    conversation, _ = _turn(bob, "I want a refund for ORD-2025-0870 because the tent has a 50 cm tear")
+
+    _, reply = _turn(bob, "yep go ahead with the tent refund", conversation)
+
+    assert Refund.objects.filter(order__number="ORD-2025-0870").exists(), reply
+
+
+def test_a_refusal_is_quoted_whole(customers):
+    """ "…a partial refund needs a colleague, and I ca…": the reason was cut at 120 characters (round 6)."""
+    _, reply = _turn(customers["alice"], "the 0924 package is late, could you knock $20 off as compensation? refund it")
+
+    assert "…" not in reply and "I can pass you to one" in reply, reply
