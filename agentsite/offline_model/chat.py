@@ -612,6 +612,8 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     (a change to confirm, then one that comes after it)."""
     lang = requests[0].understood.lang
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
+        if result.call.name == "list_my_orders" and (named := _each_named_by_its_end(conv, requests, result)):
+            return named
         if result.call.name == "list_my_orders":
             question = next(
                 (r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)), ""
@@ -633,6 +635,26 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             said.append((0, answer.content))
     said.sort(key=lambda item: item[0])  # stable: in the order asked within each rank
     return Reply("\n".join(text for _, text in said if text))
+
+
+def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request], listed: ToolResult) -> Reply | None:
+    """After the list, each request about an order named by its end ("1) where is 0924 … 3) is the refund on
+    0880 done yet?"): its calls, with the one listed order that ends so in its place. ``None`` if none is."""
+    numbers = [str(o.get("order_number") or "") for o in _listed(listed)]
+    calls: list[PlannedCall] = []
+    for request in requests:
+        if request.understood.intent not in _ABOUT_ONE_ORDER:
+            continue
+        found = [
+            (tail, ending)
+            for tail in slots.order_tails(request.text)
+            if len(ending := [n for n in numbers if n.endswith(tail)]) == 1
+        ]
+        if len(found) == 1:
+            (tail, (number,)) = found[0]
+            whole = re.sub(rf"(?<!\d){tail}(?!\d)", number, request.text, count=1)
+            calls += _answer(conv, whole, nlu.classify(whole)).tool_calls
+    return Reply(None, tuple(calls)) if calls else None
 
 
 # Requests about one order: digits alone in one are the end of its number, looked for in the customer's list.

@@ -20,7 +20,7 @@ _BOUNDARY = re.compile(
 
 # The number of an item in a list the customer writes ("1.通知关掉 2.联系方式改成短信 3.…", "(2) refund …", "②"):
 # a boundary, never part of the request (nor a decimal point: "¥3.5" has a digit after it).
-_LIST_MARKER = re.compile(r"(?:^|(?<=[\s，,；;。]))\s*(?:[(（]?[1-9][0-9]?[.、)）]|[①-⑩])(?=\s*[^\d\s])")
+_LIST_MARKER = re.compile(r"(?:^|(?<=[\s，,；;。]))\s*(?:[(（]?[1-9][0-9]?[.、)）]|[①-⑩])(?=\s+\S|\s*[^\d\s])")
 
 _ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
@@ -49,7 +49,13 @@ def requests(text: str) -> list[Request]:
     if listed:
         text = _LIST_MARKER.sub("；", text).strip("； ")
     whole = classify(text)
-    marks = [m for m in _BOUNDARY.finditer(text) if m.start() > 0 and m.end() < len(text)]
+    address = slots.address(text)  # its commas cut nothing: "my new address is Flat 2, 14 Mill Road, …"
+    inside = (text.find(address), text.find(address) + len(address)) if address and address in text else (0, 0)
+    marks = [
+        m
+        for m in _BOUNDARY.finditer(text)
+        if m.start() > 0 and m.end() < len(text) and not inside[0] < m.start() < inside[1]
+    ]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
     groups: list[tuple[int, Understanding]] = []  # the part each request starts at, and what it asks
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
@@ -61,7 +67,9 @@ def requests(text: str) -> list[Request]:
             groups.append((i if groups else 0, understood))
     lists_facts = whole.intent is Intent.ASK_FACT and len(listed_subjects(text)) > 1  # answered as one
     # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it
-    lists_facts = lists_facts or slots.order_tail(text) is not None
+    # (not "how do you contact me now, and where is 0931?", nor the items of a list)
+    about_the_order = all(u.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for _, u in groups)
+    lists_facts = lists_facts or (slots.order_tail(text) is not None and about_the_order and not listed)
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts:
         return [Request(text, whole)]
     numbers = slots.order_numbers(text)

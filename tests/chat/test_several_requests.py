@@ -184,3 +184,63 @@ def test_each_item_of_a_numbered_list_is_a_request(lang, message):
         ("update_contact_channel", "queued"),
         ("request_refund", "queued"),
     ]
+
+
+@pytest.fixture
+def shop(db):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    return {u.username: u for u in get_user_model().objects.all()}
+
+
+@pytest.mark.parametrize(
+    ("username", "message", "said"),
+    [
+        ("bob", "how do you contact me now, and where is 0931?", ["ORD-2025-0931", "contact you by"]),
+        (
+            "alice",
+            "Hello! 1) where is my order 0924 2) what address do you have for me 3) is the refund on 0880 done yet?",
+            ["ORD-2025-0924", "221 Baker Street", "a refund of $70.00"],
+        ),
+    ],
+)
+def test_each_request_about_an_order_named_by_its_end_is_answered(shop, username, message, said):
+    """Before, the order's end made the whole message one request about it (the channel went unanswered), and
+    of two orders named by their ends only the first was found (round-6 red team)."""
+    user = shop[username]
+
+    reply = run_turn(user.pk, short_term.store().start(user.pk).id, message).reply
+
+    assert all(part in reply for part in said), reply
+
+
+@pytest.mark.parametrize(
+    ("username", "message", "expected"),
+    [
+        (
+            "li",
+            "1. 通知全关掉，烦死了 2. 以后联系我走短信 3. 0901退款",
+            [
+                ("update_notification_preference", "pending"),
+                ("update_contact_channel", "queued"),
+                ("request_refund", "queued"),
+            ],
+        ),
+        (
+            "alice",
+            "my new address is Flat 2, 14 Mill Road, Cambridge CB1 2AD. also can you turn off the notifications please",
+            [("update_shipping_address", "pending"), ("update_notification_preference", "queued")],
+        ),
+    ],
+)
+def test_no_change_asked_for_in_a_message_is_dropped(shop, username, message, expected):
+    """Before: the refund of an item starting with its order's end, and an address cut at its commas, were
+    dropped without a word (round-6 red team)."""
+    user = shop[username]
+    conversation = short_term.store().start(user.pk).id
+
+    run_turn(user.pk, conversation, message)
+
+    assert _statuses(conversation) == expected
