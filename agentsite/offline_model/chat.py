@@ -827,6 +827,11 @@ def _by_tail(conv: Conversation, result: ToolResult, question: str, tails: list[
     numbers = [str(o.get("order_number") or "") for o in _listed(result)]
     ending = {tail: [n for n in numbers if n.endswith(tail)] for tail in tails}
     matched = [(tail, found) for tail, found in ending.items() if found]
+    if len(matched) > 1 and all(len(found) == 1 for _, found in matched):  # "0941和0942两单": each of them
+        whole = question
+        for tail, (number,) in matched:
+            whole = re.sub(rf"(?<!\d){tail}(?!\d)", number, whole, count=1)
+        return _answer(conv, whole, nlu.classify(whole))
     tail, found = matched[0] if len(matched) == 1 else (tails[0], [n for _, f in matched for n in f])
     whole = re.sub(rf"(?<!\d){tail}(?!\d)", found[0], question, count=1) if len(found) == 1 else question
     return _go_on_with(conv, list(dict.fromkeys(found)), whole, lang, replies.no_order_ending(tail, lang))
@@ -886,7 +891,7 @@ def _asks_after_refunds(conv: Conversation, text: str, tool: str) -> bool:
 def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply | None:
     """After the list for a question about refunds naming no order: each order looked up (its refunds are on
     its record); after those lookups, the refunds on record, order by order, or that there are none."""
-    if not _asks_after_refunds(conv, question, "lookup_order") or slots.order_tail(question):
+    if not _asks_after_refunds(conv, question, "lookup_order") or slots.order_tails(question):
         return None
     if nlu.classify(question).intent is not Intent.STATUS or _by_when_placed(conv, question):
         return None  # a refund asked for ("I want a refund"), or of the order placed then: that order
@@ -902,7 +907,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
         said = [
             replies.refunds_of_order(data, lang)
             for data in found
-            if isinstance(data, dict) and isinstance(data.get("refunds"), list) and data["refunds"]
+            if isinstance(data, dict)
+            and ((isinstance(data.get("refunds"), list) and data["refunds"]) or data.get("status") == "refunded")
         ]
         return Reply("\n".join(said) if said else replies.phrase("no_refunds", lang))
     return None

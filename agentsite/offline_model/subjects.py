@@ -111,7 +111,7 @@ def fact_question(text: str) -> str:
 # What may stand between two subjects of one question that lists them: "address, notification setting and
 # contact channel", "收货地址、通知设置和联系方式". Anything else ("contact me, by phone?") is not a list.
 _LIST_GAP = re.compile(
-    r"(?:\s|[,，、/&?？;；]|和|跟|与|及|以及|还有|我的|我|的|设置|偏好|是|呢|"
+    r"(?:\s|[,，、/&?？;；]|和|跟|与|及|以及|还有|我的|我|的|设置|偏好|是|呢|账户|账号|那|什么|啥|"
     r"(?i:and|plus|as\s+well\s+as|also|my|the|settings?|preferences?|number|what'?s|what\s+is|is|are|whether|if|"
     r"tell\s+me)\b)*"
 )

@@ -201,3 +201,17 @@ def test_a_refusal_is_quoted_whole(customers):
     _, reply = _turn(customers["alice"], "the 0924 package is late, could you knock $20 off as compensation? refund it")
 
     assert "…" not in reply and "I can pass you to one" in reply, reply
+
+
+def test_an_order_marked_refunded_is_among_the_refunds_asked_after(customers):
+    """li's ORD-2025-0850 is refunded with no refund row: "我的退款都有哪些" said there were none (round 6)."""
+    _, reply = _turn(customers["li"], "我的退款都有哪些")
+
+    assert "ORD-2025-0850" in reply and "已退款" in reply, reply
+
+
+def test_two_orders_named_by_their_ends_are_both_answered(customers):
+    """ "帮我看下0941和0942两单的详情和退款情况" answered one order, then none (round 6)."""
+    _, reply = _turn(customers["chen"], "帮我看下0941和0942两单的详情和退款情况")
+
+    assert "ORD-2025-0941" in reply and "ORD-2025-0942" in reply, reply

@@ -372,7 +372,9 @@ def test_a_change_asked_for_is_named_as_a_change_of_its_setting(key, record, ask
     assert said in replies.answer_record(key, record, [asked], "en")
 
 
-@pytest.mark.parametrize("text", ["notifications? contact channel? email?", "通知？联系方式？邮箱？"])
+@pytest.mark.parametrize(
+    "text", ["notifications? contact channel? email?", "通知？联系方式？邮箱？", "通知设置和联系方式是什么？账户邮箱呢"]
+)
 def test_subjects_asked_one_after_another_are_each_answered_once(say, text):
     """Before: "Sorry, I didn't quite understand" twice, for the first two (round-5 red team)."""
     memory = [
