@@ -286,7 +286,8 @@ class Handoff(models.Model):
 
 
 class Commitment(models.Model):
-    """Something the shop promised a customer: chase an order, refund a return, a colleague's reply after a handoff (docs/promises.md).
+    """Something the shop promised a customer: chase an order, refund a return, a colleague's reply after a
+    handoff (docs/promises.md).
 
     ``outcome`` is what last happened to it and ``version`` counts those happenings; the customer has
     been told up to ``reported_version`` (the conversation it was made in tells them of its making).
