@@ -63,8 +63,8 @@ _CHANNEL_WORDS = {
     "phone": r"(?i:\bphone\b|\bcall\b|\bcalls\b)|电话",
 }
 _NOTIFICATION = {
-    "mute": r"(?i:\bmute|\boff\b|silence)|静音|关闭|关掉|关了|关上",
-    "on": r"(?i:\bunmute|\bon\b)|打开|开启|开着",
+    "mute": r"(?i:\bmute|\boff\b|silence)|静音|关闭|关掉|关了|关上|关吧|关一下",
+    "on": r"(?i:\bunmute|\bon\b)|打开|开启|开着|开吧|开一下|开回来",
 }
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _BLOCKER = re.compile(

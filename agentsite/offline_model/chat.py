@@ -496,7 +496,8 @@ _OFFERED = re.compile(r"如果仍需要更改，请告诉我|if you still want i
 _TAKEN_UP = re.compile(
     r"^\s*(?:嗯+|对|是的?|好的?|要|需要|行|可以|麻烦|(?i:yes|yeah|yep|sure|please|ok(?:ay)?|go\s+ahead|do\s+it))"
     r"(?:[\s,，.。!！]*(?:嗯|对|是的?|好的?|要的?|需要|还需要|仍需要|帮我改|帮我换|改吧|换吧|改一下|麻烦了?|谢谢|吧|的|"
-    r"(?i:yes|please|change\s+it|do\s+it|go\s+ahead|set\s+it\s+up|i\s+(?:still\s+)?(?:do|want\s+it)|thanks?)))*"
+    r"(?i:yes|please|change\s+it|do\s+it|go\s+ahead|set\s+(?:it|that)\s+up|then|i\s+(?:still\s+)?(?:do|want\s+it)|"
+    r"thanks?)))*"
     r"[\s,，.。!！~]*$"
 )
 

@@ -361,7 +361,11 @@ def test_a_yes_naming_part_of_the_waiting_address_confirms_it_and_no_other(custo
 
 @pytest.mark.parametrize(
     ("lang", "question", "yes"),
-    [("zh", "我的收货地址是什么", "嗯需要，帮我改"), ("en", "what's my shipping address?", "yes please, change it")],
+    [
+        ("zh", "我的收货地址是什么", "嗯需要，帮我改"),
+        ("en", "what's my shipping address?", "yes please, change it"),
+        ("en", "what's my shipping address?", "ok yes please set that up then"),  # round 6
+    ],
 )
 def test_a_yes_to_the_offer_to_set_up_a_lapsed_change_proposes_it(customers, lang, question, yes):
     """The record's answer offers to set up the change asked for and not applied; before, taking the offer up

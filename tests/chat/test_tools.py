@@ -232,6 +232,8 @@ def test_messages_that_merely_contain_yes_are_not_confirmations(text):
         ("yes, turn the notifications off", {"preference": "mute"}, True),
         ("yes, turn them on", {"preference": "mute"}, False),
         ("Yes, turn them back on", {"preference": "on"}, True),
+        ("是的，开吧", {"preference": "on"}, True),  # round 6
+        ("是的，开吧", {"preference": "mute"}, False),
         ("yes, turn them back on", {"preference": "mute"}, False),
         ("yes refund ORD-2025-0816", {"order_number": "ORD-2025-0816", "reason": "broken"}, True),
         ("yes refund ORD-2025-0817", {"order_number": "ORD-2025-0816", "reason": "broken"}, False),
