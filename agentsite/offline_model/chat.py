@@ -312,7 +312,9 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
 
 # Part of the money back, with no amount named: the refund tool refunds an order's full total only.
 _PART_OF_IT = re.compile(
-    r"部分退款|退一半|退部分|退一部分|退点|(?i:\bpartial(?:ly)?\s+refund|\bpart\s+of\s+(?:the|my)\s+money|"
+    r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|"
+    r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
+    r"\bpartial(?:ly)?\s+refund|\bpart\s+of\s+(?:the|my)\s+money|"
     r"\bhalf\s+(?:of\s+)?(?:the\s+|my\s+)?(?:money|price|refund|amount)|\bsome\s+of\s+(?:the|my)\s+money)"
 )
 
@@ -672,6 +674,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("human", lang))
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
         return Reply(replies.phrase("account_email", lang))
+    if intent is Intent.REFUND and _PART_OF_IT.search(text) and slots.money_asked(text) is None:
+        return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so
         if "list_my_orders" in tools:
@@ -833,9 +837,21 @@ def _by_tail(conv: Conversation, result: ToolResult, question: str, tails: list[
         for tail, (number,) in matched:
             whole = re.sub(rf"(?<!\d){tail}(?!\d)", number, whole, count=1)
         return _answer(conv, whole, nlu.classify(whole))
+    if not matched and len(tails) == 1:  # "the 249 order": no order ends so, but the order of that total is it
+        priced = [str(o.get("order_number")) for o in _listed(result) if _same_amount(o.get("total"), tails[0])]
+        if len(priced) == 1:
+            return _go_on_with(conv, priced, question.replace(tails[0], priced[0], 1), lang, "")
     tail, found = matched[0] if len(matched) == 1 else (tails[0], [n for _, f in matched for n in f])
     whole = re.sub(rf"(?<!\d){tail}(?!\d)", found[0], question, count=1) if len(found) == 1 else question
     return _go_on_with(conv, list(dict.fromkeys(found)), whole, lang, replies.no_order_ending(tail, lang))
+
+
+def _same_amount(total: Any, digits: str) -> bool:
+    """Whether an order's total is the whole number ``digits`` ("249" and "249.00")."""
+    try:
+        return float(str(total)) == float(digits)
+    except ValueError:
+        return False
 
 
 def _placed_at(order: dict[str, Any]) -> str:

@@ -88,6 +88,9 @@ def test_a_refund_asked_for_is_still_proposed(customers, username, text):
         ("wang", "ORD-2025-0816 退150块就行"),
         ("wang", "ORD-2025-0816 能退一半吗"),
         ("alice", "can I get a partial refund on ORD-2025-0923? the case is scratched"),
+        # round 6: a bare number as the part, read before as an order's end
+        ("alice", "ORD-2025-0923 is scratched, only refund 100 of it"),
+        ("wang", "ORD-2025-0816 只退100"),
     ],
 )
 def test_a_partial_refund_is_refused_with_the_reason_and_nothing_waits(customers, username, text):
@@ -215,3 +218,10 @@ def test_two_orders_named_by_their_ends_are_both_answered(customers):
     _, reply = _turn(customers["chen"], "帮我看下0941和0942两单的详情和退款情况")
 
     assert "ORD-2025-0941" in reply and "ORD-2025-0942" in reply, reply
+
+
+def test_an_order_named_by_its_total_is_that_order(customers):
+    """ "whats the status of the 249 order" said no order ends in 249; ORD-2025-0923 costs $249.00 (round 6)."""
+    _, reply = _turn(customers["alice"], "btw whats the status of the 249 order")
+
+    assert "ORD-2025-0923" in reply, reply
