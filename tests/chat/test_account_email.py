@@ -51,6 +51,8 @@ def test_the_accounts_email_answers_and_an_email_told_in_a_chat_is_quoted_as_tol
 def test_without_an_account_email_the_remembered_one_is_what_the_customer_told_us(customers, lang):
     username, ask = ASK[lang]
     user = customers[username]
+    user.email = ""
+    user.save(update_fields=["email"])
     remember(user, f"The customer's email is {TOLD}", key="email", value=TOLD, confidence=0.95)
 
     reply = _ask(user, ask)
@@ -117,3 +119,11 @@ def test_a_remembered_phone_number_is_what_the_customer_told_us(customers, lang)
     reply = _ask(user, "我留的电话是哪个？" if lang == "zh" else "which phone number did I give you?")
 
     assert "13900002222" in reply and ("告诉过我们" in reply if lang == "zh" else "You told us" in reply), reply
+
+
+def test_the_demo_customers_have_an_account_email_the_agent_gives(customers):
+    """The demo seeds one per customer, so the demo can show the record beside what memory holds."""
+    reply = _ask(customers["alice"], "what email is on my account?")
+
+    assert "alice@demo-shop.example" in reply, reply
+
