@@ -126,4 +126,3 @@ def test_the_demo_customers_have_an_account_email_the_agent_gives(customers):
     reply = _ask(customers["alice"], "what email is on my account?")
 
     assert "alice@demo-shop.example" in reply, reply
-
