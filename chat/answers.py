@@ -169,8 +169,8 @@ def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> boo
 
 
 # Arguments in the customer's own words (a refund's reason, "could I get $50 back"): a number an answer names
-# is never matched against them.
-_CUSTOMERS_WORDS = ("reason",)
+# is never matched against them, and the same change asked for in other words is the same (``chat.tools``).
+CUSTOMERS_WORDS = ("reason",)
 
 
 def _without_value(text: str, proposal: Mapping[str, Any]) -> str:
@@ -242,7 +242,7 @@ def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str,
 def _names_another_change(text: str, proposal: Mapping[str, Any]) -> bool:
     if any(re.search(words, text) and kind not in proposal for kind, words in _KINDS.items()):
         return True
-    said = _numbers(" ".join(str(v) for k, v in proposal.items() if k not in _CUSTOMERS_WORDS))
+    said = _numbers(" ".join(str(v) for k, v in proposal.items() if k not in CUSTOMERS_WORDS))
     if not _numbers(text) <= said:
         return True
     channel = proposal.get("channel")

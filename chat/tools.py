@@ -22,6 +22,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
+from chat.answers import CUSTOMERS_WORDS
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import PendingAction
@@ -462,7 +463,7 @@ def replaced(action: PendingAction) -> bool:
 def _what_it_changes(arguments: JSONObject) -> JSONObject:
     """A change's arguments without the customer's words about it (a refund's reason): the same refund asked
     for again in other words is the same change."""
-    return {k: v for k, v in arguments.items() if k != "reason"}
+    return {k: v for k, v in arguments.items() if k not in CUSTOMERS_WORDS}
 
 
 def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | None]:

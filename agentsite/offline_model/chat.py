@@ -655,7 +655,7 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
         ]
         if len(found) == 1:
             (tail, (number,)) = found[0]
-            whole = re.sub(rf"(?<!\d){tail}(?!\d)", number, request.text, count=1)
+            whole = _named_in_full(request.text, tail, number)
             calls += _answer(conv, whole, nlu.classify(whole)).tool_calls
     return Reply(None, tuple(calls)) if calls else None
 
@@ -835,15 +835,20 @@ def _by_tail(conv: Conversation, result: ToolResult, question: str, tails: list[
     if len(matched) > 1 and all(len(found) == 1 for _, found in matched):  # "0941和0942两单": each of them
         whole = question
         for tail, (number,) in matched:
-            whole = re.sub(rf"(?<!\d){tail}(?!\d)", number, whole, count=1)
+            whole = _named_in_full(whole, tail, number)
         return _answer(conv, whole, nlu.classify(whole))
     if not matched and len(tails) == 1:  # "the 249 order": no order ends so, but the order of that total is it
         priced = [str(o.get("order_number")) for o in _listed(result) if _same_amount(o.get("total"), tails[0])]
         if len(priced) == 1:
-            return _go_on_with(conv, priced, question.replace(tails[0], priced[0], 1), lang, "")
+            return _go_on_with(conv, priced, _named_in_full(question, tails[0], priced[0]), lang, "")
     tail, found = matched[0] if len(matched) == 1 else (tails[0], [n for _, f in matched for n in f])
-    whole = re.sub(rf"(?<!\d){tail}(?!\d)", found[0], question, count=1) if len(found) == 1 else question
+    whole = _named_in_full(question, tail, found[0]) if len(found) == 1 else question
     return _go_on_with(conv, list(dict.fromkeys(found)), whole, lang, replies.no_order_ending(tail, lang))
+
+
+def _named_in_full(text: str, digits: str, number: str) -> str:
+    """``text`` with the order's whole ``number`` in place of the ``digits`` that named it (their first use)."""
+    return re.sub(rf"(?<!\d){digits}(?!\d)", number, text, count=1)
 
 
 def _same_amount(total: Any, digits: str) -> bool:
