@@ -574,6 +574,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.SET_ADDRESS)  # "地址改成 …，昨天客服电话里确认过了": the phone is no channel asked for
     if slots.notification_preference(text):
         return result(Intent.SET_NOTIFICATION)
+    if slots.channels_named(text) and slots.WHEN_OR_WHY_CONTACTED.search(text) and not slots.contact_channel(text):
+        return result(Intent.ASK_FACT, "contact_channel")  # "你们一般几点打电话": answered with how we contact them
     if slots.contact_channel(text) or REFUSED_CHANNEL.search(text) or OTHER_CHANNEL.search(text):
         if _WHICH_CHANNEL_ASKED.search(text) and not _CHANNEL_CHANGE_ASKED.search(text):
             return result(Intent.ASK_FACT, "contact_channel")  # "你们联系我是用啥方式，短信还是邮件？"

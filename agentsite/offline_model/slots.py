@@ -507,6 +507,15 @@ _FROM_NOW_ON = re.compile(
 )
 
 
+# When, why or how often the shop contacts them ("你们一般几点打电话", "why did you text me at 3am"): a question
+# or a complaint ("怎么老给我打电话") about what the shop does, never a channel asked for.
+WHEN_OR_WHY_CONTACTED = re.compile(
+    r"几点|(?:什么|啥)时候(?!都)|为什么|为啥|干嘛|干吗|怎么(?:老|总|一直|又)|多久|多长时间|"
+    r"(?i:^\s*(?:when|why|what\s+time|how\s+often|how\s+come)\b|"
+    r"\b(?:when|why|what\s+time|how\s+often)\s+(?:do|did|does|will|would|are|were|is|have|has|can)\s+(?:you|they|your)\b)"
+)
+
+
 def _clause_around(text: str, at: int) -> str:
     """The clause of ``text`` holding position ``at``: between the punctuation marks around it."""
     start = max((text.rfind(mark, 0, at) for mark in "，。,.!?！？；;（）()-—"), default=-1) + 1
@@ -544,8 +553,10 @@ def contact_channel(text: str) -> str | None:
     for channel, pattern in _CHANNELS:
         for m in re.finditer(pattern, text):
             clause = _clause_around(text, m.start())
-            if _PAST_NARRATIVE.search(clause) and not _FROM_NOW_ON.search(clause):
-                continue  # "your agent confirmed it by phone yesterday", "客服电话里已经确认过了": what happened
+            if (_PAST_NARRATIVE.search(clause) or WHEN_OR_WHY_CONTACTED.search(clause)) and not _FROM_NOW_ON.search(
+                clause
+            ):
+                continue  # "客服电话里已经确认过了": what happened; "你们几点打电话": what the shop does
             if _OUR_MESSAGES.search(text[max(0, m.start() - 16) : m.start()]):
                 continue  # "your marketing texts", "促销短信": the shop's messages, not a way to reach them
             if _COURIER_CALL.search(text[max(0, m.start() - 12) : m.start()]):

@@ -61,7 +61,14 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:what|which)\s+name|under\s+what\s+name|my\s+(?:full\s+|first\s+|last\s+)?name\b|name\s+on\s+(?:my|the)\s+account)"
         ),
     ),
-    ("phone_number", _re(r"电话|手机号|手机|(?i:\bphone\b|\bmobile\b|\bcell\b)")),
+    # The number, not the act: "你们一般几点打电话", "when do you phone" ask when the shop calls.
+    (
+        "phone_number",
+        _re(
+            r"手机号|电话号|号码|(?:我|留|存|登记|联系|预留|绑定|注册)的?(?:手机|电话)|(?:手机|电话)(?:是|为)?(?:多少|哪个|什么)|"
+            r"(?i:(?<!you\s)(?<!to\s)(?<!will\s)(?<!usually\s)(?<!normally\s)\bphone\b|\bmobile\b|\bcell\b)"
+        ),
+    ),
     ("email", _re(r"邮箱|邮件地址|(?i:\be-?mail\b)")),
     (
         "preferred_carrier",

@@ -49,3 +49,33 @@ def test_a_question_how_a_setting_stands_is_answered_from_the_record_and_changes
     else:
         value = profile.notification_preference if key == "n" else profile.contact_channel
         assert any(word in reply for word in said.get(value, (value,))), reply
+
+
+@pytest.mark.parametrize(
+    ("username", "question"),
+    [
+        ("wang", "你们一般什么时候打电话给我"),
+        ("wang", "怎么老给我打电话"),
+        ("wang", "你们几点给我发短信"),
+        ("wang", "为什么给我发短信了"),
+        ("bob", "why did you text me at 3am"),
+        ("bob", "what time do you usually call me?"),
+    ],
+)
+def test_when_or_why_the_shop_contacts_them_asks_no_channel(username, question):
+    """Before, a question or complaint about when or why the shop calls proposed that very channel, a "yes" set
+    it, and memory kept it as the customer's wish (round-6 leftover)."""
+    from agentsite.offline_model import facts
+    from chat.models import CustomerProfile, PendingAction
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    before = CustomerProfile.objects.get(user=user).contact_channel
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, question).reply
+    run_turn(user.pk, conversation, "yes" if username == "bob" else "好的")
+
+    assert CustomerProfile.objects.get(user=user).contact_channel == before, reply
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
+    assert not [f for f in facts.stated_in(question) if f.key == "contact_channel"]
