@@ -54,7 +54,9 @@ INSTRUCTION_PATTERNS = re.compile(f"{_INSTRUCTIONS}|{_SHOPS_VOICE}", re.IGNORECA
 # of 129.00 USD for order …"). Ours carry it; in what a customer writes it forges them. Refused in customer
 # text only (the memory page, extraction), never in the recaps and digests that are ours.
 _OUR_WORDING = (
-    r"\b(?:Done|Outcome|Awaiting\s+confirmation)\s*:|已完成：|等待确认：|\bOur\s+conversation\s+on\b|的对话："
+    r"\b(?:Done|Outcome|Awaiting\s+confirmation)\s*:|\bNot\s+confirmed\s+when\s+the\s+chat\s+ended\b|已完成：|等待确认："
+    r"|对话结束时未确认"
+    r"|\bOur\s+conversation\s+on\b|的对话："
     r"|\ba\s+refund\s+of\s+[¥$€£]?[\d.,]+\s*(?:[A-Z]{3}\s+)?for\s+order\b|已为订单\S{0,20}申请退款"
 )
 NOT_THE_CUSTOMERS = re.compile(f"{_INSTRUCTIONS}|{_SHOPS_VOICE}|{_OUR_WORDING}", re.IGNORECASE)

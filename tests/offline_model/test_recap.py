@@ -31,7 +31,10 @@ def test_a_recap_names_requests_orders_amounts_what_was_done_and_what_waits(clie
 
     assert recap.startswith("Asked about a refund, a delivery, the contact channel"), recap
     assert "ORD-2025-0816 ¥199.00" in recap and "ORD-2025-0901" in recap
-    assert "Done: a refund of ¥199.00" in recap and "Awaiting confirmation: contact you by WeChat" in recap
+    assert (
+        "Done: a refund of ¥199.00" in recap
+        and "Not confirmed when the chat ended (nothing changed): contact you by WeChat" in recap
+    )
     assert "customer:" not in recap and "agent:" not in recap and tokens.count(recap) <= 80
 
 
