@@ -5,6 +5,7 @@ email, so a new one said in a chat is noted and the reply says the account still
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from chat.agent import run_turn
@@ -126,3 +127,14 @@ def test_the_demo_customers_have_an_account_email_the_agent_gives(customers):
     reply = _ask(customers["alice"], "what email is on my account?")
 
     assert "alice@demo-shop.example" in reply, reply
+
+
+def test_seeding_again_gives_an_email_to_a_demo_customer_without_one_and_keeps_one_set(customers):
+    """A demo seeded before customers had emails kept them without one, so the agent could not give it."""
+    get_user_model().objects.filter(username="alice").update(email="")
+    get_user_model().objects.filter(username="bob").update(email="bob@elsewhere.example")
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+    emails = dict(get_user_model().objects.filter(username__in=["alice", "bob"]).values_list("username", "email"))
+    assert emails == {"alice": "alice@demo-shop.example", "bob": "bob@elsewhere.example"}

@@ -40,6 +40,7 @@ class Command(BaseCommand):
             user, created = user_model.objects.get_or_create(username=customer.username)
             if created:
                 user.set_password(password)
+            if created or not user.email:  # a demo seeded before emails were gets one; one staff set stays
                 user.email = f"{customer.username}@demo-shop.example"  # the account's email, a shop record
                 user.save()
             CustomerProfile.objects.get_or_create(
