@@ -309,9 +309,8 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "request_refund",
-            "Propose a refund for one of the customer's orders (the customer must confirm). Only the order's full "
-            "total can be refunded here: pass the amount the customer asked for, if they named one, and a "
-            "partial amount is refused with the reason.",
+            "Propose refunding one of the customer's orders in full (customer confirms). Pass an amount only if the "
+            "customer named one: a partial amount is refused.",
             _object(
                 {
                     "order_number": ORDER_NUMBER,
