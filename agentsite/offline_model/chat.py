@@ -25,7 +25,7 @@ CHANGE_TOOLS = {
 # "The order from last time" points before this chat; "that order" points to one already spoken of.
 _LAST_TIME = re.compile(
     r"上次|上一次|上回|之前|以前|上周|上个?月|前几天|(?i:last\s+(?:time|chat|conversation|week|month)|from\s+before|"
-    r"previous|the\s+other\s+day|(?:days|weeks)\s+ago)"
+    r"previous|the\s+other\s+day|(?:days|weeks)\s+ago|(?:mentioned|asked\s+about|talked\s+about)\s+(?:before|earlier))"
 )
 _PAST_ORDER = re.compile(_LAST_TIME.pattern + r"|那个|(?i:that\s+order|the\s+order\s+from)")
 # The customer speaks of an order as if we knew which ("my parcel", "the order from last time"): with no
@@ -125,8 +125,9 @@ NOT_SHIPPED = ("pending", "paid", "processing")
 def known_fitting_order(conv: Conversation, tool: str, text: str = "") -> str | None:
     """The order spoken of earlier (this chat, else memory), unless what we saw of it rules it out: a
     status that cannot be what the request is about, or an order not shipped yet when the customer asks
-    after "my parcel" (not "that order")."""
-    earlier = recent_order(conv)
+    after "my parcel" (not "that order"). One that only memory holds is a guess ("where is my order?" is
+    not about the lamp refunded last week): with the customer's list at hand, the list says which fits."""
+    earlier = order_in_turns(conv) or (None if "list_my_orders" in conv.tools else _order_in(conv.memories))
     seen = status_seen(conv, earlier) if earlier else None
     if seen in UNFIT.get(tool, ()):
         return None

@@ -84,3 +84,20 @@ def test_my_parcel_after_an_order_not_shipped_yet_is_the_one_on_its_way(lang):
     (_, turn), _ = _say(user, status, WHERE[lang])
 
     assert shipped in turn.reply and processing in turn.reply, turn.reply  # "my parcel" may mean either
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_order_only_memory_holds_does_not_decide_which_one_is_meant(lang):
+    """Round-6 red team: "where is my order?" at a conversation's start tracked the lamps memory held (delivered,
+    refund requested) while another order was on its way; "我要退款" proposed memory's order, not yet delivered."""
+    from tests.factories import remember
+
+    asking, refunding = (_customer(lang, "delivered", "shipped", "processing") for _ in range(2))
+    for user, (_, _, processing) in (asking, refunding):
+        remember(user, f"The customer asked about order {processing}", key="order_number", value=processing)
+
+    (tracked,), _ = _say(asking[0], {"en": "where is my order?", "zh": "我的订单到哪了"}[lang])
+    (_,), conversation = _say(refunding[0], {"en": "I want a refund", "zh": "我要退款"}[lang])
+
+    assert asking[1][1] in tracked.reply, tracked.reply
+    assert PendingAction.objects.get(conversation_id=conversation).arguments["order_number"] == refunding[1][0]

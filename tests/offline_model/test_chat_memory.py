@@ -149,10 +149,17 @@ def test_a_question_is_about_the_fact_it_names(say, question, subject):
     assert subject in said.content and "notification" not in said.content
 
 
-def test_an_order_number_in_memory_fills_a_missing_slot(say):
+def test_an_order_number_in_memory_fills_a_missing_slot_only_without_the_list(say, tools):
+    """Memory's order is a guess (it may have arrived long ago): with the customer's list at hand, the list says
+    which order fits (round-6 red team: "where is my order?" tracked the lamps refunded last week)."""
     memory = ["- [已确认] 客户询问过订单ORD-2025-0816 {key=order_number; value=ORD-2025-0816}"]
-    assert say("我的快递到哪了？", memory=memory).calls == [("track_shipment", {"order_number": "ORD-2025-0816"})]
-    assert say("Where's my package?", memory=memory).calls == [("track_shipment", {"order_number": "ORD-2025-0816"})]
+    no_list = [t for t in tools if t["function"]["name"] != "list_my_orders"]
+    for question in ("我的快递到哪了？", "Where's my package?", "where is my order?"):
+        assert say(question, memory=memory, tools_offered=no_list).calls == [
+            ("track_shipment", {"order_number": "ORD-2025-0816"})
+        ]
+        assert say(question, memory=memory).calls == [("list_my_orders", {})], question
+    assert say("我要退款", memory=memory).calls == [("list_my_orders", {})]
 
 
 def test_the_latest_message_and_earlier_turns_win_over_memory(say):
