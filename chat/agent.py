@@ -436,7 +436,7 @@ def _model_loop(
         call_pending = all(_only_reads(call.name) for call in completion.tool_calls)
         if not call_pending:
             with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
-                _record_tool_call(store, ctx, call_entry, completion.tool_calls)
+                _record_tool_call(store, ctx, call_entry, completion.tool_calls, bool(memory.proposed))
             memory.snapshot = saved
         for call in completion.tool_calls:
             # One pending change at a time: a second one in this message waits for the first one's answer.
@@ -453,7 +453,7 @@ def _model_loop(
             entry, raw = tool_results.append(memory.buffer, call.id, call.name, call.arguments, result, _summarise)
             with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:  # each result kept as it comes
                 if call_pending:
-                    _record_tool_call(store, ctx, call_entry, completion.tool_calls)
+                    _record_tool_call(store, ctx, call_entry, completion.tool_calls, bool(memory.proposed))
                     call_pending = False
                 store.append(ctx.conversation_id, entry, raw=raw)
             memory.snapshot = saved
@@ -472,9 +472,18 @@ def _streaming(memory: _Memory, emit: Emit) -> Callable[[str], None]:
 
 
 def _record_tool_call(
-    store: short_term.SessionStore, ctx: ToolContext, entry: Entry, tool_calls: Sequence[llm.ToolCall]
+    store: short_term.SessionStore,
+    ctx: ToolContext,
+    entry: Entry,
+    tool_calls: Sequence[llm.ToolCall],
+    proposed: bool = False,
 ) -> None:
-    """Store the model's tool call; a tool that only reads means the agent is processing the request."""
+    """Store the model's tool call; a tool that only reads means the agent is processing the request.
+
+    Unless this turn ``proposed`` a change already: a lookup after it ("where is my parcel? also mute my
+    notifications", answered in either order) leaves the conversation waiting for that change's answer, or
+    the customer's "yes" would find nothing to confirm.
+    """
     store.append(ctx.conversation_id, entry)
     for call in tool_calls:
         if _only_reads(call.name):
@@ -483,7 +492,7 @@ def _record_tool_call(
                 AgentState.PROCESSING,
                 f"tool {call.name}",
                 progress=True,
-                only_from=BEFORE_PROCESSING,
+                only_from=BEFORE_PROCESSING - {AgentState.CONFIRMING} if proposed else BEFORE_PROCESSING,
             )
 
 

@@ -244,3 +244,23 @@ def test_no_change_asked_for_in_a_message_is_dropped(shop, username, message, ex
     run_turn(user.pk, conversation, message)
 
     assert _statuses(conversation) == expected
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_lookup_after_the_proposal_in_the_same_turn_leaves_it_waiting_for_the_yes(lang):
+    """The parcel without a number was found by listing the orders; the proposal came before the tracking, and
+    the tracking moved the conversation out of waiting: "yes" then found nothing to confirm (round-7 find)."""
+    user = _customer(lang, "lookup-after")
+    OrderFactory(customer=user, number=f"ORD-2026-71{len(lang)}1", status="delivered")
+    ShipmentFactory(order=OrderFactory(customer=user, number=f"ORD-2026-71{len(lang)}2", status="in_transit"))
+    conversation = short_term.store().start(user.pk).id
+    ask = {"en": "where is my parcel? also mute my notifications", "zh": "我的快递到哪了？另外把通知关了"}[lang]
+    before = {"en": "what's the status of ORD-2026-7{}1?", "zh": "帮我查一下订单 ORD-2026-7{}1 的状态"}[lang]
+    run_turn(user.pk, conversation, before.format(f"1{len(lang)}"))  # delivered: "my parcel" is another, listed
+
+    asked = run_turn(user.pk, conversation, ask).reply
+    done = run_turn(user.pk, conversation, "yes" if lang == "en" else "确认").reply
+
+    assert CustomerProfile.objects.get(user=user).notification_preference == "mute", (asked, done)
+    assert DONE[lang] in done
+    assert f"ORD-2026-71{len(lang)}2" in asked, asked  # the one parcel on its way, found in the list
