@@ -358,6 +358,29 @@ _WHAT_A_CHANGE_DOES = _re(
     r"会(?:不会)?[^，。？?]{0,6}(?:跟着|随之|一起|也)?(?:改|变)|要钱|收费|费用|多少钱|影响|"
     r"(?i:\bwill\s+(?!you\b|u\b)[^?.]{0,40}\b(?:change|update|move|follow)\b|\bcost\b|\bcharge\b|\bfee\b|\baffect)"
 )
+# What a change of a setting would do, asked before deciding: "如果把通知关了的话，还能收到发货提醒吗",
+# "关了以后还能收到物流短信吗", "if I mute notifications, will I still get delivery updates?". Answered from the
+# policy, never proposed.
+_IF_CHANGED = _re(
+    r"(?:如果|要是|假如|假设|万一)(?!(?:可以|方便|行|能)的话)|(?<!可以)(?<!方便)的话|"
+    r"(?:以后|之后)[^，。？?]{0,10}还(?:能|会|可以|收得到)|"
+    r"(?i:\bif\s+(?:i|we|u)\b|\bwhat\s+(?:happens|if)\b|\bsuppos|\bin\s+case\b|\bonce\s+(?:i|it'?s)\b)"
+)
+_WHAT_IT_WOULD_DO = _re(
+    r"还(?:能|会|可以|收得到)|会不会|能不能|会[^，。？?]{0,10}吗|影响|错过|收不到|"
+    r"(?i:\b(?:will|would|do|does|can|could)\s+(?:i|we|u|you|it|that|they)\b|\bstill\b|\bhappens?\b|\bmiss\b)"
+)
+
+
+def asks_what_a_change_would_do(text: str) -> bool:
+    """Whether a question weighs a change of a setting without asking for it (see ``_IF_CHANGED``): its
+    conditional outranks the "把…" of a request ("如果把通知关了的话…"), a polite "如果可以的话" does not."""
+    named = slots.notification_preference(text) or slots.channels_named(text) or _CHANGING_ADDRESS.search(text)
+    would_do = _WHAT_IT_WOULD_DO.search(text)
+    asked = is_question(text) or (would_do and re.search(r"会不会|能不能|还能不能", would_do.group()))
+    return bool(named and _IF_CHANGED.search(text) and would_do and asked)
+
+
 THANKS = _re(
     r"谢谢|多谢|感谢|谢啦|谢了|辛苦了|感恩|感激|3[qQ]|(?i:\bthanks?\b|thank\s*-?\s*you|\bthx\b|\bty\b|\btysm\b|\bthanx\b|"
     r"\bthnx\b|\btnx\b|appreciate|\bcheers\b|grateful|much\s+obliged)"
@@ -554,6 +577,8 @@ def classify(text: str) -> Understanding:
         and not _MY_PARCEL.search(text)
     ):
         return result(Intent.POLICY)
+    if asks_what_a_change_would_do(text):
+        return result(Intent.POLICY)  # "如果把通知关了的话，还能收到发货提醒吗": weighed, not asked for
     if (
         is_question(text)
         and _WHAT_A_CHANGE_DOES.search(text)

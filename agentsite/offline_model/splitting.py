@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from . import slots
-from .nlu import ACTIONABLE, Intent, Understanding, asks_on_its_own, classify
+from .nlu import ACTIONABLE, Intent, Understanding, asks_on_its_own, asks_what_a_change_would_do, classify
 from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
@@ -70,7 +70,8 @@ def requests(text: str) -> list[Request]:
     # (not "how do you contact me now, and where is 0931?", nor the items of a list)
     about_the_order = all(u.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for _, u in groups)
     lists_facts = lists_facts or (slots.order_tail(text) is not None and about_the_order and not listed)
-    if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts:
+    weighed = asks_what_a_change_would_do(text)  # "if I mute them, will I still get…": its "if" is no request
+    if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts or weighed:
         return [Request(text, whole)]
     numbers = slots.order_numbers(text)
     firsts = [i for i, _ in groups]

@@ -79,3 +79,35 @@ def test_when_or_why_the_shop_contacts_them_asks_no_channel(username, question):
     assert CustomerProfile.objects.get(user=user).contact_channel == before, reply
     assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
     assert not [f for f in facts.stated_in(question) if f.key == "contact_channel"]
+
+
+@pytest.mark.parametrize(
+    ("username", "question"),
+    [
+        # round-7 red team's, then wordings of our own
+        ("chen", "如果把通知关了的话，还能收到发货提醒吗"),
+        ("li", "我还没想好，先确认一下关了以后还能收到物流短信吗"),
+        ("wang", "要是改成微信联系的话，还会发邮件吗"),
+        ("wang", "关掉通知的话会不会错过快递"),
+        ("alice", "if I mute notifications, will I still get delivery updates?"),
+        ("bob", "what happens if I switch to sms? would you still email me receipts?"),
+        ("alice", "if i turn off notifications do i still get security alerts?"),
+    ],
+)
+def test_what_a_change_would_do_is_answered_and_nothing_is_proposed(username, question):
+    """Before, "如果把通知关了的话…" proposed muting and "好的" applied it; the question went unanswered."""
+    from chat.models import CustomerProfile, PendingAction
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    profile = CustomerProfile.objects.get(user=user)
+    before = (profile.notification_preference, profile.contact_channel)
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, question).reply
+    run_turn(user.pk, conversation, "yes" if username in ("alice", "bob") else "好的")
+
+    profile.refresh_from_db()
+    assert (profile.notification_preference, profile.contact_channel) == before, reply
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
+    assert "policy" in reply, reply  # answered from what the shop's policy says
