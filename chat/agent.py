@@ -212,7 +212,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
             return _decline(store, ctx, emit, every=declines_all(text))
-        if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and agrees_only_loosely(text):
+        loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
+        if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and loosely:
             # The last reply answered something else and only named the change: "ok" may acknowledge that
             # answer. Money moves only on a word that confirms on its own ("确认", "yes"), never on a casual
             # "ok". Ask for a yes that answers the change; the change waits on, uncounted.

@@ -157,6 +157,30 @@ def test_an_ok_after_the_reminder_is_asked_again_not_taken_for_a_yes(customers, 
     assert _refunds(order) == 1
 
 
+@pytest.mark.parametrize(
+    ("lang", "question", "right"),
+    [
+        # round-7 red team's, then wordings of our own
+        ("en", "is my address still 221 baker street?", "yes thats right"),
+        ("en", "is my email still alice@demo-shop.example?", "yep thats correct"),
+        ("en", "you have my address as 221 Baker Street, London, right?", "yes exactly"),
+        ("zh", "我的地址还是文三路398号吗", "对，没错"),
+        ("zh", "我的邮箱是wang@demo-shop.example吧", "是的，对的"),
+    ],
+)
+def test_a_yes_that_says_an_answer_was_right_confirms_nothing_waiting(customers, lang, question, right):
+    """The reminder came with an answer to the customer's question: "yes that's right" agrees with that answer,
+    not with the refund (round-7 red team: bob's $320 refund was filed so)."""
+    user, conversation, order = _proposed(customers, lang)
+
+    run_turn(user.pk, conversation, question)
+    asked = run_turn(user.pk, conversation, right).reply
+    assert _refunds(order) == 0 and ON_HOLD[lang] in asked, asked
+
+    run_turn(user.pk, conversation, YES[lang])
+    assert _refunds(order) == 1
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_yes_right_after_the_reminder_goes_ahead(customers, lang):
     user, conversation, order = _proposed(customers, lang)
