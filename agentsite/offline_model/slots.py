@@ -502,8 +502,11 @@ _PAST_NARRATIVE = re.compile(
     r"昨天|前天|上周|上次|之前|刚才|已经|过了|(?i:\byesterday\b|\blast\s+(?:week|time|month)\b|\balready\b|\bearlier\b|"
     r"\bconfirmed\b|\bcalled\s+me\b|\btold\s+me\b|\bago\b)"
 )
+# A "please" counts when it asks to be contacted ("I called yesterday, please text me"), not when it asks
+# something else ("please remember that I spoke to someone on the phone last week").
 _FROM_NOW_ON = re.compile(
-    r"以后|今后|改成|换成|(?i:\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\binstead\b|\bplease\b|\bpls\b)"
+    r"以后|今后|改成|换成|(?i:\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\binstead\b|"
+    r"\b(?:please|pls)\s+(?:just\s+)?(?:call|phone|ring|text|sms|e-?mail|message|contact|reach|use|switch|change))"
 )
 
 
