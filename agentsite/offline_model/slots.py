@@ -221,7 +221,7 @@ _POSTCODE = (
     r"|[A-Z]\d{2}\s?(?=[A-Z0-9]{0,3}\d)[A-Z0-9]{4}"  # Ireland: "D06 YX21"
 )
 _POSTAL = rf"(?i:{_POSTCODE})|\d{{4,6}}(?:-\d{{4}})?"  # a postcode in any case, or a ZIP
-_UNIT_ID = r"(?:[A-Za-z]?\d[\w/\-]*|[A-Z]\b)"  # "12B", "5", "B": never a word ("a new flat at …")
+_UNIT_ID = r"(?:#\s?)?(?:[A-Za-z]?\d[\w/\-]*|[A-Z]\b)"  # "12B", "#5", "B": never a word ("a new flat at …")
 _BUILDING = r"(?:[A-Z][\w'\-]*\s+){0,3}[A-Z][\w'\-]*"  # "Flat 5, Harbour View, 12 Marine Parade"
 # What may come before the number: a flat or unit ("Unit 5, 120 George St"), a house's name ("Rose Cottage, 2 …").
 _LEAD = (
@@ -290,7 +290,37 @@ def _en_address(text: str) -> str | None:
     # a full stop that ends a sentence ends the address: "…, Leeds. Apply it now" (not "St. Albans")
     if ended := _SENTENCE_ENDS.search(address):
         address = address[: ended.start()]
-    return address.rstrip(",.")
+    address = address.rstrip(",.")
+    return address + _town_typed_after(text[first.start() + len(address) :])
+
+
+# The town, state, postcode or country typed after the street in lower case, without a comma ("10 downing
+# street london", "12 oak lane apt 4 springfield il 62704 usa", "…, 75002 paris france"): the words up to the
+# end of the clause, when none of them is one that speaks to us rather than names a place.
+_TOWN_TYPED_AFTER = re.compile(r"^((?:\s+(?:[A-Za-z0-9][A-Za-z0-9'\-]*)){1,8})\s*(?=[,.;!?，。！？\n]|$)")
+_NOT_A_TOWN_WORD = re.compile(
+    r"(?i)^(?:please|pls|plz|kindly|thanks?|thx|ty|cheers|now|asap|today|tomorrow|instead|from|for|and|then|"
+    r"ok|okay|right|too|also|is|it|that|this|my|the|to|as|of|on|in|at|by|with|if|so|but|or|yes|no|going|"
+    r"forward|new|address|default|order|orders|ship|send|deliver|delivery|there|here|thank|you|please|"
+    r"i|me|we|us|moved|live|living|change|update|set|make|it's|its|was|be|will|would|can|could|should|"
+    r"since|until|till|starting|after|before|next|last|this|weeks?|days?|months?|years?|\d{1,2}|"
+    r"mon|tue|wed|thu|fri|sat|sun|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|"
+    r"nov(?:ember)?|dec(?:ember)?)$"
+)
+
+
+def _town_typed_after(rest: str) -> str:
+    """The place words of ``rest`` up to the first word that is none ("… cambridge cb1 2ad instead"), if every
+    word after them is one too; at most five."""
+    m = _TOWN_TYPED_AFTER.match(rest)
+    if not m:
+        return ""
+    words = m.group(1).split()
+    place = next((i for i, word in enumerate(words) if _NOT_A_TOWN_WORD.match(word)), len(words))
+    if place == 0 or place > 5 or not all(_NOT_A_TOWN_WORD.match(word) for word in words[place:]):
+        return ""
+    return rest[: rest.find(words[place - 1]) + len(words[place - 1])]
 
 
 _SENTENCE_ENDS = re.compile(NOT_ABBREVIATED + r"\.\s+(?=[A-Z])")
@@ -347,6 +377,17 @@ def _building_after(text: str, address: str) -> str:
     return m.group()
 
 
+_LEADS_IN = re.compile(
+    r"改|换|变|更|修|搬|迁|移|址|想|要|帮|请|麻烦|收货|寄|送|发|新|是|为|到|成|我|的|吧|下|哈|呢|啊|嗯|一"
+)
+
+
+def _PLACE_WITHOUT_SUFFIX(part: str) -> bool:  # noqa: N802  # read as a predicate beside _ZH_MARKERS
+    """Whether a run's first part is a place written without 省/市/区 ("上海", "浦东"): two to four Han
+    characters, none of the words that lead into an address."""
+    return bool(re.fullmatch(r"[\u4e00-\u9fff]{2,4}", part)) and not _LEADS_IN.search(part)
+
+
 def _zh_candidate(run: str) -> str | None:
     """``run`` without the words that lead into an address, if what is left reads as one."""
     cut = 0
@@ -359,7 +400,8 @@ def _zh_candidate(run: str) -> str | None:
     candidate = re.sub(r"^(?:我的|我家|我|的|新(?=的?(?:地址|家|住址))|收货|地址|住址|是|为)+", "", candidate).strip()
     markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
     parts = candidate.split()
-    lead_in = len(parts) > 1 and not any(ch in _ZH_MARKERS for ch in parts[0])  # "想改一下收货地址 广东省…"
+    # "想改一下收货地址 广东省…" leads in; "上海 浦东 张江路…" names the city and district without their suffixes
+    lead_in = len(parts) > 1 and not any(ch in _ZH_MARKERS for ch in parts[0]) and not _PLACE_WITHOUT_SUFFIX(parts[0])
     looks_like_address = markers >= 2 and _ZH_END.search(candidate) and HAN.search(candidate)
     return candidate if looks_like_address and not lead_in else None
 

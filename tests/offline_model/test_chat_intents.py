@@ -413,6 +413,22 @@ def test_an_address_written_with_spaces_is_taken_whole(say, template, address):
             "四川省成都市高新区天府大道中段 1268 号 天府软件园 E3",
         ),
         ("地址改成北京市朝阳区望京SOHO T3 1802", "北京市朝阳区望京SOHO T3 1802"),
+        # round 7: the city and district without their suffixes, the town typed in lower case without a comma,
+        # a unit with "#"
+        ("地址改下哈：上海 浦东 张江路100弄5号302", "上海 浦东 张江路100弄5号302"),
+        ("地址换成 北京 朝阳区 建国路88号 SOHO现代城3号楼1502", "北京 朝阳区 建国路88号 SOHO现代城3号楼1502"),
+        (
+            "i moved!! new place is flat 3b, 17 rue de la paix, 75002 paris france",
+            "flat 3b, 17 rue de la paix, 75002 paris france",
+        ),
+        ("new addy: 12 oak lane apt 4 springfield il 62704 usa", "12 oak lane apt 4 springfield il 62704 usa"),
+        (
+            "update address -> Apt. #5, 1600 Amphitheatre Pkwy., Mountain View, CA 94043",
+            "Apt. #5, 1600 Amphitheatre Pkwy., Mountain View, CA 94043",
+        ),
+        ("pls change my address to 14 mill road cambridge cb1 2ad instead", "14 mill road cambridge cb1 2ad"),
+        ("change my address to 10 downing street london", "10 downing street london"),
+        ("change my address to 12 main st please", "12 main st"),
     ],
 )
 def test_an_address_without_a_house_number_or_before_another_sentence_is_read_whole(say, text, address):
