@@ -216,11 +216,24 @@ _REFUND_CLAIMED = _re(
 )
 
 
+# The customer's refunds to be looked up ("查下我的退款", "看看我退款", "有退款记录吗", "check my refunds"): what the
+# record holds, asked as a request.
+_REFUNDS_LOOKED_UP = _re(
+    r"(?:查|看|瞅|翻)(?:一?下|看|查|一查|一看)?[^，。？?退]{0,4}退款|退款(?:记录|情况|明细|单子|状态)|(?:有没有|有无|有没)[^，。？?]{0,4}退款|"
+    r"退款[^，。？?]{0,4}(?:哪个|哪笔|哪单)|(?:哪个|哪笔|哪单)[^，。？?]{0,6}退款|"
+    r"(?i:\b(?:check|look\s+up|see|show\s+me|pull\s+up|view)\s+(?:on\s+)?(?:my|all\s+my|the)\s+refunds?\b|"
+    r"\brefunds?\s+(?:history|records?|list)\b|\blist\s+(?:of\s+)?(?:my\s+)?refunds\b)"
+)
+
+
 def asks_after_a_refund(text: str) -> bool:
     """Whether a message speaking of a refund asks after one or says one happened, and asks for none: a question
-    ("any refunds on my account?", "was I promised a refund on …?", "我有退款吗") or a claim ("…already refunded
-    me $45"). The shop's record answers it; a refund proposed in answer would be one nobody asked for."""
+    ("any refunds on my account?", "was I promised a refund on …?", "我有退款吗"), a request to look them up ("查下
+    我的退款") or a claim ("…already refunded me $45"). The shop's record answers it; a refund proposed in answer
+    would be one nobody asked for."""
     wants_one = _REFUND_FOR_ME.search(text) or _REFUND_ASKED_FOR.search(text)
+    if _REFUNDS_LOOKED_UP.search(text) and not _REFUND_FOR_ME.search(text):
+        return True
     if _REFUND_CLAIMED.search(text) and not wants_one:  # "…已原路退回，请注意查收": a claim, whatever it asks
         return True
     return is_question(text) and not (wants_one or is_request(text))
@@ -610,6 +623,8 @@ def classify(text: str) -> Understanding:
     if REFUND.search(text) and asks_how_a_refund_stands(text):
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
+        if _REFUNDS_LOOKED_UP.search(text) and not _REFUND_FOR_ME.search(text):
+            return result(Intent.STATUS)  # "查下我的退款", "有退款记录吗": the record, not a refund asked for
         if refunds_in_general(text):
             return result(Intent.POLICY)
         asks_after = asks_about_an_orders_refund(text) or asks_after_a_refund(text)
