@@ -19,8 +19,8 @@ NOTIFICATIONS = {"zh": {"mute": "静音", "on": "开启"}, "en": {"mute": "muted
 # What a change will do, as the confirmation question names it (the tool's values fill the fields).
 PROPOSED = {
     "request_refund": {
-        "zh": "为订单{order_number}申请退款{amount}",
-        "en": "request a refund of {amount} for order {order_number}",
+        "zh": "为订单{order_number}{items}申请退款{amount}",
+        "en": "request a refund of {amount} for order {order_number}{items}",
     },
     "update_notification_preference": {
         "zh": "将您的通知设置为{notification}",
@@ -153,6 +153,12 @@ def _fields(values: Mapping[str, Any], lang: str) -> dict[str, Any]:
     if "status" in values:
         status = str(values["status"])
         fields["status"] = STATUSES[lang].get(status, status.replace("_", " "))
+    items = values.get("items")
+    names = [str(name) for name in items if name] if isinstance(items, list) else []
+    if not names:
+        fields["items"] = ""
+    else:
+        fields["items"] = f"（{'、'.join(names)}）" if lang == "zh" else f" ({', '.join(names)})"
     amount = values.get("amount")
     if amount is not None and amount != "":
         currency = str(values.get("currency") or "")

@@ -115,7 +115,7 @@ def describe_shipment(order: Order) -> JSONObject:
 
 
 def list_orders(customer_id: int, status: str | None = None) -> list[JSONObject]:
-    orders = Order.objects.filter(customer_id=customer_id).order_by("-placed_at")
+    orders = Order.objects.filter(customer_id=customer_id).order_by("-placed_at").prefetch_related("items")
     if status:
         orders = orders.filter(status=status)
     return [
@@ -124,6 +124,7 @@ def list_orders(customer_id: int, status: str | None = None) -> list[JSONObject]
             "status": o.status,
             "placed_at": o.placed_at.date().isoformat(),
             "total": str(o.total),
+            "items": [i.name for i in o.items.all()],  # an order asked after by what is in it ("the grinder")
         }
         for o in orders[:20]
     ]

@@ -118,6 +118,7 @@ def _propose_refund(
     order = shop.check_refundable(ctx.customer_id, order_number, amount)
     args = {"order_number": order.number, "reason": reason}
     values: JSONObject = {"order_number": order.number, "amount": str(order.total), "currency": order.currency}
+    values["items"] = [i.name for i in order.items.all()]  # the proposal names what is refunded, not only a number
     if delivered := shop.outside_return_window(order):  # still a request, but the customer hears it is late
         values |= {"delivered": delivered, "window_days": shop.RETURN_WINDOW_DAYS}
     return args, values

@@ -618,6 +618,10 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
         if result.call.name == "list_my_orders" and (named := _each_named_by_its_end(conv, requests, result)):
             return named
+        for request in requests if result.call.name == "list_my_orders" else []:
+            thing = _the_thing_named(conv, result, request.text, lang)
+            if thing is not None and thing.tool_calls:
+                return thing
         if result.call.name == "list_my_orders":
             question = next(
                 (r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)), ""
@@ -682,6 +686,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "list_my_orders" in tools:
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
+    if intent in _ABOUT_ONE_ORDER and _lists_for_a_thing(conv, text):  # "refund the backpack": which order is it?
+        return _call("list_my_orders")
     if slots.unreadable_order(text) and (intent in _ABOUT_ONE_ORDER or intent is Intent.OTHER):  # never another
         return Reply(replies.phrase("unreadable_order", lang))
     if intent is Intent.CONFIRM:
@@ -751,6 +757,37 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if understood.injection:
         return Reply(replies.phrase("decline", lang))
     return Reply(replies.phrase("fallback", lang))
+
+
+def _lists_for_a_thing(conv: Conversation, text: str) -> bool:
+    """A request naming something bought, not an order, that this conversation cannot place ("键盘有问题，退款"
+    after talking about the earphones): the customer's list, with each order's items, says which order it is."""
+    return (
+        not slots.order_numbers(text)
+        and not slots.order_tails(text)
+        and not slots.names_an_order_end(text)
+        and not _by_when_placed(conv, text)
+        and described.names_a_thing(text)
+        and described.described_order(conv, text) is None
+        and "list_my_orders" in conv.tools
+        and not any(r.call.name == "list_my_orders" for r in conv.results_since_user())
+    )
+
+
+def _the_thing_named(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
+    """After the list, a request naming something bought goes on with the order holding it; when none holds
+    it, the customer is asked which order (never another order refunded or tracked in its place)."""
+    if slots.order_numbers(question) or slots.order_tails(question) or not described.names_a_thing(question):
+        return None
+    if slots.names_an_order_end(question) or _by_when_placed(conv, question):
+        return None
+    if nlu.classify(question).intent not in _ABOUT_ONE_ORDER or described.described_order(conv, question):
+        return None
+    listed = _listed(result)
+    if found := described.in_list(listed, question):
+        return _go_on_with(conv, [found], f"{question} {found}", lang, "")
+    numbers = [str(o["order_number"]) for o in listed if o.get("order_number")]
+    return Reply(replies.no_order_holds(numbers, lang)) if numbers else None
 
 
 def _recalled_entries(result: ToolResult) -> list[MemoryEntry]:
@@ -916,6 +953,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
     its record); after those lookups, the refunds on record, order by order, or that there are none."""
     if not _asks_after_refunds(conv, question, "lookup_order") or slots.order_tails(question):
         return None
+    if described.names_a_thing(question) and any(r.call.name == "lookup_order" for r in results):
+        return None  # "is there a refund for the grinder?": the order holding it, looked up, answers
     if nlu.classify(question).intent is not Intent.STATUS or _by_when_placed(conv, question):
         return None  # a refund asked for ("I want a refund"), or of the order placed then: that order
     if len(results) == 1 and results[0].call.name == "list_my_orders":
@@ -941,6 +980,9 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     question = conv.latest_user_text
     lang = reply_language(conv, question)
+    for result in results if not slots.order_numbers(question) else []:  # "is there a refund for the grinder?"
+        if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
+            return named
     if (refunds := _refunds_of_each(conv, results, question, lang)) is not None:
         return refunds
     parts = []
@@ -984,8 +1026,9 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     "where is my parcel?" may have meant either, so the reply names both."""
     data = result.data()
     tracked = data.get("order_number") if isinstance(data, dict) else None
-    if result.call.name != "track_shipment" or slots.order_numbers(question) or slots.order_tail(question):
-        return ""  # the order was named (in full or by its end): nothing else was meant
+    named = slots.order_numbers(question) or slots.order_tail(question) or described.names_a_thing(question)
+    if result.call.name != "track_shipment" or named:
+        return ""  # the order was named (in full, by its end or by what is in it): nothing else was meant
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
     spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)
     seen = status_seen(conv, spoken) if spoken and spoken != tracked else None

@@ -82,11 +82,67 @@ def candidates(conv: Conversation) -> list[tuple[str, str]]:
 
 def described_order(conv: Conversation, text: str) -> str | None:
     """The one order the question's own words describe, if exactly one fits best."""
-    asked = terms(text)
+    return _best(candidates(conv), terms(text))
+
+
+def in_list(listed: list[dict[str, Any]], text: str) -> str | None:
+    """The one order of the customer's list whose items the request's own words name ("the coffee grinder")."""
+    pairs = [
+        (str(o["order_number"]), " ".join(str(name) for name in o.get("items") or []))
+        for o in listed
+        if o.get("order_number") and isinstance(o.get("items"), list)
+    ]
+    return _best(pairs, terms(text))
+
+
+# Something bought, named as what the request is about: "the water bottles", "my coffee grinder order",
+# "键盘有问题", "绿茶那单发货了没", "上个月买的键盘…". The list of orders with their items then says which order.
+_NAMED_THING_EN = re.compile(
+    r"(?i)(?=\b(?:the|my|that|this|those|these|for|of)\s+([a-z][a-z\-]+))"  # each determiner, overlapping
+)
+_NOT_A_THING_EN = frozenset(
+    re.findall(
+        r"\S+",
+        "order orders one ones parcel parcels package packages refund refunds money item items stuff thing things "
+        "delivery deliveries shipment shipments address account email phone notification notifications status "
+        "last recent latest first second third shipped delivered processing cancelled same other new previous "
+        "earlier whole full total amount price tracking number side way record records system chat conversation "
+        "website app team staff colleague policy time week weeks day days month months year money back card "
+        "store credit payment it them me you us rest lot return returns purchase purchases box "
+        "my your our their his her the a an that this these those any all some going to for on in at of is are was "
+        "be yet still now please and or but with from i we what where when how why which who get got have has had "
+        "do does did can could would will not no just so too very really about most least oldest newest biggest "
+        "cheapest ending ends digits number numbers other another big small",
+    )
+)
+_NAMED_THING_ZH = re.compile(
+    r"^(?:我|我的|我买的|(?:上个?月|上周|之前|上次|前几天|昨天)买的|那个|这个)?([\u4e00-\u9fff]{2,6}?)"
+    r"(?:那单|那个|这单|的订单|的那单|那笔|有问题|坏了|不想要|不要了|到哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
+    r"想退|能退|要退|退款|退了|呢|买的)"
+)
+_NOT_A_THING_ZH = re.compile(
+    r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几]|发货|发的|单号|订单|那单|这单|"
+    r"快递|包裹|东西|上次|之前|最新|尾号|什么"
+)
+
+
+def names_a_thing(text: str) -> bool:
+    """Whether the request names something bought rather than an order ("the backpack", "键盘那单")."""
+    for m in _NAMED_THING_EN.finditer(text):
+        first = m.group(1).lower()  # "the water bottles", never "the item arrived broken"
+        if first not in _NOT_A_THING_EN and first.rstrip("s") not in _NOT_A_THING_EN:
+            return True
+    zh = _NAMED_THING_ZH.match(text.strip())
+    return bool(zh and not _NOT_A_THING_ZH.search(zh.group(1)))
+
+
+def _best(pairs: list[tuple[str, str]], asked: set[str]) -> str | None:
+    """The one order whose words share the most of ``asked``, rarer words weighing more; ``None`` if none or
+    a tie, or if only words that many orders share fit."""
     if not asked:
         return None
     words_of: dict[str, set[str]] = defaultdict(set)
-    for number, about in candidates(conv):
+    for number, about in pairs:
         words_of[number] |= terms(about) & asked
     orders_with: dict[str, int] = defaultdict(int)
     for words in words_of.values():

@@ -352,6 +352,14 @@ def which_order(orders: list[str], lang: str) -> str:
     return f"Several of your orders fit: {named}. Which one do you mean?"
 
 
+def no_order_holds(orders: list[str], lang: str) -> str:
+    """What the customer named is in none of their orders' items: ask which order, naming them."""
+    named = "、".join(orders) if lang == "zh" else ", ".join(orders)
+    if lang == "zh":
+        return f"我在您的订单里没有找到您说的这件商品。您的订单有：{named}。请问是哪一个？"
+    return f"I couldn't find what you named among your orders' items. Your orders are: {named}. Which one do you mean?"
+
+
 def already(answer: str, lang: str) -> str:
     """A change asked for that the record already holds: how it stands, and that nothing changes."""
     return f"{answer}无需更改。" if lang == "zh" else f"{answer} Nothing needs changing."
@@ -735,7 +743,10 @@ CHANNEL_WORDS = {
     "en": {"email": "email", "phone": "phone", "sms": "SMS", "wechat": "WeChat"},
 }
 PROPOSALS = {
-    "request_refund": ("为订单{order_number}申请退款{amount}", "request a refund of {amount} for order {order_number}"),
+    "request_refund": (
+        "为订单{order_number}{items}申请退款{amount}",
+        "request a refund of {amount} for order {order_number}{items}",
+    ),
     "update_notification_preference": ("将您的通知设置为{notification}", "set your notifications to {notification}"),
     "update_contact_channel": ("今后通过{channel}联系您", "contact you by {channel} from now on"),
     "update_shipping_address": (
@@ -755,6 +766,10 @@ def change_text(kind: str, values: Any, lang: str) -> str:
     if wording is None or not isinstance(values, dict):
         return ""
     fields = {k: str(v) for k, v in values.items() if v is not None}
+    items = [str(name) for name in values.get("items") or [] if name] if isinstance(values.get("items"), list) else []
+    fields["items"] = (
+        ("（" + "、".join(items) + "）" if lang == "zh" else " (" + ", ".join(items) + ")") if items else ""
+    )
     notification = {"mute": ("静音", "muted"), "on": ("开启", "on")}.get(fields.get("preference", ""))
     if notification:
         fields["notification"] = notification[0 if lang == "zh" else 1]

@@ -1,0 +1,73 @@
+"""An order named by what is in it ("the water bottles", "键盘有问题，退款"): the customer's list, which names
+each order's items, says which order; a refund proposal names the items; something in no order is asked about,
+never replaced by another order."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from chat.models import PendingAction
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def customers(db):
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    return {u.username: u for u in get_user_model().objects.all()}
+
+
+def _talk(user, *texts):
+    conversation = short_term.store().start(user.pk).id
+    replies = [run_turn(user.pk, conversation, text).reply for text in texts]
+    return conversation, replies[-1]
+
+
+@pytest.mark.parametrize(
+    ("username", "before", "text", "order", "item"),
+    [
+        # round-7 red team's: each proposed a refund of another order
+        ("bob", "", "i want my money back for the water bottles", "ORD-2025-0932", "Water bottle"),
+        ("bob", "", "refund the backpack", "ORD-2025-0931", "Hiking backpack"),
+        ("wang", "帮我查一下订单ORD-2025-0816", "键盘有问题，退款", "ORD-2025-0790", "机械键盘"),
+        ("li", "", "跑步鞋不想要了，退款", "ORD-2025-0901", "跑步鞋"),
+        ("chen", "", "绿茶喝着味道不对，退款", "ORD-2025-0942", "绿茶"),
+    ],
+)
+def test_a_refund_of_something_bought_is_proposed_for_the_order_holding_it(
+    customers, username, before, text, order, item
+):
+    conversation, reply = _talk(customers[username], *filter(None, [before, text]))
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert proposed.arguments["order_number"] == order, reply
+    assert item in reply, reply  # the proposal names what is refunded
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order", "not_this"),
+    [
+        ("alice", "is there a refund for the coffee grinder?", "ORD-2025-0924", "ORD-2025-0880"),
+        ("alice", "you guys already refunded the coffee grinder right? just confirming", "ORD-2025-0924", "0880"),
+        ("chen", "空气净化器到哪了", "ORD-2025-0941", "ORD-2025-0943"),
+        ("wang", "蓝牙耳机发货了没", "ORD-2025-0816", "ORD-2025-0790"),
+        ("alice", "have you shipped the headphones order yet?", "ORD-2025-0923", "ORD-2025-0880"),
+    ],
+)
+def test_a_question_about_something_bought_answers_for_the_order_holding_it(customers, username, text, order, not_this):
+    conversation, reply = _talk(customers[username], text)
+
+    assert order in reply and not_this not in reply, reply
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
+
+
+@pytest.mark.parametrize(("username", "text"), [("bob", "refund the sofa"), ("wang", "沙发坏了，退款")])
+def test_something_in_no_order_is_asked_about_and_nothing_is_proposed(customers, username, text):
+    conversation, reply = _talk(customers[username], text)
+
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
+    assert "?" in reply or "？" in reply, reply
