@@ -678,6 +678,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
+        channel = slots.contact_channel(text)  # "…and please text me from now on": that change still asked
+        if channel and channel != record_of(conv, "contact_channel") and "update_contact_channel" in tools:
+            return _call("update_contact_channel", channel=channel)
         return Reply(replies.phrase("account_email", lang))
     if intent is Intent.REFUND and _PART_OF_IT.search(text) and slots.money_asked(text) is None:
         return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
@@ -986,6 +989,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     if (refunds := _refunds_of_each(conv, results, question, lang)) is not None:
         return refunds
     parts = []
+    if nlu.asks_to_change_email(question) and any(r.call.name == "update_contact_channel" for r in results):
+        parts.append(replies.phrase("account_email_aside", lang))  # the email first, then the channel proposed
     for result in results:
         if result.call.name == "list_my_orders" and (tails := slots.order_tails(question)):
             return _by_tail(conv, result, question, tails, lang)

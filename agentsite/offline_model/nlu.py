@@ -242,10 +242,11 @@ def asks_after_a_refund(text: str) -> bool:
 # A change of the account's email asked for ("把账号绑定邮箱改成 …", "update my email address to …"): no channel.
 _EMAIL_CHANGE = _re(
     r"(?:邮箱|邮件地址|电子邮件)(?:地址)?\s*(?:改成|改为|换成|换为|更新为|更新成|更改为|变更为|变成|修改为|改一下|换一下)"
-    r"|(?:改|换|更新|修改|更改|变更|绑定)[^，。？?]{0,6}(?:邮箱|邮件地址)"
+    r"|(?:改|换|更新|修改|更改|变更|绑定)[^，。？?]{0,6}(?:邮箱|邮件地址)|(?:邮箱|邮件地址)[^，。？?]{0,3}(?:换了|改了|变了)"
     r"|(?i:\b(?:change|update|switch|replace|set|correct|fix)\s+(?:my\s+|the\s+)?(?:account\s+|login\s+|registered\s+|"
     r"contact\s+)?e-?mail(?:\s+address)?\s+(?:to|for|with|on)\b|\bnew\s+e-?mail\s+(?:address\s+)?(?:is|will\s+be)\b"
-    r"|\be-?mail\s+(?:address\s+)?(?:has\s+)?changed\b)"
+    r"|\be-?mail\s+(?:address\s+)?(?:has\s+)?changed\b|\bmy\s+e-?mail\s+(?:address\s+)?is\s+(?:actually|now)\b"
+    r"|\bmy\s+e-?mail\s+(?:address\s+)?is\s+\S+@\S+\s+now\b)"
 )
 
 

@@ -175,6 +175,10 @@ PHRASES = {
         "I can't change the email on your account here: a colleague can, and I can pass you to one. Your contact "
         "channel has not changed.",
     ),
+    "account_email_aside": (  # said before a channel change asked in the same message
+        "我这里无法修改您账户登记的邮箱，这需要人工客服处理，需要的话我可以为您转接。",
+        "I can't change the email on your account here: a colleague can, and I can pass you to one.",
+    ),
     "no_orders": ("您目前没有订单记录。", "I couldn't find any orders on your account."),
     "no_refunds": ("您的订单目前都没有退款记录。", "There are no refunds on record for any of your orders."),
     "partial_refund": (

@@ -561,6 +561,12 @@ WHEN_OR_WHY_CONTACTED = re.compile(
 )
 
 
+_NAMES_THE_ADDRESS = re.compile(
+    r"(?i)\s*(?:address\s*)?(?:is|was|[:：=])?\s*(?:actually\s+|now\s+|still\s+)?＠|\s*(?:地址)?(?:是|为|[:：])?\s*＠"
+    r"|(?i:\s*(?:address\s+)?(?:has\s+)?changed)|\s*(?:地址)?(?:也)?(?:换了|改了|变了)"
+)
+
+
 def _clause_around(text: str, at: int) -> str:
     """The clause of ``text`` holding position ``at``: between the punctuation marks around it."""
     start = max((text.rfind(mark, 0, at) for mark in "，。,.!?！？；;（）()-—"), default=-1) + 1
@@ -591,7 +597,7 @@ def channels_named(text: str) -> set[str]:
 
 def contact_channel(text: str) -> str | None:
     """Return the channel the customer wants to be contacted by, if `text` says so."""
-    text = _EMAIL_RE.sub(" ", text)
+    text = _EMAIL_RE.sub(" ＠ ", text)  # an address is no channel; where it stood is kept ("my email is ＠")
     if not _CONTACT_CUE.search(text) or _SEND_ME_A_THING.search(text):
         return None
     hits: list[tuple[int, str]] = []
@@ -608,6 +614,8 @@ def contact_channel(text: str) -> str | None:
                 continue  # "到了打电话给我": the courier's call on delivery, not how the shop contacts them
             if channel == "wechat" and re.match(r"(?i)\s*(?:支付|付款|钱包|pay)", text[m.end() : m.end() + 6]):
                 continue  # "微信支付": WeChat Pay, a way to pay
+            if channel == "email" and _NAMES_THE_ADDRESS.match(text[m.end() : m.end() + 24]):
+                continue  # "my email is actually bob@… now", "邮箱是 …": the address, not a channel
             if channel == "phone" and re.match(
                 r"(?i)(?:phone\s+)?(?:number|号码?)", text[m.end() : m.end() + 8].strip()
             ):

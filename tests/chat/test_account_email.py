@@ -93,6 +93,9 @@ def test_a_copy_of_the_accounts_email_in_memory_is_left_out_of_the_block():
         ("wang", "麻烦把我的邮件地址更新为 wang2026@163.com"),
         ("bob", "please update my email address to bob.other@example.net"),
         ("alice", "Can you change the email on my account for alice.work@example.org?"),
+        # round 7: "…无需更改" (the email read as the channel it already was)
+        ("wang", "我邮箱换了，改成 wang_new@qq.com"),
+        ("alice", "fyi my email is actually alice.s@gmail.com now"),
     ],
 )
 def test_a_change_of_the_accounts_email_proposes_no_channel_and_says_who_can(customers, username, said):
@@ -138,3 +141,24 @@ def test_seeding_again_gives_an_email_to_a_demo_customer_without_one_and_keeps_o
 
     emails = dict(get_user_model().objects.filter(username__in=["alice", "bob"]).values_list("username", "email"))
     assert emails == {"alice": "alice@demo-shop.example", "bob": "bob@elsewhere.example"}
+
+
+@pytest.mark.parametrize(
+    ("username", "said"),
+    [
+        ("bob", "fyi my email is actually bobby.s@gmail.com now, and i always prefer to be contacted by text message"),
+        ("wang", "我邮箱换了，改成 wang_new@qq.com，以后发短信联系我吧"),
+    ],
+)
+def test_a_channel_asked_beside_a_new_email_is_still_proposed(customers, username, said):
+    """Round 7: the email's answer swallowed the switch to SMS asked in the same message."""
+    from chat.models import PendingAction
+
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, said).reply
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert proposed.arguments == {"channel": "sms"}, reply
+    assert "人工客服" in reply if username == "wang" else "colleague" in reply, reply
