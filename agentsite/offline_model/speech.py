@@ -40,6 +40,8 @@ _ANY_LANGUAGE = re.compile(
 # "你们现在是短信联系我还是邮件？", "还是邮件？". Never a change, whatever values it names.
 ASKS_HOW_IT_STANDS = re.compile(
     r"还是[^，。,.!！]{0,14}[？?]|现在是[^，。]{0,16}还是|"
+    # "我有没有设置成电话联系": whether it was set so
+    r"(?:我|之前|以前)?(?:有没有|是不是|是否|有无)[^，。？?]{0,4}(?:设置|设|改|换|调)(?:成|为|到)|"
     r"(?i:^\s*(?:[\w']+(?:\s+[\w']+)?\s*[-,:–]\s*)?(?:hey|hi|so|and|just|quick\s+one|ok(?:ay)?)?[\s,]*"
     r"(?:is|are|am|do|does|did|has|have|was|were)\s+(?:my|i|you|it|they|we|the|your)\b.{0,120}?"
     r"(?:\bor\b|\bstill\b))"

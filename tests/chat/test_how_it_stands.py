@@ -24,6 +24,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
         ("wang", "现在你们是用电话联系我还是邮件？", "c"),
         ("wang", "通知现在是开着还是关了？", "n"),
         ("alice", "Are you still sending stuff to {address}, or to 9 Elm Row, Leeds LS1 4AB?", "a"),
+        ("wang", "我有没有设置成电话联系", "c"),  # the evaluation's shop-truth question, proposed phone once
     ],
 )
 def test_a_question_how_a_setting_stands_is_answered_from_the_record_and_changes_nothing(username, question, key):
