@@ -72,8 +72,8 @@ def _lookup_order(ctx: ToolContext, order_number: str) -> JSONObject:
     return shop.describe_order(shop.find_order(ctx.customer_id, order_number))
 
 
-def _list_my_orders(ctx: ToolContext, status: str | None = None) -> JSONObject:
-    return {"orders": shop.list_orders(ctx.customer_id, status)}
+def _list_my_orders(ctx: ToolContext, status: str | None = None, item: str | None = None) -> JSONObject:
+    return {"orders": shop.list_orders(ctx.customer_id, status, item)}
 
 
 def _track_shipment(ctx: ToolContext, order_number: str) -> JSONObject:
@@ -295,9 +295,15 @@ TOOLS: dict[str, Tool] = {
         ),
         Tool(
             "list_my_orders",
-            "List the customer's recent orders, optionally only those in one status.",
+            "List the customer's recent orders, optionally only those in one status or holding an item named so.",
             _object(
-                {"status": {"type": "string", "enum": ["processing", "shipped", "delivered", "cancelled", "refunded"]}},
+                {
+                    "status": {
+                        "type": "string",
+                        "enum": ["processing", "shipped", "delivered", "cancelled", "refunded"],
+                    },
+                    "item": {"type": "string", "maxLength": 80},
+                },
                 [],
             ),
             _list_my_orders,

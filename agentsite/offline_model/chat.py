@@ -690,7 +690,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
     if intent in _ABOUT_ONE_ORDER and _lists_for_a_thing(conv, text):  # "refund the backpack": which order is it?
-        return _call("list_my_orders")
+        return _call("list_my_orders", item=described.thing_named(text))
     if slots.unreadable_order(text) and (intent in _ABOUT_ONE_ORDER or intent is Intent.OTHER):  # never another
         return Reply(replies.phrase("unreadable_order", lang))
     if intent is Intent.CONFIRM:
@@ -778,19 +778,16 @@ def _lists_for_a_thing(conv: Conversation, text: str) -> bool:
 
 
 def _the_thing_named(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
-    """After the list, a request naming something bought goes on with the order holding it; when none holds
-    it, the customer is asked which order (never another order refunded or tracked in its place)."""
-    if slots.order_numbers(question) or slots.order_tails(question) or not described.names_a_thing(question):
+    """After the list of the orders holding the thing the request named: the one goes on, several are asked
+    about, none is said (never another order refunded or tracked in its place)."""
+    if not result.call.args().get("item") or slots.order_numbers(question):
         return None
-    if slots.names_an_order_end(question) or _by_when_placed(conv, question):
-        return None
-    if nlu.classify(question).intent not in _ABOUT_ONE_ORDER or described.described_order(conv, question):
-        return None
-    listed = _listed(result)
-    if found := described.in_list(listed, question):
-        return _go_on_with(conv, [found], f"{question} {found}", lang, "")
-    numbers = [str(o["order_number"]) for o in listed if o.get("order_number")]
-    return Reply(replies.no_order_holds(numbers, lang)) if numbers else None
+    numbers = [str(o["order_number"]) for o in _listed(result) if o.get("order_number")]
+    if len(numbers) > 1:
+        return Reply(replies.which_order(numbers, lang))
+    if not numbers:
+        return Reply(replies.phrase("no_order_holds", lang))
+    return _go_on_with(conv, numbers, f"{question} {numbers[0]}", lang, "")
 
 
 def _recalled_entries(result: ToolResult) -> list[MemoryEntry]:

@@ -85,21 +85,9 @@ def described_order(conv: Conversation, text: str) -> str | None:
     return _best(candidates(conv), terms(text))
 
 
-def in_list(listed: list[dict[str, Any]], text: str) -> str | None:
-    """The one order of the customer's list whose items the request's own words name ("the coffee grinder")."""
-    pairs = [
-        (str(o["order_number"]), " ".join(str(name) for name in o.get("items") or []))
-        for o in listed
-        if o.get("order_number") and isinstance(o.get("items"), list)
-    ]
-    return _best(pairs, terms(text))
-
-
 # Something bought, named as what the request is about: "the water bottles", "my coffee grinder order",
 # "键盘有问题", "绿茶那单发货了没", "上个月买的键盘…". The list of orders with their items then says which order.
-_NAMED_THING_EN = re.compile(
-    r"(?i)(?=\b(?:the|my|that|this|those|these|for|of)\s+([a-z][a-z\-]+))"  # each determiner, overlapping
-)
+_NAMED_THING_EN = re.compile(r"(?i)(?=\b(?:the|my|that|this|those|these|for|of)\s+[a-z])")  # each, overlapping
 _NOT_A_THING_EN = frozenset(
     re.findall(
         r"\S+",
@@ -112,7 +100,8 @@ _NOT_A_THING_EN = frozenset(
         "my your our their his her the a an that this these those any all some going to for on in at of is are was "
         "be yet still now please and or but with from i we what where when how why which who get got have has had "
         "do does did can could would will not no just so too very really about most least oldest newest biggest "
-        "cheapest ending ends digits number numbers other another big small",
+        "cheapest ending ends digits number numbers other another big small right correct again also btw though "
+        "lol pls plz asap thanks thank ok okay arrived came broken damaged",
     )
 )
 _NAMED_THING_ZH = re.compile(
@@ -122,18 +111,29 @@ _NAMED_THING_ZH = re.compile(
 )
 _NOT_A_THING_ZH = re.compile(
     r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几]|发货|发的|单号|订单|那单|这单|"
-    r"快递|包裹|东西|上次|之前|最新|尾号|什么"
+    r"快递|包裹|东西|上次|之前|最新|尾号|什么|物流|运单|快件|进度|状态|情况|信息|发票|地址|通知|售后|客服|账号|账户|邮箱|"
+    r"电话|手机号|生日|名字|联系|政策|运费|价格|优惠|活动|会员|积分"
 )
+
+
+def thing_named(text: str) -> str:
+    """What the request names as bought rather than an order ("the water bottles" → "water bottles", "键盘那单"
+    → "键盘"), or ""."""
+    for m in _NAMED_THING_EN.finditer(text):
+        words = []
+        for word in re.findall(r"[A-Za-z][A-Za-z\-]*", text[m.start() :])[1:4]:  # after the determiner
+            if word.lower() in _NOT_A_THING_EN or word.lower().rstrip("s") in _NOT_A_THING_EN:
+                break  # "the water bottles order" ends at "order"; "the item arrived" names nothing
+            words.append(word)
+        if words:
+            return " ".join(words)
+    zh = _NAMED_THING_ZH.match(text.strip())
+    return zh.group(1) if zh and not _NOT_A_THING_ZH.search(zh.group(1)) else ""
 
 
 def names_a_thing(text: str) -> bool:
     """Whether the request names something bought rather than an order ("the backpack", "键盘那单")."""
-    for m in _NAMED_THING_EN.finditer(text):
-        first = m.group(1).lower()  # "the water bottles", never "the item arrived broken"
-        if first not in _NOT_A_THING_EN and first.rstrip("s") not in _NOT_A_THING_EN:
-            return True
-    zh = _NAMED_THING_ZH.match(text.strip())
-    return bool(zh and not _NOT_A_THING_ZH.search(zh.group(1)))
+    return bool(thing_named(text))
 
 
 def _best(pairs: list[tuple[str, str]], asked: set[str]) -> str | None:

@@ -179,6 +179,10 @@ PHRASES = {
         "我这里无法修改您账户登记的邮箱，这需要人工客服处理，需要的话我可以为您转接。",
         "I can't change the email on your account here: a colleague can, and I can pass you to one.",
     ),
+    "no_order_holds": (
+        "我在您的订单里没有找到您说的这件商品。请问是哪个订单？请告诉我订单号。",
+        "I couldn't find what you named in any of your orders. Which order do you mean? Please give me its number.",
+    ),
     "no_orders": ("您目前没有订单记录。", "I couldn't find any orders on your account."),
     "no_refunds": ("您的订单目前都没有退款记录。", "There are no refunds on record for any of your orders."),
     "partial_refund": (
@@ -354,14 +358,6 @@ def which_order(orders: list[str], lang: str) -> str:
     if lang == "zh":
         return f"您有几个订单都符合：{named}。请问是哪一个？"
     return f"Several of your orders fit: {named}. Which one do you mean?"
-
-
-def no_order_holds(orders: list[str], lang: str) -> str:
-    """What the customer named is in none of their orders' items: ask which order, naming them."""
-    named = "、".join(orders) if lang == "zh" else ", ".join(orders)
-    if lang == "zh":
-        return f"我在您的订单里没有找到您说的这件商品。您的订单有：{named}。请问是哪一个？"
-    return f"I couldn't find what you named among your orders' items. Your orders are: {named}. Which one do you mean?"
 
 
 def already(answer: str, lang: str) -> str:

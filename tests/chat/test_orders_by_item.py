@@ -71,3 +71,20 @@ def test_something_in_no_order_is_asked_about_and_nothing_is_proposed(customers,
 
     assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
     assert "?" in reply or "？" in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "item", "orders"),
+    [
+        ("bob", "water bottles", ["ORD-2025-0932"]),
+        ("bob", "Hiking BACKPACK", ["ORD-2025-0931"]),
+        ("wang", "键盘", ["ORD-2025-0790"]),
+        ("chen", "空气净化器", ["ORD-2025-0941"]),
+        ("bob", "sofa", []),
+        ("bob", "", ["ORD-2025-0932", "ORD-2025-0931", "ORD-2025-0870"]),  # no item: every order
+    ],
+)
+def test_the_list_holds_the_orders_with_an_item_so_named(customers, username, item, orders):
+    from chat.shop import list_orders
+
+    assert [o["order_number"] for o in list_orders(customers[username].pk, item=item)] == orders
