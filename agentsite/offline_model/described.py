@@ -86,7 +86,7 @@ def described_order(conv: Conversation, text: str) -> str | None:
 
 
 # Something bought, named as what the request is about: "the water bottles", "my coffee grinder order",
-# "键盘有问题", "绿茶那单发货了没", "上个月买的键盘…". The list of orders with their items then says which order.
+# "键盘有问题", "绿茶那单发货了没", "上个月买的键盘…". The orders holding an item so named then say which order.
 _NAMED_THING_EN = re.compile(r"(?i)(?=\b(?:the|my|that|this|those|these|for|of)\s+[a-z])")  # each, overlapping
 _NOT_A_THING_EN = frozenset(
     re.findall(
