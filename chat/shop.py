@@ -118,8 +118,10 @@ def list_orders(customer_id: int, status: str | None = None, item: str | None = 
     orders = Order.objects.filter(customer_id=customer_id).order_by("-placed_at")
     if status:
         orders = orders.filter(status=status)
-    for word in _item_words(item):  # an order asked after by what is in it ("the water bottles", "键盘")
-        orders = orders.filter(items__name__icontains=word)
+    if words := _item_words(item):  # an order asked after by what is in it ("the water bottles", "键盘")
+        for word in words:
+            orders = orders.filter(items__name__icontains=word)
+        orders = orders.distinct()  # one row per order, however many of its items match
     return [
         {
             "order_number": o.number,
@@ -127,7 +129,7 @@ def list_orders(customer_id: int, status: str | None = None, item: str | None = 
             "placed_at": o.placed_at.date().isoformat(),
             "total": str(o.total),
         }
-        for o in orders.distinct()[:20]
+        for o in orders[:20]
     ]
 
 

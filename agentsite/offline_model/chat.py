@@ -764,7 +764,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
 
 def _lists_for_a_thing(conv: Conversation, text: str) -> bool:
     """A request naming something bought, not an order, that this conversation cannot place ("键盘有问题，退款"
-    after talking about the earphones): the customer's list, with each order's items, says which order it is."""
+    after talking about the earphones): the customer's orders holding an item so named say which order it is."""
     return (
         not slots.order_numbers(text)
         and not slots.order_tails(text)
@@ -980,7 +980,7 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     question = conv.latest_user_text
     lang = reply_language(conv, question)
-    for result in results if not slots.order_numbers(question) else []:  # "is there a refund for the grinder?"
+    for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named
     if (refunds := _refunds_of_each(conv, results, question, lang)) is not None:

@@ -82,7 +82,28 @@ def candidates(conv: Conversation) -> list[tuple[str, str]]:
 
 def described_order(conv: Conversation, text: str) -> str | None:
     """The one order the question's own words describe, if exactly one fits best."""
-    return _best(candidates(conv), terms(text))
+    asked = terms(text)
+    if not asked:
+        return None
+    words_of: dict[str, set[str]] = defaultdict(set)
+    for number, about in candidates(conv):
+        words_of[number] |= terms(about) & asked
+    orders_with: dict[str, int] = defaultdict(int)
+    for words in words_of.values():
+        for word in words:
+            orders_with[word] += 1
+    scored = sorted(
+        ((sum(1 / orders_with[w] for w in words), number) for number, words in words_of.items() if words),
+        reverse=True,
+    )
+    if not scored:
+        return None
+    best, number = scored[0]
+    if len(scored) > 1 and scored[1][0] >= best:
+        return None
+    if not any(orders_with[w] <= _RARE for w in words_of[number]):
+        return None
+    return number
 
 
 # Something bought, named as what the request is about: "the water bottles", "my coffee grinder order",
@@ -134,29 +155,3 @@ def thing_named(text: str) -> str:
 def names_a_thing(text: str) -> bool:
     """Whether the request names something bought rather than an order ("the backpack", "键盘那单")."""
     return bool(thing_named(text))
-
-
-def _best(pairs: list[tuple[str, str]], asked: set[str]) -> str | None:
-    """The one order whose words share the most of ``asked``, rarer words weighing more; ``None`` if none or
-    a tie, or if only words that many orders share fit."""
-    if not asked:
-        return None
-    words_of: dict[str, set[str]] = defaultdict(set)
-    for number, about in pairs:
-        words_of[number] |= terms(about) & asked
-    orders_with: dict[str, int] = defaultdict(int)
-    for words in words_of.values():
-        for word in words:
-            orders_with[word] += 1
-    scored = sorted(
-        ((sum(1 / orders_with[w] for w in words), number) for number, words in words_of.items() if words),
-        reverse=True,
-    )
-    if not scored:
-        return None
-    best, number = scored[0]
-    if len(scored) > 1 and scored[1][0] >= best:
-        return None
-    if not any(orders_with[w] <= _RARE for w in words_of[number]):
-        return None
-    return number

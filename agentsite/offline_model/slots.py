@@ -382,7 +382,7 @@ _LEADS_IN = re.compile(
 )
 
 
-def _PLACE_WITHOUT_SUFFIX(part: str) -> bool:  # noqa: N802  # read as a predicate beside _ZH_MARKERS
+def _place_without_suffix(part: str) -> bool:
     """Whether a run's first part is a place written without 省/市/区 ("上海", "浦东"): two to four Han
     characters, none of the words that lead into an address."""
     return bool(re.fullmatch(r"[\u4e00-\u9fff]{2,4}", part)) and not _LEADS_IN.search(part)
@@ -401,7 +401,7 @@ def _zh_candidate(run: str) -> str | None:
     markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
     parts = candidate.split()
     # "想改一下收货地址 广东省…" leads in; "上海 浦东 张江路…" names the city and district without their suffixes
-    lead_in = len(parts) > 1 and not any(ch in _ZH_MARKERS for ch in parts[0]) and not _PLACE_WITHOUT_SUFFIX(parts[0])
+    lead_in = len(parts) > 1 and not any(ch in _ZH_MARKERS for ch in parts[0]) and not _place_without_suffix(parts[0])
     looks_like_address = markers >= 2 and _ZH_END.search(candidate) and HAN.search(candidate)
     return candidate if looks_like_address and not lead_in else None
 
