@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import dates
+from . import corrections, dates
 
 TASK_CHAT = "chat"
 TASK_EXTRACT = "extract"
@@ -264,6 +264,7 @@ def _tool_call(raw: dict[str, Any]) -> ToolCall:
 def from_request(body: dict[str, Any]) -> Conversation:
     """Build the conversation from a validated chat-completions request body."""
     messages: list[dict[str, Any]] = body["messages"]
+    task = task_of(messages)
     system_parts: list[str] = []
     turns: list[Turn] = []
     for message in messages:
@@ -277,7 +278,7 @@ def from_request(body: dict[str, Any]) -> Conversation:
         elif role in ("tool", "function"):
             turns.append(Turn("tool", text, tool_call_id=message.get("tool_call_id") or message.get("name")))
         else:
-            turns.append(Turn("user", text))
+            turns.append(Turn("user", corrections.as_meant(text) if task == TASK_CHAT else text))
     system = "\n".join(system_parts)
     plain_system, memories = split_memory_block(system)
     plain_system, said = split_said_block(plain_system)
@@ -287,7 +288,7 @@ def from_request(body: dict[str, Any]) -> Conversation:
         if function.get("name"):
             tools[function["name"]] = function.get("parameters") or {}
     return Conversation(
-        task=task_of(messages),
+        task=task,
         system=plain_system,
         memories=tuple(memories),
         turns=tuple(turns),

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from . import dates, facts, nlu, slots, speech
+from . import corrections, dates, facts, nlu, slots, speech
 from .conversation import Conversation
 
 CONFIDENCE_PLAIN = 0.9
@@ -165,6 +165,7 @@ def extract(conv: Conversation) -> dict[str, Any]:
             context_key = facts.key_asked_by(text) or context_key
             last_agent = text
             continue
+        text = corrections.as_meant(text)  # "改成15号，哦不对，18号" states 18号
         if nlu.CONFIRM.match(text) and last_agent:  # "yes" to "your birthday is March 15, right?": that key only
             asked = facts.key_asked_by(last_agent)  # a yes to the shop's own words ("we ship with UPS") states nothing
             stated = [f for f in facts.stated_in(last_agent, questions=True) if f.key and f.key == asked]

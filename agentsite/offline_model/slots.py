@@ -128,7 +128,7 @@ def has_sensitive(text: str) -> bool:
 # ---- phones and emails -----------------------------------------------------------------------
 
 # An amount of money the customer names: a currency sign before it, or a unit after ("$50", "150块", "20 quid").
-_MONEY_RE = re.compile(
+MONEY_RE = re.compile(
     r"[¥￥$€£]\s?(\d[\d,]*(?:\.\d+)?)"
     r"|(\d[\d,]*(?:\.\d+)?)\s?(?:元|块|(?i:rmb|yuan|usd|cny|gbp|eur|dollars?|bucks|quid|pounds?|euros?)\b)"
 )
@@ -136,7 +136,7 @@ _MONEY_RE = re.compile(
 
 def money_asked(text: str) -> float | None:
     """The one amount of money ``text`` names, or ``None`` (none, or several different ones)."""
-    amounts = {float((a or b).replace(",", "")) for a, b in _MONEY_RE.findall(_plain(text))}
+    amounts = {float((a or b).replace(",", "")) for a, b in MONEY_RE.findall(_plain(text))}
     return amounts.pop() if len(amounts) == 1 else None
 
 
@@ -501,7 +501,7 @@ def notification_preference(text: str) -> str | None:
 
 # ---- contact channel -------------------------------------------------------------------------
 
-_CHANNELS = [
+CHANNEL_PATTERNS = [
     ("wechat", r"微信|(?i:(?<![a-z])we\s?chat(?![a-z])|(?<![a-z])weixin(?![a-z]))"),
     ("sms", r"短信|短讯|(?i:(?<![a-z])sms(?![a-z])|\btext(?:\s+messages?)?\b|\btexts\b|\btexting\b|\btxts?\b)"),
     ("email", r"电子邮件|邮件|邮箱|(?i:(?<![a-z])e-?mails?(?![a-z])|\bmail\b)"),
@@ -592,7 +592,7 @@ CHANNEL_NAMES = {
 
 def channels_named(text: str) -> set[str]:
     """Every channel a message names, wanted or not ("短信还是邮件": sms and email)."""
-    return {channel for channel, pattern in _CHANNELS if re.search(pattern, _EMAIL_RE.sub(" ", text))}
+    return {channel for channel, pattern in CHANNEL_PATTERNS if re.search(pattern, _EMAIL_RE.sub(" ", text))}
 
 
 def contact_channel(text: str) -> str | None:
@@ -601,7 +601,7 @@ def contact_channel(text: str) -> str | None:
     if not _CONTACT_CUE.search(text) or _SEND_ME_A_THING.search(text):
         return None
     hits: list[tuple[int, str]] = []
-    for channel, pattern in _CHANNELS:
+    for channel, pattern in CHANNEL_PATTERNS:
         for m in re.finditer(pattern, text):
             clause = _clause_around(text, m.start())
             if (_PAST_NARRATIVE.search(clause) or WHEN_OR_WHY_CONTACTED.search(clause)) and not _FROM_NOW_ON.search(
@@ -629,7 +629,7 @@ def contact_channel(text: str) -> str | None:
 
 def channel_words(text: str) -> bool:
     """Whether `text` names any contact channel at all."""
-    return any(re.search(pattern, text) for _, pattern in _CHANNELS)
+    return any(re.search(pattern, text) for _, pattern in CHANNEL_PATTERNS)
 
 
 # ---- carriers --------------------------------------------------------------------------------

@@ -137,6 +137,17 @@ def test_corrections_win_with_high_confidence(extract, gen):
             assert birthday["value"] == f"{m2:02d}-{d2:02d}" and birthday["confidence"] >= 0.95
 
 
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        ("地址是上海市浦东新区张江路100号，哦不对，是张江路108号", "shipping_address", "上海市浦东新区张江路108号"),
+        ("please email me, no wait, text me instead", "contact_channel", "sms"),
+    ],
+)
+def test_a_value_taken_back_in_the_same_message_is_not_remembered(extract, said, key, value):
+    assert _by_key(extract([("customer", said)]))[key]["value"] == value
+
+
 def test_hedged_statements_get_lower_confidence(extract):
     for text in ["我的生日可能是3月15日", "My birthday is maybe March 15", "I think my birthday is 15 March, not sure"]:
         birthday = _by_key(extract([("customer", text)]))["birthday"]

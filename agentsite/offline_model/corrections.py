@@ -1,0 +1,90 @@
+"""A value taken back in the same message: "地址改成文三路15号，哦不对，18号", "switch me to sms, actually no, make
+it phone", "refund ORD-2025-0931, sorry I mean 0932". The message is read as the customer meant it: what it
+asked, with the value they gave last (docs/offline-model.md, "A value taken back").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from . import slots
+
+# A correction opening a clause: after punctuation or at the start, so "味道不对" (tastes wrong) and "can't wait"
+# correct nothing. English words that also start clauses of their own ("actually", "sorry", "no") count only
+# when they take something back ("actually no", "sorry, I mean", "no, …").
+_MARKER = re.compile(
+    r"(?:^|(?<=[，,。.;；!！?？~～\s]))\s*(?:"
+    r"(?:哦|噢|喔|啊|呃|额|嗯)?(?:不对不对|不对|不是不是|说错了|打错了|写错了|搞错了|弄错了|更正一下|纠正一下|更正|"
+    r"等等|等一下|算了)(?=[，,。.;；!！\s:：]|$)"
+    r"|(?i:(?:no+\s*,?\s*)?wait\s*,?\s*(?:no\b)?|no\s*(?=[,.;:!—–-])|(?:sorry|oops|my\s+bad)\s*(?=[,.;:!—–-])|"
+    r"(?:sorry|oops|my\s+bad)\s*,?\s*(?:i\s+meant?\b|make\s+(?:it|that)\b|no\b|typo\b|wrong\s+(?:one|number|address)\b)|i\s+meant?\b(?!\s+it\b)|"
+    r"actually\s*,?\s*(?:no\b|make\s+(?:it|that)\b|change\s+(?:it|that)\b|i\s+meant?\b)|scratch\s+that|"
+    r"correction|or\s+rather|make\s+that\b)"
+    r")"
+)
+# The later part adds to the first rather than replacing it: "…, wait, also ORD-…", "等等，ORD-…也退".
+_ADDS_BEFORE = re.compile(r"还有|也|以及|另外|再|(?i:\b(?:also|too|and|as\s+well|plus|another)\b)")
+_ADDS_AFTER = re.compile(r"^[^，,。.;；!！?？]{0,16}?(?:也|还要|(?i:\btoo\b|\bas\s+well\b))")
+
+
+def _order_at(text: str) -> int | None:
+    m = re.search(r"(?<![A-Za-z0-9])ORD[-_ ]?\d{4}[-_ ]?\d{4,6}(?![0-9])", text, re.I)
+    return m.start() if m else None
+
+
+def _address_at(text: str) -> int | None:
+    found = slots.address(text)
+    at = text.find(found) if found else -1
+    return at if at >= 0 else None
+
+
+def _channel_at(text: str) -> int | None:
+    starts = [m.start() for _, pattern in slots.CHANNEL_PATTERNS if (m := re.search(pattern, text))]
+    return min(starts, default=None)
+
+
+def _money_at(text: str) -> int | None:
+    m = slots.MONEY_RE.search(text)
+    return m.start() if m else None
+
+
+# Each kind of value a correction replaces, found in the part before the correction and the part after it.
+_KINDS: tuple[Callable[[str], int | None], ...] = (_order_at, _address_at, _channel_at, _money_at)
+
+
+def _whole_address(taken_back: str, given: str) -> str:
+    """``given`` with the city or district it leaves out taken from ``taken_back``: "…西湖区文三路15号", then
+    "文三路18号" is "…西湖区文三路18号"."""
+    for length in range(len(given), 1, -1):
+        at = taken_back.find(given[:length])
+        if at > 0:
+            return taken_back[:at] + given
+        if at == 0:
+            break
+    return given
+
+
+def _corrected_once(text: str) -> str | None:
+    for marker in reversed(list(_MARKER.finditer(text))):
+        if not marker.group().strip():
+            continue
+        head, tail = text[: marker.start()], text[marker.end() :]
+        for value_at in _KINDS:
+            before, after = value_at(head), value_at(tail)
+            if before is None or after is None or _ADDS_BEFORE.search(tail[:after]) or _ADDS_AFTER.search(tail[after:]):
+                continue
+            if value_at is _address_at and (old := slots.address(head)) and (new := slots.address(tail)):
+                return head[:before] + _whole_address(old, new) + tail[after + len(new) :]
+            return head[:before] + tail[after:]
+    return None
+
+
+def as_meant(text: str) -> str:
+    """``text`` with each value taken back replaced by the one given after it, the rest of the request kept."""
+    for _ in range(3):  # "A, no wait, B, sorry I mean C"
+        corrected = _corrected_once(text)
+        if corrected is None:
+            break
+        text = corrected
+    return text

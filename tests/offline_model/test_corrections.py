@@ -1,0 +1,63 @@
+"""A value taken back in the same message: the request goes on with the value given last; a message that only
+sounds like a correction ("味道不对", "no rush") or adds a second value keeps every value it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentsite.offline_model.corrections import as_meant
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "argument", "value"),
+    [
+        # round-7 red team's: the first value was proposed
+        (
+            "地址改成杭州市西湖区文三路15号，哦不对，改成文三路18号",
+            "update_shipping_address",
+            "address",
+            "杭州市西湖区文三路18号",
+        ),
+        (
+            "change my address to 12 Oak Lane, London, no wait, 14 Oak Lane, London",
+            "update_shipping_address",
+            "address",
+            "14 Oak Lane, London",
+        ),
+        ("switch my contact to sms, actually no, make it phone", "update_contact_channel", "channel", "phone"),
+        ("联系方式改成短信，算了，还是微信吧", "update_contact_channel", "channel", "wechat"),
+        ("refund ORD-2025-0931, sorry I mean ORD-2025-0932", "request_refund", "order_number", "ORD-2025-0932"),
+        ("退款ORD-2025-0931，不对不对，是ORD-2025-0932", "request_refund", "order_number", "ORD-2025-0932"),
+        ("email me from now on, no, text me", "update_contact_channel", "channel", "sms"),
+        ("以后用邮件联系我。打错了，用短信", "update_contact_channel", "channel", "sms"),
+    ],
+)
+def test_the_request_goes_on_with_the_value_given_last(say, text, tool, argument, value):
+    said = say(text)
+
+    assert [name for name, _ in said.calls] == [tool], said
+    assert said.calls[0][1][argument] == value, said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "绿茶喝着味道不对，退款ORD-2025-0942",
+        "ORD-2025-0942的绿茶味道不对，ORD-2025-0943也退款",
+        "refund ORD-2025-0931, no rush, and ORD-2025-0932",
+        "refund ORD-2025-0931, wait, also ORD-2025-0932",
+        "退款ORD-2025-0931，等等，ORD-2025-0932也退",
+        "I mean it: refund ORD-2025-0931 and ORD-2025-0932",
+        "can't wait for ORD-2025-0931, sorry to chase, is ORD-2025-0932 shipped?",
+    ],
+)
+def test_a_message_that_takes_nothing_back_is_read_as_written(text):
+    assert as_meant(text) == text
+
+
+def test_several_corrections_end_on_the_last_value():
+    assert as_meant("change it to sms. no wait. wechat. sorry I mean phone") == "change it to phone"
+
+
+def test_a_correction_of_the_amount_keeps_the_order():
+    assert as_meant("refund $50, sorry, $40 of ORD-2025-0931") == "refund $40 of ORD-2025-0931"
