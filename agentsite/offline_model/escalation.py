@@ -98,3 +98,23 @@ _NOT_ASKING_FOR_A_PERSON = _re(
 
 def asks_for_a_person(text: str) -> bool:
     return bool(HUMAN.search(text)) and not _NOT_ASKING_FOR_A_PERSON.search(text)
+
+
+# Cancelling an order is staff's to do (no tool cancels one): "cancel my order ORD-…", "cancel the backpack
+# order", "帮我把订单取消掉", "这单不要了，取消吧", "退单". Not an order cancelled already ("why was my order
+# cancelled?", "订单被取消了"), a cancellation kept ("don't cancel it"), nor a proposal declined ("cancel that").
+_CANCEL_ORDER = _re(
+    r"(?<!不要)(?<!别)(?<!不用)取消(?:掉)?(?:一下)?(?:这个|那个|我的|这笔|那笔|这|那)?[^，。？?！!,.]{0,10}?"
+    r"(?:订单|单子|(?<![\u4e00-\u9fff])单(?![\u4e00-\u9fff])|ORD)"
+    r"|(?:订单|单子|这单|那单|这笔|那笔|(?i:ORD-\d{4}-\d+))[^，。？?！!]{0,10}?(?<!被)(?<!已)(?<!已经)(?<!不要)(?<!别)(?<!不用)"
+    r"(?:帮我|给我|请)?取消(?:掉|一下)?(?!了(?!吧)|的原因)"
+    r"|(?:这单|那单|订单|单子)[^。？?！!]{0,8}?[，,]\s*(?:那就|就|那)?(?:帮我|给我)?取消(?:掉|了吧|吧)"
+    r"|退单|撤单|撤销订单"
+    r"|(?i:(?<!don't\s)(?<!not\s)(?<!never\s)\bcancel(?:l?ing)?\s+(?:(?:my|the|this|that|an?|our|both|all|these|those)\s+)?"
+    r"(?:[\w'-]+\s+){0,3}?(?:orders?|purchases?)\b|\bcancel(?:l?ing)?\s+(?:order\s+)?#?ORD[-_ ]?\d"
+    r"|\bcall\s+off\s+(?:my|the)\s+order)"
+)
+
+
+def asks_to_cancel_an_order(text: str) -> bool:
+    return bool(_CANCEL_ORDER.search(text))

@@ -469,6 +469,33 @@ def test_asking_for_a_person_escalates(say):
         assert said.calls[0][1]["reason"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round-7 red team's "cancel" got a status or "didn't understand": no tool cancels, staff do
+        "cancel my order ORD-2025-0932",
+        "I want to cancel the backpack order",
+        "can I cancel ORD-2025-0931 before it ships?",
+        "取消订单ORD-2025-0817",
+        "我不要了，帮我把订单取消掉",
+        "这单不要了，取消吧",
+    ],
+)
+def test_cancelling_an_order_is_handed_to_a_person(say, text):
+    said = say(text)
+
+    assert said.names == ["escalate_to_human"], said
+    assert said.calls[0][1]["reason"] == text  # staff read what was asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["why was my order ORD-2025-0702 cancelled?", "订单ORD-2025-0702被取消了", "订单ORD-2025-0702取消了吗", "取消通知"],
+)
+def test_an_order_cancelled_already_or_a_setting_cancelled_is_no_handover(say, text):
+    assert "escalate_to_human" not in say(text).names
+
+
 def test_the_reply_is_in_the_language_of_the_latest_message(say):
     zh_texts = ["你好", "谢谢你", "我想问一下", "确认", "好的，就这样吧谢谢"]
     en_texts = ["hello", "thanks a lot", "I have a question", "yes", "ok thanks"]
