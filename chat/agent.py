@@ -573,6 +573,7 @@ def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnRe
     """A person was asked for (a tool, or loop detection): queue the handoff; the bot falls silent."""
     handoff.open_handoff(ctx.conversation_id)
     text = prompts.ESCALATED[ctx.language].format(hours=settings.COMMITMENT_CALLBACK_HOURS)  # the promise made
+    emit({"type": "reply_reset"})  # what the model streamed before the handover is not kept: it leaves the page
     emit({"type": "escalated", "text": text})
     return TurnResult(
         reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True, language=ctx.language

@@ -322,8 +322,8 @@ class ChatConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]  # Channels sh
         if result is None:
             await self._error("not_found", _("no such conversation"))
             return
-        if result.message_id is not None:
-            await self._send({"type": "reply_done", "message_id": result.message_id, "state": result.state})
+        # Every accepted message ends with one reply_done, the bot's reply stored or not (handover, staff's turn).
+        await self._send({"type": "reply_done", "message_id": result.message_id, "state": result.state})
         await self._broadcast({"type": "conversation.changed", "origin": self.channel_name})
 
     # -- the conversation's group: staff replies and other tabs ------------------------------------

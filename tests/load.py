@@ -50,7 +50,7 @@ async def chat(url: str, cookie: str, run: CustomerRun, messages: list[str], tim
                     elif frame["type"] == "error":
                         run.errors.append(frame["code"])
                         break
-                    elif frame["type"] in {"reply_done", "escalated"}:
+                    elif frame["type"] == "reply_done":
                         break
                 run.latencies.append(time.perf_counter() - started)
                 run.replies.append("".join(pieces))

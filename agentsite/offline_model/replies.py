@@ -192,8 +192,8 @@ PHRASES = {
     ),
     "human": ("好的，我会为您转接人工客服，请稍候。", "Sure, I'll pass you to a human colleague. Please hold on."),
     "escalated": (
-        "已为您转接人工客服，请稍候。",
-        "I've passed your request to a human colleague. They'll be with you shortly.",
+        "已为您转接人工客服，工作人员会在这里回复您。",
+        "I've passed your request to a colleague; they will reply here.",
     ),
     "sensitive": (
         "为了您的账户安全，请不要在对话中发送银行卡号、身份证号或密码，我也不会保存这些信息。",
@@ -848,7 +848,10 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
         return error_text(data["error"], lang, order)
     if name == "escalate_to_human":
         ticket = data.get("ticket_id") or data.get("ticket") if isinstance(data, dict) else None
+        promised = _quote(data.get("summary") or "", 200).rstrip("。.") if isinstance(data, dict) else ""
         text = phrase("escalated", lang)
+        if promised and in_language(promised, lang):  # the shop's own words, with by when: no promise of ours
+            text = f"已为您转接人工客服：{promised}。" if lang == "zh" else f"I've passed your request on: {promised}."
         return text + (f"（工单号：{ticket}）" if lang == "zh" else f" (ticket {ticket})") if ticket else text
     if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "queued", "done"):
         return _action_text(data, lang, order)

@@ -52,7 +52,10 @@ def test_escalation_takeover_live_reply_silence_and_hand_back(shop):
 
     escalated, item, taken_state, live, silent, back_state, after = run(scenario())
 
-    assert escalated.of("escalated")
+    # the model's words at the handover are not kept, so they leave the page; the turn still ends with reply_done
+    kinds = [f["type"] for f in escalated.frames if f["type"] != "state"]
+    assert kinds[-3:] == ["reply_reset", "escalated", "reply_done"] and "token" in kinds, kinds
+    assert escalated.of("reply_done")[0]["message_id"] is None and not escalated.reply
     packet = item.packet
     assert "客户偏好顺丰快递" in [f["content"] for f in packet["facts"]]
     assert packet["records"]["contact_channel"] == CustomerProfile.objects.get(user=customer).contact_channel
@@ -68,6 +71,7 @@ def test_escalation_takeover_live_reply_silence_and_hand_back(shop):
     assert (taken_state["type"], taken_state["to"]) == ("state", "human")
     assert live == {"type": "staff_message", "text": "您好，我是客服小林，退款已经在处理了。", "staff_name": "Lin"}
     assert silent.of("notice") and not silent.of("token")  # the bot says nothing while a person has it
+    assert silent.frames[-1]["type"] == "reply_done" and silent.frames[-1]["message_id"] is None
     assert (back_state["to"]) == "collecting_info"
     assert "ORD-2025-0817" in after.reply  # the bot answers again
 
@@ -164,8 +168,9 @@ def test_a_loop_closed_by_the_customers_message_hands_over_without_a_reply(shop,
 
     assert turn.escalated and turn.reply == "" and not turn.failed
     assert Handoff.objects.filter(conversation_id=conversation, closed_at__isnull=True).exists()
-    assert [f["type"] for f in frames] == ["state", "state", "escalated"]  # resolved -> collecting -> escalated
-    assert frames[1] == {"type": "state", "from": "collecting_info", "to": "escalated"}
+    # resolved -> collecting -> escalated; nothing was streamed, the reset drops nothing
+    assert [f["type"] for f in frames] == ["reply_reset", "state", "state", "escalated"]
+    assert frames[2] == {"type": "state", "from": "collecting_info", "to": "escalated"}
     assert "chat" not in [r["task"] for r in offline_model.received()]  # asked for the packet's summary, not a reply
     assert Conversation.objects.get(pk=conversation).loop_flagged
 

@@ -13,7 +13,7 @@ from django.test import Client
 
 from agentsite.asgi import application
 
-END_OF_TURN = {"reply_done", "escalated", "error", "notice"}
+END_OF_TURN = {"reply_done", "error"}
 
 
 def session_cookie(user) -> bytes:
@@ -164,7 +164,9 @@ class Turn:
 
     @property
     def reply(self) -> str:
-        return "".join(f["text"] for f in self.frames if f["type"] == "token")
+        """The reply as the page shows it: the tokens after the last ``reply_reset``."""
+        resets = [i for i, f in enumerate(self.frames) if f["type"] == "reply_reset"]
+        return "".join(f["text"] for f in self.frames[resets[-1] + 1 if resets else 0 :] if f["type"] == "token")
 
     def of(self, kind: str) -> list[dict]:
         return [f for f in self.frames if f["type"] == kind]

@@ -142,7 +142,7 @@
       current.item.classList.add("streaming");
     },
     reply_reset: function () {
-      // The reply being streamed failed midway: its start goes, and the apology that follows takes its place.
+      // The reply being streamed is not kept (it failed midway, or the turn handed over): its start goes.
       if (current) current.item.remove();
       current = null;
     },
