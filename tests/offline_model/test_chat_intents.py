@@ -490,7 +490,13 @@ def test_cancelling_an_order_is_handed_to_a_person(say, text):
 
 @pytest.mark.parametrize(
     "text",
-    ["why was my order ORD-2025-0702 cancelled?", "订单ORD-2025-0702被取消了", "订单ORD-2025-0702取消了吗", "取消通知"],
+    [
+        "why was my order ORD-2025-0702 cancelled?",
+        "订单ORD-2025-0702被取消了",
+        "订单ORD-2025-0702取消了吗",
+        "订单ORD-2025-0816 取消成功了吗",
+        "取消通知",
+    ],
 )
 def test_an_order_cancelled_already_or_a_setting_cancelled_is_no_handover(say, text):
     assert "escalate_to_human" not in say(text).names
