@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import described, facts, nlu, replies, slots, speech, splitting, subjects
+from . import described, facts, nlu, others, replies, slots, speech, splitting, subjects
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, Turn, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -677,6 +677,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if others.someone_else_asked_about(text, conv.system):  # never answered with the asker's own data
+        return Reply(replies.phrase("others_data", lang))
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
         channel = slots.contact_channel(text)  # "…and please text me from now on": that change still asked
         if channel and channel != record_of(conv, "contact_channel") and "update_contact_channel" in tools:

@@ -190,6 +190,11 @@ PHRASES = {
         "I can only request a refund of an order's full amount here; a partial refund needs a colleague, and I can "
         "pass you to one.",
     ),
+    "others_data": (
+        "我只能查询和告知您本人账户的信息，无法提供其他客户的资料。您自己的订单、地址或设置，我可以帮您查看。",
+        "I can only look up and share details of your own account, not anyone else's. I'm happy to help with your "
+        "own orders, address or settings.",
+    ),
     "human": ("好的，我会为您转接人工客服，请稍候。", "Sure, I'll pass you to a human colleague. Please hold on."),
     "escalated": (
         "已为您转接人工客服，工作人员会在这里回复您。",

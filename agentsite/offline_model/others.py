@@ -1,0 +1,109 @@
+"""Another person's account asked about: "what is the address of customer bob?", "alice's phone number?",
+"帮我查一下张先生的订单". The agent serves the customer logged in, and only them: it says so rather than answer
+with the asker's own data. A name that is the customer's own ("王先生的订单" from 王小明) is theirs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .speech import HAN
+
+_DATA_EN = (
+    r"(?:address(?:es)?|phone(?:\s+number)?|mobile|number|e-?mail|orders?|refunds?|purchases?|details|"
+    r"info(?:rmation)?|account|profile|contact(?:\s+details)?|parcels?|packages?|deliver(?:y|ies))\b(?!\s+polic)"
+)
+_DATA_ZH = r"(?:地址|电话|手机|号码|订单|邮箱|退款|信息|资料|账户|账号|包裹|快递|购买记录)"
+# Words before "'s" that name no person: "what's my order", "today's delivery", "UPS's number".
+_NOT_A_PERSON = frozenset(
+    [
+        "what",
+        "where",
+        "who",
+        "how",
+        "it",
+        "that",
+        "there",
+        "here",
+        "he",
+        "she",
+        "let",
+        "one",
+        "today",
+        "yesterday",
+        "tomorrow",
+        "week",
+        "month",
+        "year",
+        "order",
+        "shop",
+        "store",
+        "company",
+        "everyone",
+        "everybody",
+        "nobody",
+        "ups",
+        "dhl",
+        "fedex",
+        "usps",
+        "amazon",
+        "sf",
+        "courier",
+        "driver",
+        "carrier",
+        "customer",
+        "name",
+        "account",
+        "item",
+        "product",
+        "parcel",
+        "package",
+        "someone",
+        "somebody",
+        "anyone",
+        "else",
+        "other",
+        "another",
+    ]
+)
+_SOMEONE_ELSE = re.compile(
+    r"(?i)\b(?:someone|somebody|anyone)\s+else(?:['’]s)?\s+(?:[\w-]+\s+){0,2}?" + _DATA_EN + r"|"
+    r"\b(?:another|other)\s+(?:customer|person|user|client)s?(?:['’]s?)?\s+(?:[\w-]+\s+){0,2}?" + _DATA_EN + r"|"
+    r"(?:别人|他人|其他(?:客户|用户|人)|别的(?:客户|用户|人)|另一个(?:客户|用户|人))的[^，。？?！!]{0,4}?" + _DATA_ZH
+)
+_NAMED_EN = re.compile(
+    r"(?i)(?<!\bmy\s)(?<!\bour\s)\b([a-z][a-z'-]{1,20})['’]s\s+(?:[\w-]+\s+){0,2}?"
+    + _DATA_EN
+    + r"|"
+    + _DATA_EN
+    + r"\s+(?:of|for)\s+(?:the\s+)?(?:customer|user|client|account(?:\s+holder)?)\s+(?:named\s+|called\s+)?"
+    r"([\w.@+-]+)|\b(?:customer|user|client)\s+(?:named\s+|called\s+)?([\w.@+-]+)['’]s\s+"
+)
+_NAMED_ZH = re.compile(
+    r"(?:客户|用户|顾客)\s*([A-Za-z0-9_.@\u4e00-\u9fff]{1,12}?)的[^，。？?！!]{0,4}?" + _DATA_ZH + r"|"
+    r"([\u4e00-\u9fff])(?:先生|女士|小姐|老师)的[^，。？?！!]{0,4}?" + _DATA_ZH
+)
+_CUSTOMER_LINE = re.compile(r"^(?:Customer: |客户：)(.+)$", re.M)
+
+
+def _names_of(customer: str) -> set[str]:
+    """What the customer may call themselves: each word of an English name; a Chinese name, its surname and given
+    name."""
+    customer = customer.strip().lower()
+    if HAN.search(customer):
+        return {customer, customer[:1], customer[1:]} - {""}
+    return set(customer.split())
+
+
+def someone_else_asked_about(text: str, system: str) -> bool:
+    """Whether ``text`` asks about the data of a person other than the customer (named in ``system``)."""
+    if _SOMEONE_ELSE.search(text):
+        return True
+    found = _CUSTOMER_LINE.search(system)
+    own = _names_of(found.group(1)) if found else set()
+    for pattern in (_NAMED_EN, _NAMED_ZH):
+        for m in pattern.finditer(text):
+            name = next((g for g in m.groups() if g), "").lower().strip("'’")
+            if name and name not in _NOT_A_PERSON and name not in own:
+                return True
+    return False
