@@ -266,9 +266,7 @@ def acknowledge(fact: facts.Fact, lang: str) -> str:
             return f"好的，已记下您希望{wish.format(said)}；账户设置需经您确认更改后才会生效。"
         return f"Noted: you'd like {_SUBJECT_EN[k]} to be {said}. Your account changes only once you confirm a change."
     if k == "preferred_carrier":
-        return (
-            f"好的，已记下您偏好的快递：{said}（{v}）。" if zh else f"Got it, your preferred carrier is {said} ({v})."
-        )
+        return f"好的，已记下您偏好的快递：{said}。" if zh else f"Got it, your preferred carrier is {said}."
     if k == "phone_number":
         return f"好的，已记下您的电话号码：{v}。" if zh else f"Got it, your phone number is {v}."
     if k == "email":
@@ -710,9 +708,11 @@ def policy_text(articles: list[Any], lang: str, question: str) -> str:
     if not valid or not any(shared.values()):
         return "抱歉，没有找到相关的政策说明。" if lang == "zh" else "Sorry, I couldn't find a policy about that."
     best = max(valid, key=lambda a: shared[id(a)])
-    source = f"[policy #{best.get('id', '?')} {best.get('title', '')}]".replace(" ]", "]")
+    title = _quote(best.get("title") or "", 80)  # named as the customer reads it: no ids of ours
     snippet = _quote(best.get("snippet") or best.get("content") or "", 400)
-    return f"根据{source}：{snippet}" if lang == "zh" else f"According to {source}: {snippet}"
+    if lang == "zh":
+        return f"根据《{title}》：{snippet}" if title else f"根据我们的政策：{snippet}"
+    return f"According to our policy “{title}”: {snippet}" if title else f"According to our policies: {snippet}"
 
 
 def error_text(error: Any, lang: str, order: str | None) -> str:

@@ -182,7 +182,7 @@ def test_every_session_starts_on_its_day_of_one_timeline(tmp_path):
         ("I'm not sure about your birthday. I don't have that information.", ["birthday"]),
         ("我不确定您的生日。如果方便的话，请告诉我，我会记下来。", ["birthday"]),
         # a policy that mentions order numbers is not a request for one
-        ("根据[policy #1 退款政策]：……申请退款时请提供订单号和原因。", []),
+        ("根据《退款政策》：……申请退款时请提供订单号和原因。", []),
         ("Your birthday is March 15.", []),
     ],
 )
