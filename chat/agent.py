@@ -32,6 +32,7 @@ from chat.answers import (
     is_bare_confirmation,
     is_cancellation,
     is_confirmation,
+    names_the_change,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
@@ -39,6 +40,7 @@ from chat.tools import (
     MOVES_MONEY,
     TOOLS,
     ToolContext,
+    ask_again,
     cancel_pending,
     cancel_queued,
     confirm_pending,
@@ -216,7 +218,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and loosely:
             # The last reply answered something else and only named the change: "ok" may acknowledge that
             # answer. Money moves only on a word that confirms on its own ("确认", "yes"), never on a casual
-            # "ok". Ask for a yes that answers the change; the change waits on, uncounted.
+            # "ok". Ask for a yes that answers the change, and only it: the change waits on, uncounted.
+            ask_again(waiting)
             reminder = _with_notice("", waiting, prompts.ON_HOLD, language)
             return _finish(store, ctx, reminder, [], None, emit, stream=True)
         more = ""  # a request after the yes ("yes go ahead, and also switch me to SMS"): the model's message
@@ -229,6 +232,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 more = more if confirms else ""
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model
             confirms = is_bare_confirmation(text)
+        if waiting is not None and confirms and waiting.interruptions and not names_the_change(text, waiting.tool):
+            # Something else was talked about since the proposal, and the reply to it may have asked or offered
+            # something of its own: a yes naming no change may answer that. Ask about the change alone; a yes to
+            # that question confirms it.
+            ask_again(waiting)
+            question = _with_notice("", waiting, prompts.ASKED_AGAIN, language)
+            return _finish(store, ctx, question, [], None, emit, stream=True)
         confirmed = confirm_pending(ctx) if waiting is not None and confirms else None
         if confirmed is None and confirms:  # "yes" to nothing: say so, and change nothing
             reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
@@ -313,7 +323,8 @@ def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, st
     """``reply`` followed by the notice ``wording`` naming ``action`` (none without an action)."""
     if action is None:
         return reply
-    notice = wording[language].format(summary=actions.proposed(action.tool, action.arguments, language))
+    values = {**action.arguments, **action.shown}  # named as proposed: "a refund of $320.00 … (Tent)"
+    notice = wording[language].format(summary=actions.proposed(action.tool, values, language))
     return f"{reply}\n{notice}" if reply else notice
 
 

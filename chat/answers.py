@@ -150,6 +150,27 @@ _NAMES_AN_ACTION = re.compile(
 )
 
 
+# What a yes must name to answer a change after the conversation turned to something else: the change's kind,
+# or the word the reminder asks for in Chinese ("确认"; "confirm"). "Yes", "yes please do that", "好的" may answer
+# the question or offer of the reply in between ("could you give me the new address?", "I can pass you to a
+# colleague") or the customer's own counter-request ("could I just get 100 back instead?").
+_CONFIRM_WORD = r"确认|(?i:\bconfirm(?:ed)?\b)"
+_KIND_WORDS = {
+    "request_refund": r"退款|退钱|退了吧|退吧|(?i:\brefund|money\s+back)",
+    "update_notification_preference": "|".join(
+        [r"通知|推送|提醒|(?i:\bnotif\w*|\balerts?\b|\bupdates\b)", *_NOTIFICATION.values()]
+    ),
+    "update_contact_channel": "|".join([r"联系|(?i:\bcontact|\bchannel)", *_CHANNEL_WORDS.values()]),
+    "update_shipping_address": r"地址|(?i:\baddress)",
+    "update_order_address": r"地址|(?i:\baddress)",
+}
+
+
+def names_the_change(text: str, tool: str) -> bool:
+    """Whether ``text`` names the waiting change ``tool`` (its kind), or says "确认"/"confirm" itself."""
+    return bool(re.search(_CONFIRM_WORD + "|" + _KIND_WORDS.get(tool, r"(?!)"), text))
+
+
 def agrees_only_loosely(text: str, *, after_something_else: bool = False) -> bool:
     """Whether ``text`` would agree to a change only loosely: an acknowledgement ("ok", "好的") or a yes without
     a word that confirms on its own ("没问题", "sounds good"). After a reminder that came with an answer to

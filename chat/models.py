@@ -201,6 +201,9 @@ class PendingAction(models.Model):
     tool = models.CharField(max_length=40)
     arguments = models.JSONField()
     summary = models.CharField(max_length=600)  # names the whole change: an address is up to 300
+    shown = models.JSONField(
+        default=dict, blank=True, help_text="what the proposal showed beside the arguments (amount, items)"
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     result = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=clock.now)

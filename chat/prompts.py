@@ -58,6 +58,11 @@ ON_HOLD = {
     "zh": "（仍在等待您确认：{summary}。回复“确认”继续，回复“取消”放弃。）",
     "en": "(Still waiting for your confirmation: {summary}. Reply 'yes' to go ahead or 'no' to drop it.)",
 }
+ASKED_AGAIN = {
+    "zh": "我们中间谈了别的事，为免误会再确认一次：需要我{summary}吗？回复“确认”继续，回复“取消”放弃。",
+    "en": "We talked about something else in between, so to be sure: shall I {summary}? Reply 'yes' to go ahead "
+    "or 'no' to drop it.",
+}
 REPLACED = {
     "zh": "（之前等待确认的“{summary}”已被这项新请求取代，没有任何改动；如仍需要，请在答复后重新提出。）",
     "en": "(The earlier request to {summary} was dropped for this one; nothing was changed for it. "

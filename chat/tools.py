@@ -223,6 +223,7 @@ def _store_change(
         tool=tool,
         arguments=arguments,
         summary=actions.proposed(tool, values, ctx.language),
+        shown={k: v for k, v in values.items() if k not in arguments},
         status=status,
         created_at=clock.now(),
     )
@@ -440,6 +441,11 @@ def waiting_action(
     if action is None or action.fresh:
         return action, None
     return None, lapse(action)
+
+
+def ask_again(action: PendingAction) -> None:
+    """The change is asked about on its own: the customer's next answer answers it, whatever came between."""
+    PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).update(interruptions=0)
 
 
 def lapse(action: PendingAction) -> PendingAction | None:

@@ -181,14 +181,50 @@ def test_a_yes_that_says_an_answer_was_right_confirms_nothing_waiting(customers,
     assert _refunds(order) == 1
 
 
-@pytest.mark.parametrize("lang", ["zh", "en"])
-def test_a_yes_right_after_the_reminder_goes_ahead(customers, lang):
+@pytest.mark.parametrize(("lang", "yes"), [("zh", "确认"), ("zh", "好的，确认退款"), ("en", "yes, refund it")])
+def test_a_yes_naming_the_change_right_after_the_reminder_goes_ahead(customers, lang, yes):
     user, conversation, order = _proposed(customers, lang)
 
     run_turn(user.pk, conversation, MOVED_ON[lang][0])
-    run_turn(user.pk, conversation, YES[lang])
+    run_turn(user.pk, conversation, yes)
 
     assert _refunds(order) == 1
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "between", "yes"),
+    [
+        # round-8 red team's: each yes answered the reply in between, and filed the refund or made the change
+        (
+            "bob",
+            "refund my tent",
+            "hmm actually could i just get 100 back instead of the whole thing?",
+            "yes please do that",
+        ),
+        ("alice", "mute notifications", "separately, can i get a partial refund of 30 on ORD-2025-0924?", "yes please"),
+        ("bob", "refund the water bottles", "also i need to update my address", "yes"),
+        ("alice", "switch my contact channel to sms", "oh and can you update my address too?", "yes"),
+        ("wang", "帮我把通知关了", "地址也要改一下", "好的"),
+        ("li", "ORD-2025-0901 退款", "能部分退款吗，退一半就行", "是的"),
+    ],
+)
+def test_a_yes_after_talk_of_something_else_is_asked_about_the_change_alone(
+    customers, username, proposal, between, yes
+):
+    """The reply in between asked or offered something of its own; a yes naming no change may answer that. The
+    change is asked about again, alone and in full, and a yes to that question makes it."""
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, proposal)
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    run_turn(user.pk, conversation, between)
+
+    asked = run_turn(user.pk, conversation, yes).reply
+    assert PendingAction.objects.get(pk=waiting.pk).status == "pending", asked
+    assert waiting.summary.split(" (")[0].split("（")[0] in asked, asked  # named in full, amount and all
+
+    run_turn(user.pk, conversation, yes)
+    assert PendingAction.objects.get(pk=waiting.pk).status == "done"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
