@@ -257,7 +257,12 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         text = more or text
         buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, shop_lines)
         memory = _Memory(buffer, conversation, records, shop_lines)
+        told = ""  # the change a yes made, said by us when the model's reply is about the request after it
         if confirmed is not None:
+            if more:
+                told = _outcome(confirmed, language)
+                confirmed["told"] = True  # the model need not say it again
+                emit({"type": "token", "text": told + "\n"})
             _record_confirmation(store, memory, ctx, confirmed)
 
         # 5. The model, with tools, bounded; the reply streams to the customer as it is generated.
@@ -269,11 +274,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 reply = _model_loop(store, memory, ctx, tools, emit)
         except (llm.LLMError, PinnedOverflow) as exc:
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
-            if memory.streamed:  # the customer saw the start of a reply that is not kept: take it back
+            if memory.streamed or told:  # the customer saw the start of a reply that is not kept: take it back
                 emit({"type": "reply_reset"})
-            result = _finish(
-                store, ctx, prompts.APOLOGY[language], recalled, memory, emit, stream=True, expected=memory.snapshot
-            )
+            apology = f"{told}\n{prompts.APOLOGY[language]}" if told else prompts.APOLOGY[language]
+            result = _finish(store, ctx, apology, recalled, memory, emit, stream=True, expected=memory.snapshot)
             result.failed = True
             return result
 
@@ -286,6 +290,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
         )
         notices = _with_notice(notices, dropped, prompts.REPLACED, language)
+        reply = f"{told}\n{reply}" if told else reply
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"
@@ -398,6 +403,13 @@ def _record_confirmation(
             store.append(ctx.conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
     memory.snapshot = saved
     memory.used_tools = True
+
+
+def _outcome(confirmed: JSONObject, language: str) -> str:
+    """What a confirmed change did, in the shop's words: done, or why it could not be."""
+    if confirmed.get("error"):
+        return prompts.CONFIRMED_REFUSED[language].format(reason=str(confirmed["error"]).rstrip("。."))
+    return prompts.CONFIRMED_DONE[language].format(summary=str(confirmed.get("summary", "")).rstrip("。."))
 
 
 def _confirmed_call(confirmed: JSONObject) -> ToolCall:

@@ -58,6 +58,8 @@ ON_HOLD = {
     "zh": "（仍在等待您确认：{summary}。回复“确认”继续，回复“取消”放弃。）",
     "en": "(Still waiting for your confirmation: {summary}. Reply 'yes' to go ahead or 'no' to drop it.)",
 }
+CONFIRMED_DONE = {"zh": "已完成：{summary}。", "en": "Done: {summary}."}
+CONFIRMED_REFUSED = {"zh": "这项改动没能完成：{reason}。", "en": "That change could not be made: {reason}."}
 ASKED_AGAIN = {
     "zh": "我们中间谈了别的事，为免误会再确认一次：需要我{summary}吗？回复“确认”继续，回复“取消”放弃。",
     "en": "We talked about something else in between, so to be sure: shall I {summary}? Reply 'yes' to go ahead "

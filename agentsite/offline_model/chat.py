@@ -581,7 +581,7 @@ def respond(conv: Conversation) -> Reply:
         # The application made the change the customer said yes to; the message may ask for more ("yes, and
         # also switch me to SMS"): its tools first, then every result is worded together.
         asked = _answer(conv, text, nlu.classify(text))
-        if asked.tool_calls:
+        if asked.tool_calls or all(_told(r) for r in results):  # told: the application said what the yes made
             return asked
     if results:
         return after_tools(conv, results)
@@ -987,6 +987,7 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
             return named
     if (refunds := _refunds_of_each(conv, results, question, lang)) is not None:
         return refunds
+    results = [r for r in results if not _told(r)]
     parts = []
     if nlu.asks_to_change_email(question) and any(r.call.name == "update_contact_channel" for r in results):
         parts.append(replies.phrase("account_email_aside", lang))  # the email first, then the channel proposed
@@ -1023,6 +1024,12 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
             parts.append(aside)
         parts.append(replies.tool_result(result, lang, question, conv.today))
     return Reply("\n".join(p for p in parts if p))
+
+
+def _told(result: ToolResult) -> bool:
+    """A result the customer has been told already (a confirmed change the application announced)."""
+    data = result.data()
+    return isinstance(data, dict) and data.get("told") is True
 
 
 def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang: str) -> str:

@@ -444,3 +444,24 @@ def test_a_yes_to_the_offer_to_set_up_a_lapsed_change_proposes_it(customers, lan
     waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
     assert waiting.tool == "update_shipping_address", (offer, reply)
     assert ("科苑路88号" if lang == "zh" else "17 Mill Road") in waiting.arguments["address"]
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "answer", "done", "answered"),
+    [
+        # round-8 red team's: the change was made and the reply only tracked the parcel
+        ("alice", "mute my notifications", "yes. also when does 0924 get here", "notifications are now muted", "UPS"),
+        ("bob", "refund the backpack", "yes. also what's the tracking number for it?", "$129.00", "JD014600007399"),
+        ("wang", "帮我把通知关了", "好的，另外ORD-2025-0817到哪了", "已设置为静音", "SF1234567890"),
+    ],
+)
+def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username, proposal, answer, done, answered):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, proposal)
+
+    reply = run_turn(user.pk, conversation, answer).reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).status == "done"
+    assert done in reply and answered in reply, reply
+    assert reply.count("Done") + reply.count("已完成") == 1, reply  # said once, by us
