@@ -253,6 +253,9 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
     A shop record answers first, whatever the customer said: what they asked for is reported beside it,
     as not applied.
     """
+    if key == "name" and (account := others.customer_name(conv.system)):  # the account's, not what was said
+        told = [k.value for k in known_values(conv, key, extra) if k.value.lower() not in account.lower()]
+        return replies.answer_account(key, account, list(dict.fromkeys(told)), lang)
     record = record_of(conv, key, extra)
     if record is not None and key not in CHANGE_TOOLS:  # the account's email: no change of ours sets it
         told = [k.value for k in known_values(conv, key, extra) if k.tag != "confirmed" and k.value != record]
@@ -677,6 +680,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if facts.asks_to_forget(text) and intent not in (Intent.SET_NOTIFICATION, Intent.SET_CHANNEL, Intent.SET_ADDRESS):
+        return Reply(replies.phrase("forget_on_the_page", lang))  # "please forget that I said …": the page does it
     if others.someone_else_asked_about(text, conv.system):  # never answered with the asker's own data
         return Reply(replies.phrase("others_data", lang))
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel

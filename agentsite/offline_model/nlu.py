@@ -382,7 +382,8 @@ _IF_CHANGED = _re(
 )
 _WHAT_IT_WOULD_DO = _re(
     r"还(?:能|会|可以|收得到)|会不会|能不能|会[^，。？?]{0,10}吗|影响|错过|收不到|"
-    r"(?i:\b(?:will|would|do|does|can|could)\s+(?:i|we|u|you|it|that|they)\b|\bstill\b|\bhappens?\b|\bmiss\b)"
+    r"(?i:\b(?:will|would|do|does|can|could)\s+(?:i|we|u|you|it|that|they|my|the|this|those|these)\b|\bstill\b|"
+    r"\bhappens?\b|\bmiss\b)"
 )
 
 

@@ -95,12 +95,18 @@ def _names_of(customer: str) -> set[str]:
     return set(customer.split())
 
 
+def customer_name(system: str) -> str | None:
+    """The name of the account the customer is logged in to, as the system prompt gives it."""
+    found = _CUSTOMER_LINE.search(system)
+    return found.group(1).strip() if found else None
+
+
 def someone_else_asked_about(text: str, system: str) -> bool:
     """Whether ``text`` asks about the data of a person other than the customer (named in ``system``)."""
     if _SOMEONE_ELSE.search(text):
         return True
-    found = _CUSTOMER_LINE.search(system)
-    own = _names_of(found.group(1)) if found else set()
+    account = customer_name(system)
+    own = _names_of(account) if account else set()
     for pattern in (_NAMED_EN, _NAMED_ZH):
         for m in pattern.finditer(text):
             name = next((g for g in m.groups() if g), "").lower().strip("'’")
