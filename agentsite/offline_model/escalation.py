@@ -109,11 +109,26 @@ _CANCEL_ORDER = _re(
     r"|(?:订单|单子|这单|那单|这笔|那笔|(?i:ORD-\d{4}-\d+))[^，。？?！!]{0,10}?(?<!被)(?<!已)(?<!已经)(?<!不要)(?<!别)(?<!不用)"
     r"(?:帮我|给我|请)?取消(?:掉|一下)?(?!了(?!吧)|的原因|成功|没|吗|与否|掉了)"
     r"|(?:这单|那单|订单|单子)[^。？?！!]{0,8}?[，,]\s*(?:那就|就|那)?(?:帮我|给我)?取消(?:掉|了吧|吧)"
+    r"|(?:帮我|给我|麻烦|请)把?[^，。？?！!]{0,12}?(?:订单|单子|这单|那单)[^，。？?！!]{0,4}?取消(?:掉|了)?"
     r"|退单|撤单|撤销订单"
     r"|(?i:(?<!don't\s)(?<!not\s)(?<!never\s)\bcancel(?:l?ing)?\s+(?:(?:my|the|this|that|an?|our|both|all|these|those)\s+)?"
     r"(?:[\w'-]+\s+){0,3}?(?:orders?|purchases?)\b|\bcancel(?:l?ing)?\s+(?:order\s+)?#?ORD[-_ ]?\d"
-    r"|\bcall\s+off\s+(?:my|the)\s+order)"
+    r"|\bcall\s+off\s+(?:my|the)\s+order|\bcancel\s+(?:my|the|these|those|this)\s+(?!notif|alerts?|e-?mails?|texts?|sms\b|"
+    r"messages?|subscriptions?|newsletters?|changes?|requests?|address|updates?|proposals?|refunds?|calls?|mute)[\w-]{3,})"
 )
+
+
+# A refund asked for earlier, to be withdrawn: staff do it ("cancel the refund for the headphones", "退款申请撤回").
+# While a proposed refund waits, the application reads "cancel" as declining it before the model sees it.
+_WITHDRAW_REFUND = _re(
+    r"(?:取消|撤回|撤销)(?:掉)?(?:这个|那个|我的|这笔|那笔)?[^，。？?！!]{0,8}?退款(?:申请)?(?!了吗|成功|吗)"
+    r"|退款(?:申请)?[^，。？?！!]{0,6}?(?:帮我|给我|请)?(?:取消|撤回|撤销)(?:掉|一下|了吧|吧)?(?!了(?!吧)|成功|吗|没)"
+    r"|(?i:(?<!don't\s)(?<!not\s)\b(?:cancel|withdraw|retract|take\s+back)\s+(?:my|the|that|this)\s+(?:\w+\s+)?refund\b)"
+)
+
+
+def asks_to_withdraw_a_refund(text: str) -> bool:
+    return bool(_WITHDRAW_REFUND.search(text))
 
 
 def asks_to_cancel_an_order(text: str) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from . import slots
-from .escalation import INJECTION, asks_for_a_person, asks_to_cancel_an_order
+from .escalation import INJECTION, asks_for_a_person, asks_to_cancel_an_order, asks_to_withdraw_a_refund
 from .smalltalk import GREETING, acknowledges, apologises, asks_if_bot, says_goodbye
 from .speech import ASKS_HOW_IT_STANDS, TAG_QUESTION, detect_language, is_question, is_request
 from .subjects import SUBJECTS, fact_question, names_its_own_answer
@@ -568,8 +568,12 @@ def classify(text: str) -> Understanding:
         return result(Intent.BOT_QUESTION)
     if _thanks_only(text):
         return result(Intent.THANKS)
-    if asks_for_a_person(text) or asks_to_cancel_an_order(text) and not REFUND.search(text):
-        return result(Intent.HUMAN)  # no tool cancels an order: staff do
+    if (
+        asks_for_a_person(text)
+        or asks_to_withdraw_a_refund(text)
+        or (asks_to_cancel_an_order(text) and not REFUND.search(text))
+    ):
+        return result(Intent.HUMAN)  # no tool cancels an order or withdraws a refund: staff do
     if CONFIRM.match(text) and not acknowledges(text):  # a bare "ok" agrees to nothing in particular
         return result(Intent.CONFIRM)
     if DENY.match(text):

@@ -479,9 +479,14 @@ def test_asking_for_a_person_escalates(say):
         "取消订单ORD-2025-0817",
         "我不要了，帮我把订单取消掉",
         "这单不要了，取消吧",
+        # round-8 red team's
+        "0816还没发货吧 帮我把订单取消了",
+        "actually just cancel the water bottles, i don't need them anymore",
+        "I changed my mind, cancel the refund for the headphones pls",
+        "我的退款申请撤回吧",
     ],
 )
-def test_cancelling_an_order_is_handed_to_a_person(say, text):
+def test_cancelling_an_order_or_withdrawing_a_refund_is_handed_to_a_person(say, text):
     said = say(text)
 
     assert said.names == ["escalate_to_human"], said
@@ -495,6 +500,8 @@ def test_cancelling_an_order_is_handed_to_a_person(say, text):
         "订单ORD-2025-0702被取消了",
         "订单ORD-2025-0702取消了吗",
         "订单ORD-2025-0816 取消成功了吗",
+        "退款取消了吗",
+        "cancel my notifications",
         "取消通知",
     ],
 )
