@@ -33,6 +33,7 @@ from chat.answers import (
     is_cancellation,
     is_confirmation,
     names_the_change,
+    offers_a_person,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
@@ -240,7 +241,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             question = _with_notice("", waiting, prompts.ASKED_AGAIN, language)
             return _finish(store, ctx, question, [], None, emit, stream=True)
         confirmed = confirm_pending(ctx) if waiting is not None and confirms else None
-        if confirmed is None and confirms:  # "yes" to nothing: say so, and change nothing
+        offered = waiting is None and offers_a_person(_last_reply(session))  # "yes" takes up a colleague offered
+        if confirmed is None and confirms and not offered:  # "yes" to nothing: say so, and change nothing
             reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
             return _finish(store, ctx, reply, [], None, emit, stream=True)
         held = waiting if confirmed is None else None  # another request while a change waits
@@ -403,6 +405,11 @@ def _record_confirmation(
             store.append(ctx.conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
     memory.snapshot = saved
     memory.used_tools = True
+
+
+def _last_reply(session: short_term.Session) -> str:
+    """The agent's latest reply in the session as loaded (empty if none)."""
+    return next((m.content for m in reversed(session.messages) if m.role == Role.ASSISTANT), "")
 
 
 def _outcome(confirmed: JSONObject, language: str) -> str:

@@ -166,6 +166,18 @@ _KIND_WORDS = {
 }
 
 
+# A reply that offers a colleague ("…needs a colleague, and I can pass you to one", "需要的话我可以为您转接"): a yes
+# to it takes the offer up, which the model does; it is no yes to a change.
+_OFFERS_A_PERSON = re.compile(
+    r"为您转接|帮您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b|\bput\s+you\s+through\b|\bhand\s+you\s+over\b)"
+)
+
+
+def offers_a_person(reply: str) -> bool:
+    """Whether the agent's reply offered to hand the customer to a colleague."""
+    return bool(_OFFERS_A_PERSON.search(reply))
+
+
 def names_the_change(text: str, tool: str) -> bool:
     """Whether ``text`` names the waiting change ``tool`` (its kind), or says "确认"/"confirm" itself."""
     return bool(re.search(_CONFIRM_WORD + "|" + _KIND_WORDS.get(tool, r"(?!)"), text))

@@ -508,10 +508,23 @@ _TAKEN_UP = re.compile(
 )
 
 
+_PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
+
+
 def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     """A yes to the agent's offer to set up a change the customer asked for earlier: that change, proposed
-    (one value of one key only; else the customer is asked as usual)."""
+    (one value of one key only; else the customer is asked as usual). A yes to the offer of a colleague: the
+    handoff, with what the customer asked before it as the reason."""
     earlier = conv.earlier_turns()
+    if (
+        earlier
+        and earlier[0].role == "assistant"
+        and _PERSON_OFFERED.search(earlier[0].text)
+        and (_TAKEN_UP.match(text) or nlu.CONFIRM.match(text))
+        and "escalate_to_human" in conv.tools
+    ):
+        asked = next((t.text for t in earlier if t.role == "user"), text)
+        return _call("escalate_to_human", reason=_clip(asked))
     if not earlier or earlier[0].role != "assistant" or not _OFFERED.search(earlier[0].text):
         return None
     if not _TAKEN_UP.match(text) or nlu.REFUND_DECLINED.search(text):

@@ -182,3 +182,26 @@ def test_staff_pages_carry_the_staff_navigation_not_the_customers(client, shop):
 
     assert 'href="/staff/"' in page and 'href="/admin/"' in page
     assert 'href="/memory/"' not in page and "What we remember about you" not in page
+
+
+@pytest.mark.parametrize(
+    ("username", "asked", "yes"),
+    [
+        # round-8 red team's: "Nothing is waiting for your confirmation" / "目前没有等待您确认的操作"
+        ("bob", "i'd like a partial refund of $100 on ORD-2025-0870 please", "ok yes"),
+        ("li", "跑步鞋还没到呢 我不想要了 能退一半钱不", "好的"),
+    ],
+)
+def test_a_yes_to_the_offer_of_a_colleague_hands_over(shop, username, asked, yes):
+    from chat.agent import run_turn
+    from memory import session as short_term
+
+    user = shop[username]
+    conversation = short_term.store().start(user.pk).id
+    offer = run_turn(user.pk, conversation, asked).reply
+    assert "pass you to" in offer or "转接" in offer, offer
+
+    turn = run_turn(user.pk, conversation, yes)
+
+    assert turn.escalated, turn.reply
+    assert Handoff.objects.filter(conversation_id=conversation).exists()
