@@ -508,6 +508,12 @@ _TAKEN_UP = re.compile(
 )
 
 
+# An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
+_ORDER_BY_ITS_END = re.compile(
+    r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
+)
+# An order spoken of just before, named as "this order": its own address is meant, not the default one.
+_THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i:\b(?:this|that|the\s+same)\s+order\b)")
 _PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
 
 
@@ -754,6 +760,12 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if not address:
             return Reply(replies.phrase("ask_address", lang))
         orders = slots.order_numbers(text)
+        rest = text.replace(address, " ")  # "0816还没发货 能把这单的…": an end and "this order" name one
+        by_its_end = _ORDER_BY_ITS_END.search(rest) or (_THIS_ORDER.search(rest) and slots.order_tails(rest))
+        if not orders and by_its_end and "list_my_orders" in tools:
+            return _call("list_my_orders")  # "0816这单的地址改成…": the order ending so, then its address
+        if not orders and _THIS_ORDER.search(text) and (spoken_of := recent_order(conv)):
+            orders = [spoken_of]  # "能把这单的收货地址改成…吗" after talk of one order
         if orders and "update_order_address" in tools:  # one order's address, not the default one
             return _call("update_order_address", order_number=orders[0], address=address)
         if "update_shipping_address" in tools:
@@ -998,7 +1010,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
 
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
-    question = conv.latest_user_text
+    question = conv.latest_user_text  # with the request it completes ("上海市…101号" after "0816这单能改个地址吗")
+    question = _with_follow_up(conv, question, nlu.classify(question))[0]
     lang = reply_language(conv, question)
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):

@@ -67,3 +67,39 @@ def test_a_shipped_orders_address_is_refused_with_the_reason(customers, lang):
     assert not PendingAction.objects.filter(conversation_id=conversation).exists()
     assert Order.objects.get(number=shipped).shipping_address != address
     assert "left the warehouse" in reply or "shipped" in reply or "发货" in reply, reply
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        # round-8 red team's: each proposed changing the default address instead (or asked for it again)
+        ["0816这单能改个地址吗 还没发货", "上海市浦东新区张江路101号"],
+        ["0816还没发货 能把这单的收货地址改成上海市浦东新区张江路101号吗"],
+        ["ORD-2025-0816发货了吗", "能把这单的收货地址改成上海市浦东新区张江路101号吗"],
+    ],
+)
+def test_an_order_named_by_its_end_or_as_this_one_gets_its_own_address(customers, texts):
+    user = customers["wang"]
+    conversation = short_term.store().start(user.pk).id
+    for text in texts:
+        reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert proposed.tool == "update_order_address", reply
+    assert proposed.arguments == {"order_number": "ORD-2025-0816", "address": "上海市浦东新区张江路101号"}, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text"),
+    [
+        ("li", "地址改成 Room 1203, No. 88 Jianguo Road, Chaoyang District, Beijing"),
+        ("bob", "my address is now 300 w 23rd st apt 5 new york ny 10011"),
+    ],
+)
+def test_the_numbers_of_an_address_name_no_order(customers, username, text):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).tool == "update_shipping_address", reply
