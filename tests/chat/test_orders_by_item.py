@@ -88,3 +88,23 @@ def test_the_list_holds_the_orders_with_an_item_so_named(customers, username, it
     from chat.shop import list_orders
 
     assert [o["order_number"] for o in list_orders(customers[username].pk, item=item)] == orders
+
+
+@pytest.mark.parametrize(
+    ("username", "before", "text", "order", "not_this"),
+    [
+        # round-8 red team's: the order talked about before was tracked again, as if it held the thing
+        ("chen", "净化器啥时候到", "那我的台灯发货没", "ORD-2025-0943", "ORD-2025-0941"),
+        ("wang", "0817到哪了", "那我的蓝牙耳机发货没", "ORD-2025-0816", "ORD-2025-0817"),
+    ],
+)
+def test_a_thing_asked_after_next_is_found_in_its_own_order(customers, username, before, text, order, not_this):
+    conversation, reply = _talk(customers[username], before, text)
+
+    assert order in reply and not_this not in reply, reply
+
+
+def test_a_thing_in_no_order_is_said_to_be_in_none(customers):
+    conversation, reply = _talk(customers["chen"], "我的手机壳发货没")
+
+    assert "没有找到" in reply and "ORD-" not in reply, reply
