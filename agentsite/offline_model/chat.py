@@ -701,6 +701,10 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("human", lang))
     if facts.asks_to_forget(text) and intent not in (Intent.SET_NOTIFICATION, Intent.SET_CHANNEL, Intent.SET_ADDRESS):
         return Reply(replies.phrase("forget_on_the_page", lang))  # "please forget that I said …": the page does it
+    if (tracking := slots.tracking_numbers(text)) and not slots.order_numbers(text) and intent in _TRACKED_BY_NUMBER:
+        if not (order := _order_tracked_as(conv, tracking[0])):  # never another order's parcel in its place
+            return Reply(replies.phrase("by_tracking_number", lang))
+        text = f"{text} {order}"
     if others.someone_else_asked_about(text, conv.system):  # never answered with the asker's own data
         return Reply(replies.phrase("others_data", lang))
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
@@ -792,6 +796,17 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if understood.injection:
         return Reply(replies.phrase("decline", lang))
     return Reply(replies.phrase("fallback", lang))
+
+
+_TRACKED_BY_NUMBER = (Intent.TRACK, Intent.STATUS, Intent.OTHER, Intent.EXPEDITE)
+
+
+def _order_tracked_as(conv: Conversation, tracking: str) -> str | None:
+    """The order whose shipment, looked up in this conversation, has ``tracking`` as its number."""
+    for turn in conv.turns:
+        if turn.role == "tool" and tracking in turn.text.upper() and len(orders := slots.order_numbers(turn.text)) == 1:
+            return orders[0]
+    return None
 
 
 def _lists_for_a_thing(conv: Conversation, text: str) -> bool:

@@ -190,6 +190,11 @@ PHRASES = {
         "I can only request a refund of an order's full amount here; a partial refund needs a colleague, and I can "
         "pass you to one.",
     ),
+    "by_tracking_number": (
+        "我只能按订单号查询物流，无法用运单号查找。请告诉我是哪个订单，或者让我列出您的订单。",
+        "I can only look a delivery up by its order number, not by a tracking number. Which order is it? I can list "
+        "your orders if that helps.",
+    ),
     "others_data": (
         "我只能查询和告知您本人账户的信息，无法提供其他客户的资料。您自己的订单、地址或设置，我可以帮您查看。",
         "I can only look up and share details of your own account, not anyone else's. I'm happy to help with your "

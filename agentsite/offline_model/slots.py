@@ -61,6 +61,18 @@ _CUED_TAIL = re.compile(
 _ORDER_WORD = re.compile(r"单|包裹|快递|货|(?i:\b(?:orders?|parcels?|packages?|shipments?|purchases?)\b)")
 
 
+# A carrier's tracking number ("SF1234567890", "JD014600006281", "1Z999AA10123456784"): never an order's.
+_TRACKING_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9])(?:1Z[0-9A-Z]{16}|(?:SF|JD|YT|ZTO|YD|STO|EMS|JT)[0-9]{9,15}|[A-Z]{2}[0-9]{9}[A-Z]{2})(?![A-Za-z0-9])",
+    re.I,
+)
+
+
+def tracking_numbers(text: str) -> list[str]:
+    """The carriers' tracking numbers in ``text``, upper-cased."""
+    return [m.group().upper() for m in _TRACKING_NUMBER.finditer(_plain(text))]
+
+
 def names_an_order_end(text: str) -> bool:
     """Whether ``text`` gives the end of an order's number as such ("尾数943那单付款了没"): a question about
     that order, whatever else it is read as."""

@@ -1137,3 +1137,26 @@ def test_a_change_to_what_the_record_already_holds_proposes_nothing(say, text, r
 def test_asking_to_forget_points_to_the_memory_page(say, text):
     said = say(text)
     assert "/memory/" in said.content and said.calls == [], said
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["帮我查下运单号JD1122334455", "can you check tracking JD014600007399 for me? DHL", "where is 1Z999AA10123456784"],
+)
+def test_a_tracking_number_alone_is_not_answered_with_another_order(say, text):
+    """Round-8 red team's: another order's parcel (the one the customer spoke of before) was tracked in its place."""
+    spoken_of = "- [reference] The customer asked about order ORD-2025-0816 {key=order_number; value=ORD-2025-0816}"
+    said = say(text, memory=[spoken_of])
+
+    assert said.calls == [] and ("order number" in said.content or "订单号" in said.content), said
+
+
+def test_a_tracking_number_seen_in_this_chat_is_its_orders(say, answer_tools):
+    request = [{"role": "user", "content": "ORD-2025-0817到哪了"}]
+    said = say(request)
+    shipment = {"order_number": "ORD-2025-0817", "carrier": "sf_express", "tracking_number": "SF1234567890"}
+    follow = [*answer_tools(said, [shipment], request), {"role": "assistant", "content": "…"}]
+
+    again = say([*follow, {"role": "user", "content": "SF1234567890这个运单到哪了"}])
+
+    assert again.calls == [("track_shipment", {"order_number": "ORD-2025-0817"})], again
