@@ -464,7 +464,10 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
     previous = nlu.classify(asked.text)
     if not answers_only or previous.intent not in _NEEDS_A_SLOT:
         return text, understood
-    combined = f"{asked.text} {text}"
+    earlier_request = asked.text
+    if slots.order_numbers(text):  # "status of ORD-…0930" after "couldn't find ORD-…0925": the new number only
+        earlier_request = re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}", " ", earlier_request)
+    combined = f"{earlier_request} {text}"
     again = nlu.classify(combined)
     lang = understood.lang if re.search(r"[A-Za-z\u4e00-\u9fff]{2}", bare) else previous.lang
     return combined, nlu.Understanding(again.intent, lang, again.subject, again.injection)
