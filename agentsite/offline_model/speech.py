@@ -80,7 +80,9 @@ _REQUEST = re.compile(
 # A statement asking to be agreed with ("my address is X now, right?", "以后用短信联系我对吧", "…了吧？"): a question
 # about how things stand, never a request.
 TAG_QUESTION = re.compile(
-    r"(?:对吧|是吧|对不对|没错吧|是不是|了吧|的吧)\s*[?？]*\s*$|吧\s*[?？]+\s*$"
+    # "通知关了吧" without a question mark asks to switch them off ("turn them off, then"), not if they are
+    r"(?:对吧|是吧|对不对|没错吧|是不是|的吧)\s*[?？]*\s*$|(?<![关开停])了吧\s*[?？]*\s*$"
+    r"|(?:已经|应该|早就|是)[^，。,.]{0,4}[关开停]了吧\s*$|吧\s*[?？]+\s*$"
     r"|(?i:[,，]?\s*(?:right|correct|isn'?t\s+(?:it|that)|yes|no|yeah|(?:don'?t|haven'?t|aren'?t|didn'?t|won'?t)"
     r"\s+(?:you|we|i))\s*\?+\s*$)"
 )

@@ -226,13 +226,18 @@ def test_notification_changes_call_the_update_tool_with_the_normalised_value(say
         ("stop pinging me please", "mute"),
         ("notifications: on", "on"),
         ("please opt me back in", "on"),
+        # round-8 red team's: read as "they are off, aren't they?" and answered with the setting
+        ("通知太烦了 关了吧", "mute"),
+        ("通知关了吧", "mute"),
     ],
 )
 def test_a_notification_change_is_read_from_how_it_is_said(say, text, preference):
     assert say(text).calls == [("update_notification_preference", {"preference": preference})], text
 
 
-@pytest.mark.parametrize("text", ["以后发短信通知我", "我的通知开着吗？", "我手机老是静音，打电话接不到，改成短信吧"])
+@pytest.mark.parametrize(
+    "text", ["以后发短信通知我", "我的通知开着吗？", "我手机老是静音，打电话接不到，改成短信吧", "我的通知已经关了吧"]
+)
 def test_these_set_no_notification(say, text):
     assert "update_notification_preference" not in say(text).names, text
 
@@ -1160,3 +1165,15 @@ def test_a_tracking_number_seen_in_this_chat_is_its_orders(say, answer_tools):
     again = say([*follow, {"role": "user", "content": "SF1234567890这个运单到哪了"}])
 
     assert again.calls == [("track_shipment", {"order_number": "ORD-2025-0817"})], again
+
+
+def test_an_order_number_given_after_one_not_found_is_looked_up_alone(say, answer_tools):
+    """Round-8 red team's: each later reply repeated "couldn't find" for the number before it."""
+    request = [{"role": "user", "content": "status of ORD-2025-0925"}]
+    said = say(request)
+    follow = answer_tools(said, [{"error": "order ORD-2025-0925 not found"}], request)
+    follow.append({"role": "assistant", "content": say(follow).content})
+
+    again = say([*follow, {"role": "user", "content": "status of ORD-2025-0930"}])
+
+    assert again.calls == [("lookup_order", {"order_number": "ORD-2025-0930"})], again
