@@ -241,7 +241,7 @@ _BUILDING = r"(?:[A-Z][\w'\-]*\s+){0,3}[A-Z][\w'\-]*"  # "Flat 5, Harbour View, 
 _LEAD = (
     r"(?:(?i:c/o)\s+[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,3},\s*)?"  # "c/o Mary Jones, …": the address is theirs
     r"(?:\d{1,3}(?i:st|nd|rd|th)\s+(?i:floor),\s*)?"  # "4th floor, 1600 …"
-    rf"(?:(?i:apt|apartment|suite|unit|flat)\.?\s*{_UNIT_ID},?\s+(?:{_BUILDING},\s+)?|(?i:blk|block)\s+(?=\d)"
+    rf"(?:(?i:apt|apartment|suite|unit|flat|room|rm)\.?\s*{_UNIT_ID},?\s+(?:{_BUILDING},\s+)?|(?i:blk|block)\s+(?=\d)"
     r"|(?i:unit|apt|flat)\s+(?=\d+/\d)"  # "Unit 5/22 Smith St": unit 5 at number 22
     r"|(?:[A-Z][\w'\-]*\s+){0,3}(?i:cottage|house|farm|lodge|barn|hall|manor|mill|villa),\s+)?"
 )
@@ -278,7 +278,7 @@ def _address_re(town_initial: str, *, postal_last: bool, numbered: bool = True) 
         r"(?:,?\s*(?:United\s+Kingdom|UK|England|Scotland|Wales|Northern\s+Ireland|Ireland|USA|United\s+States|"
         r"Canada|Australia|New\s+Zealand|Singapore)\b)?"
     )
-    house = rf"{_LEAD}{_HOUSE}\s+" if numbered else _NO_NUMBER_LEAD
+    house = rf"{_LEAD}(?:(?i:no)\.\s*)?{_HOUSE}\s+" if numbered else _NO_NUMBER_LEAD  # "No. 88 Jianguo Road"
     return re.compile(
         rf"(?<![A-Za-z0-9/\-]){house}(?:{street})"
         r"(?:\s+\d{1,3}\b)?(?:\s+(?:NE|NW|SE|SW|N|S|E|W|North|South|East|West|Upper|Lower)\b)?"
@@ -324,6 +324,9 @@ _NOT_A_TOWN_WORD = re.compile(
 )
 
 
+_NEW_PLACE = re.compile(r"(?i)(?:york|jersey|hampshire|mexico|orleans|delhi|zealand|haven|castle|port|bedford)\b")
+
+
 def _town_typed_after(rest: str) -> str:
     """The place words of ``rest`` up to the first word that is none ("… cambridge cb1 2ad instead"), if every
     word after them is one too; at most five."""
@@ -331,8 +334,13 @@ def _town_typed_after(rest: str) -> str:
     if not m:
         return ""
     words = m.group(1).split()
-    place = next((i for i, word in enumerate(words) if _NOT_A_TOWN_WORD.match(word)), len(words))
-    if place == 0 or place > 5 or not all(_NOT_A_TOWN_WORD.match(word) for word in words[place:]):
+    nots = [
+        bool(_NOT_A_TOWN_WORD.match(word))
+        and not (word.lower() == "new" and _NEW_PLACE.match(" ".join(words[i + 1 :])))
+        for i, word in enumerate(words)
+    ]  # "new york ny 10011": "new" names a place there
+    place = next((i for i, no in enumerate(nots) if no), len(words))
+    if place == 0 or place > 5 or not all(nots[place:]):
         return ""
     return rest[: rest.find(words[place - 1]) + len(words[place - 1])]
 

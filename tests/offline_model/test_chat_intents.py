@@ -434,6 +434,14 @@ def test_an_address_written_with_spaces_is_taken_whole(say, template, address):
         ("pls change my address to 14 mill road cambridge cb1 2ad instead", "14 mill road cambridge cb1 2ad"),
         ("change my address to 10 downing street london", "10 downing street london"),
         ("change my address to 12 main st please", "12 main st"),
+        # round-8 red team's: the town, the room were cut off
+        ("new addy is apt 5 300 w 23rd st new york ny 10011", "apt 5 300 w 23rd st new york ny 10011"),
+        ("my address is now 300 w 23rd st apt 5 new york ny 10011", "300 w 23rd st apt 5 new york ny 10011"),
+        (
+            "地址改成 Room 1203, No. 88 Jianguo Road, Chaoyang District, Beijing",
+            "Room 1203, No. 88 Jianguo Road, Chaoyang District, Beijing",
+        ),
+        ("地址改成 Room 1203, 88 Jianguo Road, Beijing", "Room 1203, 88 Jianguo Road, Beijing"),
     ],
 )
 def test_an_address_without_a_house_number_or_before_another_sentence_is_read_whole(say, text, address):
