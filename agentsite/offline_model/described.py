@@ -142,7 +142,8 @@ def thing_named(text: str) -> str:
     → "键盘"), or ""."""
     for m in _NAMED_THING_EN.finditer(text):
         words = []
-        for word in re.findall(r"[A-Za-z][A-Za-z\-]*", text[m.start() :])[1:4]:  # after the determiner
+        clause = re.split(r"[,.;:!?，。；！？]", text[m.start() :])[0]  # "the backpack, she said": the backpack
+        for word in re.findall(r"[A-Za-z][A-Za-z\-]*", clause)[1:4]:  # after the determiner
             if word.lower() in _NOT_A_THING_EN or word.lower().rstrip("s") in _NOT_A_THING_EN:
                 break  # "the water bottles order" ends at "order"; "the item arrived" names nothing
             words.append(word)

@@ -401,7 +401,11 @@ THANKS = _re(
     r"\bthnx\b|\btnx\b|appreciate|\bcheers\b|grateful|much\s+obliged)"
 )
 # Thanks that are something else: a question, a "no thank you", a thank-you card.
-_THANKS_BLOCKER = _re(r"[?？]|^\s*(?:不用|不要|(?i:no\b))|感谢卡|谢卡|(?i:thank-?\s*you\s+(?:card|note|message|gift))")
+_THANKS_BLOCKER = _re(
+    r"[?？]|^\s*(?:不用|不要|(?i:no\b))|感谢卡|谢卡|(?i:thank-?\s*you\s+(?:card|note|message|gift))"
+    # what someone approved or promised, for us to carry out: a request in a story, thanked for in advance
+    r"|同意|批准|答应|承诺|审批|说好|(?i:\bapproved?\b|\bagreed\b|\bpromised\b|\bauthori[sz]ed\b|you'?ll\s+process)"
+)
 
 
 def _thanks_only(text: str) -> bool:
