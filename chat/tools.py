@@ -463,12 +463,16 @@ def lapse(action: PendingAction) -> PendingAction | None:
 def replaced(action: PendingAction) -> bool:
     """Whether a change that waited was cancelled by a proposal of another change (``propose_change``) during
     the turn: a decline ends the turn before any proposal, so nothing else cancels it meanwhile. The same
-    change proposed again replaces nothing the customer would miss."""
+    change proposed again replaces nothing the customer would miss, nor does another value of the same setting
+    or address ("不对 是101号"): the customer gave it instead. Another refund is said."""
     if not PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.CANCELLED).exists():
         return False
     now = PendingAction.objects.filter(
         conversation_id=action.conversation_id, status=PendingAction.Status.PENDING, tool=action.tool
     )
+    same_thing = [a for a in now if a.arguments.get("order_number") == action.arguments.get("order_number")]
+    if action.tool not in MOVES_MONEY and same_thing:
+        return False
     return not any(_what_it_changes(a.arguments) == _what_it_changes(action.arguments) for a in now)
 
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import described, facts, nlu, others, replies, slots, speech, splitting, subjects
+from . import corrections, described, facts, nlu, others, replies, slots, speech, splitting, subjects
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, Turn, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -520,6 +520,20 @@ _THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i
 _PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
 
 
+def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
+    """The address just proposed, corrected ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait, 14"): the
+    same change proposed again with the corrected address."""
+    for turn in conv.earlier_turns():
+        if turn.role == "user":
+            return None
+        for call in turn.tool_calls:
+            proposed = call.args().get("address")
+            if call.name in ("update_shipping_address", "update_order_address") and isinstance(proposed, str):
+                fixed = corrections.corrected_address(proposed, text)
+                return _call(call.name, **{**call.args(), "address": fixed}) if fixed and fixed != proposed else None
+    return None
+
+
 def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     """A yes to the agent's offer to set up a change the customer asked for earlier: that change, proposed
     (one value of one key only; else the customer is asked as usual). A yes to the offer of a colleague: the
@@ -617,6 +631,8 @@ def respond(conv: Conversation) -> Reply:
         return Reply(replies.phrase("greeting", understood.lang))
     if offer_taken := _taken_up_offer(conv, text):
         return offer_taken
+    if fixed := _proposed_address_fixed(conv, text):
+        return fixed
     picked = _picked_from_the_list(conv, text, understood.lang)
     if isinstance(picked, Reply):
         return picked

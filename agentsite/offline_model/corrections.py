@@ -11,11 +11,12 @@ from collections.abc import Callable
 from . import slots
 
 # A correction opening a clause: after punctuation or at the start, so "味道不对" (tastes wrong) and "can't wait"
-# correct nothing. English words that also start clauses of their own ("actually", "sorry", "no") count only
-# when they take something back ("actually no", "sorry, I mean", "no, …").
+# correct nothing; one that says so anywhere ("门牌号写错了"). English words that also start clauses of their own
+# ("actually", "sorry", "no") count only when they take something back ("actually no", "sorry, I mean", "no, …").
 _MARKER = re.compile(
-    r"(?:^|(?<=[，,。.;；!！?？~～\s]))\s*(?:"
-    r"(?:哦|噢|喔|啊|呃|额|嗯)?(?:不对不对|不对|不是不是|说错了|打错了|写错了|搞错了|弄错了|更正一下|纠正一下|更正|"
+    r"(?:说错了|打错了|写错了|搞错了|弄错了|填错了)[，,。.;；!！\s:：]*"
+    r"|(?:^|(?<=[，,。.;；!！?？~～\s]))\s*(?:"
+    r"(?:哦|噢|喔|啊|呃|额|嗯)?(?:不对不对|不对|不是不是|不是|更正一下|纠正一下|更正|"
     r"等等|等一下|算了)(?=[，,。.;；!！\s:：]|$)"
     r"|(?i:(?:no+\s*,?\s*)?wait\s*,?\s*(?:no\b)?|no\s*(?=[,.;:!—–-])|(?:sorry|oops|my\s+bad)\s*(?=[,.;:!—–-])|"
     r"(?:sorry|oops|my\s+bad)\s*,?\s*(?:i\s+meant?\b|make\s+(?:it|that)\b|no\b|typo\b|wrong\s+(?:one|number|address)\b)|i\s+meant?\b(?!\s+it\b)|"
@@ -65,11 +66,47 @@ def _whole_address(taken_back: str, given: str) -> str:
     return given
 
 
+# Only the number given again: "不是，是1204", "应该是401号", "no wait, 14".
+_NUMBER_ONLY = re.compile(
+    r"^\s*(?:是|应该是|改成|改为|换成|要|(?i:it'?s|make\s+it|number))?\s*(\d+[A-Za-z]?)\s*(号楼|号|室|楼|栋|层|弄)?"
+    r"\s*(?:才对|吧|啊|哈|(?i:please|instead))?\s*[。.!！]*\s*$"
+)
+
+
+def _number_corrected(address: str, tail: str) -> str | None:
+    """``address`` with its number given again in ``tail`` ("不是，是1204"): the last number before the same
+    unit (号, 室 …), else the last number; ``None`` unless ``tail`` gives only a number."""
+    m = _NUMBER_ONLY.match(tail.lstrip(" ，,。.:：;；"))
+    if not m:
+        return None
+    number, unit = m.group(1), m.group(2)
+    pattern = rf"\d+[A-Za-z]?(?={re.escape(unit)})" if unit else r"\d+[A-Za-z]?"
+    found = list(re.finditer(pattern, address))
+    if not found:
+        return None
+    last = found[-1]
+    return address[: last.start()] + number + address[last.end() :]
+
+
+def corrected_address(proposed: str, text: str) -> str | None:
+    """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
+    14 Oak Lane"): the number or the whole address given after the correction, else ``None``."""
+    markers = [m for m in _MARKER.finditer(text) if m.group().strip()]
+    if not markers:
+        return None
+    tail = text[markers[-1].end() :]
+    if given := slots.address(tail):
+        return _whole_address(proposed, given)
+    return _number_corrected(proposed, tail)
+
+
 def _corrected_once(text: str) -> str | None:
     for marker in reversed(list(_MARKER.finditer(text))):
         if not marker.group().strip():
             continue
         head, tail = text[: marker.start()], text[marker.end() :]
+        if (old := slots.address(head)) and (new := _number_corrected(old, tail)):
+            return head.replace(old, new)  # "…2号楼1203 不是，是1204"
         for value_at in _KINDS:
             before, after = value_at(head), value_at(tail)
             if before is None or after is None or _ADDS_BEFORE.search(tail[:after]) or _ADDS_AFTER.search(tail[after:]):

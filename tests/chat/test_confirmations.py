@@ -465,3 +465,26 @@ def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username
     assert PendingAction.objects.get(conversation_id=conversation).status == "done"
     assert done in reply and answered in reply, reply
     assert reply.count("Done") + reply.count("已完成") == 1, reply  # said once, by us
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "correction", "address"),
+    [
+        # round-8 red team's: "not understood", the first address still waiting
+        ("wang", "地址改成上海市浦东新区张江路100号", "不对 是101号", "上海市浦东新区张江路101号"),
+        ("wang", "地址改成杭州市西湖区文三路400号", "确认 不过门牌号写错了 应该是401号", "杭州市西湖区文三路401号"),
+        ("alice", "change my address to 12 Oak Lane, London", "no wait, 14", "14 Oak Lane, London"),
+    ],
+)
+def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, username, proposal, correction, address):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    before = CustomerProfile.objects.get(user=user).default_address
+    run_turn(user.pk, conversation, proposal)
+
+    reply = run_turn(user.pk, conversation, correction).reply
+
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert waiting.arguments["address"] == address, reply
+    assert "dropped" not in reply and "取代" not in reply, reply  # the customer gave it instead: nothing to warn of
+    assert CustomerProfile.objects.get(user=user).default_address == before

@@ -30,6 +30,13 @@ from agentsite.offline_model.corrections import as_meant
         ("退款ORD-2025-0931，不对不对，是ORD-2025-0932", "request_refund", "order_number", "ORD-2025-0932"),
         ("email me from now on, no, text me", "update_contact_channel", "channel", "sms"),
         ("以后用邮件联系我。打错了，用短信", "update_contact_channel", "channel", "sms"),
+        # round-8 red team's: only the room number given again
+        (
+            "帮我把地址换成 北京市朝阳区建国路88号SOHO现代城2号楼1203 不是，是1204",
+            "update_shipping_address",
+            "address",
+            "北京市朝阳区建国路88号SOHO现代城2号楼1204",
+        ),
     ],
 )
 def test_the_request_goes_on_with_the_value_given_last(say, text, tool, argument, value):
