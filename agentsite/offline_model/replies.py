@@ -455,22 +455,56 @@ def not_sure(key: str, lang: str) -> str:
     return f"I'm not sure about {_SUBJECT_EN.get(key, 'that')}. I don't have that information."
 
 
-def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
-    """What is remembered, the shop's records apart from the rest: a line the block does not tag confirmed is
-    what the customer told us or we inferred, and is said as such whatever its words claim."""
-    records = [e.content for e in entries if e.content and e.tag == "confirmed"]
-    noted = [e.content for e in entries if e.content and e.tag != "confirmed"]
+_RECORD_LABEL = re.compile(r"^\s*(?:Shop record:\s*|商店记录：)")
+_PROMISE_LABEL = re.compile(r"^\s*(?:The shop's promise:\s*|本店承诺：)")
+_AS_SAID = {"is": "are", "was": "were", "has": "have", "does": "do"}
+
+
+def _to_you(content: str, lang: str) -> str:
+    """A memory line, written of "the customer", as said to them: "客户的通知设置为开启" → "您的通知设置为开启",
+    "The customer wants notifications muted" → "you want notifications muted"."""
+    text = content.strip().rstrip("。.；;")
     if lang == "zh":
-        said = ["我记得这些信息：" + "；".join(records) + "。"] if records else []
-        if noted:
-            said.append(("另外，" if records else "我记得这些信息：") + "来自我们的对话、未经记录核实的有：")
-            said[-1] += "；".join(noted) + "。"
-        return "".join(said)
-    said = ["Here is what I have noted: " + "; ".join(records) + "."] if records else []
-    if noted:
-        lead = "Also, from" if records else "Here is what I have noted from"
-        said.append(f"{lead} our chats, not checked against our records: " + "; ".join(noted) + ".")
-    return " ".join(said)
+        return text.replace("客户的", "您的").replace("客户", "您")
+    text = re.sub(r"(?i)\bthe customer's\b", "your", text)
+    text = re.sub(r"(?i)\bthe customer\b", "you", text)
+
+    def agree(m: re.Match[str]) -> str:  # "you wants" → "you want", "you is" → "you are"
+        verb = m.group(1)
+        if verb in _AS_SAID:
+            return "you " + _AS_SAID[verb]
+        if verb.endswith("ies"):
+            return "you " + verb[:-3] + "y"
+        if re.search(r"(?:ch|sh|ss|x)es$", verb):
+            return "you " + verb[:-2]
+        return "you " + (verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb)
+
+    return re.sub(r"\byou ([a-z]+)\b", agree, text)
+
+
+def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
+    """What is remembered, said to the customer: the shop's records and promises apart from the rest, one group a
+    line. A line the block does not tag confirmed is what the customer told us or we inferred, and is said as
+    such whatever its words claim."""
+    confirmed = [e.content for e in entries if e.content and e.tag == "confirmed"]
+    promises = [_to_you(_PROMISE_LABEL.sub("", c), lang) for c in confirmed if _PROMISE_LABEL.match(c)]
+    records = [_to_you(_RECORD_LABEL.sub("", c), lang) for c in confirmed if not _PROMISE_LABEL.match(c)]
+    noted = [_to_you(_RECORD_LABEL.sub("", e.content), lang) for e in entries if e.content and e.tag != "confirmed"]
+    if lang == "zh":
+        groups = [
+            ("我们系统里的记录", records),
+            ("本店的承诺", promises),
+            ("您在对话中告诉我们的（未经记录核实）", noted),
+        ]
+        lines = [f"- {label}：{'；'.join(items)}。" for label, items in groups if items]
+        return "\n".join(["我记得这些信息：", *lines])
+    groups = [
+        ("From our records", records),
+        ("What we promised", promises),
+        ("What you told us in our chats (not checked against our records)", noted),
+    ]
+    lines = [f"- {label}: {'; '.join(items)}." for label, items in groups if items]
+    return "\n".join(["Here is what I have noted about you:", *lines])
 
 
 # ---- tool results ----------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agentsite.offline_model.dates import format_month_day
@@ -339,6 +341,37 @@ def test_what_is_remembered_keeps_the_shops_records_apart_from_what_was_said(say
     assert heading in reply, reply
     assert reply.index("notifications are on") < reply.index(heading) < reply.index("VIP gold member")
     assert reply.index(heading) < reply.index("after 6pm")
+
+
+@pytest.mark.parametrize(
+    ("question", "memory", "said"),
+    [
+        (
+            "what do you have on record about me?",
+            [
+                "- [confirmed] Shop record: the customer's notifications are on {key=notification_preference; value=on}",
+                "- [confirmed] The shop's promise: refund (ORD-2025-0880), open, due 2026-12-11 22:29",
+                "- [reference] The customer wants notifications muted {key=notification_preference; value=mute}",
+            ],
+            ["your notifications are on", "refund (ORD-2025-0880)", "you want notifications muted"],
+        ),
+        (
+            "你记得我啥",
+            [
+                "- [已确认] 商店记录：客户的通知设置为开启 {key=notification_preference; value=on}",
+                "- [参考] 客户希望通过微信联系。 {key=contact_channel; value=wechat}",
+            ],
+            ["您的通知设置为开启", "您希望通过微信联系"],
+        ),
+    ],
+)
+def test_what_is_remembered_is_said_to_the_customer(say, question, memory, said):
+    """Round-8 red team's: one paragraph of "Shop record: the customer's …; The shop's promise: …" and "。。"."""
+    reply = say(question, memory=memory).content
+
+    assert all(part in reply for part in said), reply
+    assert not re.search(r"(?i)the customer|客户|Shop record|商店记录|。。|。；", reply), reply
+    assert len(reply.splitlines()) > 1, reply  # a line a group
 
 
 @pytest.mark.parametrize(
