@@ -520,6 +520,43 @@ _THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i
 _PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
 
 
+# The change just proposed, asked about before answering it: "will I still get shipping updates if I do that?",
+# "is that going to change the address on my order in transit too?", "那样的话还能收到物流提醒吗".
+_THAT_CHANGE = re.compile(
+    r"那样|这样|这么(?:改|做|设)|改了(?:以后|之后)?|关了(?:以后|之后)?|(?i:\bif\s+(?:i|you|we)\s+(?:do|did|change|make)\s+(?:that|this|it)\b|"
+    r"\b(?:is|will|would|does)\s+(?:that|this|it)\b|\bdoing\s+(?:that|so)\b|\bafter\s+(?:that|this)\b)"
+)
+_CONSEQUENCE = re.compile(
+    r"还能|还会|还可以|会不会|能不能|影响|跟着|也会|也改|收不到|(?i:\bstill\b|\baffect|\bapply|\bmean\b|\bhappens?\b|"
+    r"\bchange\b|\balso\b|\btoo\b|\bmiss\b)"
+)
+_CHANGE_SUBJECTS = {
+    "update_notification_preference": ("通知", "notifications"),
+    "update_contact_channel": ("联系方式", "contact channel"),
+    "update_shipping_address": ("修改收货地址", "change shipping address"),
+    "update_order_address": ("修改收货地址", "change shipping address"),
+    "request_refund": ("退款", "refund"),
+}
+
+
+def _waiting_change_weighed(conv: Conversation, text: str) -> str | None:
+    """What a question weighs when it asks what the change just proposed would do (the policy it is in), or
+    ``None``: never a new request, nor a value of its own."""
+    weighs = _THAT_CHANGE.search(text) and _CONSEQUENCE.search(text)
+    if not speech.is_question(text) or not weighs or slots.address(text):
+        return None
+    users = 0
+    for turn in conv.earlier_turns():  # the change proposed within the customer's last two messages
+        users += turn.role == "user"
+        if users > 2:
+            break
+        for call in turn.tool_calls:
+            if call.name in _CHANGE_SUBJECTS:
+                zh, en = _CHANGE_SUBJECTS[call.name]
+                return zh if speech.detect_language(text) == "zh" else en
+    return None
+
+
 def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
     """The address just proposed, corrected ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait, 14"): the
     same change proposed again with the corrected address."""
@@ -633,6 +670,8 @@ def respond(conv: Conversation) -> Reply:
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text):
         return fixed
+    if (weighed := _waiting_change_weighed(conv, text)) and "search_policies" in conv.tools:
+        return _call("search_policies", query=_clip(f"{text} {weighed}"))
     picked = _picked_from_the_list(conv, text, understood.lang)
     if isinstance(picked, Reply):
         return picked

@@ -112,3 +112,32 @@ def test_what_a_change_would_do_is_answered_and_nothing_is_proposed(username, qu
     assert (profile.notification_preference, profile.contact_channel) == before, reply
     assert not PendingAction.objects.filter(conversation_id=conversation).exists(), reply
     assert "根据《" in reply or "According to our policy" in reply, reply  # answered from what the policy says
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "question", "policy"),
+    [
+        # round-8 red team's: answered with order statuses, or asked for a new address
+        ("alice", "can you stop the notifications", "will i still get shipping updates if i do that?", "“Notification"),
+        (
+            "bob",
+            "change my address to 5 Pine Court, Capital City",
+            "wait is that going to change the address on my order that's in transit too?",
+            "Changing your address",
+        ),
+        ("wang", "帮我把通知关了", "那样的话还能收到物流提醒吗", "通知设置"),
+    ],
+)
+def test_what_the_change_just_proposed_would_do_is_answered_and_it_waits(username, proposal, question, policy):
+    from chat.models import PendingAction
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, proposal)
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+
+    reply = run_turn(user.pk, conversation, question).reply
+
+    assert policy in reply.split("\n")[0], reply  # the policy that answers it, first
+    assert PendingAction.objects.get(pk=waiting.pk).status == "pending", reply
