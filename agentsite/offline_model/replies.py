@@ -766,18 +766,19 @@ def error_text(error: Any, lang: str, order: str | None) -> str:
             return f"抱歉，没有找到订单{order}，请核对订单号是否正确。"
         if not said:
             return f"抱歉，订单{order}的这个请求暂时无法完成。" if order else "抱歉，这个请求暂时无法完成。"
-        return f"抱歉，处理订单{order}时出现问题：{message}" if order else f"抱歉，出现了问题：{message}"
+        # the shop's reason, said as one: a rule of the shop is no failure of ours ("订单…已退款，无法退款")
+        named = not order or order in message
+        return _end(f"抱歉，{message}" if named else f"抱歉，订单{order}：{message}", lang)
     if not_found and order:
         return f"Sorry, I couldn't find order {order}. Could you check the order number?"
     if not said:
         return (
             f"Sorry, I couldn't do that for order {order} just now." if order else "Sorry, I couldn't do that just now."
         )
-    return (
-        f"Sorry, there was a problem with order {order}: {message}"
-        if order
-        else f"Sorry, something went wrong: {message}"
-    )
+    if order and order not in message:
+        return _end(f"Sorry, about order {order}: {message}", lang)
+    lowered = message[:1].lower() + message[1:] if re.match(r"[A-Z][a-z]", message) else message
+    return _end(f"Sorry, {lowered}", lang)
 
 
 # Changes, as the offline model words them from a tool's ``action`` and ``values`` (the app's own wording is

@@ -185,3 +185,24 @@ def test_a_compacted_tracking_history_reads_as_its_latest_event(say, answer_tool
     }
     reply = say(answer_tools(said, [result], request)).content
     assert "Scan 5" in reply and "events_total" not in reply and "21" not in reply
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "said"),
+    [
+        # round-8 red team's: a rule of the shop read as a failure, without its full stop
+        (
+            "refund ORD-2025-0870",
+            "only the full amount of order ORD-2025-0870 ($320.00) can be refunded here; a partial refund needs a "
+            "colleague, and I can pass you to one",
+            "Sorry, only the full amount of order ORD-2025-0870 ($320.00) can be refunded here; a partial refund "
+            "needs a colleague, and I can pass you to one.",
+        ),
+        ("ORD-2025-0850退款", "订单ORD-2025-0850已退款，无法退款", "抱歉，订单ORD-2025-0850已退款，无法退款。"),
+    ],
+)
+def test_a_refusal_is_said_as_the_shops_reason(say, answer_tools, text, error, said):
+    request = [{"role": "user", "content": text}]
+    asked = say(request)
+    reply = say(answer_tools(asked, [{"error": error}], request)).content
+    assert reply == said, reply
