@@ -263,7 +263,7 @@ REFUND_DECLINED = _re(
 )
 # Hurry an order along: chase the warehouse ("帮我催一下", "can you chase it?"); "不急" / "no rush" is not.
 EXPEDITE = _re(
-    r"催(?!款|缴)|加个?急(?!配送|费|运费)|加快|往前排|插个?队|"
+    r"(?<!没让你们)(?<!没让)(?<!没叫)催(?!款|缴|过)|加个?急(?!配送|费|运费)|加快|往前排|插个?队|"
     r"(?:尽快|赶紧|抓紧|早点|快点|提前|优先|马上|立刻|今天就)[^，。？！?!]{0,6}(?:发|出库|出仓|处理|安排)|"
     r"(?i:\bchase\b|\bchasing\b|\bhurry\b|\bexpedite|\bfast[\s-]?track|\bprioriti[sz]e|\bspeed\s+(?:\w+\s+){0,3}?up\b|"
     r"\brush\s+(?:it|them|my|the|this|that)\b|\bput\s+a\s+rush\s+on\b|\bpush\s+(?:\S+\s+){0,3}?(?:through|along|out)\b|"
@@ -272,7 +272,9 @@ EXPEDITE = _re(
     r"\b(?:ship|send|dispatch|pack)\w*\s+(?:\S+\s+){0,4}?(?:out\s+)?(?:faster|sooner|quicker|earlier|asap|already|right\s+"
     r"away|as\s+soon\s+as\s+possible)\b)"
 )
-EXPEDITE_DECLINED = _re(r"不急|不用催|别催|(?i:no\s+(?:hurry|rush)|don'?t\s+(?:rush|hurry|chase)|not\s+in\s+a\s+hurry)")
+EXPEDITE_DECLINED = _re(
+    r"不急|不用催|别催|没让[^，。]{0,4}催|没叫[^，。]{0,4}催|(?i:no\s+(?:hurry|rush)|don'?t\s+(?:rush|hurry|chase)|not\s+in\s+a\s+hurry)"
+)
 TRACK = _re(
     r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到|啥时候(?:能)?到|"
     r"(?:快递|包裹)(?:现在)?的?位置|(?:快递|包裹)呢|"

@@ -30,7 +30,8 @@ BOT_QUESTION = _re(
     r"系统(?:在)?回|还是系统|"
     r"活人|人工回复|人工客服|人工|谁在回|对面|意识)"
     r"|(?i:\b(?:bot|chat\s*bot|robot|ai|a\.i\.|artificial|automated|automatic|auto-?reply|machine|computer|"
-    r"program|virtual\s+assistant|chatgpt|gpt|llm|language\s+model|human|person|real|live|someone|somebody)\b)"
+    r"program|virtual\s+assistant|chatgpt|gpt|llm|language\s+model|human|person|real|someone|somebody)\b"
+    r"|\blive\s+(?:agent|person|chat|support|human)\b|\bare\s+you\s+live\b)"
 )
 # …asked of the agent ("are you…", "is this…", "am I talking to…", "是机器人在回我吗"), not of a product.
 _TO_THE_AGENT = _re(

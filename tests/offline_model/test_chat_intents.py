@@ -1185,3 +1185,16 @@ def test_an_order_number_given_after_one_not_found_is_looked_up_alone(say, answe
     again = say([*follow, {"role": "user", "content": "status of ORD-2025-0930"}])
 
     assert again.calls == [("lookup_order", {"order_number": "ORD-2025-0930"})], again
+
+
+@pytest.mark.parametrize("text", ["我啥时候催过0902的单了？", "我没让你们催啊 0902我都退款了 催啥"])
+def test_disputing_a_chase_asks_for_none(text):
+    """Round-8 red team's: "已完成：…我们已经在催了" in answer to "when did I ever ask you to chase it?"."""
+    from agentsite.offline_model import nlu
+
+    assert nlu.classify(text).intent is not nlu.Intent.EXPEDITE
+
+
+def test_where_i_live_according_to_you_asks_for_the_address_not_what_the_agent_is(say):
+    said = say("where do i live according to you", memory=[])
+    assert "AI" not in (said.content or "") and "assistant" not in (said.content or ""), said
