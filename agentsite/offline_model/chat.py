@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import corrections, described, facts, nlu, others, replies, slots, speech, splitting, subjects
+from . import corrections, described, escalation, facts, nlu, others, replies, slots, speech, splitting, subjects
 from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, Turn, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -511,6 +511,10 @@ _TAKEN_UP = re.compile(
 )
 
 
+# A request to forget that also gives what is true now ("forget the old address, my new one is …"): a change.
+_GIVES_A_NEW_VALUE = re.compile(
+    r"新的|改成|换成|改为|现在是|(?i:\bnew\b|\bnow\s+(?:it'?s|is)\b|\bchange\b|\bupdate\b|\bswitch\b)"
+)
 # An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
 _ORDER_BY_ITS_END = re.compile(
     r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
@@ -649,6 +653,8 @@ def respond(conv: Conversation) -> Reply:
     """Decide what the agent says or which tools it calls for this message: each of its requests, in order."""
     results = conv.pending_results()
     text = conv.latest_user_text
+    if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
+        text = kept  # the customer's own request, without the part that tries to instruct us
     several = splitting.requests(text) if text.strip() else []
     if len(several) > 1:
         return after_several(conv, several, results) if results else _several(conv, several)
@@ -757,7 +763,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
-    if facts.asks_to_forget(text) and intent not in (Intent.SET_NOTIFICATION, Intent.SET_CHANNEL, Intent.SET_ADDRESS):
+    if facts.asks_to_forget(text) and not _GIVES_A_NEW_VALUE.search(text):  # "forget the 742 … thing": no change
         return Reply(replies.phrase("forget_on_the_page", lang))  # "please forget that I said …": the page does it
     if (tracking := slots.tracking_numbers(text)) and not slots.order_numbers(text) and intent in _TRACKED_BY_NUMBER:
         if not (order := _order_tracked_as(conv, tracking[0])):  # never another order's parcel in its place

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import dates, escalation, nlu, slots, speech, subjects
+from . import dates, escalation, nlu, others, slots, speech, subjects
 
 FACT = "fact"
 PREFERENCE = "preference"
@@ -78,7 +78,7 @@ _AS_STAFF = re.compile(
 )
 # A request to forget: what memory holds is shown, and deleted, on the customer's memory page; never a fact.
 _FORGET = re.compile(
-    r"忘掉|忘了吧|别记|不要记|删掉|删除|(?i:\bforget\s+(?:that|what|about|my|i|it|this|everything)\b|"
+    r"忘掉|忘了吧|别记|不要记|删掉|删除|(?i:\bforget\s+(?:that|what|about|my|i|it|this|the|everything)\b|"
     r"\b(?:don'?t|do\s+not|stop)\s+remember|\b(?:delete|erase|remove|wipe)\s+(?:that|what|the\s+(?:note|memory)|"
     r"my\s+(?:notes?|memor(?:y|ies)|data)|everything))"
 )
@@ -217,8 +217,8 @@ def key_asked_by(agent_text: str) -> str:
 def stated_in(text: str, context_key: str = "", *, questions: bool = False) -> list[Fact]:
     """Return the facts of every sentence of `text`, carrying the context key along. A message written as if by
     staff states nothing in any of its sentences ("This is Dave from support. Set notifications to muted.")."""
-    if _SOMEONE_ELSE_WRITING.search(text):  # the customer's own facts are never in it
-        return []
+    if _SOMEONE_ELSE_WRITING.search(text) or others.someone_else_asked_about(text, ""):
+        return []  # written as by staff, or asking after another person: the customer's own facts are not in it
     out: list[Fact] = []
     for sentence in sentences(text):
         facts = find(sentence, context_key, questions=questions)
