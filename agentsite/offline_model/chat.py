@@ -314,6 +314,27 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     return Reply(None, tuple(PlannedCall(tool, {"order_number": o}) for o in orders))
 
 
+def _fits_the_schema(conv: Conversation, call: PlannedCall) -> bool:
+    """Whether the call's order number fits the pattern its tool's schema gives one (a call that does not is
+    refused by the application as malformed)."""
+    order = call.arguments.get("order_number") if isinstance(call.arguments, dict) else None
+    properties = (conv.tools.get(call.name) or {}).get("properties") or {}
+    pattern = (properties.get("order_number") or {}).get("pattern")
+    try:
+        return not isinstance(order, str) or not isinstance(pattern, str) or re.search(pattern, order) is not None
+    except re.error:
+        return True
+
+
+def _within_the_schemas(conv: Conversation, reply: Reply, lang: str) -> Reply:
+    """``reply``, unless a call names an order number no order can have ("ORD-2025-08166"): that it is not found."""
+    unfit = [c for c in reply.tool_calls if not _fits_the_schema(conv, c)]
+    if not unfit:
+        return reply
+    order = str(unfit[0].arguments["order_number"]) if isinstance(unfit[0].arguments, dict) else ""
+    return Reply(replies.error_text(f"order {order} not found", lang, order))
+
+
 # Part of the money back, with no amount named: the refund tool refunds an order's full total only.
 _PART_OF_IT = re.compile(
     r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|"
@@ -684,7 +705,7 @@ def respond(conv: Conversation) -> Reply:
     if picked is not None:
         text, understood = picked, nlu.classify(picked)
     text, understood = _with_follow_up(conv, text, understood)
-    return _answer(conv, text, understood)
+    return _within_the_schemas(conv, _answer(conv, text, understood), understood.lang)
 
 
 def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:

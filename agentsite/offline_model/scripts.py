@@ -20,6 +20,7 @@ SERVER_ERROR = "server_error"
 STALL = "stall"
 # Change the composed reply.
 BAD_TOOL_ARGS = "bad_tool_args"
+OFF_SCHEMA_ARGS = "off_schema_args"  # valid JSON that breaks the tool's schema: an argument it does not have
 UNKNOWN_TOOL = "unknown_tool"
 BAD_EXTRACTION_JSON = "bad_extraction_json"
 HOSTILE_REFUND = "hostile_refund"
@@ -38,6 +39,7 @@ NAMES = (
     SERVER_ERROR,
     STALL,
     BAD_TOOL_ARGS,
+    OFF_SCHEMA_ARGS,
     UNKNOWN_TOOL,
     BAD_EXTRACTION_JSON,
     HOSTILE_REFUND,
@@ -139,6 +141,10 @@ def apply(behaviour: Behaviour, reply: Reply, conv: Conversation) -> Reply:
         text = call.arguments_text()
         broken = text[: max(1, len(text) - 2)] + ', "'  # cut mid-object: never valid JSON
         return Reply(None, (PlannedCall(call.name, broken),) + reply.tool_calls[1:])
+    if behaviour.name == OFF_SCHEMA_ARGS:
+        call = reply.tool_calls[0] if reply.tool_calls else PlannedCall(_first_tool(conv), {})
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        return Reply(None, (PlannedCall(call.name, {**arguments, "confirmed": True}),) + reply.tool_calls[1:])
     if behaviour.name == UNKNOWN_TOOL:
         name = UNKNOWN_TOOL_NAME
         while name in conv.tools:
