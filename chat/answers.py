@@ -275,12 +275,23 @@ _AND_THEN = re.compile(
 )
 
 
+# Part of the money only ("另外能不能只退一半", "also just 30 of it"): said after a yes to a refund, it takes the
+# yes back; the refund proposed is of the whole amount.
+_PART_OF_THE_MONEY = re.compile(
+    r"一半|部分|只退|少退|退一(?:盒|件|个|点|些)|退其中|(?i:\bhalf\b|\bpartial|\bpart\s+of\b|\bonly\s+(?:refund\s+)?[$£€¥]?\d|"
+    r"\bjust\s+[$£€¥]?\d|\bnot\s+the\s+(?:full|whole)\b)"
+)
+
+
 def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str, str] | None:
     """A yes to the waiting change followed by another request: ``(the yes, the rest)``, else ``None``. The
-    change is made, and the rest is answered as the customer's message."""
+    change is made, and the rest is answered as the customer's message; unless the rest asks for part of the
+    money the refund proposed moves, which is no yes to it."""
     for m in _AND_THEN.finditer(text):
         head, rest = text[: m.start()].strip(" ,，.。"), text[m.end() :].strip()
         if head and re.search(r"[A-Za-z\u4e00-\u9fff]", rest) and is_confirmation(head, proposal):
+            if "order_number" in proposal and "reason" in proposal and _PART_OF_THE_MONEY.search(rest):
+                return None
             return head, rest
     return None
 

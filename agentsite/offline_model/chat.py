@@ -337,8 +337,9 @@ def _within_the_schemas(conv: Conversation, reply: Reply, lang: str) -> Reply:
 
 # Part of the money back, with no amount named: the refund tool refunds an order's full total only.
 _PART_OF_IT = re.compile(
-    r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|"
+    r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|退一(?:盒|件|个|瓶|双)的钱|"
     r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
+    r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|"
     r"\bpartial(?:ly)?\s+refund|\bpart\s+of\s+(?:the|my)\s+money|"
     r"\bhalf\s+(?:of\s+)?(?:the\s+|my\s+)?(?:money|price|refund|amount)|\bsome\s+of\s+(?:the|my)\s+money)"
 )
@@ -797,7 +798,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if channel and channel != record_of(conv, "contact_channel") and "update_contact_channel" in tools:
             return _call("update_contact_channel", channel=channel)
         return Reply(replies.phrase("account_email", lang))
-    if intent is Intent.REFUND and _PART_OF_IT.search(text) and slots.money_asked(text) is None:
+    partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
+    if partial and slots.money_asked(text) is None:
         return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so

@@ -488,3 +488,24 @@ def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, use
     assert waiting.arguments["address"] == address, reply
     assert "dropped" not in reply and "取代" not in reply, reply  # the customer gave it instead: nothing to warn of
     assert CustomerProfile.objects.get(user=user).default_address == before
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "answer"),
+    [
+        # round-9 red team's: the whole amount was refunded on a yes that asked for part of it
+        ("wang", "0790那个我想退款", "确认，另外能不能只退一半 键盘还能用就是有个键不灵"),
+        ("li", "0901退款", "确认，另外只退300就行"),
+        ("alice", "refund ORD-2025-0924", "yes, and also just 30 of it"),
+    ],
+)
+def test_a_yes_that_asks_for_part_of_the_money_moves_none(customers, username, proposal, answer):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, proposal)
+    before = Refund.objects.filter(order__customer=user).count()
+
+    reply = run_turn(user.pk, conversation, answer).reply
+
+    assert Refund.objects.filter(order__customer=user).count() == before, reply
+    assert PendingAction.objects.get(conversation_id=conversation, tool="request_refund").status == "pending", reply

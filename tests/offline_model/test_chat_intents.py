@@ -1198,3 +1198,12 @@ def test_disputing_a_chase_asks_for_none(text):
 def test_where_i_live_according_to_you_asks_for_the_address_not_what_the_agent_is(say):
     said = say("where do i live according to you", memory=[])
     assert "AI" not in (said.content or "") and "assistant" not in (said.content or ""), said
+
+
+@pytest.mark.parametrize(
+    "text", ["refund for ORD-2025-0924 pls, partial, just 30 of it", "ORD-2025-0942绿茶能退一盒的钱吗"]
+)
+def test_part_of_an_orders_money_is_no_full_refund(say, text):
+    """Round-9 red team's: each proposed refunding the whole order."""
+    said = say(text)
+    assert said.calls == [] and ("full amount" in said.content or "全额" in said.content), said
