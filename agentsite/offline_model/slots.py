@@ -639,9 +639,9 @@ def contact_channel(text: str) -> str | None:
             if channel == "email" and _NAMES_THE_ADDRESS.match(text[m.end() : m.end() + 24]):
                 continue  # "my email is actually bob@… now", "邮箱是 …": the address, not a channel
             if channel == "phone" and re.match(
-                r"(?i)(?:phone\s+)?(?:number|号码?)", text[m.end() : m.end() + 8].strip()
+                r"(?i)(?:phone\s+)?(?:number|号码?)|[:：]?\s*\+?\d", text[m.end() : m.end() + 8].strip()
             ):
-                continue  # "my phone number is…" names a number, not a channel
+                continue  # "my phone number is…", "电话13900001111" name a number, not a channel
             before, after = text[max(0, m.start() - 32) : m.start()], text[m.end() : m.end() + 24]
             negated = _NEGATED_BEFORE.search(before[-24:]) and not _NOTHING_BUT.search(before)
             if not (negated or _NEGATED_AFTER.search(after)):

@@ -1207,3 +1207,9 @@ def test_part_of_an_orders_money_is_no_full_refund(say, text):
     """Round-9 red team's: each proposed refunding the whole order."""
     said = say(text)
     assert said.calls == [] and ("full amount" in said.content or "全额" in said.content), said
+
+
+def test_a_recipients_phone_number_is_no_contact_channel(say):
+    """Round-9 red team's: the recipient's 电话13900001111 queued "contact you by phone", and a yes applied it."""
+    said = say("默认地址改成 北京市朝阳区建国门外大街1号 ，收件人改成张伟 电话13900001111")
+    assert said.names == ["update_shipping_address"], said
