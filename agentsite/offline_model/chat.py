@@ -539,7 +539,8 @@ _GIVES_A_NEW_VALUE = re.compile(
 )
 # An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
 _ORDER_BY_ITS_END = re.compile(
-    r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
+    r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子|的?(?:收货)?地址)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
+    r"|^\s*\d{3,6}(?=\s*(?:还没|已经|没发|发了|这|那|改|寄))"
 )
 # An order spoken of just before, named as "this order": its own address is meant, not the default one.
 _THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i:\b(?:this|that|the\s+same)\s+order\b)")

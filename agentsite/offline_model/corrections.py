@@ -80,12 +80,13 @@ def _number_corrected(address: str, tail: str) -> str | None:
     if not m:
         return None
     number, unit = m.group(1), m.group(2)
-    pattern = rf"\d+[A-Za-z]?(?={re.escape(unit)})" if unit else r"\d+[A-Za-z]?"
-    found = list(re.finditer(pattern, address))
+    found = list(re.finditer(rf"\d+[A-Za-z]?(?={re.escape(unit)})", address)) if unit else []
+    found = found or list(re.finditer(r"\d+[A-Za-z]?", address))  # "…3号1202", then "是1203室"
     if not found:
         return None
     last = found[-1]
-    return address[: last.start()] + number + address[last.end() :]
+    written = number + (unit or "") if unit and not address[last.end() :].startswith(unit) else number
+    return address[: last.start()] + written + address[last.end() :]
 
 
 def corrected_address(proposed: str, text: str) -> str | None:

@@ -103,3 +103,34 @@ def test_the_numbers_of_an_address_name_no_order(customers, username, text):
     reply = run_turn(user.pk, conversation, text).reply
 
     assert PendingAction.objects.get(conversation_id=conversation).tool == "update_shipping_address", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order", "address"),
+    [
+        # round-9 red team's: the default address was proposed, the correction's words kept in it
+        (
+            "wang",
+            "0816地址改成上海市浦东新区张江路88弄3号1202 哦不对 是1203室",
+            "ORD-2025-0816",
+            "上海市浦东新区张江路88弄3号1203室",
+        ),
+        (
+            "li",
+            "0902还没发吧 帮我改个地址 寄到公司：广州天河 珠江新城 华夏路10号 富力中心 23F",
+            "ORD-2025-0902",
+            "广州天河 珠江新城 华夏路10号 富力中心 23F",
+        ),
+    ],
+)
+def test_an_order_named_by_its_end_first_gets_its_own_address(customers, username, text, order, address):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert (proposed.tool, proposed.arguments) == (
+        "update_order_address",
+        {"order_number": order, "address": address},
+    ), reply
