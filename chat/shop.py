@@ -75,6 +75,8 @@ def describe_order(order: Order) -> JSONObject:
         "currency": order.currency,
         "items": [{"name": i.name, "quantity": i.quantity} for i in order.items.all()],
     }
+    if order.shipping_address:  # where this order goes: its own, which a one-order change may have set
+        data["shipping_address"] = order.shipping_address
     refunds = [
         {
             "amount": str(r.amount),

@@ -38,7 +38,7 @@ def _shipment(data: Any) -> list[str]:
 
 
 def _order(data: Any) -> list[str]:
-    values = _fields(data, (*_ORDER_FIELDS, "currency"))
+    values = _fields(data, (*_ORDER_FIELDS, "currency", "shipping_address"))
     items = data.get("items") if isinstance(data, dict) else None
     for item in items if isinstance(items, list) else []:
         values += _fields(item, ("name",))

@@ -373,7 +373,11 @@ def _refund(conv: Conversation, text: str, lang: str) -> Reply:
 
 
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
-    if key == "shipping_address" and slots.order_numbers(text):  # one order's address is no default address
+    if key == "shipping_address" and slots.order_numbers(text) and "lookup_order" in conv.tools:
+        return _order_calls(conv, text, "lookup_order", lang)  # one order's address is that order's, not the default
+    if key == "shipping_address" and _ORDER_BY_ITS_END.search(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "0902的地址是什么": the order ending so, then its address
+    if key == "shipping_address" and slots.order_numbers(text):
         return Reply(replies.phrase("order_address", lang))
     if key == "order_number" and described.described_order(conv, text) and "lookup_order" in conv.tools:
         return _order_calls(conv, text, "lookup_order", lang)  # "which order was the kettle?": look it up

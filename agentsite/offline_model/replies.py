@@ -539,6 +539,7 @@ _ORDER_FIELDS = {
     "tracking_number",
     "carrier",
     "refunds",
+    "shipping_address",
 }
 _REFUND_STATUS = {
     "requested": ("已申请，处理中", "requested, being processed"),
@@ -613,6 +614,8 @@ def order_text(data: dict[str, Any], lang: str, order: str | None) -> str:
             parts.append(f"商品：{_items(data['items'], lang)}")
         if data.get("tracking_number"):
             parts.append(f"运单号：{data['tracking_number']}")
+        if data.get("shipping_address"):
+            parts.append(f"寄往：{data['shipping_address']}")
     else:
         head = f"Order {number}" + (f" is {status_name(status, 'en')}" if status else "")
         if data.get("placed_at"):
@@ -623,6 +626,8 @@ def order_text(data: dict[str, Any], lang: str, order: str | None) -> str:
             parts.append(f"items: {_items(data['items'], lang)}")
         if data.get("tracking_number"):
             parts.append(f"tracking number {data['tracking_number']}")
+        if data.get("shipping_address"):
+            parts.append(f"delivering to {data['shipping_address']}")
     text = _end(head + ("。" if lang == "zh" else ": " if parts else "") + _join(parts, lang), lang)
     extra = _extra_fields(data, _ORDER_FIELDS, lang)
     return text + (" " + _end(extra, lang) if extra else "")

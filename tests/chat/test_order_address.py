@@ -134,3 +134,24 @@ def test_an_order_named_by_its_end_first_gets_its_own_address(customers, usernam
         "update_order_address",
         {"order_number": order, "address": address},
     ), reply
+
+
+@pytest.mark.parametrize(
+    ("lang", "question"),
+    [
+        ("zh", "{tail}的地址是什么"),
+        ("zh", "{order}这个订单的收货地址是哪里"),
+        ("en", "what address is {order} going to?"),
+    ],
+)
+def test_an_orders_address_asked_after_its_change_is_the_new_one(customers, lang, question):
+    """Round-8/9 red team's: answered with the default address, or "orders already placed keep theirs"."""
+    username, order, _, ask, address, yes = ASK[lang]
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, ask.format(order=order))
+    run_turn(user.pk, conversation, yes)
+
+    reply = run_turn(user.pk, conversation, question.format(order=order, tail=order[-4:])).reply
+
+    assert address in reply and order in reply, reply
