@@ -550,6 +550,12 @@ def _profile_subject(text: str) -> str:
     return "shipping_address" if slots.address(text) else ""
 
 
+_OPENER = _re(
+    r"(?i)^\s*(?:hi|hey|hello|hiya|yo|ok(?:ay)?|alright|well|so|um+|uh+|嗨|哈喽|你好|您好|在吗|好的|嗯|那)"
+    r"(?:\s+(?:so|and|then|there|again))*(?:[\s,，!！.。~]+|(?<=[\u4e00-\u9fff])(?=[\u4e00-\u9fff]))"
+)
+
+
 def classify(text: str) -> Understanding:
     """Decide what the customer wants from their latest message.
 
@@ -564,6 +570,20 @@ def classify(text: str) -> Understanding:
 
     def result(intent: Intent, subject: str = "") -> Understanding:
         return Understanding(intent, lang, subject, injection)
+
+    # "hey whats my shipping address", "ok so what's my notification setting": the greeting or the "ok" opens
+    # a question, which is what the message asks
+    if (opener := _OPENER.match(text)) and len(rest := text[opener.end() :].strip()) >= 4:
+        inner = classify(rest)
+        if inner.intent not in (
+            Intent.OTHER,
+            Intent.GREETING,
+            Intent.ACKNOWLEDGE,
+            Intent.CONFIRM,
+            Intent.DENY,
+            Intent.THANKS,
+        ):
+            return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
 
     has_order = bool(slots.order_numbers(text))
     if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):

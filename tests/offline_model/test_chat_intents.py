@@ -1214,3 +1214,22 @@ def test_a_recipients_phone_number_is_no_contact_channel(say):
     """Round-9 red team's: the recipient's 电话13900001111 queued "contact you by phone", and a yes applied it."""
     said = say("默认地址改成 北京市朝阳区建国门外大街1号 ，收件人改成张伟 电话13900001111")
     assert said.names == ["update_shipping_address"], said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # round-9 red team's: a greeting, or "All right. Anything else?", in place of the answer
+        ("hey whats my shipping address", "221 Baker Street"),
+        ("Hi! whats my address", "221 Baker Street"),
+        ("ok so whats my notification setting", "notifications"),
+    ],
+)
+def test_a_question_after_a_greeting_or_an_ok_is_answered(say, text, said):
+    memory = [
+        "- [confirmed] Shop record: the customer's shipping address is 221 Baker Street, London "
+        "{key=shipping_address; value=221 Baker Street, London}",
+        "- [confirmed] Shop record: the customer's notifications are on {key=notification_preference; value=on}",
+    ]
+    reply = say(text, memory=memory).content
+    assert said in reply and not reply.startswith(("Hello", "All right")), reply
