@@ -887,6 +887,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("greeting", lang))
     if understood.injection:
         return Reply(replies.phrase("decline", lang))
+    if not speech.HAN.search(text) and speech.HAN.search(conv.system):
+        lang = "zh"  # "asdfghjkl" tells no language: the customer's, as the prompt shows it (its words, their name)
     return Reply(replies.phrase("fallback", lang))
 
 

@@ -1233,3 +1233,10 @@ def test_a_question_after_a_greeting_or_an_ok_is_answered(say, text, said):
     ]
     reply = say(text, memory=memory).content
     assert said in reply and not reply.startswith(("Hello", "All right")), reply
+
+
+@pytest.mark.parametrize("text", ["asdfghjkl；；；", "qwerty uiop"])
+def test_a_message_that_tells_no_language_is_answered_in_the_customers(say, text):
+    """Round-9 red team's: wang got "Sorry, I didn't quite understand …" in English."""
+    said = say(text, system="You are the customer-service agent of the demo shop.\n客户：王小明")
+    assert re.search(r"[\u4e00-\u9fff]", said.content), said
