@@ -19,7 +19,7 @@ def _longest_first(words: str) -> str:
 
 # Words that open an answer, perhaps after a filler ("actually", "wait", "等等").
 _FILLER = (
-    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|well|hold on|等等|等一下|哎|呃|嗯|那个|额)"
+    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|well|hold on|等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我)"
     r"[\s,，.。!！-]*)*"
 )
 _YES_EN = (
@@ -104,6 +104,8 @@ _OWN_REQUEST = re.compile(
 _DECLINE_BLOCKER = re.compile(
     r"[?？]|吗|呢|(?i:\b(?:instead|use|but)\b|(?:^|[,，.。!！;；]\s*)(?:how|what|which|why)\b)"
     r"|(?<!不要)(?<!别)(?<!不用)(?<!不想)(?:改成|换成)|而是|还是用|还是要"
+    # a value put in place of another: "no wait, 14 Oak Lane not 12", "不对，是101号不是100号"
+    r"|(?i:\d[^,.;!?]*\bnot\s+(?:\w+\s+)?\d)|是[^，。]{0,16}\d[^，。]*不是"
 )
 # A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
 _NEGATED_AGAIN = re.compile(r"(?i)不(?:退|改|换|用|要)|别|\b(?:don'?t|do\s+not|not|no)\b")

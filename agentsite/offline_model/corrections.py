@@ -55,6 +55,16 @@ _KINDS: tuple[Callable[[str], int | None], ...] = (_order_at, _address_at, _chan
 
 
 def _whole_address(taken_back: str, given: str) -> str:
+    """``given`` completed from ``taken_back``: a Chinese one without its city or district, an English one
+    without its town ("17 Mill Lane" for "7 Mill Lane, Oxford OX1 2AB")."""
+    street = re.match(r"\s*\d+[A-Za-z]?\s+(\D+?)\s*$", given)
+    if street and street.group(1).lower() in taken_back.lower() and "," not in given:
+        end = taken_back.lower().index(street.group(1).lower()) + len(street.group(1))
+        return given.rstrip() + taken_back[end:]
+    return _zh_whole_address(taken_back, given)
+
+
+def _zh_whole_address(taken_back: str, given: str) -> str:
     """``given`` with the city or district it leaves out taken from ``taken_back``: "…西湖区文三路15号", then
     "文三路18号" is "…西湖区文三路18号"."""
     for length in range(len(given), 1, -1):
@@ -89,9 +99,15 @@ def _number_corrected(address: str, tail: str) -> str | None:
     return address[: last.start()] + written + address[last.end() :]
 
 
+# One value in place of another: "it's flat 3C not 3B", "14 not 12".
+_X_NOT_Y = re.compile(r"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s+not\s+([A-Za-z]?\d+[A-Za-z]?)\b")
+
+
 def corrected_address(proposed: str, text: str) -> str | None:
     """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
     14 Oak Lane"): the number or the whole address given after the correction, else ``None``."""
+    if (swap := _X_NOT_Y.search(text)) and re.search(rf"(?i)\b{re.escape(swap.group(2))}\b", proposed):
+        return re.sub(rf"(?i)\b{re.escape(swap.group(2))}\b", swap.group(1), proposed, count=1)  # "flat 3C not 3B"
     markers = [m for m in _MARKER.finditer(text) if m.group().strip()]
     if not markers:
         return None

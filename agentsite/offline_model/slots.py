@@ -314,7 +314,7 @@ def _en_address(text: str) -> str | None:
 _TOWN_TYPED_AFTER = re.compile(r"^((?:\s+(?:[A-Za-z0-9][A-Za-z0-9'\-]*)){1,8})\s*(?=[,.;!?，。！？\n]|$)")
 _NOT_A_TOWN_WORD = re.compile(
     r"(?i)^(?:please|pls|plz|kindly|thanks?|thx|ty|cheers|now|asap|today|tomorrow|instead|from|for|and|then|"
-    r"ok|okay|right|too|also|is|it|that|this|my|the|to|as|of|on|in|at|by|with|if|so|but|or|yes|no|going|"
+    r"ok|okay|right|too|also|is|it|that|this|my|the|to|as|of|on|in|at|by|with|if|so|but|or|yes|no|not|going|"
     r"forward|new|address|default|order|orders|ship|send|deliver|delivery|there|here|thank|you|please|"
     r"i|me|we|us|moved|live|living|change|update|set|make|it's|its|was|be|will|would|can|could|should|"
     r"since|until|till|starting|after|before|next|last|this|weeks?|days?|months?|years?|\d{1,2}|"

@@ -474,6 +474,25 @@ def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username
         ("wang", "地址改成上海市浦东新区张江路100号", "不对 是101号", "上海市浦东新区张江路101号"),
         ("wang", "地址改成杭州市西湖区文三路400号", "确认 不过门牌号写错了 应该是401号", "杭州市西湖区文三路401号"),
         ("alice", "change my address to 12 Oak Lane, London", "no wait, 14", "14 Oak Lane, London"),
+        # round-9 red team's: ignored, or taken as a no; or the town dropped
+        (
+            "bob",
+            "change my address to 12 Oak Lane, Shelbyville",
+            "no wait, 14 Oak Lane not 12",
+            "14 Oak Lane, Shelbyville",
+        ),
+        (
+            "alice",
+            "change my address to Flat 3B, 12 Mill Road, Leeds LS1 4AB",
+            "ugh sorry it's flat 3C not 3B",
+            "Flat 3C, 12 Mill Road, Leeds LS1 4AB",
+        ),
+        (
+            "alice",
+            "pls update my address to 7 Mill Lane, Oxford OX1 2AB",
+            "sorry typo, its 17 Mill Lane",
+            "17 Mill Lane, Oxford OX1 2AB",
+        ),
     ],
 )
 def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, username, proposal, correction, address):

@@ -27,6 +27,9 @@ from chat.answers import is_cancellation, is_confirmation
         "先不了",
         "取消吧",
         "别退了",
+        # round-9 red team's: not understood, the refund left waiting
+        "那算了 先不退了 等到了再说",
+        "哦 那我先不改 搬了再说",
     ],
 )
 def test_declines_in_common_wordings(text):
