@@ -220,6 +220,7 @@ _REFUND_CLAIMED = _re(
 # record holds, asked as a request.
 _REFUNDS_LOOKED_UP = _re(
     r"(?:查|看|瞅|翻)(?:一?下|看|查|一查|一看)?[^，。？?退]{0,4}退款|退款(?:记录|情况|明细|单子|状态)|(?:有没有|有无|有没)[^，。？?]{0,4}退款|"
+    r"退款[^，。？?]{0,3}(?:有(?:没有)?记录|记录(?:有|在)|到(?:账|了)?没|批(?:了|下来)?没|通过(?:了)?没)|"
     r"退款[^，。？?]{0,4}(?:哪个|哪笔|哪单)|(?:哪个|哪笔|哪单)[^，。？?]{0,6}退款|"
     r"(?i:\b(?:check|look\s+up|see|show\s+me|pull\s+up|view)\s+(?:on\s+)?(?:my|all\s+my|the)\s+refunds?\b|"
     r"\brefunds?\s+(?:history|records?|list)\b|\blist\s+(?:of\s+)?(?:my\s+)?refunds\b)"

@@ -63,6 +63,9 @@ def _proposals(conversation):
         ("wang", "帮我查一下退款情况"),
         ("bob", "check my refunds"),
         ("alice", "can you pull up my refund history"),
+        # round 9: a yes would have filed ¥178
+        ("wang", "0817退款有记录没"),
+        ("wang", "ORD-2025-0817的退款到账没"),
     ],
 )
 def test_a_question_or_a_claim_about_a_refund_proposes_none(customers, username, text):
