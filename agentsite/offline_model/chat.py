@@ -241,6 +241,30 @@ def requests_for(conv: Conversation, key: str, record: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# The agent's last words asking for the answer to a change: its proposal, or the application's reminder.
+_STILL_ASKED = re.compile(
+    r"Still waiting for your confirmation|仍在等待您确认|Reply 'yes' to confirm|请回复“确认”以继续"
+)
+
+
+def _proposed_just_now(conv: Conversation, key: str) -> str | None:
+    """The value of ``key`` a change proposed within the customer's last two messages, if the agent's last reply
+    still asks for the answer to it (a lapsed one does not)."""
+    last = next((t.text for t in conv.earlier_turns() if t.role == "assistant" and t.text.strip()), "")
+    if not _STILL_ASKED.search(last):
+        return None
+    tool, argument = CHANGE_TOOLS[key]
+    users = 0
+    for turn in conv.earlier_turns():
+        users += turn.role == "user"
+        if users > 2:
+            return None
+        for call in turn.tool_calls:
+            if call.name == tool and isinstance(value := call.args().get(argument), str):
+                return value
+    return None
+
+
 def order_from_last_time(conv: Conversation) -> str | None:
     """The order "the order from last time" names: memory's, else one the customer gave as theirs in this
     chat ("my order number is …"); never one only looked up here."""
@@ -261,7 +285,9 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
         told = [k.value for k in known_values(conv, key, extra) if k.tag != "confirmed" and k.value != record]
         return replies.answer_account(key, record, list(dict.fromkeys(told)), lang)
     if record is not None:
-        return replies.answer_record(key, record, requests_for(conv, key, record), lang)
+        requested = requests_for(conv, key, record)
+        proposed = bool(requested) and _proposed_just_now(conv, key) in requested
+        return replies.answer_record(key, record, requested, lang, proposed=proposed)
     known = known_values(conv, key, extra)
     if not known:
         return None

@@ -373,13 +373,16 @@ def already(answer: str, lang: str) -> str:
     return f"{answer}无需更改。" if lang == "zh" else f"{answer} Nothing needs changing."
 
 
-def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
-    """The shop's record of `key`, and what the customer asked for that was not applied."""
+def answer_record(key: str, value: str, requested: list[str], lang: str, *, proposed: bool = False) -> str:
+    """The shop's record of `key`, and what the customer asked for that was not applied: ``proposed``, it waits
+    for their answer in this conversation (the application names it after the reply), else it is offered."""
     said = answer(key, value, lang)
     if not requested:
         return said
     asked = " / ".join(say_value(key, v, lang) for v in requested)
     if lang == "zh":
+        if proposed:
+            return f"{said}这是我们系统里的记录。您要求的改为{asked}还在等待您确认，确认后才会生效。"
         return (
             f"{said}这是我们系统里的记录。您曾提出改为{asked}，但这项更改尚未生效；"
             "如果仍需要更改，请告诉我，我会为您发起更改，经您确认后生效。"
@@ -387,6 +390,8 @@ def answer_record(key: str, value: str, requested: list[str], lang: str) -> str:
     asked = {"notification_preference": "notifications {}", "contact_channel": "contact by {}"}.get(key, "{}").format(
         asked
     )  # "You asked for notifications turned on", not "for turned on"
+    if proposed:
+        return f"{said} That is what our records say. The change you asked for, {asked}, waits for your yes."
     return (
         f"{said} That is what our records say. You asked for {asked}, but that change has not been applied; "
         "if you still want it, tell me and I'll set it up for you to confirm."

@@ -1240,3 +1240,21 @@ def test_a_message_that_tells_no_language_is_answered_in_the_customers(say, text
     """Round-9 red team's: wang got "Sorry, I didn't quite understand …" in English."""
     said = say(text, system="You are the customer-service agent of the demo shop.\n客户：王小明")
     assert re.search(r"[\u4e00-\u9fff]", said.content), said
+
+
+def test_a_setting_asked_about_while_its_change_waits_says_it_waits(say, answer_tools):
+    """Round-9 red team's: "if you still want it, tell me and I'll set it up", beside the reminder of that change."""
+    record = "- [confirmed] Shop record: the customer's notifications are on {key=notification_preference; value=on}"
+    request = [{"role": "user", "content": "mute my notifications"}]
+    said = say(request, memory=[record])
+    waiting = {
+        "status": "pending_confirmation",
+        "action": "update_notification_preference",
+        "values": {"preference": "mute"},
+    }
+    follow = answer_tools(said, [waiting], request)
+    follow.append({"role": "assistant", "content": "Shall I set your notifications to muted? Reply 'yes' to confirm."})
+
+    reply = say([*follow, {"role": "user", "content": "are my notifications on now?"}], memory=[record]).content
+
+    assert "turned on" in reply and "waits for your yes" in reply and "set it up" not in reply, reply
