@@ -567,6 +567,26 @@ _TAKEN_UP = re.compile(
 _GIVES_A_NEW_VALUE = re.compile(
     r"新的|改成|换成|改为|现在是|(?i:\bnew\b|\bnow\s+(?:it'?s|is)\b|\bchange\b|\bupdate\b|\bswitch\b)"
 )
+# One order sent to the customer's own address again ("undo that, ship 0932 to my home address like normal",
+# "0816改寄到我现在的默认地址"): the address on record is that order's, whatever other address the message names.
+_TO_THE_DEFAULT = re.compile(
+    r"(?:寄到|寄往|寄回|送到|发到|改回|改回到)(?:我)?(?:现在)?的?(?:默认地址|原来的地址|原地址|老地址|家里)"
+    r"|(?i:\b(?:to|back\s+to)\s+(?:my\s+)?(?:normal|usual|default|home|regular|original|old)\s+address\b)"
+)
+
+
+def _order_back_to_the_default(conv: Conversation, text: str) -> Reply | None:
+    default = record_of(conv, "shipping_address")
+    if default is None:
+        return None
+    orders = slots.order_numbers(text)
+    if not orders and slots.order_tails(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "ship 0932 to my home address": the order ending so
+    if not orders and (spoken_of := recent_order(conv)):
+        orders = [spoken_of]
+    return _call("update_order_address", order_number=orders[0], address=default) if orders else None
+
+
 # An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
 _ORDER_BY_ITS_END = re.compile(
     r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子|的?(?:收货)?地址)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
@@ -877,6 +897,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "update_contact_channel" in tools:
             return _call("update_contact_channel", channel=channel)
         return Reply(replies.acknowledge(facts.Fact("contact_channel", channel, facts.PREFERENCE), lang))
+    back_home = intent is Intent.SET_ADDRESS and _TO_THE_DEFAULT.search(text) and "update_order_address" in tools
+    if back_home and (back := _order_back_to_the_default(conv, text)) is not None:
+        return back
     if intent is Intent.SET_ADDRESS:
         address = slots.address(text)
         if not address:

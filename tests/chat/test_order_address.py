@@ -155,3 +155,42 @@ def test_an_orders_address_asked_after_its_change_is_the_new_one(customers, lang
     reply = run_turn(user.pk, conversation, question.format(order=order, tail=order[-4:])).reply
 
     assert address in reply and order in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "texts", "order"),
+    [
+        # round-9 red team's: the default address proposed again (a change to nothing), the redirect left
+        (
+            "bob",
+            [
+                "can ORD-2025-0932 go to my office instead, 1 Work Plaza, Springfield",
+                "yes",
+                "hmm actually undo that, ship 0932 to my home address like normal",
+            ],
+            "ORD-2025-0932",
+        ),
+        ("wang", ["0816改寄到我现在的默认地址"], "ORD-2025-0816"),
+    ],
+)
+def test_an_order_sent_back_to_the_default_address_gets_it(customers, username, texts, order):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    for text in texts:
+        reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    default = CustomerProfile.objects.get(user=user).default_address
+    assert (proposed.tool, proposed.arguments) == (
+        "update_order_address",
+        {"order_number": order, "address": default},
+    ), reply
+
+
+def test_a_change_of_the_default_address_is_no_order_sent_back(customers):
+    user = customers["alice"]
+    conversation = short_term.store().start(user.pk).id
+
+    reply = run_turn(user.pk, conversation, "change my default address to 5 Elm Road, Leeds").reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).tool == "update_shipping_address", reply
