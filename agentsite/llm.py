@@ -78,6 +78,28 @@ class MalformedOutput(LLMError):
 
 
 @dataclass(frozen=True)
+class RefusedCall:
+    """A tool call of a refused step as the model wrote it, and what is wrong with it (empty when only
+    the step it came in was refused)."""
+
+    id: str
+    name: str
+    arguments: str
+    error: str
+
+
+class MalformedToolCalls(MalformedOutput):
+    """The reply asked for tools in a way that cannot run (a tool not offered, arguments that are not a JSON
+    object or break the tool's schema). No call of the step runs; each has an id, so the caller may tell
+    the model what was wrong and let it try again."""
+
+    def __init__(self, message: str, calls: tuple[RefusedCall, ...], content: str) -> None:
+        super().__init__(message, raw=next((c.arguments for c in calls if c.error), ""))
+        self.calls = calls
+        self.content = content
+
+
+@dataclass(frozen=True)
 class ToolCall:
     """One validated tool call: its id, the tool's name and the parsed arguments."""
 
@@ -269,26 +291,45 @@ def _tool_schemas(tools: Sequence[JSONObject] | None) -> dict[str, JSONObject]:
 
 
 def parse_tool_calls(
-    raw_calls: Iterable[tuple[str, str, str]], tools: Sequence[JSONObject] | None
+    raw_calls: Iterable[tuple[str, str, str]], tools: Sequence[JSONObject] | None, content: str = ""
 ) -> tuple[ToolCall, ...]:
-    """Validate ``(id, name, arguments JSON)`` triples against the offered tools' schemas."""
+    """Validate ``(id, name, arguments JSON)`` triples against the offered tools' schemas.
+
+    A step with a call that cannot run raises ``MalformedToolCalls`` (the reply's ``content`` with it), or
+    plain ``MalformedOutput`` when a call has no id or name to answer it by.
+    """
     schemas = _tool_schemas(tools)
-    calls = []
+    raw_calls = list(raw_calls)
+    calls, refused = [], []
     for call_id, name, arguments in raw_calls:
-        if name not in schemas:
-            raise MalformedOutput(f"the model called a tool that was not offered: {name!r}", raw=arguments)
-        try:
-            parsed = json.loads(arguments or "{}")
-        except json.JSONDecodeError as exc:
-            raise MalformedOutput(f"arguments of {name} are not valid JSON: {exc}", raw=arguments) from exc
-        if not isinstance(parsed, dict):
-            raise MalformedOutput(f"arguments of {name} are not a JSON object", raw=arguments)
-        try:
-            jsonschemas.validate(parsed, schemas[name])
-        except jsonschema.ValidationError as exc:
-            raise MalformedOutput(f"arguments of {name} fail its schema: {exc.message}", raw=arguments) from exc
-        calls.append(ToolCall(id=call_id, name=name, arguments=parsed))
-    return tuple(calls)
+        parsed, error = _call_arguments(name, arguments, schemas)
+        refused.append(RefusedCall(call_id, name, arguments, error))
+        if parsed is not None:
+            calls.append(ToolCall(id=call_id, name=name, arguments=parsed))
+    errors = [c.error for c in refused if c.error]
+    if not errors:
+        return tuple(calls)
+    ids = [c.id for c in refused]
+    if not all(ids) or not all(c.name for c in refused) or len(set(ids)) < len(ids):
+        raise MalformedOutput(errors[0], raw=next(c.arguments for c in refused if c.error))
+    raise MalformedToolCalls(errors[0], tuple(refused), content)
+
+
+def _call_arguments(name: str, arguments: str, schemas: dict[str, JSONObject]) -> tuple[JSONObject | None, str]:
+    """One call's arguments parsed, or why they cannot be."""
+    if name not in schemas:
+        return None, f"the model called a tool that was not offered: {name!r}"
+    try:
+        parsed = json.loads(arguments or "{}")
+    except json.JSONDecodeError as exc:
+        return None, f"arguments of {name} are not valid JSON: {exc}"
+    if not isinstance(parsed, dict):
+        return None, f"arguments of {name} are not a JSON object"
+    try:
+        jsonschemas.validate(parsed, schemas[name])
+    except jsonschema.ValidationError as exc:
+        return None, f"arguments of {name} fail its schema: {exc.message}"
+    return parsed, ""
 
 
 def parse_json_object(text: str, schema: JSONObject | None = None) -> JSONObject:
@@ -506,7 +547,7 @@ class ModelGateway:
         content, finish = reply.content, reply.finish
         prompt_tokens, completion_tokens = reply.prompt_tokens, reply.completion_tokens
         try:
-            tool_calls = parse_tool_calls(reply.raw_calls(), tools)
+            tool_calls = parse_tool_calls(reply.raw_calls(), tools, content)
         except MalformedOutput as exc:
             record_call(meter, prompt_tokens, completion_tokens, error=str(exc))
             raise

@@ -448,16 +448,25 @@ def _model_loop(
 ) -> str:
     """Call the model until it answers in words, running the tools it asks for (bounded)."""
     on_token = _streaming(memory, emit) if emit is not None else None
-    for _ in range(settings.AGENT_MAX_TOOL_STEPS):
+    steps, sent_back = 0, 0
+    while steps < settings.AGENT_MAX_TOOL_STEPS:
         messages = memory.buffer.to_messages()
-        with timings.phase("model"):
-            completion = llm.chat(
-                messages,
-                tools,
-                stream=emit is not None,
-                on_token=on_token,
-                conversation_id=str(ctx.conversation_id),
-            )
+        try:
+            with timings.phase("model"):
+                completion = llm.chat(
+                    messages,
+                    tools,
+                    stream=emit is not None,
+                    on_token=on_token,
+                    conversation_id=str(ctx.conversation_id),
+                )
+        except llm.MalformedToolCalls as exc:
+            if sent_back == _SEND_BACK_PER_TURN:
+                raise
+            sent_back += 1
+            _send_back(memory.buffer, exc)
+            continue
+        steps += 1
         if not completion.tool_calls:
             return completion.content
         calls = [ToolCall(c.id, c.name, json.dumps(c.arguments, ensure_ascii=False)) for c in completion.tool_calls]
@@ -490,6 +499,28 @@ def _model_loop(
             memory.snapshot = saved
         memory.used_tools = True
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
+
+
+# A step whose tool calls cannot run goes back to the model this many times a turn; the next fails the turn.
+_SEND_BACK_PER_TURN = 1
+
+
+def _send_back(buffer: WorkingMemory, refused: llm.MalformedToolCalls) -> None:
+    """Show the model its step that could not run, each call answered with what was wrong, so it may call
+    again. Only working memory holds them: nothing ran, and the stored history keeps calls that did."""
+    calls = [ToolCall(c.id, c.name, c.arguments if _json_object(c.arguments) else "{}") for c in refused.calls]
+    buffer.append_tool_call(calls, refused.content)
+    for call in refused.calls:
+        error = call.error or "not run: another call of the same step could not run"
+        result = {"error": f"{error}. Nothing was done; call again with arguments that fit.", "not_run": True}
+        buffer.append_tool_result(call.id, json.dumps(result, ensure_ascii=False), _summarise)
+
+
+def _json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def _streaming(memory: _Memory, emit: Emit) -> Callable[[str], None]:

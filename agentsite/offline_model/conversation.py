@@ -279,6 +279,7 @@ def from_request(body: dict[str, Any]) -> Conversation:
             turns.append(Turn("tool", text, tool_call_id=message.get("tool_call_id") or message.get("name")))
         else:
             turns.append(Turn("user", corrections.as_meant(text) if task == TASK_CHAT else text))
+    turns = _without_steps_not_run(turns)
     system = "\n".join(system_parts)
     plain_system, memories = split_memory_block(system)
     plain_system, said = split_said_block(plain_system)
@@ -296,3 +297,24 @@ def from_request(body: dict[str, Any]) -> Conversation:
         today=dates.today_from(plain_system),
         said=said,
     )
+
+
+def _without_steps_not_run(turns: list[Turn]) -> list[Turn]:
+    """The turns without a step whose every call came back not run (the application refused arguments that
+    broke a schema): a model told so calls again, as if that step had not been."""
+    not_run = {t.tool_call_id for t in turns if t.role == "tool" and _not_run(t.text)}
+    refused = {c.id for t in turns if t.tool_calls and all(c.id in not_run for c in t.tool_calls) for c in t.tool_calls}
+    return [
+        t
+        for t in turns
+        if not (t.tool_calls and {c.id for c in t.tool_calls} <= refused)
+        and not (t.role == "tool" and t.tool_call_id in refused)
+    ]
+
+
+def _not_run(text: str) -> bool:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("not_run") is True

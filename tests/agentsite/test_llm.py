@@ -5,7 +5,16 @@ from decimal import Decimal
 import pytest
 
 from agentsite import llm
-from agentsite.llm import CircuitBreaker, CircuitOpen, LLMError, MalformedOutput, ModelGateway, ModelUnavailable
+from agentsite.llm import (
+    CircuitBreaker,
+    CircuitOpen,
+    LLMError,
+    MalformedOutput,
+    MalformedToolCalls,
+    ModelGateway,
+    ModelUnavailable,
+    parse_tool_calls,
+)
 from agentsite.models import BreakerOpening, ModelCall
 from tests.pgsettings import current_setting
 
@@ -125,6 +134,23 @@ def test_arguments_failing_their_schema_are_an_error(gateway_factory):
             [LOOKUP_ORDER],
             extra_headers={"X-Offline-Script": "off_schema_args"},
         )
+
+
+def test_a_step_with_a_call_that_cannot_run_is_refused_whole_with_each_call_and_its_fault():
+    good = ("call-1", "lookup_order", '{"order_number": "ORD-2025-0816"}')
+    bad = ("call-2", "lookup_order", '{"order_number": "ORD-2025-0816", "confirmed": true}')
+
+    with pytest.raises(MalformedToolCalls) as refused:
+        parse_tool_calls([good, bad], [LOOKUP_ORDER], "Let me look.")
+
+    assert [(c.id, bool(c.error)) for c in refused.value.calls] == [("call-1", False), ("call-2", True)]
+    assert "fail its schema" in refused.value.calls[1].error and refused.value.content == "Let me look."
+
+
+def test_a_call_with_no_id_cannot_be_answered_so_it_is_plainly_malformed():
+    with pytest.raises(MalformedOutput) as caught:
+        parse_tool_calls([("", "lookup_order", "{")], [LOOKUP_ORDER])
+    assert not isinstance(caught.value, MalformedToolCalls)
 
 
 def test_extraction_returns_validated_json(gateway_factory):

@@ -5,6 +5,8 @@ with the polite apology, keep the customer's message, store nothing from the bad
 circuit breaker must open after ``LLM_BREAKER_THRESHOLD`` failures and close after a good trial call.
 """
 
+import json
+
 import pytest
 
 from agentsite import llm
@@ -101,12 +103,42 @@ def test_one_429_is_retried_and_the_turn_succeeds(settings, gateway, conversatio
     assert not result.failed and "ORD-2025-0777" in result.reply
 
 
-@pytest.mark.parametrize("behaviour", ["bad_tool_args", "unknown_tool"])
-def test_malformed_tool_calls_run_nothing_and_store_nothing(gateway, conversation, offline_model, behaviour):
+@pytest.mark.parametrize("behaviour", ["bad_tool_args", "unknown_tool", "off_schema_args"])
+def test_a_step_that_cannot_run_goes_back_to_the_model_which_calls_again(
+    gateway, conversation, offline_model, behaviour
+):
     offline_model.script([behaviour], task="chat")
+
+    result, _ = turn(conversation)
+
+    assert not result.failed and "ORD-2025-0777" in result.reply
+    calls = list(ModelCall.objects.filter(purpose="chat").order_by("pk").values_list("ok", flat=True))
+    assert calls[0] is False and all(calls[1:]) and len(calls) >= 2
+    # The refund is proposed from the call made again; nothing of the refused step ran or was stored.
+    pending = PendingAction.objects.get()
+    assert pending.tool == "request_refund" and "confirmed" not in pending.arguments
+    assert not Refund.objects.exists()
+    kept = " ".join(content for _, content in stored(conversation[1]))
+    assert "not_run" not in kept and "transfer_store_credit" not in kept
+    # The model was told what was wrong: the request after the refused step answers its call with the fault.
+    told = [
+        json.loads(m["content"])
+        for r in offline_model.received()
+        for m in r["messages"]
+        if m["role"] == "tool" and "not_run" in m["content"]
+    ]
+    assert told and told[0]["not_run"] is True
+    assert any(word in told[0]["error"] for word in ("not valid JSON", "not offered", "fail its schema"))
+
+
+@pytest.mark.parametrize("behaviour", ["bad_tool_args", "off_schema_args"])
+def test_a_second_step_that_cannot_run_fails_the_turn_and_stores_nothing(
+    gateway, conversation, offline_model, behaviour
+):
+    offline_model.script([behaviour, behaviour], task="chat")
     result, frames = turn(conversation)
     assert_polite_failure(result, frames, conversation[1])
-    assert ModelCall.objects.filter(purpose="chat", ok=False).count() == 1
+    assert ModelCall.objects.filter(purpose="chat", ok=False).count() == 2
 
 
 @pytest.mark.parametrize("fault", ["stream_error", "cut_stream", "bad_chunk"])

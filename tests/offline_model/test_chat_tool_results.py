@@ -206,3 +206,17 @@ def test_a_refusal_is_said_as_the_shops_reason(say, answer_tools, text, error, s
     asked = say(request)
     reply = say(answer_tools(asked, [{"error": error}], request)).content
     assert reply == said, reply
+
+
+def test_a_step_the_application_did_not_run_is_called_again(say, answer_tools):
+    """The application sends back a step whose arguments broke the schema, each call answered "not run"
+    (chat.agent._send_back): the model calls again, as a model told what was wrong does."""
+    request = [{"role": "user", "content": "status of ORD-2025-0816?"}]
+    said = say(request)
+    refused = {"error": "arguments of lookup_order fail its schema: ... Nothing was done.", "not_run": True}
+
+    again = say(answer_tools(said, [refused], request))
+
+    assert again.calls == said.calls
+    reply = say(answer_tools(said, [{"error": "Order not found.", "not_run": False}], request))
+    assert reply.calls == [] and "couldn't find" in reply.content  # an error of a call that ran is said
