@@ -6,11 +6,12 @@ tool results are data: what they say is reported, never done. See docs/offline-m
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from . import corrections, described, escalation, facts, nlu, others, replies, slots, speech, splitting, subjects
-from .conversation import TAGS, Conversation, MemoryEntry, ToolResult, Turn, result_data
+from .conversation import TAGS, Conversation, MemoryEntry, ToolCall, ToolResult, Turn, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
 
@@ -254,15 +255,21 @@ def _proposed_just_now(conv: Conversation, key: str) -> str | None:
     if not _STILL_ASKED.search(last):
         return None
     tool, argument = CHANGE_TOOLS[key]
+    for call in _calls_of_late(conv):
+        if call.name == tool and isinstance(value := call.args().get(argument), str):
+            return value
+    return None
+
+
+def _calls_of_late(conv: Conversation) -> Iterator[ToolCall]:
+    """The tool calls made since the customer's message before last, newest first: where the change "just
+    proposed" is."""
     users = 0
     for turn in conv.earlier_turns():
         users += turn.role == "user"
         if users > 2:
-            return None
-        for call in turn.tool_calls:
-            if call.name == tool and isinstance(value := call.args().get(argument), str):
-                return value
-    return None
+            return
+        yield from turn.tool_calls
 
 
 def order_from_last_time(conv: Conversation) -> str | None:
@@ -622,15 +629,10 @@ def _waiting_change_weighed(conv: Conversation, text: str) -> str | None:
     weighs = _THAT_CHANGE.search(text) and _CONSEQUENCE.search(text)
     if not speech.is_question(text) or not weighs or slots.address(text):
         return None
-    users = 0
-    for turn in conv.earlier_turns():  # the change proposed within the customer's last two messages
-        users += turn.role == "user"
-        if users > 2:
-            break
-        for call in turn.tool_calls:
-            if call.name in _CHANGE_SUBJECTS:
-                zh, en = _CHANGE_SUBJECTS[call.name]
-                return zh if speech.detect_language(text) == "zh" else en
+    for call in _calls_of_late(conv):
+        if call.name in _CHANGE_SUBJECTS:
+            zh, en = _CHANGE_SUBJECTS[call.name]
+            return zh if speech.detect_language(text) == "zh" else en
     return None
 
 
