@@ -259,12 +259,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         text = more or text
         buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, shop_lines)
         memory = _Memory(buffer, conversation, records, shop_lines)
-        told = ""  # the change a yes made, said by us when the model's reply is about the request after it
         if confirmed is not None:
-            if more:
-                told = _outcome(confirmed, language)
+            if more:  # the change a yes made, said by us: the model's reply is about the request after it
+                memory.told = _outcome(confirmed, language)
                 confirmed["told"] = True  # the model need not say it again
-                emit({"type": "token", "text": told + "\n"})
+                emit({"type": "token", "text": memory.told + "\n"})
             _record_confirmation(store, memory, ctx, confirmed)
 
         # 5. The model, with tools, bounded; the reply streams to the customer as it is generated.
@@ -276,9 +275,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 reply = _model_loop(store, memory, ctx, tools, emit)
         except (llm.LLMError, PinnedOverflow) as exc:
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
-            if memory.streamed or told:  # the customer saw the start of a reply that is not kept: take it back
+            if memory.streamed or memory.told:  # the customer saw the start of a reply that is not kept: take it back
                 emit({"type": "reply_reset"})
-            apology = f"{told}\n{prompts.APOLOGY[language]}" if told else prompts.APOLOGY[language]
+            apology = prompts.APOLOGY[language]
             result = _finish(store, ctx, apology, recalled, memory, emit, stream=True, expected=memory.snapshot)
             result.failed = True
             return result
@@ -292,7 +291,6 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
         )
         notices = _with_notice(notices, dropped, prompts.REPLACED, language)
-        reply = f"{told}\n{reply}" if told else reply
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"
@@ -324,6 +322,8 @@ class _Memory:
         self.used_tools = False
         self.streamed = False  # some of a reply went to the customer as tokens
         self.proposed = ""  # the change this turn proposed, if any: a second one waits for its answer
+        self.told = ""  # what a yes with more after it changed, said and stored as its own message
+        self.told_seq: int | None = None
 
 
 def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, str], language: str) -> str:
@@ -403,6 +403,8 @@ def _record_confirmation(
         for call, result in zip(calls, results, strict=True):
             raw = json.dumps(result, ensure_ascii=False)
             store.append(ctx.conversation_id, memory.buffer.append_tool_result(call.id, raw, _summarise), raw=raw)
+        if memory.told:  # kept whatever the rest of the turn does (a handover silences the bot after it)
+            memory.told_seq = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, memory.told)).seq
     memory.snapshot = saved
     memory.used_tools = True
 
@@ -603,7 +605,9 @@ def _finish(
 ) -> TurnResult:
     """Store the reply (after ``move``: a state, its reason, the states it may leave), tell the socket
     what memory did, queue consolidation when due; or hand over if the turn escalated. ``expected`` is
-    the row as this turn's last batch left it (``SessionStore.batch``)."""
+    the row as this turn's last batch left it (``SessionStore.batch``). What a yes changed
+    (``memory.told``) is stored already, and said before the reply."""
+    told = memory.told if memory else ""
     with store.batch(ctx.conversation_id, expected=expected) as conversation:
         if conversation.state != AgentState.ESCALATED:
             if move is not None:
@@ -611,9 +615,9 @@ def _finish(
                 store.transition(ctx.conversation_id, to, reason, progress=False, only_from=only_from)
             message = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, reply))
     if conversation.state == AgentState.ESCALATED:
-        return _hand_over(ctx, recalled, emit)
+        return _hand_over(ctx, recalled, emit, told, memory.told_seq if memory else None)
     if stream:
-        for piece in re.findall(r"\S+\s*|\s+", reply):
+        for piece in re.findall(r"\S+\s*|\s+", f"{told}\n{reply}" if told else reply):
             emit({"type": "token", "text": piece})
     used = (memory.buffer.usage().used, memory.buffer.conversation_tokens()) if memory else (0, 0)
     emit(memory_frame(conversation, recalled, ctx.language, *used, promises=memory.promises if memory else []))
@@ -626,18 +630,32 @@ def _finish(
 
         queue_consolidation(conversation.pk, conversation.customer_id)  # not queued: the beat sweep catches up
     return TurnResult(
-        reply=reply, message_id=message.seq, state=conversation.state, recalled=recalled, language=ctx.language
+        reply=f"{told}\n{reply}" if told else reply,
+        message_id=message.seq,
+        state=conversation.state,
+        recalled=recalled,
+        language=ctx.language,
     )
 
 
-def _hand_over(ctx: ToolContext, recalled: list[Recalled], emit: Emit) -> TurnResult:
-    """A person was asked for (a tool, or loop detection): queue the handoff; the bot falls silent."""
+def _hand_over(
+    ctx: ToolContext, recalled: list[Recalled], emit: Emit, told: str = "", told_seq: int | None = None
+) -> TurnResult:
+    """A person was asked for (a tool, or loop detection): queue the handoff; the bot falls silent. What the
+    model streamed before is taken back, but ``told`` (stored as ``told_seq``): what a yes changed stays said."""
     handoff.open_handoff(ctx.conversation_id)
     text = prompts.ESCALATED[ctx.language].format(hours=settings.COMMITMENT_CALLBACK_HOURS)  # the promise made
     emit({"type": "reply_reset"})  # what the model streamed before the handover is not kept: it leaves the page
+    if told:
+        emit({"type": "token", "text": told})
     emit({"type": "escalated", "text": text})
     return TurnResult(
-        reply="", message_id=None, state=AgentState.ESCALATED, recalled=recalled, escalated=True, language=ctx.language
+        reply=told,
+        message_id=told_seq,
+        state=AgentState.ESCALATED,
+        recalled=recalled,
+        escalated=True,
+        language=ctx.language,
     )
 
 

@@ -15,6 +15,7 @@ from agentsite import clock
 from chat.agent import run_turn
 from chat.models import CustomerProfile, PendingAction, Refund
 from memory import session as short_term
+from memory.models import ConversationMessage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -528,3 +529,27 @@ def test_a_yes_that_asks_for_part_of_the_money_moves_none(customers, username, p
 
     assert Refund.objects.filter(order__customer=user).count() == before, reply
     assert PendingAction.objects.get(conversation_id=conversation, tool="request_refund").status == "pending", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "answer", "done"),
+    [
+        ("alice", "yes, and then get me a human please", "notifications are now muted"),
+        ("wang", "确认，然后帮我转人工", "已设置为静音"),
+    ],
+)
+def test_a_yes_that_also_asks_for_a_person_keeps_what_it_changed_said(customers, username, answer, done):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "mute my notifications" if username == "alice" else "帮我把通知关了")
+    frames: list[dict] = []
+
+    result = run_turn(user.pk, conversation, answer, frames.append)
+
+    assert result.escalated and PendingAction.objects.get(conversation_id=conversation).status == "done"
+    kinds = [f["type"] for f in frames]
+    after_reset = frames[len(kinds) - 1 - kinds[::-1].index("reply_reset") :]
+    assert done in "".join(f["text"] for f in after_reset if f["type"] == "token")  # still on the page
+    assert kinds[-1] == "escalated"
+    stored = ConversationMessage.objects.filter(conversation_id=conversation, role="assistant").last()
+    assert done in stored.content and result.message_id == stored.seq  # and in the history a reload shows

@@ -158,7 +158,11 @@
       showState(f.to);
     },
     memory: showMemory,
-    escalated: function (f) { current = null; addMessage("system escalated", f.text, { label: T.escalated }); },
+    escalated: function (f) {
+      if (current) current.item.classList.remove("streaming");  // what a yes changed stays said
+      current = null;
+      addMessage("system escalated", f.text, { label: T.escalated });
+    },
     notice: function (f) { addMessage("system notice", f.text, { label: T.notice }); },
     staff_message: function (f) { addMessage("staff", f.text, { staffName: f.staff_name }); },
     error: function (f) {
