@@ -37,7 +37,8 @@ WANTS = {
 OUTCOMES = {
     "resolved": ("已解决", "resolved"),
     "escalated": ("已转人工", "handed to our staff"),
-    "confirming": ("等待确认", "waiting for a confirmation"),
+    # A change still waits when the chat ends; it can only lapse afterwards, so the recap never says "waiting".
+    "confirming": ("有改动未确认（未改动）", "a change was not confirmed (nothing changed)"),
     "open": ("未结束", "still open"),
 }
 
@@ -158,6 +159,8 @@ def recap(conv: Conversation) -> str:
     outcome = OUTCOMES.get(ended, ("未结束", "still open"))[lang == "en"] if ended else ""
     if ended != "confirming":
         open_item = ""  # answered, or dropped: nothing waits
+    elif open_item:
+        outcome = ""  # the change not confirmed is named by itself
     # Shorter and shorter until it fits: fewer orders and done items first, then fewer requests.
     for keep in (6, 4, 3, 2, 1):
         text = _compose(lang, wants[:keep], orders[:keep], done[: max(1, keep // 2)], outcome, open_item)

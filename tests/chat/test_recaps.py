@@ -73,7 +73,7 @@ OTHER_ENDINGS = {
         "wang",
         "ORD-2025-0817",
         [
-            (["帮我查一下ORD-2025-0817到哪了，另外以后用微信联系我"], "等待确认"),
+            (["帮我查一下ORD-2025-0817到哪了，另外以后用微信联系我"], "对话结束时未确认（未改动）"),
             (["订单ORD-2025-0817的状态", "转人工"], "已转人工"),
         ],
     ),
@@ -81,7 +81,7 @@ OTHER_ENDINGS = {
         "alice",
         "ORD-2025-0924",
         [
-            (["Where is ORD-2025-0924? Also contact me on WeChat from now on"], "waiting for a confirmation"),
+            (["Where is ORD-2025-0924? Also contact me on WeChat from now on"], "Not confirmed when the chat ended"),
             (["What's the status of ORD-2025-0924?", "I want to talk to a human"], "handed to our staff"),
         ],
     ),

@@ -35,6 +35,7 @@ def test_a_recap_names_requests_orders_amounts_what_was_done_and_what_waits(clie
         "Done: a refund of ¥199.00" in recap
         and "Not confirmed when the chat ended (nothing changed): contact you by WeChat" in recap
     )
+    assert "waiting" not in recap.lower() and "Outcome" not in recap  # a change left unconfirmed can only lapse
     assert "customer:" not in recap and "agent:" not in recap and tokens.count(recap) <= 80
 
 
