@@ -122,6 +122,15 @@ REFUSED = {
         "en": "a refund for order {order_number} is already being processed",
     },
     "already_done": {"zh": "这项操作已经完成", "en": "that was already done"},
+    "no_phone_on_account": {
+        "zh": "您的账户上没有登记电话号码，所以我们无法通过{channel}联系您；联系方式仍保持不变",
+        "en": "there is no phone number on your account, so we can't reach you by {channel}; your contact "
+        "channel stays as it is",
+    },
+    "no_email_on_account": {
+        "zh": "您的账户上没有登记邮箱，所以我们无法通过邮件联系您；联系方式仍保持不变",
+        "en": "there is no email on your account, so we can't reach you by email; your contact channel stays as it is",
+    },
 }
 STATUSES = {
     "zh": {

@@ -29,6 +29,7 @@ from chat.models import (
     Shipment,
     TrackingEvent,
 )
+from memory.keys import InvalidValue, normalise
 
 M = TypeVar("M", bound=Model)
 
@@ -199,16 +200,43 @@ class CommitmentAdmin(ReadOnly[Commitment]):
     inlines = (CommitmentEventInline,)
 
 
+class CustomerProfileForm(forms.ModelForm[CustomerProfile]):
+    class Meta:
+        model = CustomerProfile
+        fields = ("phone",)
+
+    def clean_phone(self) -> str:
+        """The number as the shop keeps it (digits, a leading +), or blank: the shop then cannot call or text."""
+        value: str = self.cleaned_data["phone"].strip()
+        if not value:
+            return ""
+        try:
+            return normalise("phone_number", value)
+        except InvalidValue as exc:
+            raise forms.ValidationError("Enter a phone number of 6 to 15 digits (a leading + is kept).") from exc
+
+
 @admin.register(CustomerProfile)
 class CustomerProfileAdmin(ReadOnly[CustomerProfile]):
+    """Read only, but for the account's phone number: the address, notifications and contact channel change
+    through the shop, on the customer's yes (and write through to memory); no change of the agent's sets the
+    phone number, so staff keep it here."""
+
+    form = CustomerProfileForm
     list_display = (
         "user",
         "display_name",
         "language",
         "notification_preference",
         "contact_channel",
+        "phone",
         "default_address",
     )
+    fields = list_display
+    readonly_fields = tuple(name for name in list_display if name != "phone")
+
+    def has_change_permission(self, request: HttpRequest, obj: CustomerProfile | None = None) -> bool:
+        return admin.ModelAdmin.has_change_permission(self, request, obj)
 
 
 @admin.register(PendingAction)

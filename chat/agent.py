@@ -100,8 +100,8 @@ class TurnResult:
 class Speaker:
     """What the turn needs of the customer's profile: the name the prompt uses, the preferred language, and
     the shop's record of each shop-owned key (``memory.keys.SHOP_OWNED``), the truth the memory block shows,
-    with the email on the customer's account under ``email``: no change of the agent's sets it, but it is
-    the shop's record, never what memory says the customer's email is."""
+    with the email and phone number on the customer's account under ``email`` and ``phone_number``: no change
+    of the agent's sets them, but they are the shop's record, never what memory says they are."""
 
     display_name: str
     language: str
@@ -111,8 +111,8 @@ class Speaker:
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Speaker:
         """The columns ``_LOCK_AND_PROFILE`` reads after the lease: name, language, the shop-owned values, the
-        account's email, promises."""
-        values = {**dict(zip(SHOP_OWNED, row[2:-2], strict=True)), "email": row[-2]}
+        account's phone number and email, promises."""
+        values = {**dict(zip(SHOP_OWNED, row[2:-3], strict=True)), "phone_number": row[-3], "email": row[-2]}
         return cls(row[0], row[1], {key: value for key, value in values.items() if value}, bool(row[-1]))
 
 
@@ -121,6 +121,7 @@ _USERS = cast("type[Model]", CustomerProfile._meta.get_field("user").related_mod
 _LOCK_AND_PROFILE = (
     f"WITH {locks.TAKE_CTE} SELECT EXISTS (SELECT 1 FROM taken), p.display_name, p.language, "
     + ", ".join(f"p.{_PROFILE_COLUMNS[name]}" for name in SHOP_OWNED.values())
+    + f", p.{_PROFILE_COLUMNS['phone']}"
     + f", (SELECT u.email FROM {_USERS} u WHERE u.id = p.user_id)"
     + f", EXISTS (SELECT 1 FROM {Commitment._meta.db_table} c WHERE c.customer_id = p.user_id"
     " AND (c.status IN ('open', 'overdue') OR c.closed_at >= %s))"

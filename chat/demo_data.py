@@ -36,6 +36,7 @@ class DemoCustomer:
     language: str
     address: str
     orders: tuple[DemoOrder, ...] = field(default_factory=tuple)
+    phone: str = ""  # the account's phone number; without one, the shop cannot call or text the customer
 
 
 CUSTOMERS = (
@@ -68,6 +69,7 @@ CUSTOMERS = (
             ),
             DemoOrder("ORD-2025-0702", "cancelled", 40, (("手机壳", 1, "39.00"),)),
         ),
+        phone="13857101234",
     ),
     DemoCustomer(
         "li",
@@ -88,6 +90,7 @@ CUSTOMERS = (
             DemoOrder("ORD-2025-0902", "paid", 0.5, (("瑜伽垫", 1, "129.00"),)),
             DemoOrder("ORD-2025-0850", "refunded", 30, (("电动牙刷", 1, "199.00"),)),
         ),
+        phone="13911112222",
     ),
     DemoCustomer(
         "chen",
@@ -146,6 +149,7 @@ CUSTOMERS = (
                 ((14, "Manchester", "Picked up"), (12, "London", "Delivered")),
             ),
         ),
+        phone="+447700900123",
     ),
     DemoCustomer(
         "bob",
@@ -175,6 +179,7 @@ CUSTOMERS = (
                 ((24, "Austin", "Picked up"), (21, "Springfield", "Delivered")),
             ),
         ),
+        phone="+12025550143",
     ),
 )
 

@@ -39,6 +39,8 @@ class CustomerProfile(models.Model):
     notification_preference = models.CharField(max_length=10, choices=Notifications.choices, default="on")
     contact_channel = models.CharField(max_length=10, choices=Channel.choices, default="email")
     default_address = models.CharField(max_length=300, blank=True)
+    # The phone number on the account: a shop record (as the account's email), set by no change of the agent's.
+    phone = models.CharField(max_length=30, blank=True)
 
     def __str__(self) -> str:
         return self.display_name

@@ -203,10 +203,29 @@ def set_notification_preference(
     return {"status": "done", "summary": content}
 
 
+# What the shop needs on the account to reach the customer by a channel (WeChat goes through the account itself).
+_CHANNEL_NEEDS = {"phone": "phone", "sms": "phone", "email": "email"}
+
+
+def check_reachable(customer_id: int, channel: str) -> None:
+    """``ShopError`` unless the account holds what ``channel`` needs: the shop cannot call or text a customer
+    with no phone number on the account, nor email one with no email."""
+    _reachable(CustomerProfile.objects.select_related("user").get(user_id=customer_id), channel)
+
+
+def _reachable(profile: CustomerProfile, channel: str) -> None:
+    needs = _CHANNEL_NEEDS.get(channel)
+    if needs == "phone" and not profile.phone.strip():
+        raise ShopError("no_phone_on_account", channel=channel)
+    if needs == "email" and not profile.user.email.strip():
+        raise ShopError("no_email_on_account", channel=channel)
+
+
 @transaction.atomic
 def set_contact_channel(customer_id: int, channel: str, conversation_id: UUID | str | None = None) -> JSONObject:
     value = normalise("contact_channel", channel)
     profile = _profile(customer_id)
+    _reachable(profile, value)  # the account may have lost the number since the proposal
     previous = profile.contact_channel
     profile.contact_channel = value
     profile.save(update_fields=["contact_channel"])

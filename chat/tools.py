@@ -129,6 +129,7 @@ def _propose_preference(ctx: ToolContext, preference: str) -> tuple[JSONObject, 
 
 
 def _propose_channel(ctx: ToolContext, channel: str) -> tuple[JSONObject, JSONObject]:
+    shop.check_reachable(ctx.customer_id, channel)
     return {"channel": channel}, {"channel": channel}
 
 

@@ -701,12 +701,14 @@ _RECORD_TEXT = {
         "notification_preference": "商店记录：客户的通知设置为{value}",
         "contact_channel": "商店记录：我们通过{value}联系客户",
         "email": "商店记录：客户账户登记的邮箱是{value}",
+        "phone_number": "商店记录：客户账户登记的电话号码是{value}",
     },
     "en": {
         "shipping_address": "Shop record: the customer's shipping address is {value}",
         "notification_preference": "Shop record: the customer's notifications are {value}",
         "contact_channel": "Shop record: we contact the customer by {value}",
         "email": "Shop record: the email on the customer's account is {value}",
+        "phone_number": "Shop record: the phone number on the customer's account is {value}",
     },
 }
 # The shop's values of its choice keys in words (notification_preference and contact_channel).

@@ -47,6 +47,7 @@ class CustomerProfileFactory(DjangoModelFactory):
     user = factory.SubFactory(UserFactory)
     display_name = factory.LazyAttribute(lambda profile: profile.user.username)
     language = "en"
+    phone = factory.Sequence(lambda n: f"1390000{n:04d}")  # on the account, as for most shop customers
 
 
 class CustomerFactory(UserFactory):

@@ -65,3 +65,20 @@ def test_refund_actions_record_the_return_then_the_decision_once(staff_client):
     assert refund.status == "approved" and refund.return_received_at and refund.decided_by == "staff:ops"
     assert "already approved" in page.content.decode()  # the refusal after the approval is said, not done
     assert Commitment.objects.get(refund=refund).outcome == "refund_approved"
+
+
+def test_staff_keep_the_accounts_phone_number_and_nothing_else_of_the_profile(staff_client):
+    from chat.models import CustomerProfile
+    from tests.factories import CustomerFactory
+
+    profile = CustomerFactory(profile__phone="").profile
+    url = f"/admin/chat/customerprofile/{profile.pk}/change/"
+
+    bad = staff_client.post(url, {"phone": "call me maybe"})
+    assert bad.status_code == 200 and "6 to 15 digits" in bad.content.decode()
+    done = staff_client.post(url, {"phone": " +44 7700 900 456 ", "contact_channel": "sms", "default_address": "x"})
+
+    assert done.status_code == 302
+    profile = CustomerProfile.objects.get(pk=profile.pk)
+    assert profile.phone == "+447700900456"
+    assert (profile.contact_channel, profile.default_address) == ("email", "")  # read only: the shop's, on a yes

@@ -43,14 +43,18 @@ class Command(BaseCommand):
             if created or not user.email:  # a demo seeded before emails were gets one; one staff set stays
                 user.email = f"{customer.username}@demo-shop.example"  # the account's email, a shop record
                 user.save()
-            CustomerProfile.objects.get_or_create(
+            profile, _ = CustomerProfile.objects.get_or_create(
                 user=user,
                 defaults={
                     "display_name": customer.display_name,
                     "language": customer.language,
                     "default_address": customer.address,
+                    "phone": customer.phone,
                 },
             )
+            if customer.phone and not profile.phone:  # a demo seeded before phones were gets one
+                profile.phone = customer.phone
+                profile.save(update_fields=["phone"])
             for demo in customer.orders:
                 order, created = Order.objects.get_or_create(
                     number=demo.number,
