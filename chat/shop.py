@@ -130,6 +130,7 @@ def list_orders(customer_id: int, status: str | None = None, item: str | None = 
             "status": o.status,
             "placed_at": o.placed_at.date().isoformat(),
             "total": str(o.total),
+            "currency": o.currency,  # "$45.00", never a bare "45.00" in a list of orders
         }
         for o in orders[:20]
     ]

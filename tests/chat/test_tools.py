@@ -85,6 +85,7 @@ def test_list_my_orders_lists_only_mine_optionally_by_status(context_for):
 
     assert {o["order_number"] for o in everything["orders"]} == {"ORD-2025-0931", "ORD-2025-0932", "ORD-2025-0870"}
     assert [o["order_number"] for o in delivered["orders"]] == ["ORD-2025-0870"]
+    assert {o["currency"] for o in everything["orders"]} == {"USD"}  # the list says its amounts with their sign
 
 
 @pytest.mark.parametrize(
