@@ -70,7 +70,9 @@ _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _BLOCKER = re.compile(
     # a sign-off ends the chat, it agrees to nothing: "ok thats all", "ok thanks that is all", "好的没别的了"
     r"(?i:\bthat'?s\s+all\b|\bthats\s+all\b|\bthat\s+is\s+all\b|\bnothing\s+else\b|\b(?:good)?bye\b|\bsee\s+(?:you|ya)\b|"
-    r"\bfor\s+(?:today|now)\b)|没(?:有)?别的了?|没事了|拜拜|再见|"
+    r"\bfor\s+(?:today|now)\b)|没(?:有)?(?:别的|其他|其它)了?|没事了|拜拜|再见|回头聊|有问题再|先这样|就这些|"
+    # "好的谢谢，就这样": thanks, then "that's it" closes the chat; "那就这样" alone agrees
+    r"(?:谢谢|多谢|感谢)[\s,，.。!！~]*(?:那就|那)?就?这样|"
     r"[?？]|(?i:\b(?:but|however|instead|rather|except|wait|hold\s+on|hang\s+on|first|actually|not|never|"
     r"no(?!\s+(?:problem|worries|prob))|"
     r"don'?t|cancel|also|another|else|still|later|how|which|when|why|where|who)\b|n't\b|"

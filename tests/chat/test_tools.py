@@ -217,7 +217,19 @@ def test_bare_confirmations(text):
 
 
 @pytest.mark.parametrize(
-    "text", ["yes but first tell me the price", "确认一下订单状态", "no", "不要", "what?", "ok thanks", "好的谢谢"]
+    "text",
+    [
+        "yes but first tell me the price",
+        "确认一下订单状态",
+        "no",
+        "不要",
+        "what?",
+        "ok thanks",
+        "好的谢谢",
+        "好的谢谢，就这样",  # thanks, that's it: the chat ends (round 10); "那就这样" alone agrees
+        "行，先这样吧",
+        "好的就这些了",
+    ],
 )
 def test_messages_that_merely_contain_yes_are_not_confirmations(text):
     assert not is_confirmation(text)
