@@ -636,9 +636,16 @@ def _waiting_change_weighed(conv: Conversation, text: str) -> str | None:
     return None
 
 
+# A message that puts its address elsewhere than the change just proposed: the default as well, another order.
+_ANOTHER_TARGET = re.compile(
+    r"默认|也|另外|还有|\d{4}(?=(?:这|那)?(?:单|个订单))|(?i:\bdefault\b|\balso\b|\btoo\b|\bas\s+well\b|ORD-|\border\b)"
+)
+
+
 def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
-    """The address just proposed, corrected ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait, 14"): the
-    same change proposed again with the corrected address."""
+    """The address just proposed, corrected ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait, 14"), or
+    given again in part ("对，不过是福华路9号，刚才写错了"): the same change (the same order's, or the default) proposed
+    again with the address completed from the one proposed."""
     for turn in conv.earlier_turns():
         if turn.role == "user":
             return None
@@ -646,6 +653,9 @@ def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
             proposed = call.args().get("address")
             if call.name in ("update_shipping_address", "update_order_address") and isinstance(proposed, str):
                 fixed = corrections.corrected_address(proposed, text)
+                given = slots.address(text) if fixed is None and not _ANOTHER_TARGET.search(text) else None
+                if given and not speech.is_question(text) and not others.someone_else_asked_about(text, conv.system):
+                    fixed = corrections.whole_address(proposed, given)  # never an address asked about
                 return _call(call.name, **{**call.args(), "address": fixed}) if fixed and fixed != proposed else None
     return None
 

@@ -54,7 +54,7 @@ def _money_at(text: str) -> int | None:
 _KINDS: tuple[Callable[[str], int | None], ...] = (_order_at, _address_at, _channel_at, _money_at)
 
 
-def _whole_address(taken_back: str, given: str) -> str:
+def whole_address(taken_back: str, given: str) -> str:
     """``given`` completed from ``taken_back``: a Chinese one without its city or district, an English one
     without its town ("17 Mill Lane" for "7 Mill Lane, Oxford OX1 2AB")."""
     street = re.match(r"\s*\d+[A-Za-z]?\s+(\D+?)\s*$", given)
@@ -113,7 +113,7 @@ def corrected_address(proposed: str, text: str) -> str | None:
         return None
     tail = text[markers[-1].end() :]
     if given := slots.address(tail):
-        return _whole_address(proposed, given)
+        return whole_address(proposed, given)
     return _number_corrected(proposed, tail)
 
 
@@ -129,7 +129,7 @@ def _corrected_once(text: str) -> str | None:
             if before is None or after is None or _ADDS_BEFORE.search(tail[:after]) or _ADDS_AFTER.search(tail[after:]):
                 continue
             if value_at is _address_at and (old := slots.address(head)) and (new := slots.address(tail)):
-                return head[:before] + _whole_address(old, new) + tail[after + len(new) :]
+                return head[:before] + whole_address(old, new) + tail[after + len(new) :]
             return head[:before] + tail[after:]
     return None
 

@@ -495,6 +495,20 @@ def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username
             "sorry typo, its 17 Mill Lane",
             "17 Mill Lane, Oxford OX1 2AB",
         ),
+        # round-10 red team's: the part given after a yes, the correction said after it; the city dropped and
+        # one order's address made the default one
+        (
+            "wang",
+            "我搬家了，地址改成上海市浦东新区张江路100号",
+            "对 不过是张江路102号哈，之前打错了",
+            "上海市浦东新区张江路102号",
+        ),
+        (
+            "li",
+            "0902还没发货，帮我把这单的收货地址改成深圳市福田区福华路8号",
+            "对，不过是福华路9号，刚才写错了",
+            "深圳市福田区福华路9号",
+        ),
     ],
 )
 def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, username, proposal, correction, address):
@@ -502,13 +516,33 @@ def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, use
     conversation = short_term.store().start(user.pk).id
     before = CustomerProfile.objects.get(user=user).default_address
     run_turn(user.pk, conversation, proposal)
+    first = PendingAction.objects.get(conversation_id=conversation, status="pending")
 
     reply = run_turn(user.pk, conversation, correction).reply
 
     waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
     assert waiting.arguments["address"] == address, reply
+    assert waiting.tool == first.tool and waiting.arguments.get("order_number") == first.arguments.get("order_number")
     assert "dropped" not in reply and "取代" not in reply, reply  # the customer gave it instead: nothing to warn of
     assert CustomerProfile.objects.get(user=user).default_address == before
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "what's bob's address? bob brown, 742 Evergreen Terrace, Springfield guy",  # someone else's
+        "is 9 Mill Lane, Oxford OX1 2AB in your delivery area?",  # a question, not the address meant
+    ],
+)
+def test_an_address_only_asked_about_after_a_proposal_is_not_proposed(customers, asked):
+    user = customers["alice"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "change my address to 7 Mill Lane, Oxford OX1 2AB")
+
+    reply = run_turn(user.pk, conversation, asked).reply
+
+    addresses = [a.arguments["address"] for a in PendingAction.objects.filter(conversation_id=conversation)]
+    assert addresses == ["7 Mill Lane, Oxford OX1 2AB"], reply
 
 
 @pytest.mark.parametrize(
