@@ -597,7 +597,10 @@ def _order_back_to_the_default(conv: Conversation, text: str) -> Reply | None:
 # An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
 _ORDER_BY_ITS_END = re.compile(
     r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子|的?(?:收货)?地址)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
-    r"|^\s*\d{3,6}(?=\s*(?:还没|已经|没发|发了|这|那|改|寄))"
+    # a message that opens with the number ("0902能改地址吗，改到…"): a Chinese address opens with its city, never a
+    # bare number, and an English one gives the street after it
+    r"|^\s*\d{3,6}(?=\s*[\u4e00-\u9fff])(?!\s*(?:号|室|楼|栋|层|弄|路|街|巷|元|块))"
+    r"|(?i:^\s*#?\d{4}(?=\s*[,:]?\s*(?:can|could|pls|please|change|ship|send|deliver)\b))"
 )
 # An order spoken of just before, named as "this order": its own address is meant, not the default one.
 _THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i:\b(?:this|that|the\s+same)\s+order\b)")

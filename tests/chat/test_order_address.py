@@ -121,6 +121,14 @@ def test_the_numbers_of_an_address_name_no_order(customers, username, text):
             "ORD-2025-0902",
             "广州天河 珠江新城 华夏路10号 富力中心 23F",
         ),
+        # round-10 red team's: the default address was proposed, and changed on the yes
+        ("li", "0902能改地址吗，改到广东省广州市天河区体育西路5号", "ORD-2025-0902", "广东省广州市天河区体育西路5号"),
+        (
+            "bob",
+            "0932 can you ship it to 5 Main Street, Springfield instead",
+            "ORD-2025-0932",
+            "5 Main Street, Springfield",
+        ),
     ],
 )
 def test_an_order_named_by_its_end_first_gets_its_own_address(customers, username, text, order, address):
