@@ -73,6 +73,9 @@ _BLOCKER = re.compile(
     r"\bfor\s+(?:today|now)\b)|没(?:有)?(?:别的|其他|其它)了?|没事了|拜拜|再见|回头聊|有问题再|先这样|就这些|"
     # "好的谢谢，就这样": thanks, then "that's it" closes the chat; "那就这样" alone agrees
     r"(?:谢谢|多谢|感谢)[\s,，.。!！~]*(?:那就|那)?就?这样|"
+    # sarcasm says no in yes's words: "yeah right", "sure, sure", "yeah sure 🙄", "as if"
+    r"(?i:\by(?:eah?|a|ep)\s*,?\s*right\b(?!\s+(?:away|now|then|there))|\bsure\s*,?\s*sure\b|\bas\s+if\b|\bwhatever\b|\blol\b|\blmao\b)|"
+    r"[\U0001F644\U0001F612\U0001F643\U0001F60F\U0001F611\U0001F928]|呵呵|"
     r"[?？]|(?i:\b(?:but|however|instead|rather|except|wait|hold\s+on|hang\s+on|first|actually|not|never|"
     r"no(?!\s+(?:problem|worries|prob))|"
     r"don'?t|cancel|also|another|else|still|later|how|which|when|why|where|who)\b|n't\b|"

@@ -345,6 +345,7 @@ def test_a_chinese_customers_ok_is_answered_in_chinese(customers, ok):
         ("zh", "好的，没别的了"),
         ("zh", "行，拜拜"),
         ("zh", "好的谢谢，就这样"),  # round 10: muted wang's notifications
+        ("en", "yeah right"),  # round 10, sarcasm: a refund, an address, a channel changed on it
     ],
 )
 def test_a_sign_off_agrees_to_nothing(customers, lang, bye):

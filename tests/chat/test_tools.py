@@ -229,6 +229,9 @@ def test_bare_confirmations(text):
         "好的谢谢，就这样",  # thanks, that's it: the chat ends (round 10); "那就这样" alone agrees
         "行，先这样吧",
         "好的就这些了",
+        "yeah right",  # sarcasm (round 10: each made a change, a $320 refund among them)
+        "yeah sure 🙄",
+        "sure, sure",
     ],
 )
 def test_messages_that_merely_contain_yes_are_not_confirmations(text):
