@@ -305,7 +305,27 @@ def _en_address(text: str) -> str | None:
     if ended := _SENTENCE_ENDS.search(address):
         address = address[: ended.start()]
     address = address.rstrip(",.")
-    return address + _town_typed_after(text[first.start() + len(address) :])
+    address += _town_typed_after(text[first.start() + len(address) :])
+    return _without_the_request_after(address)
+
+
+# Words of a request or a question, never of a place: where one follows the street, the address has ended
+# ("5 Main St, York and refund ORD-2025-0923", "3 Rose Lane, Bath, can you also tell me where order 0924 is").
+_REQUEST_WORD = re.compile(
+    r"(?i)^(?:and|can|could|would|will|you|please|pls|plz|also|tell|where|what|when|why|how|is|are|refund|cancel|"
+    r"track|order|orders|my|me|i|then|thanks?|thx|too|plus|ORD-[\d-]+)$"
+)
+
+
+def _without_the_request_after(address: str) -> str:
+    """``address`` up to the first word after its street that asks rather than names a place."""
+    street_end = address.find(",")
+    if street_end < 0:
+        return address
+    for m in re.finditer(r"[^\s,]+", address[street_end:]):
+        if _REQUEST_WORD.match(m.group()):
+            return address[: street_end + m.start()].rstrip(" ,")
+    return address
 
 
 # The town, state, postcode or country typed after the street in lower case, without a comma ("10 downing

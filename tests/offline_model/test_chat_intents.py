@@ -450,6 +450,19 @@ def test_an_address_without_a_house_number_or_before_another_sentence_is_read_wh
     assert said.calls == [("update_shipping_address", {"address": address})], said.calls
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # round-10 red team's: the request after the address was taken into it, and a yes would have stored it
+        ("change my address to 5 Main St, York and refund ORD-2025-0923", "5 Main St, York"),
+        ("my new address is 3 Rose Lane, Bath, can you also tell me where order 0924 is", "3 Rose Lane, Bath"),
+    ],
+)
+def test_an_address_ends_where_a_request_after_it_begins(say, text, address):
+    proposed = [args["address"] for name, args in say(text).calls if "address" in args]
+    assert proposed == [address]
+
+
 def test_policy_questions_search_policies_with_the_question(say, gen):
     g = gen(23)
     texts = [
