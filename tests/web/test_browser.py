@@ -446,6 +446,7 @@ def test_the_dashboard_draws_every_chart_for_staff_in_both_languages_and_refuses
     staff.select_option("#language-select", "zh-hans")
     staff.click("form.lang button")
     staff.wait_for_selector("text=记忆系统一览")
+    staff.wait_for_load_state()  # as above: the heading is parsed before the charts after it
     assert staff.locator("[data-chart]").count() == charts
     assert "每天的对话数" in staff.inner_text("#chart-conversations figcaption")
     shot(staff, "staff-dashboard-zh")
