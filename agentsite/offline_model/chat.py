@@ -764,6 +764,8 @@ def respond(conv: Conversation) -> Reply:
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text):
         return fixed
+    if corrections.takes_back(text) or nlu.says_not_to_change(text):
+        return Reply(replies.phrase("nothing_to_change", understood.lang))
     if (weighed := _waiting_change_weighed(conv, text)) and "search_policies" in conv.tools:
         return _call("search_policies", query=_clip(f"{text} {weighed}"))
     picked = _picked_from_the_list(conv, text, understood.lang)

@@ -103,6 +103,27 @@ def _number_corrected(address: str, tail: str) -> str | None:
 _X_NOT_Y = re.compile(r"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s+not\s+([A-Za-z]?\d+[A-Za-z]?)\b")
 
 
+# What follows a correction when it takes the request back rather than giving another value.
+_WITHDRAWN = re.compile(
+    r"^[\s,，.。!！-]*(?:算了|不要了|不用了|不退了|不改了|不换了|别(?:退|改|换)了|先不|还是不|"
+    r"(?i:don'?t\b|do\s+not\b|never\s*mind|nvm\b|forget\s+(?:it|that)\b|cancel\s+that\b|scratch\s+that\b|"
+    r"not\s+(?:now|yet)\b|leave\s+it\b|i'?ll\s+keep\b))"
+)
+
+
+def takes_back(text: str) -> bool:
+    """Whether the message asks for something and then takes it back ("refund ORD-…, no wait, don't, I'll keep
+    them", "0816退款，哦不对，算了"): nothing is asked for in the end."""
+    markers = [m for m in _MARKER.finditer(text) if m.group().strip()]
+    if not markers:
+        return False
+    last = markers[-1]
+    tail = text[last.end() :]
+    if last.group().strip().startswith("算了") and not tail.strip(" ，,。.!！"):
+        return True
+    return bool(_WITHDRAWN.match(tail)) and not any(value_at(tail) is not None for value_at in _KINDS)
+
+
 def corrected_address(proposed: str, text: str) -> str | None:
     """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
     14 Oak Lane"): the number or the whole address given after the correction, else ``None``."""

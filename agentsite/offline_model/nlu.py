@@ -483,6 +483,21 @@ RECALL = _re(
 ERASE = _re(r"删|清除|清空|销毁|忘掉|忘记|(?i:\b(?:delete|erase|remove|wipe|forget|purge|clear)\b)")
 
 
+# A change the message says not to make: "please DON'T change my address to …", "不要把地址改成…", "别退款了";
+# unless it asks for something in its place ("don't refund it, change the address instead").
+_NOT_WANTED = _re(
+    r"(?i:\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+){0,2}?(?:change|update|move|switch|refund|return)\b)"
+    r"|(?:不要|别|不用|不必)再?(?:帮我)?(?:把[^，。,.]{0,12})?(?:改|退)"
+)
+_IN_ITS_PLACE = _re(r"而是|改成[^，。]*吧|(?i:\binstead\b|\brather\b|\bbut\b|\bjust\b)")
+
+
+def says_not_to_change(text: str) -> bool:
+    """Whether the message says not to make a change, and asks for nothing in its place."""
+    found = _NOT_WANTED.search(text)
+    return found is not None and not _IN_ITS_PLACE.search(text[found.end() :])
+
+
 @dataclass(frozen=True)
 class Understanding:
     intent: Intent

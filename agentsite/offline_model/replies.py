@@ -99,6 +99,10 @@ def _quote(value: Any, limit: int = 160) -> str:
 # ---- fixed phrases ---------------------------------------------------------------------------
 
 PHRASES = {
+    "nothing_to_change": (  # "please DON'T change my address to …", "refund 0923, no wait, don't"
+        "好的，那我不做任何修改。还有什么可以帮您？",
+        "OK, I won't change anything. Anything else I can help with?",
+    ),
     "greeting": (
         "您好！我是在线客服助手，可以帮您查询订单和物流、办理退款，或修改通知和联系方式。请问有什么可以帮您？",
         "Hello! I can help with your orders and deliveries, refunds, and your notification and contact "

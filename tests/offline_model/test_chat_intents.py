@@ -463,6 +463,22 @@ def test_an_address_ends_where_a_request_after_it_begins(say, text, address):
     assert proposed == [address]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round-10 red team's: each proposed the change it said not to make, and a yes made it
+        "I'm not moving, so please DON'T change my address to 9 Pine St, Leeds",
+        "refund ORD-2025-0923, no wait, don't, I'll keep them",
+        "please don't refund ORD-2025-0923",
+        "不要把地址改成上海市浦东新区张江路5号",
+        "0816退款，哦不对，算了，不退了",
+    ],
+)
+def test_a_change_said_not_to_be_made_is_not_proposed(say, text):
+    said = say(text)
+    assert said.calls == [] and ("won't change" in said.content or "不做任何修改" in said.content), said
+
+
 def test_policy_questions_search_policies_with_the_question(say, gen):
     g = gen(23)
     texts = [
