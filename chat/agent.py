@@ -42,10 +42,13 @@ from chat.tools import (
     TOOLS,
     ToolContext,
     ask_again,
+    asked_again,
     cancel_pending,
     cancel_queued,
     confirm_pending,
     hold,
+    lapse,
+    lapses_with_this_message,
     propose_next,
     replaced,
     run_tool,
@@ -247,6 +250,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
             return _finish(store, ctx, reply, [], None, emit, stream=True)
         held = waiting if confirmed is None else None  # another request while a change waits
+        lapsing = None  # the change this other request lapses: decided before the model answers, which is told
+        if held is not None and lapses_with_this_message(held):
+            lapsing, held = lapse(held), None
 
         # 3. Long-term memory: recall before answering (active mode) or only when needed (deferred);
         #    "off" reads nothing from it (the evaluation's baseline: only this conversation is known).
@@ -257,8 +263,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         records = speaker.records if speaker and mode != "off" else {}  # "off" knows this conversation only
         promises = commitments.for_turn(customer_id) if speaker and speaker.has_promises and mode != "off" else []
         shop_lines = [commitments.record_line(p, language) for p in promises]
+        told_lapsed = [_with_notice("", lapsing, prompts.LAPSED_NOTE, language)] if lapsing is not None else []
         text = more or text
-        buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, shop_lines)
+        block_lines = shop_lines + told_lapsed
+        buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, block_lines)
         memory = _Memory(buffer, conversation, records, shop_lines)
         if confirmed is not None:
             if more:  # the change a yes made, said by us: the model's reply is about the request after it
@@ -278,7 +286,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             logger.warning("turn in conversation %s failed: %s", conversation_id, exc)
             if memory.streamed or memory.told:  # the customer saw the start of a reply that is not kept: take it back
                 emit({"type": "reply_reset"})
-            apology = prompts.APOLOGY[language]
+            apology = _with_notice(prompts.APOLOGY[language], lapsing, prompts.LAPSED, language)
             result = _finish(store, ctx, apology, recalled, memory, emit, stream=True, expected=memory.snapshot)
             result.failed = True
             return result
@@ -286,7 +294,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 6. Short-term memory again: the reply (naming a change that still waits, or lapsed), and the state
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
-        still_waiting, lapsed_now = hold(held) if held is not None else (None, None)
+        still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)
+        if lapsed_now is not None and asked_again(lapsed_now):
+            lapsed_now = None  # the same change proposed anew this turn: its question says what waits
         dropped = held if held is not None and still_waiting is None and lapsed_now is None and replaced(held) else None
         notices = _with_notice(
             _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language

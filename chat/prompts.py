@@ -70,6 +70,13 @@ REPLACED = {
     "en": "(The earlier request to {summary} was dropped for this one; nothing was changed for it. "
     "Ask again once you've answered this if you still want it.)",
 }
+# For the model, in the memory block: the change that waited lapses with this message, before the model answers,
+# so that no reply says it still waits while the notice after it says it lapsed.
+LAPSED_NOTE = {
+    "zh": "等待客户确认的“{summary}”已随本条消息失效：未获确认，没有任何改动；现在没有等待确认的改动。",
+    "en": "The change to {summary}, which waited for the customer's yes, lapsed unconfirmed with this message: "
+    "nothing was changed, and no change waits for a yes now.",
+}
 LAPSED = {
     "zh": "（之前的请求“{summary}”未获确认，已失效，没有任何改动；如仍需要，请重新提出。）",
     "en": "(The earlier request to {summary} was not confirmed and has lapsed; nothing was changed. "

@@ -483,6 +483,22 @@ def _what_it_changes(arguments: JSONObject) -> JSONObject:
     return {k: v for k, v in arguments.items() if k not in CUSTOMERS_WORDS}
 
 
+def lapses_with_this_message(action: PendingAction) -> bool:
+    """Whether another request now, while ``action`` waits, is one interruption too many (``hold``): decided
+    before the model answers, which is then told the change no longer waits."""
+    return action.interruptions >= settings.AGENT_CONFIRM_INTERRUPTIONS
+
+
+def asked_again(action: PendingAction) -> bool:
+    """Whether the same change as ``action`` waits now, proposed anew during the turn."""
+    return any(
+        _what_it_changes(a.arguments) == _what_it_changes(action.arguments)
+        for a in PendingAction.objects.filter(
+            conversation_id=action.conversation_id, status=PendingAction.Status.PENDING, tool=action.tool
+        )
+    )
+
+
 def hold(action: PendingAction) -> tuple[PendingAction | None, PendingAction | None]:
     """The customer asked something else while ``action`` waited: count it. Returns ``(still waiting,
     lapsed)``: it waits on (and is named again) until it was interrupted too often, then it lapses."""

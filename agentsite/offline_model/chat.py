@@ -248,11 +248,15 @@ _STILL_ASKED = re.compile(
 )
 
 
+# The application's note that the change which waited lapsed with this message (chat.prompts.LAPSED_NOTE).
+_NO_LONGER_WAITS = re.compile(r"no change waits for a yes now|现在没有等待确认的改动")
+
+
 def _proposed_just_now(conv: Conversation, key: str) -> str | None:
     """The value of ``key`` a change proposed within the customer's last two messages, if the agent's last reply
     still asks for the answer to it (a lapsed one does not)."""
     last = next((t.text for t in conv.earlier_turns() if t.role == "assistant" and t.text.strip()), "")
-    if not _STILL_ASKED.search(last):
+    if not _STILL_ASKED.search(last) or any(_NO_LONGER_WAITS.search(m.content) for m in conv.memories):
         return None
     tool, argument = CHANGE_TOOLS[key]
     for call in _calls_of_late(conv):

@@ -589,3 +589,23 @@ def test_a_yes_that_also_asks_for_a_person_keeps_what_it_changed_said(customers,
     assert kinds[-1] == "escalated"
     stored = ConversationMessage.objects.filter(conversation_id=conversation, role="assistant").last()
     assert done in stored.content and result.message_id == stored.seq  # and in the history a reload shows
+
+
+@pytest.mark.parametrize(
+    ("username", "texts", "waits"),
+    [
+        # round-10 red team's: "…waits for your yes" and, after it, "(… has lapsed; nothing was changed …)"
+        ("alice", ["switch me to sms please", "hmm one sec", "what's my contact channel?"], "waits for your yes"),
+        ("wang", ["以后用短信联系我", "嗯嗯那个，我问下", "我的联系方式是什么"], "还在等待您确认"),
+    ],
+)
+def test_a_change_that_lapses_with_a_question_is_not_said_to_wait_in_its_answer(customers, username, texts, waits):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    for text in texts[:-1]:
+        run_turn(user.pk, conversation, text)
+
+    reply = run_turn(user.pk, conversation, texts[-1]).reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).status == "lapsed"
+    assert ("lapsed" in reply or "已失效" in reply) and waits not in reply, reply
