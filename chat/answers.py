@@ -277,7 +277,8 @@ def is_bare_confirmation(text: str) -> bool:
 
 # Where a yes may end and another request begin: "yes go ahead, and also switch me to SMS", "确认，另外帮我…".
 _AND_THEN = re.compile(
-    r"[\s,，.。;；!！]*(?:(?i:\band\s+also\b|\balso\b|\band\s+then\b|\bplus\b|\bthen\b)|另外|还有|顺便|然后|再帮我|再把)"
+    r"[\s,，.。;；!！]*(?:(?i:\band\s+also\b|\balso\b|\band\s+then\b|\bplus\b|\bthen\b|"
+    r"\band\b(?!\s+(?:no|not|nope|don'?t|never|maybe|or)\b))|另外|还有|顺便|然后|再帮我|再把)"
     r"[\s,，]*"
 )
 

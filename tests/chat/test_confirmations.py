@@ -365,6 +365,7 @@ def test_a_sign_off_agrees_to_nothing(customers, lang, bye):
     [
         ("en", "yes go ahead, and also switch my contact channel to SMS"),
         ("zh", "确认，另外帮我把联系方式改成短信"),
+        ("en", "yes, and switch my contact channel to SMS too while you're at it"),  # round 10: the yes was lost
     ],
 )
 def test_a_yes_followed_by_another_request_makes_the_change_and_asks_for_the_next(customers, lang, answer):
