@@ -91,7 +91,7 @@ _ASKS_TO_ACT = _re(
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
 REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
-    r"退了吧|给我退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"退了吧|给我退|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
     r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
     r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"

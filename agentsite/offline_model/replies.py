@@ -746,6 +746,15 @@ _NOT_A_TOPIC = frozenset(
 )
 
 
+# A topic asked about in words its article does not use: "能退吗", "退得了吗" ask about refunds and returns.
+_TOPIC_WORDS = (
+    (
+        re.compile(r"退(?!出|订|回去)|(?i:\brefund|\breturn)"),
+        {"退款", "退货", "refund", "refunds", "return", "returns"},
+    ),
+)
+
+
 def _policy_terms(text: str) -> set[str]:
     han = speech.HAN.findall(text)
     words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} | {a + b for a, b in zip(han, han[1:], strict=False)}
@@ -756,7 +765,7 @@ def policy_text(articles: list[Any], lang: str, question: str) -> str:
     """The passage of the article that is about what was asked; none shares a word of its topic ("你们有价保吗"
     and the refunds article): that no policy says, never an article about something else."""
     valid = [a for a in articles if isinstance(a, dict)]
-    asked = _policy_terms(question)
+    asked = _policy_terms(question).union(*(words for said, words in _TOPIC_WORDS if said.search(question)))
     shared = {id(a): len(asked & _policy_terms(f"{a.get('title', '')} {a.get('snippet', '')}")) for a in valid}
     if not valid or not any(shared.values()):
         return "抱歉，没有找到相关的政策说明。" if lang == "zh" else "Sorry, I couldn't find a policy about that."

@@ -479,6 +479,20 @@ def test_a_change_said_not_to_be_made_is_not_proposed(say, text):
     assert said.calls == [] and ("won't change" in said.content or "不做任何修改" in said.content), said
 
 
+@pytest.mark.parametrize("text", ["帮我把ORD-2025-0942退了", "那ORD-2025-0790全额退吧，质量有问题"])
+def test_a_refund_asked_as_把_it_退了_or_全额退_is_proposed(say, text):
+    """Round 10: both were "not understood"."""
+    assert say(text).names == ["request_refund"]
+
+
+def test_a_refund_question_in_other_words_finds_the_refund_policy():
+    """Round 10: "能退吗" shared no word with the refund article ("退款", "退货"): "no policy about that"."""
+    from agentsite.offline_model import replies
+
+    article = {"title": "退款政策", "snippet": "签收后 7 天内可申请无理由退货退款，商品需保持完好。"}
+    assert "7 天内" in replies.policy_text([article], "zh", "瑜伽垫那个单子不想要了，能退吗")
+
+
 def test_policy_questions_search_policies_with_the_question(say, gen):
     g = gen(23)
     texts = [
