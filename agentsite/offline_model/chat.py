@@ -75,14 +75,29 @@ def _ranked(memories: tuple[MemoryEntry, ...] | list[MemoryEntry]) -> list[Memor
 
 
 def order_in_turns(conv: Conversation) -> str | None:
-    """The order number mentioned most recently in this conversation before the latest message."""
+    """The order number mentioned most recently in this conversation before the latest message; never one the
+    shop said it has no such order of ("ORD-2025-0999到哪了？" … "补偿的优惠券发了没有？")."""
+    missing = _not_found(conv)
     for turn in conv.earlier_turns():
         if turn.role == "tool":
             continue  # a list of orders is not a mention of one
         found = slots.order_numbers(turn.text + " " + " ".join(c.arguments for c in turn.tool_calls))
-        if found:
+        if found := [number for number in found if number not in missing]:
             return found[-1]
     return None
+
+
+def _not_found(conv: Conversation) -> set[str]:
+    """The order numbers a tool result of this conversation found no order of."""
+    calls = {c.id: c for t in conv.turns for c in t.tool_calls}
+    missing = set()
+    for turn in conv.turns:
+        data = result_data(turn.text) if turn.role == "tool" else None
+        if isinstance(data, dict) and data.get("error_code") == "order_not_found":
+            call = calls.get(turn.tool_call_id or "")
+            number = call.args().get("order_number") if call else None
+            missing.update(slots.order_numbers(str(number or "")) or slots.order_numbers(str(data.get("error"))))
+    return missing
 
 
 def recent_order(conv: Conversation) -> str | None:

@@ -220,3 +220,20 @@ def test_a_step_the_application_did_not_run_is_called_again(say, answer_tools):
     assert again.calls == said.calls
     reply = say(answer_tools(said, [{"error": "Order not found.", "not_run": False}], request))
     assert reply.calls == [] and "couldn't find" in reply.content  # an error of a call that ran is said
+
+
+def test_an_order_the_shop_did_not_find_is_never_the_one_a_later_question_is_about(say, answer_tools):
+    """Round 10: after "没有找到订单ORD-2025-0999", a question naming no order was answered about 0999 again."""
+    request = [{"role": "user", "content": "ORD-2025-0999到哪了？"}]
+    said = say(request)
+    missing = {"error": "order ORD-2025-0999 not found", "error_code": "order_not_found"}
+    replied = say(answer_tools(said, [missing], request))
+    later = [
+        *answer_tools(said, [missing], request),
+        {"role": "assistant", "content": replied.content},
+        {"role": "user", "content": "我的快递发货了吗"},
+    ]
+
+    again = say(later)
+
+    assert ("track_shipment", {"order_number": "ORD-2025-0999"}) not in again.calls, again
