@@ -785,6 +785,8 @@ def respond(conv: Conversation) -> Reply:
         return fixed
     if corrections.takes_back(text) or nlu.says_not_to_change(text):
         return Reply(replies.phrase("nothing_to_change", understood.lang))
+    if nlu.VOUCHERS.search(text) and len(several) <= 1:  # no record or tool of ours holds them: a person's
+        return Reply(replies.phrase("no_vouchers", understood.lang))
     if (weighed := _waiting_change_weighed(conv, text)) and "search_policies" in conv.tools:
         return _call("search_policies", query=_clip(f"{text} {weighed}"))
     picked = _picked_from_the_list(conv, text, understood.lang)

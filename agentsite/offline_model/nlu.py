@@ -483,6 +483,13 @@ RECALL = _re(
 ERASE = _re(r"删|清除|清空|销毁|忘掉|忘记|(?i:\b(?:delete|erase|remove|wipe|forget|purge|clear)\b)")
 
 
+# What the shop keeps no record of here and no tool gives: vouchers, points, store credit, compensation.
+VOUCHERS = _re(
+    r"优惠券|代金券|礼品卡|购物卡|积分|红包|补偿|赔偿|返现|(?i:\bvouchers?\b|\bcoupons?\b|\bstore\s+credit\b|"
+    r"\bgift\s+cards?\b|\bcompensation\b|\bloyalty\s+points\b|\bcredit\s+note\b)"
+)
+
+
 # A change the message says not to make: "please DON'T change my address to …", "不要把地址改成…", "别退款了";
 # unless it asks for something in its place ("don't refund it, change the address instead").
 _NOT_WANTED = _re(

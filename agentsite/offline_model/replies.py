@@ -99,6 +99,11 @@ def _quote(value: Any, limit: int = 160) -> str:
 # ---- fixed phrases ---------------------------------------------------------------------------
 
 PHRASES = {
+    "no_vouchers": (  # "上次客服说补偿我50元优惠券，发了没有？", "can I get it as store credit?"
+        "抱歉，优惠券、积分和补偿不在我能查到的记录里，我也无法发放；人工客服可以帮您核实，需要的话我可以为您转接。",
+        "Sorry, vouchers, store credit and compensation aren't in the records I can see, and I can't issue them; "
+        "a colleague can look into it, and I can pass you to one.",
+    ),
     "nothing_to_change": (  # "please DON'T change my address to …", "refund 0923, no wait, don't"
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",

@@ -237,3 +237,13 @@ def test_an_order_the_shop_did_not_find_is_never_the_one_a_later_question_is_abo
     again = say(later)
 
     assert ("track_shipment", {"order_number": "ORD-2025-0999"}) not in again.calls, again
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["上次那个客服说给我补偿50元优惠券，发了没有？", "can I get the refund as store credit instead of to my card?"],
+)
+def test_vouchers_and_compensation_are_a_colleagues_with_the_offer_of_one(say, text):
+    """Round 10: answered about an order not found, and "a refund is already being processed"."""
+    said = say(text)
+    assert said.calls == [] and ("为您转接" in said.content or "pass you to one" in said.content), said
