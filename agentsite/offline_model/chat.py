@@ -802,7 +802,10 @@ def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:
     """Every request's tool calls in one step (their results are said together); if none needs a tool, the
     answers in order."""
     answers = [_answer(conv, r.text, r.understood) for r in requests]
-    calls = tuple(call for answer in answers for call in answer.tool_calls)
+    planned = {  # one call for two requests that need the same ("all my orders … any refunds?": one list)
+        (call.name, call.arguments_text()): call for answer in answers for call in answer.tool_calls
+    }
+    calls = tuple(planned.values())
     if calls:
         return Reply(None, calls)
     return Reply("\n".join(a.content for a in answers if a.content))
@@ -839,7 +842,7 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
         if not answer.tool_calls and answer.content:
             said.append((0, answer.content))
     said.sort(key=lambda item: item[0])  # stable: in the order asked within each rank
-    return Reply("\n".join(text for _, text in said if text))
+    return Reply("\n".join(dict.fromkeys(text for _, text in said if text)))  # each said once
 
 
 def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request], listed: ToolResult) -> Reply | None:

@@ -12,7 +12,7 @@ from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
 _BOUNDARY = re.compile(
-    r"[，,；;。.!！?？\n]+\s*(?:(?i:and|also|plus|then|but|oh)\b[\s,，]*)*"
+    r"(?:[，,；;。.!！?？\n]+|(?<=[A-Za-z]):)\s*(?:(?i:and|also|plus|then|but|oh)\b[\s,，]*)*"
     r"|\s+(?i:and\s+(?:also\s+)?(?:then\s+)?|also\s+|plus\s+|as\s+well\s+as\s+)(?=\w)"
     r"|还有|另外|(?<!也)顺便|然后|并且|并(?=把|将|帮|给)|同时|以及|再(?=帮|给|把|查|看|改|换|问)"
 )
@@ -65,7 +65,15 @@ def requests(text: str) -> list[Request]:
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
         if asked and not (groups and _same_request(groups[-1][1], understood)):
             groups.append((i if groups else 0, understood))
-    lists_facts = whole.intent is Intent.ASK_FACT and len(listed_subjects(text)) > 1  # answered as one
+    # "what are my address and contact channel?": answered as one, unless a part asks something the list does
+    # not hold ("… and is there a refund on 0924?", "… ? and how do you contact me?")
+    listed_here = listed_subjects(text)
+    asks_more = any(
+        u.intent in (*_ABOUT_AN_ORDER, Intent.LIST_ORDERS)
+        or (u.intent is Intent.ASK_FACT and u.subject not in listed_here)
+        for _, u in groups
+    )
+    lists_facts = whole.intent is Intent.ASK_FACT and len(listed_here) > 1 and not asks_more
     # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it
     # (not "how do you contact me now, and where is 0931?", nor the items of a list)
     about_the_order = all(u.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for _, u in groups)
@@ -76,9 +84,11 @@ def requests(text: str) -> list[Request]:
     numbers = slots.order_numbers(text)
     firsts = [i for i, _ in groups]
     found = []
-    for first, after in zip(firsts, [*firsts[1:], len(starts)], strict=True):
+    for (first, asked_for), after in zip(groups, [*firsts[1:], len(starts)], strict=True):
         part = text[starts[first] : ends[after - 1]].strip()
         understood = classify(part)
+        if understood.intent is Intent.OTHER:  # "ok so just confirm for me: what's my address": what its part asks
+            understood = asked_for
         if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
         found.append(Request(part, understood))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from agentsite.offline_model import slots
+from agentsite.offline_model import nlu, slots
 
 ROUNDS = 25
 
@@ -491,6 +491,32 @@ def test_a_refund_question_in_other_words_finds_the_refund_policy():
 
     article = {"title": "退款政策", "snippet": "签收后 7 天内可申请无理由退货退款，商品需保持完好。"}
     assert "7 天内" in replies.policy_text([article], "zh", "瑜伽垫那个单子不想要了，能退吗")
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        # round-10 red team's: a part of each went unanswered
+        (
+            "what address and notification setting do you have on file for me? and how do you contact me?",
+            {"shipping_address", "notification_preference", "contact_channel"},
+        ),
+        ("ok so just confirm for me: what's my address and is there a refund on 0924?", {"shipping_address", ""}),
+        ("any refund on 0870? what's my address and contact channel?", {"", "shipping_address", "contact_channel"}),
+    ],
+)
+def test_each_question_of_a_message_is_a_request(text, asked):
+    from agentsite.offline_model import splitting
+
+    found = splitting.requests(text)
+    assert {r.understood.subject for r in found} == asked, [(r.text, r.understood) for r in found]
+    assert all(r.understood.intent is not nlu.Intent.OTHER for r in found)
+
+
+def test_two_requests_that_need_the_same_list_share_one_call(say):
+    """Round 10: the list of orders was said twice, once for "all my orders" and once for "any refunds?"."""
+    said = say("你好，帮我查一下我所有的订单，还有我的地址、通知设置和联系方式分别是什么？有没有退款记录？")
+    assert said.names.count("list_my_orders") == 1, said.calls
 
 
 def test_policy_questions_search_policies_with_the_question(say, gen):
