@@ -122,9 +122,13 @@ _NOT_A_THING_EN = frozenset(
         "be yet still now please and or but with from i we what where when how why which who get got have has had "
         "do does did can could would will not no just so too very really about most least oldest newest biggest "
         "cheapest ending ends digits number numbers other another big small right correct again also btw though "
-        "lol pls plz asap thanks thank ok okay arrived came broken damaged",
+        "lol pls plz asap thanks thank ok okay arrived came broken damaged arrive arrives arriving come comes coming "
+        "reach reaches ship ships shipping deliver delivers work works working fit fits here there today tomorrow "
+        "been being approve approves",
     )
 )
+# After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
+_HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
     r"^(?:那么?|还有|另外|那)?(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的|那个|这个)?([\u4e00-\u9fff]{2,6}?)"
     r"(?:那单|那个|这单|的订单|的那单|那笔|有问题|坏了|不想要|不要了|到哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
@@ -141,11 +145,13 @@ def thing_named(text: str) -> str:
     """What the request names as bought rather than an order ("the water bottles" → "water bottles", "键盘那单"
     → "键盘"), or ""."""
     for m in _NAMED_THING_EN.finditer(text):
-        words = []
+        words: list[str] = []
         clause = re.split(r"[,.;:!?，。；！？]", text[m.start() :])[0]  # "the backpack, she said": the backpack
         for word in re.findall(r"[A-Za-z][A-Za-z\-]*", clause)[1:4]:  # after the determiner
             if word.lower() in _NOT_A_THING_EN or word.lower().rstrip("s") in _NOT_A_THING_EN:
                 break  # "the water bottles order" ends at "order"; "the item arrived" names nothing
+            if words and _HAPPENED_TO_IT.fullmatch(word):
+                break  # "my insulated bottle", but "the tent approved"
             words.append(word)
         if words:
             return " ".join(words)

@@ -56,6 +56,9 @@ def test_a_refund_of_something_bought_is_proposed_for_the_order_holding_it(
         ("chen", "空气净化器到哪了", "ORD-2025-0941", "ORD-2025-0943"),
         ("wang", "蓝牙耳机发货了没", "ORD-2025-0816", "ORD-2025-0790"),
         ("alice", "have you shipped the headphones order yet?", "ORD-2025-0923", "ORD-2025-0880"),
+        # round-10 red team's: the verb after the thing was taken into its name, and nothing was found
+        ("bob", "when will my backpack arrive?", "ORD-2025-0931", "ORD-2025-0870"),
+        ("bob", "Was my refund for the tent approved?", "ORD-2025-0870", "ORD-2025-0931"),
     ],
 )
 def test_a_question_about_something_bought_answers_for_the_order_holding_it(customers, username, text, order, not_this):
