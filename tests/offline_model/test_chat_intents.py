@@ -1155,6 +1155,13 @@ def test_a_change_of_address_mentioning_a_phone_call_changes_the_address(say, te
     assert say(text).names == ["update_shipping_address"], text
 
 
+def test_a_phone_call_told_of_beside_another_change_asks_for_no_channel(say):
+    """Round 10: "我上周已经打电话改成寄到…" (I phoned last week to have it sent to …) proposed contact by phone:
+    its "改成" was read as a change of channel."""
+    said = say("提一下：0901那单我上周已经打电话改成寄到北京市海淀区中关村大街1号了，客服确认过的。")
+    assert "update_contact_channel" not in said.names, said
+
+
 @pytest.mark.parametrize(
     "text",
     [
