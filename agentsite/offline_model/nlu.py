@@ -483,6 +483,17 @@ RECALL = _re(
 ERASE = _re(r"删|清除|清空|销毁|忘掉|忘记|(?i:\b(?:delete|erase|remove|wipe|forget|purge|clear)\b)")
 
 
+# Some notifications kept while others go: "促销的关掉，但是物流通知我还要", "mute the promos but keep delivery
+# updates". The shop's setting is all on or all muted.
+KEEPS_SOME_NOTIFICATIONS = _re(
+    r"(?:但|但是|不过|只|只要|除了)[^。！？]{0,12}(?:物流|快递|发货|订单|配送|退款)[^。！？]{0,8}(?:还要|要的|保留|留着|继续|别关|不要关|照常|可以)"
+    r"|(?:只|只是|仅)(?:关|屏蔽|不要)[^。！？]{0,6}(?:促销|广告|营销|推广|活动)"
+    r"|(?i:\b(?:but|except|only)\b[^.!?]{0,30}\b(?:delivery|shipping|order|tracking|refund)\s+(?:updates?|notifications?|alerts?|"
+    r"emails?|texts?)|\bkeep\b[^.!?]{0,20}\b(?:delivery|shipping|order|tracking)\b|\bonly\s+(?:the\s+)?"
+    r"(?:promo|promotional|marketing|ads?|advert))"
+)
+
+
 # What the shop keeps no record of here and no tool gives: vouchers, points, store credit, compensation.
 VOUCHERS = _re(
     r"优惠券|代金券|礼品卡|购物卡|积分|红包|补偿|赔偿|返现|(?i:\bvouchers?\b|\bcoupons?\b|\bstore\s+credit\b|"

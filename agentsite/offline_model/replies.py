@@ -99,6 +99,11 @@ def _quote(value: Any, limit: int = 160) -> str:
 # ---- fixed phrases ---------------------------------------------------------------------------
 
 PHRASES = {
+    "notifications_all_or_nothing": (  # "促销的关掉，但是物流通知我还要"
+        "我们的通知设置只能整体开启或静音，无法只关掉促销通知；静音后订单和物流通知也不会再发。如果仍要全部静音，请告诉我。",
+        "Our notification setting is all on or all muted: promotions can't be turned off alone, and muting them "
+        "stops order and delivery updates too. If you still want everything muted, just tell me.",
+    ),
     "no_vouchers": (  # "上次客服说补偿我50元优惠券，发了没有？", "can I get it as store credit?"
         "抱歉，优惠券、积分和补偿不在我能查到的记录里，我也无法发放；人工客服可以帮您核实，需要的话我可以为您转接。",
         "Sorry, vouchers, store credit and compensation aren't in the records I can see, and I can't issue them; "

@@ -1334,3 +1334,16 @@ def test_a_setting_asked_about_while_its_change_waits_says_it_waits(say, answer_
     reply = say([*follow, {"role": "user", "content": "are my notifications on now?"}], memory=[record]).content
 
     assert "turned on" in reply and "waits for your yes" in reply and "set it up" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "促销广告的通知太烦了帮我关掉，但是物流通知我还要的",
+        "mute the promo notifications but keep the delivery updates please",
+    ],
+)
+def test_muting_some_notifications_only_says_the_setting_is_all_or_nothing(say, text):
+    """Round 10: a full mute was proposed, and chen's "好的" muted her delivery updates too."""
+    said = say(text)
+    assert said.calls == [] and ("整体开启或静音" in said.content or "all on or all muted" in said.content), said
