@@ -294,11 +294,12 @@ def acknowledge(fact: facts.Fact, lang: str) -> str:
         return f"您好，{v}！很高兴为您服务。" if zh else f"Nice to meet you, {v}!"
     if k == "order_number":
         return f"好的，已记下订单号{v}。" if zh else f"Got it, order {v}."
-    if fact.kind == facts.EXPERIENCE:
+    if fact.kind == facts.EXPERIENCE:  # a complaint: what can be done about it, never "recorded" as if filed
         return (
-            "非常抱歉给您带来不好的体验，我已经记录下来。还有什么可以帮您？"
+            "非常抱歉给您带来不好的体验。需要的话，我可以帮您申请退款，或为您转接人工客服处理换货等问题。"
             if zh
-            else "I'm sorry to hear that. I've noted it. Is there anything else I can help with?"
+            else "I'm sorry to hear that. If you'd like, I can request a refund, or pass you to a colleague for an "
+            "exchange or anything else."
         )
     return "好的，我记下了。还有什么可以帮您？" if zh else "Got it, I've noted that. Anything else I can help with?"
 

@@ -1347,3 +1347,17 @@ def test_muting_some_notifications_only_says_the_setting_is_all_or_nothing(say, 
     """Round 10: a full mute was proposed, and chen's "好的" muted her delivery updates too."""
     said = say(text)
     assert said.calls == [] and ("整体开启或静音" in said.content or "all on or all muted" in said.content), said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "0901的跑步鞋我昨天已经签收了，尺码小了一号，是42码的，我当时买的是43码，你们发错了",
+        "the lamp I got is scratched and the box was crushed, really disappointing",
+    ],
+)
+def test_a_complaint_is_offered_what_can_be_done_and_never_said_to_be_recorded(say, text):
+    """Round 10: "我已经记录下来" (I've recorded it), and nothing was kept or done."""
+    said = say(text).content
+    assert "记录下来" not in said and "noted" not in said, said
+    assert "为您转接" in said or "pass you to a colleague" in said, said
