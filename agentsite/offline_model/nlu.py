@@ -452,7 +452,7 @@ MOST_RECENT_ORDER = _re(
 # A way of being reached the shop does not offer ("reach me over WhatsApp"): a change of channel all the same,
 # answered with the channels there are.
 OTHER_CHANNEL = _re(
-    r"(?i:(?:contact|reach|message|text|ping|call|get\s+(?:in\s+touch|hold)|notify)\b[^.?!]{0,30}"
+    r"(?i:(?:contact|contacted|reach|reached|message|text|ping|call|get\s+(?:in\s+touch|hold)|notify|prefer)\b[^.?!]{0,30}"
     r"\b(?:whats\s*app|telegram|signal|messenger|viber|skype|imessage|facebook|instagram|line\s+app|qq)\b"
     r"|\b(?:whats\s*app|telegram|signal|messenger|viber|skype|imessage)\b[^.?!]{0,20}\b(?:instead|from\s+now\s+on|please)\b)"
     r"|(?:用|通过|走)(?:WhatsApp|whatsapp|Telegram|telegram|QQ|qq|钉钉|飞书|Line|LINE|Skype)[^，。？]{0,6}(?:联系|找|通知|发)"

@@ -1361,3 +1361,10 @@ def test_a_complaint_is_offered_what_can_be_done_and_never_said_to_be_recorded(s
     said = say(text).content
     assert "记录下来" not in said and "noted" not in said, said
     assert "为您转接" in said or "pass you to a colleague" in said, said
+
+
+@pytest.mark.parametrize("text", ["I prefer to be contacted on WhatsApp", "contact me on telegram from now on"])
+def test_a_channel_the_shop_does_not_use_is_said_to_be_none_of_its_own(say, text):
+    """Round 10: "I prefer to be contacted on WhatsApp" got "Got it, I've noted that"."""
+    said = say(text)
+    assert said.calls == [] and "can't contact you that way" in said.content, said
