@@ -31,7 +31,7 @@ _YES_EN = (
 )
 _YES_ZH = (
     r"我?确认(?!一下|下)|我?确定|我?同意|是的?|嗯呢|OK的|ok的|对的?|没错|好的?|好滴|好哒|好嘞|好呀|好啊|行(?:吧|的)?|可以(?:的)?|没问题|同意|"
-    r"嗯+|就这么办|就这样|就按这个|ok|OK|麻烦(?:你|您)?了?|请继续|继续|改吧|办吧|退吧|弄吧"
+    r"嗯+|就这么办|就这样|就按这个|ok|OK|麻烦(?:你|您)?了?|请继续|继续|改吧|办吧|退吧|弄吧|(?:两个|两项)?都确认|全部确认"
 )
 # What may follow the yes: agreement, politeness and the change itself (its values are checked separately).
 _AGREEMENT_EN = re.compile(
@@ -42,7 +42,7 @@ _AGREEMENT_EN = re.compile(
     r"make|made|change|changes|changed|switch|update|set|refund|mute|unmute|turn|process|submit|"
     r"with|the|a|it|that|this|them|those|my|me|to|for|and|then|now|then|off|on|from\s+now\s+on|going\s+forward|"
     r"notifications?|alerts?|address|order|channel|contact|money|amount|by|via|using|use|as|"
-    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what|back|again)\b"
+    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what|back|again|both)\b"
 )
 _AGREEMENT_ZH = re.compile(
     _longest_first(
@@ -52,7 +52,7 @@ _AGREEMENT_ZH = re.compile(
         "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
         "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 "
         "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你 改到 寄到 送到 发到 到 新 新的 "
-        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个"
+        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个 两个都 两个都要 两项都 全部"
     )
 )
 # A value named in an answer: it must be the waiting change's.

@@ -610,3 +610,24 @@ def test_a_change_that_lapses_with_a_question_is_not_said_to_wait_in_its_answer(
 
     assert PendingAction.objects.get(conversation_id=conversation).status == "lapsed"
     assert ("lapsed" in reply or "已失效" in reply) and waits not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "ask", "answer"),
+    [
+        ("alice", "mute my notifications and change my address to 1 Elm St, Leeds LS1 4AB", "yes to both"),
+        ("wang", "帮我把通知关了，另外地址改成上海市浦东新区张江路5号", "两个都确认"),
+    ],
+)
+def test_a_yes_to_both_makes_the_first_change_and_asks_about_the_second(customers, username, ask, answer):
+    """Round 10: "yes to both" was not understood. The second change was only announced, never asked: it gets its
+    own question, and its own yes."""
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, ask)
+
+    reply = run_turn(user.pk, conversation, answer).reply
+
+    assert CustomerProfile.objects.get(user=user).notification_preference == "mute", reply
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert waiting.tool == "update_shipping_address", reply
