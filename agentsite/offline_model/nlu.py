@@ -390,6 +390,15 @@ _WHAT_IT_WOULD_DO = _re(
 )
 
 
+# A refund weighed, not asked for: "hypothetically, if I returned the headphones, would I get …",
+# "要是退货的话能退全款吗".
+_IF_REFUNDED = _re(
+    r"(?:如果|假如|假设|要是|万一)[^，。？?]{0,10}(?:退货|退款|退了|退掉|退回)"
+    r"|(?i:\b(?:if|hypothetically|suppose|supposing)\b[^.?!]{0,20}\b(?:i|we)\s+(?:returned|return|sent\s+\w+\s+back|"
+    r"send\s+\w+\s+back|refunded|asked\s+for\s+a\s+refund)\b)"
+)
+
+
 def asks_what_a_change_would_do(text: str) -> bool:
     """Whether a question weighs a change of a setting without asking for it (see ``_IF_CHANGED``): its
     conditional outranks the "把…" of a request ("如果把通知关了的话…"), a polite "如果可以的话" does not."""
@@ -645,6 +654,8 @@ def classify(text: str) -> Understanding:
         if _HOW_AN_ORDER_STANDS.search(text):
             return result(Intent.STATUS)
         return result(Intent.ASK_FACT, subject)
+    if _IF_REFUNDED.search(text) and is_question(text):
+        return result(Intent.POLICY)  # "if I returned it, would I get the full $249 back?": what the policy says
     if POLICY_STRONG.search(text) and (not has_order or _NAMES_POLICY.search(text)):
         return result(Intent.POLICY)
     if (

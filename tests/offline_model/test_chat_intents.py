@@ -1368,3 +1368,15 @@ def test_a_channel_the_shop_does_not_use_is_said_to_be_none_of_its_own(say, text
     """Round 10: "I prefer to be contacted on WhatsApp" got "Got it, I've noted that"."""
     said = say(text)
     assert said.calls == [] and "can't contact you that way" in said.content, said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "hypothetically, if I returned the headphones from ORD-2025-0923, would I get the full $249 back?",
+        "如果我退货的话能退全款吗",
+    ],
+)
+def test_a_refund_weighed_is_answered_from_the_policy_and_not_proposed(say, text):
+    """Round 10: an order's status, or a refund proposed, for a question about what would happen."""
+    assert say(text).names == ["search_policies"]
