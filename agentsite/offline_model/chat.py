@@ -801,7 +801,7 @@ def respond(conv: Conversation) -> Reply:
 def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:
     """Every request's tool calls in one step (their results are said together); if none needs a tool, the
     answers in order."""
-    answers = [_answer(conv, r.text, r.understood) for r in requests]
+    answers = [_answer(conv, r.text, r.understood) for r in _wanted(requests)]
     planned = {  # one call for two requests that need the same ("all my orders … any refunds?": one list)
         (call.name, call.arguments_text()): call for answer in answers for call in answer.tool_calls
     }
@@ -809,6 +809,11 @@ def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:
     if calls:
         return Reply(None, calls)
     return Reply("\n".join(a.content for a in answers if a.content))
+
+
+def _wanted(requests: list[splitting.Request]) -> list[splitting.Request]:
+    """The requests but those the message says not to make ("不要改地址了，通知关掉吧": the mute only)."""
+    return [r for r in requests if not (nlu.says_not_to_change(r.text) or corrections.takes_back(r.text))]
 
 
 def after_several(conv: Conversation, requests: list[splitting.Request], results: list[ToolResult]) -> Reply:
@@ -837,7 +842,7 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
         said.append((rank, replies.tool_result(result, lang, conv.latest_user_text, conv.today)))
-    for request in requests:
+    for request in _wanted(requests):
         answer = _answer(conv, request.text, request.understood)
         if not answer.tool_calls and answer.content:
             said.append((0, answer.content))

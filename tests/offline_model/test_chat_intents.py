@@ -479,6 +479,26 @@ def test_a_change_said_not_to_be_made_is_not_proposed(say, text):
     assert said.calls == [] and ("won't change" in said.content or "不做任何修改" in said.content), said
 
 
+@pytest.mark.parametrize(
+    "text", ["不要改地址了，通知关掉吧", "don't change my address, but please mute my notifications"]
+)
+def test_beside_a_change_said_not_to_be_made_the_other_request_is_the_one_answered(say, answer_tools, text):
+    """Before, the reply also asked for the new address the customer had just said not to change."""
+    request = [{"role": "user", "content": text}]
+    said = say(request)
+    assert said.names == ["update_notification_preference"], said
+    proposed = {
+        "status": "pending_confirmation",
+        "action": "update_notification_preference",
+        "values": {"preference": "mute"},
+        "summary": "set notifications to muted",
+    }
+
+    reply = say(answer_tools(said, [proposed], request)).content
+
+    assert "地址" not in reply and "address" not in reply, reply
+
+
 @pytest.mark.parametrize("text", ["帮我把ORD-2025-0942退了", "那ORD-2025-0790全额退吧，质量有问题"])
 def test_a_refund_asked_as_把_it_退了_or_全额退_is_proposed(say, text):
     """Round 10: both were "not understood"."""
