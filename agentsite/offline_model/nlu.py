@@ -282,7 +282,7 @@ TRACK = _re(
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
     r"信息|状态|更新|到了没)|物流|追踪|跟踪|查(?:一下|下)?(?:快递|包裹)|运单|配送|派送|到哪(?:了|里|儿)|"
     r"在哪(?:里|儿)?了|(?:什么时候|何时|几时|多久)(?:能)?(?:到|送到|送达|到货|收到|发货)|还没(?:收到|到)|"
-    r"发货了(?:吗|没)|到了没|到没到|送到了(?:吗|没)|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|(?<!that's\s)(?<!that\sis\s)(?<!\bis\s)\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
+    r"发货了(?:吗|没)|到了没|到没到|送到了(?:吗|没)|签收了?(?:吗|没)|签收没|(?:快递|物流)?(?<!订)单号(?:是)?多少|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|(?<!that's\s)(?<!that\sis\s)(?<!\bis\s)\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
     r"\bparcel\b|\bpackage\b|\bcourier\b|in\s+transit|\beta\b|dispatch(?:ed)?|out\s+for\s+delivery|"
     r"(?:delivery|shipping)\s+update|news\s+on\s+my\s+(?:delivery|parcel|package|order)|tracking\s+(?:number|info|link)|"
     r"when\s+(?:do|will|can)\s+i\s+(?:get|receive)\b|estimated\s+(?:arrival|delivery)|delivery\s+date|"

@@ -1400,3 +1400,10 @@ def test_a_channel_the_shop_does_not_use_is_said_to_be_none_of_its_own(say, text
 def test_a_refund_weighed_is_answered_from_the_policy_and_not_proposed(say, text):
     """Round 10: an order's status, or a refund proposed, for a question about what would happen."""
     assert say(text).names == ["search_policies"]
+
+
+@pytest.mark.parametrize("text", ["ORD-2025-0817签收了吗？单号多少？", "ORD-2025-0817的单号多少", "我的快递签收了没"])
+def test_signed_for_and_the_tracking_number_are_asked_of_the_parcel(say, text):
+    """Round 10: "0817签收了吗？单号多少？" was not understood; "订单号是多少" still asks memory for an order's number."""
+    names = say(text).names
+    assert names == ["track_shipment"] if "ORD-" in text else names in (["list_my_orders"], ["recall_memory"]), names
