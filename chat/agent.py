@@ -33,6 +33,7 @@ from chat.answers import (
     is_cancellation,
     is_confirmation,
     names_the_change,
+    names_the_kind,
     offers_a_person,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
@@ -237,6 +238,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 more = more if confirms else ""
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model
             confirms = is_bare_confirmation(text)
+        offered_too = waiting is not None and offers_a_person(_last_reply(session))  # two questions asked at once
+        if waiting is not None and confirms and offered_too and not names_the_kind(text, waiting.tool):
+            # "确认" after "…I can pass you to one. (Still waiting for your confirmation: …)": which one it answers
+            # is not said. Ask about the change alone; a yes to that confirms it.
+            ask_again(waiting)
+            question = _with_notice("", waiting, prompts.ASKED_AGAIN, language)
+            return _finish(store, ctx, question, [], None, emit, stream=True)
         if waiting is not None and confirms and waiting.interruptions and not names_the_change(text, waiting.tool):
             # Something else was talked about since the proposal, and the reply to it may have asked or offered
             # something of its own: a yes naming no change may answer that. Ask about the change alone; a yes to

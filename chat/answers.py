@@ -190,6 +190,11 @@ def names_the_change(text: str, tool: str) -> bool:
     return bool(re.search(_CONFIRM_WORD + "|" + _KIND_WORDS.get(tool, r"(?!)"), text))
 
 
+def names_the_kind(text: str, tool: str) -> bool:
+    """Whether ``text`` names the kind of the waiting change ``tool`` ("退款", "the address"), not only "confirm"."""
+    return bool(re.search(_KIND_WORDS.get(tool, r"(?!)"), text))
+
+
 def agrees_only_loosely(text: str, *, after_something_else: bool = False) -> bool:
     """Whether ``text`` would agree to a change only loosely: an acknowledgement ("ok", "好的") or a yes without
     a word that confirms on its own ("没问题", "sounds good"). After a reminder that came with an answer to

@@ -631,3 +631,26 @@ def test_a_yes_to_both_makes_the_first_change_and_asks_about_the_second(customer
     assert CustomerProfile.objects.get(user=user).notification_preference == "mute", reply
     waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
     assert waiting.tool == "update_shipping_address", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "between"),
+    [
+        # round-11 red team's: chen's ¥204 refund and li's mute were made on a "确认" to a reply that had also
+        # offered a colleague
+        ("chen", "帮我申请退款ORD-2025-0942", "邮箱改成chen_new@example.com"),
+        ("li", "把通知关了", "邮箱改成li_new@example.com"),
+    ],
+)
+def test_a_bare_yes_to_a_reply_that_also_offered_a_person_asks_about_the_change_alone(
+    customers, username, proposal, between
+):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, proposal)
+    run_turn(user.pk, conversation, between)
+
+    reply = run_turn(user.pk, conversation, "确认").reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).status == "pending", reply
+    assert "再确认一次" in reply, reply
