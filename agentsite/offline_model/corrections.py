@@ -15,7 +15,7 @@ from . import slots
 # ("actually", "sorry", "no") count only when they take something back ("actually no", "sorry, I mean", "no, …").
 _MARKER = re.compile(
     r"(?:说错了|打错了|写错了|搞错了|弄错了|填错了)[，,。.;；!！\s:：]*"
-    r"|(?:^|(?<=[，,。.;；!！?？~～\s]))\s*(?:"
+    r"|(?:^|(?<=[，,。.;；!！?？~～…\s]))\s*(?:"
     r"(?:哦|噢|喔|啊|呃|额|嗯)?(?:不对不对|不对|不是不是|不是|更正一下|纠正一下|更正|"
     r"等等|等一下|算了)(?=[，,。.;；!！\s:：]|$)"
     r"|(?i:(?:no+\s*,?\s*)?wait\s*,?\s*(?:no\b)?|no\s*(?=[,.;:!—–-])|(?:sorry|oops|my\s+bad)\s*(?=[,.;:!—–-])|"
@@ -105,7 +105,7 @@ _X_NOT_Y = re.compile(r"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s+not\s+([A-Za-z]?\d+[A-Za
 
 # What follows a correction when it takes the request back rather than giving another value.
 _WITHDRAWN = re.compile(
-    r"^[\s,，.。!！-]*(?:算了|不要了|不用了|不退了|不改了|不换了|别(?:退|改|换)了|先不|还是不|"
+    r"^[\s,，.。!！…-]*(?:算了|不要了|不用了|不退了|不改了|不换了|别(?:退|改|换)了|先不|还是(?:先)?不|"
     r"(?i:don'?t\b|do\s+not\b|never\s*mind|nvm\b|forget\s+(?:it|that)\b|cancel\s+that\b|scratch\s+that\b|"
     r"not\s+(?:now|yet)\b|leave\s+it\b|i'?ll\s+keep\b))"
 )

@@ -101,6 +101,7 @@ REFUND = _re(
 # Asking how a refund is going is a question about an order, not a new refund request.
 REFUND_PROGRESS = _re(
     r"退款(?:进度|状态|到账|处理)|退款[^，。]{0,6}(?:到哪|到账了|处理(?:到|了)|好了|成功|还没|收到)|被退款了|退了吗|退款了吗|"
+    r"有(?:没有)?(?:退款|退货)(?:申请|记录|单)?(?:吗|么|没|嘛)|(?:退款|退货)(?:申请|记录)(?:了)?(?:吗|么|没)|"
     r"(?i:refund\s+(?:status|progress)|(?:has|have|did|was|is)\s+(?:my\s+|the\s+)?refund|refund\s+(?:for\s+\S+\s+)?"
     r"(?:been|gone\s+through|processed|come\s+through)|where\s+is\s+my\s+refund|when\s+will\s+(?:i\s+get\s+)?my\s+refund|"
     r"did\s+you\s+receive\s+(?:it|my\s+return)|where'?s\s+my\s+money|where\s+is\s+my\s+money)|我的钱(?:呢|到哪)|钱(?:怎么)?还没(?:退|到)"

@@ -1407,3 +1407,14 @@ def test_signed_for_and_the_tracking_number_are_asked_of_the_parcel(say, text):
     """Round 10: "0817签收了吗？单号多少？" was not understood; "订单号是多少" still asks memory for an order's number."""
     names = say(text).names
     assert names == ["track_shipment"] if "ORD-" in text else names in (["list_my_orders"], ["recall_memory"]), names
+
+
+def test_a_question_whether_a_refund_was_asked_for_proposes_none(say):
+    """Round 11: "0817有退款申请吗？" proposed a ¥178 refund, twice (again after "取消，我没让你退")."""
+    assert "request_refund" not in say("ORD-2025-0817有退款申请吗？").names
+
+
+def test_a_request_taken_back_after_an_ellipsis_is_not_made(say):
+    """Round 11: "帮我把0817退了……算了，还是先不退了" was "not understood"."""
+    said = say("帮我把ORD-2025-0817退了……算了，还是先不退了，等收到再说")
+    assert said.calls == [] and "不做任何修改" in said.content, said
