@@ -296,6 +296,9 @@ _PART_OF_THE_MONEY = re.compile(
 )
 
 
+_PHONE_NUMBER = re.compile(r"\+?\d[\d\s\-()]{5,}\d")
+
+
 def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str, str] | None:
     """A yes to the waiting change followed by another request: ``(the yes, the rest)``, else ``None``. The
     change is made, and the rest is answered as the customer's message; unless the rest asks for part of the
@@ -305,6 +308,8 @@ def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str,
         if head and re.search(r"[A-Za-z\u4e00-\u9fff]", rest) and is_confirmation(head, proposal):
             if "order_number" in proposal and "reason" in proposal and _PART_OF_THE_MONEY.search(rest):
                 return None
+            if proposal.get("channel") in ("sms", "phone") and _PHONE_NUMBER.search(rest):
+                return None  # "yes and use +44 7700 900555 as my number": a yes to texts at another number
             return head, rest
     return None
 

@@ -286,10 +286,10 @@ def acknowledge(fact: facts.Fact, lang: str) -> str:
         return f"Noted: you'd like {_SUBJECT_EN[k]} to be {said}. Your account changes only once you confirm a change."
     if k == "preferred_carrier":
         return f"好的，已记下您偏好的快递：{said}。" if zh else f"Got it, your preferred carrier is {said}."
-    if k == "phone_number":
-        return f"好的，已记下您的电话号码：{v}。" if zh else f"Got it, your phone number is {v}."
+    if k == "phone_number":  # what the customer told us, not what the account holds
+        return f"好的，已记下您告诉我们的电话号码：{v}。" if zh else f"Noted: you told us your phone number is {v}."
     if k == "email":
-        return f"好的，已记下您的邮箱：{v}。" if zh else f"Got it, your email is {v}."
+        return f"好的，已记下您告诉我们的邮箱：{v}。" if zh else f"Noted: you told us your email is {v}."
     if k == "name":
         return f"您好，{v}！很高兴为您服务。" if zh else f"Nice to meet you, {v}!"
     if k == "order_number":

@@ -654,3 +654,16 @@ def test_a_bare_yes_to_a_reply_that_also_offered_a_person_asks_about_the_change_
 
     assert PendingAction.objects.get(conversation_id=conversation).status == "pending", reply
     assert "再确认一次" in reply, reply
+
+
+def test_a_yes_to_texts_at_another_number_than_the_accounts_is_no_yes(customers):
+    """Round 11: "yes and also use +44 7700 900555 as my number, the old one is dead" switched alice to SMS, to the
+    account's number she had just called dead."""
+    user = customers["alice"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "Please switch my contact channel to SMS.")
+
+    reply = run_turn(user.pk, conversation, "yes and also use +44 7700 900555 as my number, the old one is dead").reply
+
+    assert CustomerProfile.objects.get(user=user).contact_channel == "email", reply
+    assert "you told us" in reply and "+447700900123" in reply, reply  # the number told, and the account's
