@@ -90,12 +90,13 @@ def _number_corrected(address: str, tail: str) -> str | None:
     if not m:
         return None
     number, unit = m.group(1), m.group(2)
-    found = list(re.finditer(rf"\d+[A-Za-z]?(?={re.escape(unit)})", address)) if unit else []
+    found = list(re.finditer(rf"\d+[A-Za-z]?(?=\s*{re.escape(unit)})", address)) if unit else []
     found = found or list(re.finditer(r"\d+[A-Za-z]?", address))  # "…3号1202", then "是1203室"
     if not found:
         return None
     last = found[-1]
-    written = number + (unit or "") if unit and not address[last.end() :].startswith(unit) else number
+    # the unit is written once: "深南大道 100 号" corrected to "200号" is "深南大道 200 号"
+    written = number + (unit or "") if unit and not address[last.end() :].lstrip().startswith(unit) else number
     return address[: last.start()] + written + address[last.end() :]
 
 

@@ -511,6 +511,13 @@ def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username
             "对，不过是福华路9号，刚才写错了",
             "深圳市福田区福华路9号",
         ),
+        # round-11 red team's: the unit written twice ("200号 号"), and saved on a "嗯"
+        (
+            "li",
+            "我搬家了，帮我把收货地址改成广东省深圳市福田区深南大道 100 号",
+            "不对，是200号",
+            "广东省深圳市福田区深南大道 200 号",
+        ),
     ],
 )
 def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, username, proposal, correction, address):
