@@ -424,6 +424,36 @@ def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     )
 
 
+_HAS_A_PLACE = re.compile(r"[省市区县州盟旗]")
+_PLACE_ENDS = "省市区县镇乡旗盟州 "
+
+
+def _completed_from_the_chat(conv: Conversation, address: str) -> str:
+    """An address given in part ("新安街道 7 号", "17 Mill Lane") completed from the latest address of this chat
+    (a change proposed or made, an order's) or the record whose street it names; else as given."""
+    known: list[str] = []
+    for turn in conv.earlier_turns():
+        known += [a for c in turn.tool_calls if isinstance(a := c.args().get("address"), str)]
+        data = result_data(turn.text) if turn.role == "tool" else None
+        if isinstance(data, dict) and isinstance(shipping := data.get("shipping_address"), str):
+            known.append(shipping)
+    if record := record_of(conv, "shipping_address"):
+        known.append(record)
+    chinese = bool(speech.HAN.search(address))
+    if (chinese and _HAS_A_PLACE.search(address)) or (not chinese and "," in address):
+        return address  # it names its city or town: whole as given
+    for earlier in known:
+        whole = corrections.whole_address(earlier, address)
+        if whole == address or not whole.endswith(address) and not whole.startswith(address):
+            continue
+        added = whole[: len(whole) - len(address)] if whole.endswith(address) else ""
+        if chinese and added and added[-1] in _PLACE_ENDS:  # "…西湖区" + "文三路15号", never "…南京东" + "路"
+            return whole
+        if not chinese and whole.startswith(address):  # "17 Baker Street" + ", London"
+            return whole
+    return address
+
+
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     if key == "shipping_address" and slots.order_numbers(text) and "lookup_order" in conv.tools:
         return _order_calls(conv, text, "lookup_order", lang)  # one order's address is that order's, not the default
@@ -757,7 +787,19 @@ _OPENS_WITH_A_YES = re.compile(
 
 
 def respond(conv: Conversation) -> Reply:
-    """Decide what the agent says or which tools it calls for this message: each of its requests, in order."""
+    """Decide what the agent says or which tools it calls for this message: each of its requests, in order.
+    An address a call carries in part is completed from the chat first (``_completed_from_the_chat``)."""
+    reply = _respond(conv)
+    calls = tuple(
+        PlannedCall(c.name, {**c.arguments, "address": _completed_from_the_chat(conv, c.arguments["address"])})
+        if isinstance(c.arguments, dict) and isinstance(c.arguments.get("address"), str)
+        else c
+        for c in reply.tool_calls
+    )
+    return Reply(reply.content, calls) if calls != reply.tool_calls else reply
+
+
+def _respond(conv: Conversation) -> Reply:
     results = conv.pending_results()
     text = conv.latest_user_text
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):

@@ -1418,3 +1418,18 @@ def test_a_request_taken_back_after_an_ellipsis_is_not_made(say):
     """Round 11: "帮我把0817退了……算了，还是先不退了" was "not understood"."""
     said = say("帮我把ORD-2025-0817退了……算了，还是先不退了，等收到再说")
     assert said.calls == [] and "不做任何修改" in said.content, said
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("地址改成文三路15号", "浙江省杭州市西湖区文三路15号"),
+        ("change my address to 17 Baker Street", "17 Baker Street, London"),
+    ],
+)
+def test_an_address_given_in_part_is_completed_from_the_record_whose_street_it_names(say, text, address):
+    """Round 11: "新安街道 7 号" was proposed, and saved, without its province, city and district."""
+    record = "浙江省杭州市西湖区文三路 398 号" if "地址" in text else "221 Baker Street, London"
+    memory = [f"- [confirmed] Shop record: the shipping address is {record} {{key=shipping_address; value={record}}}"]
+    said = say(text, memory=memory)
+    assert said.calls == [("update_shipping_address", {"address": address})], said
