@@ -36,7 +36,7 @@ from memory.tokens import count_tokens
 
 MODES = ("off", "active", "deferred", "tool")
 USERNAME_PREFIX = "eval-"
-ACCOUNT_PHONE = "13900000000"  # every evaluation customer has one, and an email: no scenario is about reach
+ACCOUNT_PHONE = "13900000000"  # on every evaluation customer's account, as on most shop customers'
 
 # What "the agent asked the customer for a value" looks like in a reply, per key (docs/eval.md).
 # The phrases are the offline model's requests and its "not sure" answers, plus generic wordings
@@ -216,8 +216,7 @@ def delete_customers(prefix: str = USERNAME_PREFIX) -> int:
 def create_customer(customer: Customer, mode: str) -> User:
     """A shop customer with the scenario's orders, shipments and tracking events, dated from now."""
     now = clock.now()
-    username = f"{USERNAME_PREFIX}{mode}-{customer.id}"[:150]
-    user = get_user_model().objects.create_user(username=username, email=f"{username}@example.com")
+    user = get_user_model().objects.create_user(username=f"{USERNAME_PREFIX}{mode}-{customer.id}"[:150])
     CustomerProfile.objects.create(
         user=user,
         display_name=customer.name,
