@@ -297,6 +297,12 @@ def order_from_last_time(conv: Conversation) -> str | None:
     return _order_in(conv.memories) or said_in_turns(conv, "order_number")
 
 
+def _records_shown(conv: Conversation, extra: list[MemoryEntry] | None = None) -> bool:
+    """Whether the memory block shows the shop's records (their lines come first, the address always among
+    them): a record of the account's it does not show is one the account does not have."""
+    return record_of(conv, "shipping_address", extra) is not None
+
+
 def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntry] | None = None) -> str | None:
     """Answer a question about the customer, or None when nothing says.
 
@@ -315,6 +321,8 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
         proposed = bool(requested) and _proposed_just_now(conv, key) in requested
         return replies.answer_record(key, record, requested, lang, proposed=proposed)
     known = known_values(conv, key, extra)
+    if key in ("phone_number", "email") and known and _records_shown(conv, extra):  # told us, not on the account
+        return replies.not_on_the_account(key, list(dict.fromkeys(k.value for k in known)), lang)
     if not known:
         return None
     settled = [k for k in known if k.tag in ("turn", "confirmed", "reference")]

@@ -436,6 +436,21 @@ def answer_account(key: str, value: str, told: list[str], lang: str) -> str:
     return out
 
 
+def not_on_the_account(key: str, told: list[str], lang: str) -> str:
+    """The account holds no value of ``key`` (a phone number, an email); what the customer told us is said as
+    theirs, never as the account's."""
+    said = " / ".join(say_value(key, v, lang) for v in told)
+    if lang == "zh":
+        subject = _SUBJECT_ZH.get(key, key).removeprefix("您的")
+        out = f"您的账户上没有登记{subject}。"
+        return out + (f"您在对话中告诉过我们{said}，但它没有登记到账户上；{_ACCOUNT_CHANGE['zh']}" if told else "")
+    subject = _SUBJECT_EN.get(key, key).removeprefix("your ")
+    out = f"There is no {subject} on your account."
+    return out + (
+        f" You told us {said} in a chat, but it is not on your account; {_ACCOUNT_CHANGE['en']}" if told else ""
+    )
+
+
 def account_unchanged(key: str, record: str, lang: str) -> str:
     """After another value of ``key`` than the account's was noted: the account still holds its own."""
     said = say_value(key, record, lang)

@@ -61,3 +61,14 @@ def test_the_number_on_the_account_answers_what_number_the_shop_has(seeded, user
     user = seeded[username]
     reply = run_turn(user.pk, short_term.store().start(user.pk).id, asked).reply
     assert number in reply and ("账户" in reply if username == "wang" else "on your account" in reply), reply
+
+
+def test_a_number_told_in_a_chat_is_never_said_to_be_on_an_account_without_one(seeded):
+    """Round 11: chen (no number on her account) typed one, then "我账户上的手机号是多少？" got "您的电话号码是…"."""
+    user = seeded["chen"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "我的手机号是13600001111")
+
+    reply = run_turn(user.pk, conversation, "我账户上的手机号是多少？").reply
+
+    assert "账户上没有登记电话号码" in reply and "告诉过我们13600001111" in reply, reply
