@@ -225,9 +225,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             # The last reply answered something else and only named the change: "ok" may acknowledge that
             # answer. Money moves only on a word that confirms on its own ("确认", "yes"), never on a casual
             # "ok". Ask for a yes that answers the change, and only it: the change waits on, uncounted.
-            ask_again(waiting)
-            reminder = _with_notice("", waiting, prompts.ON_HOLD, language)
-            return _finish(store, ctx, reminder, [], None, emit, stream=True)
+            return _ask_about_alone(store, ctx, waiting, prompts.ON_HOLD, emit)
         more = ""  # a request after the yes ("yes go ahead, and also switch me to SMS"): the model's message
         if waiting is not None:  # a value the answer names must be the waiting change's
             proposal = {**waiting.arguments, "summary": waiting.summary}
@@ -238,22 +236,22 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 more = more if confirms else ""
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model
             confirms = is_bare_confirmation(text)
-        offered_too = waiting is not None and offers_a_person(_last_reply(session))  # two questions asked at once
-        if waiting is not None and confirms and offered_too and not names_the_kind(text, waiting.tool):
-            # "确认" after "…I can pass you to one. (Still waiting for your confirmation: …)": which one it answers
-            # is not said. Ask about the change alone; a yes to that confirms it.
-            ask_again(waiting)
-            question = _with_notice("", waiting, prompts.ASKED_AGAIN, language)
-            return _finish(store, ctx, question, [], None, emit, stream=True)
-        if waiting is not None and confirms and waiting.interruptions and not names_the_change(text, waiting.tool):
-            # Something else was talked about since the proposal, and the reply to it may have asked or offered
-            # something of its own: a yes naming no change may answer that. Ask about the change alone; a yes to
-            # that question confirms it.
-            ask_again(waiting)
-            question = _with_notice("", waiting, prompts.ASKED_AGAIN, language)
-            return _finish(store, ctx, question, [], None, emit, stream=True)
+        person_offered = offers_a_person(_last_reply(session))
+        if (
+            waiting is not None
+            and confirms
+            and (
+                # "确认" after "…I can pass you to one. (Still waiting for your confirmation: …)": which one it answers
+                # is not said, unless it names the change's kind.
+                (person_offered and not names_the_kind(text, waiting.tool))
+                # Something else was talked about since the proposal, and the reply to it may have asked or offered
+                # something of its own: a yes naming no change may answer that.
+                or (waiting.interruptions and not names_the_change(text, waiting.tool))
+            )
+        ):
+            return _ask_about_alone(store, ctx, waiting, prompts.ASKED_AGAIN, emit)  # a yes to that confirms it
         confirmed = confirm_pending(ctx) if waiting is not None and confirms else None
-        offered = waiting is None and offers_a_person(_last_reply(session))  # "yes" takes up a colleague offered
+        offered = waiting is None and person_offered  # "yes" takes up a colleague offered
         if confirmed is None and confirms and not offered:  # "yes" to nothing: say so, and change nothing
             reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
             return _finish(store, ctx, reply, [], None, emit, stream=True)
@@ -343,6 +341,15 @@ class _Memory:
         self.proposed = ""  # the change this turn proposed, if any: a second one waits for its answer
         self.told = ""  # what a yes with more after it changed, said and stored as its own message
         self.told_seq: int | None = None
+
+
+def _ask_about_alone(
+    store: short_term.SessionStore, ctx: ToolContext, waiting: PendingAction, wording: dict[str, str], emit: Emit
+) -> TurnResult:
+    """Name the waiting change alone (``wording``) and end the turn: the customer's next answer answers it,
+    whatever came between."""
+    ask_again(waiting)
+    return _finish(store, ctx, _with_notice("", waiting, wording, ctx.language), [], None, emit, stream=True)
 
 
 def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, str], language: str) -> str:
