@@ -14,10 +14,12 @@ from .speech import HAN
 _ORDER_KEYS = {"order_number", "status", "placed_at", "total", "currency", "items", "shipment"}
 _SHIPMENT_KEYS = {"order_number", "status", "carrier", "tracking_number", "eta", "events", "events_total"}
 _ROW_KEYS = ("order_number", "status", "placed_at", "total")
+_PRICED_ROW_KEYS = (*_ROW_KEYS, "currency")
 _EVENT_TIME = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}")
 _QUANTITY = re.compile(r" ×\d+$")
 _ITEM_SEPARATOR = {True: "、", False: "; "}  # Chinese lists with the enumeration comma: a token less per item
 _ROWS_HEADER = "(number status placed total):"
+_PRICED_ROWS_HEADER = "(number status placed total currency):"
 
 
 class _NoCard(Exception):
@@ -118,15 +120,24 @@ def _counted(count: int, thing: str) -> str:
 
 
 def _orders(data: dict[str, Any]) -> str:
+    """One line per order; a currency every order shares is said once, in the header ("3 orders in CNY")."""
     orders = data.get("orders")
     if set(data) != {"orders"} or not isinstance(orders, list):
         raise _NoCard
-    rows = []
-    for order in orders:
-        if not isinstance(order, dict) or set(order) != set(_ROW_KEYS):
-            raise _NoCard
-        rows.append(" ".join(_word(order[k]) for k in _ROW_KEYS))
-    return "\n".join([f"{_counted(len(rows), 'order')} {_ROWS_HEADER}", *rows])
+    if any(not isinstance(order, dict) for order in orders):
+        raise _NoCard
+    keys = {tuple(sorted(order)) for order in orders}
+    priced = keys == {tuple(sorted(_PRICED_ROW_KEYS))}
+    if not priced and keys - {tuple(sorted(_ROW_KEYS))}:
+        raise _NoCard
+    currencies = {_word(order["currency"]) for order in orders} if priced else set()
+    shared = currencies.pop() if len(currencies) == 1 else None
+    if shared and any(c in shared for c in "(),:"):  # the header could not be read back
+        raise _NoCard
+    columns = _ROW_KEYS if shared or not priced else _PRICED_ROW_KEYS
+    rows = [" ".join(_word(order[k]) for k in columns) for order in orders]
+    header = f" in {shared} {_ROWS_HEADER}" if shared else f" {_PRICED_ROWS_HEADER if priced else _ROWS_HEADER}"
+    return "\n".join([_counted(len(rows), "order") + header, *rows])
 
 
 def write(data: Any) -> str | None:
@@ -153,7 +164,6 @@ _SHIPMENT_BODY = re.compile(
     r"(?P<count>\d+) events? (?P<time>\d{4}-\d{2}-\d{2} \d{2}:\d{2}), (?P<location>.*?): (?P<description>.*))$"
 )
 _ORDER_TAIL = re.compile(r"^(?:, placed (?P<placed_at>\S+))?(?:, total (?P<total>\S+)(?: (?P<currency>\S+))?)?$")
-_ROW = re.compile(r"^(\S+) (\S+) (\S+) (\S+)$")
 
 
 def _read_head(line: str) -> tuple[str, dict[str, Any], str] | None:
@@ -209,13 +219,16 @@ def _read_item(text: str) -> dict[str, Any]:
 
 
 def _read_orders(lines: list[str]) -> dict[str, Any] | None:
-    m = re.fullmatch(rf"(\d+) orders? {re.escape(_ROWS_HEADER)}", lines[0])
-    if m is None or int(m.group(1)) != len(lines) - 1:
+    headers = "|".join(map(re.escape, (_ROWS_HEADER, _PRICED_ROWS_HEADER)))
+    m = re.fullmatch(rf"(\d+) orders?(?: in ({_WORD}))? ({headers})", lines[0])
+    if m is None or int(m.group(1)) != len(lines) - 1 or (m.group(2) and m.group(3) != _ROWS_HEADER):
         return None
-    rows = [_ROW.match(line) for line in lines[1:]]
-    if not all(rows):
+    columns = _PRICED_ROW_KEYS if m.group(3) == _PRICED_ROWS_HEADER else _ROW_KEYS
+    rows = [line.split(" ") for line in lines[1:]]
+    if any(len(row) != len(columns) or not all(row) for row in rows):
         return None
-    return {"orders": [dict(zip(_ROW_KEYS, m.groups(), strict=True)) for m in rows if m]}
+    shared = {"currency": m.group(2)} if m.group(2) else {}
+    return {"orders": [dict(zip(columns, row, strict=True)) | shared for row in rows]}
 
 
 def read(text: str) -> dict[str, Any] | None:

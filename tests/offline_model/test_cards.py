@@ -43,7 +43,14 @@ def _orders(draw, text=_TEXT) -> dict:
     return order
 
 
-_LISTS = st.lists(st.fixed_dictionaries({k: _WORD for k in ("order_number", "status", "placed_at", "total")}))
+_ROW = {k: _WORD for k in ("order_number", "status", "placed_at", "total")}
+_LISTS = st.one_of(
+    st.lists(st.fixed_dictionaries(_ROW)),
+    st.lists(st.fixed_dictionaries(_ROW | {"currency": _WORD})),  # currencies that differ
+    st.tuples(_WORD, st.lists(st.fixed_dictionaries(_ROW))).map(  # one every order shares
+        lambda shared: [row | {"currency": shared[0]} for row in shared[1]]
+    ),
+)
 
 
 @given(st.one_of(_orders(), _shipments(), _LISTS.map(lambda rows: {"orders": rows})))
@@ -87,6 +94,16 @@ def test_the_shop_s_results_get_cards_that_name_no_field_twice():
         ]
     }
     assert cards.write(rows) == "1 order (number status placed total):\nORD-2026-0001 in_transit 2026-11-26 670.49"
+    priced = {"orders": [{**rows["orders"][0], "currency": "CNY"}, {**rows["orders"][0], "currency": "CNY"}]}
+    assert cards.write(priced) == (  # a currency every order shares is said once
+        "2 orders in CNY (number status placed total):\n"
+        "ORD-2026-0001 in_transit 2026-11-26 670.49\nORD-2026-0001 in_transit 2026-11-26 670.49"
+    )
+    priced["orders"][1]["currency"] = "USD"
+    assert cards.write(priced) == (
+        "2 orders (number status placed total currency):\n"
+        "ORD-2026-0001 in_transit 2026-11-26 670.49 CNY\nORD-2026-0001 in_transit 2026-11-26 670.49 USD"
+    )
 
 
 def test_what_a_card_cannot_carry_exactly_gets_the_field_by_field_shorthand():
