@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from . import slots
 from .speech import HAN
 
 _DATA_EN = (
@@ -83,6 +84,31 @@ _NAMED_ZH = re.compile(
     r"(?:客户|用户|顾客)\s*([A-Za-z0-9_.@\u4e00-\u9fff]{1,12}?)的[^，。？?！!]{0,4}?" + _DATA_ZH + r"|"
     r"([\u4e00-\u9fff])(?:先生|女士|小姐|老师)的[^，。？?！!]{0,4}?" + _DATA_ZH
 )
+# Someone close to the customer. Their order is taken for one the customer placed for them ("my wife's order
+# hasn't arrived"); their own details, or orders on an account of their own, are another person's data.
+_RELATIVE_EN = (
+    r"(?:husband|wife|partner|spouse|son|daughter|kids?|child(?:ren)?|mother|mom|mum|father|dad|parents?|brother|"
+    r"sister|friend|boyfriend|girlfriend|fianc[eé]e?|colleague|co-?worker|boss|neighbou?r|room-?mate|flatmate)"
+)
+_RELATIVE_ZH = (
+    r"(?:老公|老婆|丈夫|妻子|爱人|太太|媳妇|妈妈|爸爸|母亲|父亲|爸妈|父母|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|"
+    r"朋友|同事|室友|邻居|男朋友|女朋友|男友|女友|对象|家人|妈|爸)"
+)
+_DETAILS_EN = r"(?:address(?:es)?|phone(?:\s+number)?|mobile|e-?mail|account|profile|contact(?:\s+details)?)\b"
+_DETAILS_ZH = r"(?:地址|电话|手机|号码|邮箱|账户|账号|资料)"
+_RELATIVES_DETAILS = re.compile(
+    rf"(?i)(?<!\bto\s)\bmy\s+{_RELATIVE_EN}['’]s\s+(?:[\w-]+\s+){{0,2}}?{_DETAILS_EN}|"
+    rf"(?<![给到往寄成我])(?:我)?{_RELATIVE_ZH}(?:家)?的[^，。？?！!\s]{{0,4}}?{_DETAILS_ZH}"
+)
+_ACCOUNT_OF_THEIR_OWN = re.compile(
+    rf"(?i)\b(?:my\s+)?{_RELATIVE_EN}\b.{{0,40}}?\b(?:has|have|got|with)\s+(?:an?|his|her|their)\s+(?:own\s+)?"
+    rf"account|{_RELATIVE_ZH}.{{0,12}}?(?:也有|有自己的|自己有|自己的|另有)(?:一个)?(?:账号|账户)"
+)
+_THEIR_ORDERS = re.compile(
+    r"(?i)\b(?:his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:orders?|refunds?|purchases?|account)\b|"
+    r"\bwhat\s+(?:did|has|have)\s+(?:he|she|they)\s+(?:order|bought|buy|purchased?)\b|"
+    rf"[他她](?:们)?(?:的|最近|上次|之前|都)?[^，。？?！!]{{0,4}}?(?:{_DATA_ZH}|买了|下单|下了|订了)"
+)
 _CUSTOMER_LINE = re.compile(r"^(?:Customer: |客户：)(.+)$", re.M)
 
 
@@ -105,6 +131,8 @@ def someone_else_asked_about(text: str, system: str) -> bool:
     """Whether ``text`` asks about the data of a person other than the customer (named in ``system``)."""
     if _SOMEONE_ELSE.search(text):
         return True
+    if _asks_about_a_relative(text):
+        return True
     account = customer_name(system)
     own = _names_of(account) if account else set()
     for pattern in (_NAMED_EN, _NAMED_ZH):
@@ -113,3 +141,13 @@ def someone_else_asked_about(text: str, system: str) -> bool:
             if name and name not in _NOT_A_PERSON and name not in own:
                 return True
     return False
+
+
+def _asks_about_a_relative(text: str) -> bool:
+    """The details of someone close to the customer, or orders on an account of their own, asked about; never a
+    value of theirs the customer gives ("send it to my mom's address, 5 Main St": an address the customer chose)."""
+    if slots.address(text) or slots.emails(text) or slots.phones(text):
+        return False
+    if _RELATIVES_DETAILS.search(text):
+        return True
+    return bool(_ACCOUNT_OF_THEIR_OWN.search(text) and _THEIR_ORDERS.search(text))
