@@ -998,6 +998,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     back_home = intent is Intent.SET_ADDRESS and _TO_THE_DEFAULT.search(text) and "update_order_address" in tools
     if back_home and (back := _order_back_to_the_default(conv, text)) is not None:
         return back
+    if intent is Intent.SET_ADDRESS and not slots.address(text) and nlu.TO_THE_ADDRESS_SAID.search(text):
+        return _to_the_address_said(conv, text, lang)
     if intent is Intent.SET_ADDRESS:
         address = slots.address(text)
         if not address:
@@ -1037,6 +1039,43 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if not speech.HAN.search(text) and speech.HAN.search(conv.system):
         lang = "zh"  # "asdfghjkl" tells no language: the customer's, as the prompt shows it (its words, their name)
     return Reply(replies.phrase("fallback", lang))
+
+
+def _address_said(conv: Conversation) -> str | None:
+    """The latest address of this chat: one a change carried (proposed or made) or the customer wrote."""
+    for turn in conv.earlier_turns():
+        for call in turn.tool_calls:
+            if isinstance(address := call.args().get("address"), str) and address.strip():
+                return address
+        if turn.role == "user" and (written := slots.address(turn.text)):
+            return written
+    return None
+
+
+_DEFAULT_NAMED = re.compile(r"默认|我的(?:收货)?地址|(?i:\bdefault\b|\bmy\s+(?:shipping\s+|delivery\s+)?address\b)")
+_IT = re.compile(r"(?i)\b(?:it|them)\b")
+
+
+def _to_the_address_said(conv: Conversation, text: str, lang: str) -> Reply:
+    """ "Send my headphones order there too": the order named goes to the address this chat last named; the
+    default address only when the message names it. Nothing named earlier: the address is asked for."""
+    address = _address_said(conv)
+    if address is None:
+        return Reply(replies.phrase("ask_address", lang))
+    orders = slots.order_numbers(text) or ([o] if (o := described.described_order(conv, text)) else [])
+    if not orders and slots.order_tails(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "0901也寄到这个地址": the order ending so, then its address
+    if not orders and _lists_for_a_thing(conv, text):  # "my headphones order": which order holds them
+        return _call("list_my_orders", item=described.thing_named(text))
+    if not orders and (_THIS_ORDER.search(text) or _IT.search(text)) and (spoken_of := recent_order(conv)):
+        orders = [spoken_of]
+    if orders and "update_order_address" in conv.tools:
+        return _call("update_order_address", order_number=orders[0], address=address)
+    if not orders and _DEFAULT_NAMED.search(text) and "update_shipping_address" in conv.tools:
+        if record_of(conv, "shipping_address") == address:
+            return Reply(replies.already(replies.answer("shipping_address", address, lang), lang))
+        return _call("update_shipping_address", address=address)
+    return Reply(replies.phrase("ask_order", lang))
 
 
 _TRACKED_BY_NUMBER = (Intent.TRACK, Intent.STATUS, Intent.OTHER, Intent.EXPEDITE)

@@ -349,6 +349,14 @@ ADDRESS_CHANGE_ASKED = _re(
     r"(?:delivered|sent|shipped)|(?:from\s+now\s+on|going\s+forward|instead\s+of).{0,60}(?:deliver|send|ship|go)|"
     r"(?:deliver|send|ship|go)\w*\s.{0,60}(?:from\s+now\s+on|going\s+forward|instead\s+of\s+(?:home|work)))"
 )
+# An address named earlier in the chat, pointed at rather than written again: "send my headphones order there
+# too", "0901也寄到这个地址", "use the same address for ORD-…".
+TO_THE_ADDRESS_SAID = _re(
+    r"(?:寄到|送到|发到|改到|改成|改为|换成|用|寄往|发往)(?:这个|那个|同一个|同样的|一样的|相同的|刚才的|刚才那个|"
+    r"刚刚的|上面的|上面那个|新的|这个新|那个新)地址|(?:也|一起|一并)(?:寄|送|发|改)(?:到|往)?(?:那里|那边|那儿|这里|这边|过去)"
+    r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\b[^.?!;]{0,40}?\bthere\b(?!\s+(?:is|are|was|were)\b)"
+    r"|\b(?:to|use|for|with)\s+(?:that|this|the\s+same|the\s+new|same|my\s+new)\s+address\b)"
+)
 # A change of contact channel said in words ("联系方式改成…", "contact me by …"), not only a channel named.
 _CHANNEL_CHANGE_NAMED = _re(
     r"联系方式|联系我|联络我|找我|(?i:\bcontact\b|\breach\s+me\b|\bget\s+(?:in\s+touch|hold)\b|\bchannel\b)"
@@ -697,6 +705,8 @@ def classify(text: str) -> Understanding:
             return result(Intent.ASK_FACT, "contact_channel")  # "你们联系我是用啥方式，短信还是邮件？"
         return result(Intent.SET_CHANNEL)
     if ADDRESS_CHANGE.search(text) and slots.address(text) or ADDRESS_CHANGE_ASKED.search(text):
+        return result(Intent.SET_ADDRESS)
+    if TO_THE_ADDRESS_SAID.search(text) and not REFUND.search(text):
         return result(Intent.SET_ADDRESS)
     if REFUND.search(text) and asks_how_a_refund_stands(text):
         return result(Intent.STATUS)

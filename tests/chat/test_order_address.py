@@ -166,6 +166,46 @@ def test_an_orders_address_asked_after_its_change_is_the_new_one(customers, lang
 
 
 @pytest.mark.parametrize(
+    ("username", "texts", "order", "address"),
+    [
+        # round-11 red team's: the second half was not answered
+        (
+            "alice",
+            [
+                "please change my address to 5 Main St, York YO1 7HH",
+                "yes, and please also send my headphones order there",
+            ],
+            "ORD-2025-0923",
+            "5 Main St, York YO1 7HH",
+        ),
+        (
+            "wang",
+            ["把默认地址改成北京市朝阳区建国路1号", "确认", "0816也寄到这个地址"],
+            "ORD-2025-0816",
+            "北京市朝阳区建国路1号",
+        ),
+        (
+            "bob",
+            ["my new address is 9 Elm Road, Springfield", "no", "ship ORD-2025-0932 there as well"],
+            "ORD-2025-0932",
+            "9 Elm Road, Springfield",
+        ),
+    ],
+)
+def test_an_order_sent_to_the_address_just_named_gets_it(customers, username, texts, order, address):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    for text in texts:
+        reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert (proposed.tool, proposed.arguments) == (
+        "update_order_address",
+        {"order_number": order, "address": address},
+    ), reply
+
+
+@pytest.mark.parametrize(
     ("username", "texts", "order"),
     [
         # round-9 red team's: the default address proposed again (a change to nothing), the redirect left
