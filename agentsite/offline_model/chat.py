@@ -1011,6 +1011,13 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("list_my_orders")  # "0816这单的地址改成…": the order ending so, then its address
         if not orders and _THIS_ORDER.search(text) and (spoken_of := recent_order(conv)):
             orders = [spoken_of]  # "能把这单的收货地址改成…吗" after talk of one order
+        if not orders and (thing := described.thing_sent(rest)):  # "send my headphones to …": their order's
+            if fitting := described.described_order(conv, thing):
+                orders = [fitting]
+            elif "list_my_orders" in tools and not any(
+                r.call.name == "list_my_orders" for r in conv.results_since_user()
+            ):
+                return _call("list_my_orders", item=thing)
         if orders and "update_order_address" in tools:  # one order's address, not the default one
             return _call("update_order_address", order_number=orders[0], address=address)
         if "update_shipping_address" in tools:

@@ -159,6 +159,33 @@ def thing_named(text: str) -> str:
     return zh.group(1) if zh and not _NOT_A_THING_ZH.search(zh.group(1)) else ""
 
 
+# Where a parcel may go, not what is in it: "change my address to my office: …".
+_PLACES_EN = frozenset(
+    re.findall(
+        r"\S+",
+        "office work home house flat apartment place parents mom mum dad friend friends neighbour neighbor building "
+        "company school workplace studio room unit street road city town",
+    )
+)
+_ADDRESS_OF_A_THING_ZH = re.compile(
+    r"(?:把|将)?(?:我买的|我的|那个|这个)?([\u4e00-\u9fffA-Za-z0-9]{2,8}?)(?:那单|这单|订单)?的(?:收货|配送|送货|快递|寄送)?地址"
+)
+_PLACES_ZH = re.compile(r"公司|家|单位|学校|宿舍|默认|收货|新|老|原|旧|现在|父母|朋友")
+
+
+def thing_sent(text: str) -> str:
+    """What a change of address names as bought ("the address of my coffee grinder", "把蓝牙耳机的地址改成…"): its
+    order is the one to send elsewhere. Never a place ("my office", "公司的地址")."""
+    thing = thing_named(text)
+    kind_of_address = thing and re.search(rf"(?i)\b{re.escape(thing)}\s+address", text)  # "my default address"
+    if thing and not kind_of_address and thing.split()[0].lower() not in _PLACES_EN:
+        return thing
+    m = _ADDRESS_OF_A_THING_ZH.search(text)
+    if m and not _NOT_A_THING_ZH.search(m.group(1)) and not _PLACES_ZH.search(m.group(1)):
+        return m.group(1)
+    return ""
+
+
 def names_a_thing(text: str) -> bool:
     """Whether the request names something bought rather than an order ("the backpack", "键盘那单")."""
     return bool(thing_named(text))

@@ -313,7 +313,8 @@ def _en_address(text: str) -> str | None:
 # ("5 Main St, York and refund ORD-2025-0923", "3 Rose Lane, Bath, can you also tell me where order 0924 is").
 _REQUEST_WORD = re.compile(
     r"(?i)^(?:and|can|could|would|will|you|please|pls|plz|also|tell|where|what|when|why|how|is|are|refund|cancel|"
-    r"track|order|orders|my|me|i|then|thanks?|thx|too|plus|ORD-[\d-]+)$"
+    r"track|order|orders|my|me|i|then|thanks?|thx|too|plus|instead|asap|kindly|cheers|now|today|tomorrow|"
+    r"ORD-[\d-]+)$"
 )
 
 

@@ -166,6 +166,36 @@ def test_an_orders_address_asked_after_its_change_is_the_new_one(customers, lang
 
 
 @pytest.mark.parametrize(
+    ("username", "texts", "proposed"),
+    [
+        # round-11 red team's: the default address was proposed for the grinder's (shipped) order
+        ("alice", ["Can I change the delivery address of my coffee grinder?", "5 Main St, York YO1 7HH"], None),
+        (
+            "alice",
+            ["please send my headphones to 5 Main St, York YO1 7HH instead"],
+            {"order_number": "ORD-2025-0923", "address": "5 Main St, York YO1 7HH"},
+        ),
+        (
+            "wang",
+            ["把蓝牙耳机的收货地址改成北京市朝阳区建国路1号"],
+            {"order_number": "ORD-2025-0816", "address": "北京市朝阳区建国路1号"},
+        ),
+    ],
+)
+def test_an_order_named_by_the_thing_bought_is_the_one_sent_elsewhere(customers, username, texts, proposed):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    for text in texts:
+        reply = run_turn(user.pk, conversation, text).reply
+
+    pending = PendingAction.objects.filter(conversation_id=conversation, status="pending")
+    if proposed is None:  # the grinder has shipped: refused with the reason, nothing proposed
+        assert not pending.exists() and "ORD-2025-0924" in reply and "shipped" in reply, reply
+    else:
+        assert [(p.tool, p.arguments) for p in pending] == [("update_order_address", proposed)], reply
+
+
+@pytest.mark.parametrize(
     ("username", "texts", "order", "address"),
     [
         # round-11 red team's: the second half was not answered
