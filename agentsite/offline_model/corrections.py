@@ -70,10 +70,20 @@ def _zh_whole_address(taken_back: str, given: str) -> str:
     for length in range(len(given), 1, -1):
         at = taken_back.find(given[:length])
         if at > 0:
-            return taken_back[:at] + given
+            return taken_back[:at] + given + _building_after_the_number(taken_back[at:], given)
         if at == 0:
             break
     return given
+
+
+def _building_after_the_number(taken_back: str, given: str) -> str:
+    """The building and room ``taken_back`` names after its street number, when ``given`` corrects only that
+    number ("科技园路12号A栋301室", then "应该是科技园路 21 号"): "A栋301室"."""
+    if not re.search(r"\d+\s*号\s*$", given):
+        return ""
+    number = re.search(r"\d+\s*号(?!楼)", taken_back)
+    rest = taken_back[number.end() :] if number else ""
+    return rest if re.match(r"[A-Za-z0-9\u4e00-\u9fff\s-]*?(?:栋|座|幢|单元|室|层|楼)", rest) else ""
 
 
 # Only the number given again: "不是，是1204", "应该是401号", "no wait, 14".

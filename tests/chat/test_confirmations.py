@@ -518,6 +518,13 @@ def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username
             "不对，是200号",
             "广东省深圳市福田区深南大道 200 号",
         ),
+        # round-11 red team's: the building and room dropped with the street number corrected
+        (
+            "li",
+            "地址改成深圳市南山区科技园路12号A栋301室",
+            "应该是科技园路 21 号，不是12号",
+            "深圳市南山区科技园路 21 号A栋301室",
+        ),
     ],
 )
 def test_a_proposed_address_corrected_is_proposed_again_corrected(customers, username, proposal, correction, address):
