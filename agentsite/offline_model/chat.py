@@ -940,6 +940,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         text = f"{text} {order}"
     if others.someone_else_asked_about(text, conv.system):  # never answered with the asker's own data
         return Reply(replies.phrase("others_data", lang))
+    if nlu.EXPEDITE_DISPUTED.search(text):  # "我什么时候让你催单了？": the record, never another chase
+        record = replies.chases_on_record(list(conv.memories), lang)
+        return Reply(replies.phrase("expedite_disputed", lang) + ("" if lang == "zh" else " ") + record)
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
         channel = slots.contact_channel(text)  # "…and please text me from now on": that change still asked
         if channel and channel != record_of(conv, "contact_channel") and "update_contact_channel" in tools:

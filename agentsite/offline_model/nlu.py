@@ -274,8 +274,19 @@ EXPEDITE = _re(
     r"\b(?:ship|send|dispatch|pack)\w*\s+(?:\S+\s+){0,4}?(?:out\s+)?(?:faster|sooner|quicker|earlier|asap|already|right\s+"
     r"away|as\s+soon\s+as\s+possible)\b)"
 )
+# A chase the customer says they never asked for ("我什么时候让你催单了？", "I never asked you to chase anything"):
+# answered with the record, never a chase made.
+EXPEDITE_DISPUTED = _re(
+    r"(?:什么时候|何时|啥时候|谁)(?:让|叫|要|要求)(?:你|你们)?[^，。？?]{0,6}催|"
+    r"(?:我)?(?:没|没有|从没|从来没|从没有|并没有|根本没)(?:让|叫|要|要求|申请)(?:过)?(?:你|你们)?[^，。？?]{0,6}催|"
+    r"(?i:\b(?:never|didn'?t|did\s+not|haven'?t|have\s+not)\s+(?:ever\s+)?(?:ask|asked|request|requested|tell|"
+    r"told)\b[^.?!]{0,25}?\b(?:chas|expedit|hurr|rush|speed)|"
+    r"\bwho\s+(?:asked|told)\s+you\s+to\s+(?:chase|expedite|hurry|rush|speed)|"
+    r"\bwhy\s+(?:did|are|were|is|has)\s+(?:you|someone|anyone|it)\s+(?:been\s+)?(?:chas|expedit))"
+)
 EXPEDITE_DECLINED = _re(
-    r"不急|不用催|别催|没让[^，。]{0,4}催|没叫[^，。]{0,4}催|(?i:no\s+(?:hurry|rush)|don'?t\s+(?:rush|hurry|chase)|not\s+in\s+a\s+hurry)"
+    r"不急|不用催|别催|没让[^，。]{0,4}催|没叫[^，。]{0,4}催|(?i:no\s+(?:hurry|rush)|don'?t\s+(?:rush|hurry|chase)|not\s+in\s+a\s+hurry)|"
+    + EXPEDITE_DISPUTED.pattern
 )
 TRACK = _re(
     r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到|啥时候(?:能)?到|"

@@ -209,6 +209,15 @@ PHRASES = {
         "I can only look a delivery up by its order number, not by a tracking number. Which order is it? I can list "
         "your orders if that helps.",
     ),
+    "expedite_disputed": (
+        "抱歉让您困惑了，我没有再提交新的催单。",
+        "Sorry for the confusion: I haven't put in another chase.",
+    ),
+    "chase_changes_nothing": (
+        "催单只是请仓库尽快处理，不会改动您的订单或付款；如果需要撤销，我可以为您转人工客服。",
+        "A chase only asks the warehouse to hurry; it changes nothing about your order or payment. If you'd like it "
+        "withdrawn, I can pass you to a colleague.",
+    ),
     "others_data": (
         "我只能查询和告知您本人账户的信息，无法提供其他客户的资料。您自己的订单、地址或设置，我可以帮您查看。",
         "I can only look up and share details of your own account, not anyone else's. I'm happy to help with your "
@@ -515,6 +524,21 @@ def _to_you(content: str, lang: str) -> str:
         return "you " + (verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb)
 
     return re.sub(r"\byou ([a-z]+)\b", agree, text)
+
+
+def chases_on_record(entries: list[MemoryEntry], lang: str) -> str:
+    """The chases the shop's promises hold (the memory block's confirmed promise lines), said as the record, or
+    that there are none."""
+    chases = [
+        _to_you(_PROMISE_LABEL.sub("", e.content), lang)
+        for e in entries
+        if e.tag == "confirmed" and _PROMISE_LABEL.match(e.content) and re.search(r"催单|(?i:\bchase\b)", e.content)
+    ]
+    if not chases:
+        return "我们的记录里没有进行中的催单。" if lang == "zh" else "Our records hold no chase for you."
+    if lang == "zh":
+        return f"我们的记录里有：{'；'.join(chases)}。" + phrase("chase_changes_nothing", lang)
+    return f"Our records hold: {'; '.join(chases)}. " + phrase("chase_changes_nothing", lang)
 
 
 def memories_listing(entries: list[MemoryEntry], lang: str) -> str:

@@ -426,3 +426,28 @@ def test_subjects_asked_one_after_another_are_each_answered_once(say, text):
 
     assert "understand" not in said and "理解" not in said, said
     assert len(said.splitlines()) == 3, said
+
+
+@pytest.mark.parametrize(
+    ("text", "promise", "said"),
+    [
+        # round-11 red team's: li's seeded chase, disputed, was answered as a new chase made
+        (
+            "我什么时候让你催单了？",
+            "- [confirmed] 本店承诺：催单（ORD-2025-0902），进行中，期限2026-12-07 04:22",
+            "ORD-2025-0902",
+        ),
+        ("我没让你催单啊", "", "没有进行中的催单"),
+        ("I never asked you to chase anything, why does it say that?", "", "no chase"),
+        (
+            "who asked you to expedite ORD-2025-0923?",
+            "- [confirmed] The shop's promise: chase (ORD-2025-0923), open, due 2026-12-07 04:22",
+            "chase (ORD-2025-0923)",
+        ),
+    ],
+)
+def test_a_chase_disputed_is_answered_with_the_record_and_none_is_made(say, text, promise, said):
+    reply = say(text, memory=[promise] if promise else [])
+
+    assert reply.calls == [] and said in reply.content, reply
+    assert "我没有再提交新的催单" in reply.content or "I haven't put in another chase" in reply.content, reply
