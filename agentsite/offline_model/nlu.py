@@ -350,6 +350,15 @@ _ONE_ORDER = _re(r"这单|那单|这个订单|那个订单|这笔|那笔|(?i:thi
 # Details of one order ("总价", "买了几个"): a status question when an order is in sight.
 STATUS_DETAIL = _re(r"总价|总额|总共|多少钱|买了几|几件|买了什么|买的什么|买的啥|有哪些东西|里面有什么")
 _ORDER_IN_SIGHT = _re(r"单|订单|(?i:\border\b)")
+# The end of an order's number and "how is it": "0902怎么样了", "我那个0902呢", "how's 0923 doing?", "what about
+# 0923?". The digits are looked for in the customer's orders.
+_HOW_IS_THE_ONE_ENDING = _re(
+    r"^\s*(?:那|那么|还有|我的|我那个|那个)?\s*\d{3,6}\s*(?:号订单|那单|这单|的订单|那个)?\s*"
+    r"(?:现在)?(?:怎么样了?|咋样了?|啥情况|什么情况|情况如何|如何了|呢|到哪了|进展如何|有进展吗)\s*[？?。!！]*\s*$|"
+    r"(?i:^\s*(?:and\s+|so\s+)?(?:how'?s|how\s+is|how\s+about|what\s+about|any\s+news\s+on|any\s+update\s+on|"
+    r"update\s+on)\s+(?:order\s+|my\s+|the\s+)?#?\d{3,6}(?:\s+(?:doing|going|getting\s+on|coming\s+along|now))?"
+    r"\s*[?.!]*\s*$)"
+)
 
 # A change of address asked for in words of change, whether or not the new one is given yet.
 ADDRESS_CHANGE_ASKED = _re(
@@ -733,6 +742,8 @@ def classify(text: str) -> Understanding:
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
     if several and _SEVERAL_ORDERS.search(text):
         return result(Intent.LIST_ORDERS)
+    if _HOW_IS_THE_ONE_ENDING.search(text) and slots.order_tails(text):
+        return result(Intent.STATUS)
     if STATUS.search(text) or (STATUS_DETAIL.search(text) and (has_order or _ORDER_IN_SIGHT.search(text))):
         return result(Intent.STATUS)
     if several:

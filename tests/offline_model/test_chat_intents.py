@@ -824,6 +824,11 @@ LISTED = {
         ("0790 的退款办得咋样了", "lookup_order"),
         ("查一下尾号0817的物流", "track_shipment"),
         ("order #0790 status please", "lookup_order"),
+        # the Chinese reviewer's "0902怎么样了" (round 11) got "I didn't understand"
+        ("0790怎么样了", "lookup_order"),
+        ("我那个0790呢", "lookup_order"),
+        ("how's 0790 doing?", "lookup_order"),
+        ("what about 0790?", "lookup_order"),
     ],
 )
 def test_an_order_given_by_its_last_digits_is_the_customers_order_ending_in_them(say, answer_tools, text, call):
