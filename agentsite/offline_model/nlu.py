@@ -350,6 +350,12 @@ _ONE_ORDER = _re(r"这单|那单|这个订单|那个订单|这笔|那笔|(?i:thi
 # Details of one order ("总价", "买了几个"): a status question when an order is in sight.
 STATUS_DETAIL = _re(r"总价|总额|总共|多少钱|买了几|几件|买了什么|买的什么|买的啥|有哪些东西|里面有什么")
 _ORDER_IN_SIGHT = _re(r"单|订单|(?i:\border\b)")
+# What the customer's orders come to: "how much did I spend in total?", "我总共花了多少钱", "一共消费了多少".
+SPENT_IN_TOTAL = _re(
+    r"(?:总共|一共|总计|合计|累计|加起来|全部|所有订单)[^，。？?]{0,8}(?:花|消费|付|多少钱)|(?:花|消费)了?(?:多少|几)(?:钱)?[^，。？?]{0,4}(?:总共|一共)|"
+    r"(?i:\bhow\s+much\b[^.?!]{0,25}\b(?:spent|spend|paid)\b(?!\s+(?:for|on)\s+(?:the|my|that|this|those|order|ORD|#?\d))|\b(?:what'?s|what\s+is|tell\s+me)\s+(?:the\s+)?total\s+"
+    r"(?:of|for|across)\s+(?:all\s+)?(?:my\s+)?orders\b|\bin\s+total\b[^.?!]{0,20}\b(?:spent|spend|paid)\b)"
+)
 # The end of an order's number and "how is it": "0902怎么样了", "我那个0902呢", "how's 0923 doing?", "what about
 # 0923?". The digits are looked for in the customer's orders.
 _HOW_IS_THE_ONE_ENDING = _re(
@@ -658,6 +664,8 @@ def classify(text: str) -> Understanding:
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
 
     has_order = bool(slots.order_numbers(text))
+    if SPENT_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):
+        return result(Intent.LIST_ORDERS)  # the list, with what it comes to
     if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):
         return result(Intent.ASK_FACT, said)  # "my address is X now, right?": how it stands, not a change
     if ASKS_HOW_IT_STANDS.search(text) and not is_request(text) and (said := _profile_subject(text)):

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from . import dates, facts, slots, speech
+from . import dates, facts, nlu, slots, speech
 from .conversation import MemoryEntry, ToolResult
 
 STATUS_NAMES = {
@@ -785,6 +785,31 @@ def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day
     return head + "\n" + "\n".join(lines)
 
 
+_NOT_SPENT = ("cancelled", "refunded")
+LISTED_AT_MOST = 20  # list_my_orders shows the latest 20
+
+
+def spent_text(orders: list[Any], lang: str) -> str:
+    """What the listed orders come to, each currency apart, cancelled and refunded ones left out (and said to be)."""
+    sums: dict[str, float] = {}
+    for o in orders:
+        if not isinstance(o, dict) or str(o.get("status")) in _NOT_SPENT:
+            continue
+        try:
+            amount = float(str(o.get("total")))
+        except (TypeError, ValueError):
+            continue
+        code = str(o.get("currency") or ("CNY" if lang == "zh" else "")).upper()
+        sums[code] = sums.get(code, 0.0) + amount
+    shown = [money(f"{total:.2f}", code, lang) for code, total in sums.items()] or [money("0", None, lang)]
+    latest = len(orders) >= LISTED_AT_MOST
+    if lang == "zh":
+        scope = f"最近{len(orders)}个订单" if latest else "这些订单"
+        return f"{scope}合计{'、'.join(shown)}（不含已取消和已退款的订单）。"
+    scope = f"Your latest {len(orders)} orders" if latest else "Together these orders"
+    return f"{scope} come to {' and '.join(shown)} (cancelled and refunded orders not counted)."
+
+
 # Words any question and any article share: they tell nothing of what a question is about.
 _NOT_A_TOPIC = frozenset(
     re.findall(
@@ -979,7 +1004,8 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
         data = {"orders": data}
     if isinstance(data, dict) and isinstance(data.get("orders"), list):
         day, phrase_ = day_asked(question, today)
-        return orders_text(data["orders"], lang, day, phrase_)
+        listed = orders_text(data["orders"], lang, day, phrase_)
+        return listed + ("\n" + spent_text(data["orders"], lang) if nlu.SPENT_IN_TOTAL.search(question) else "")
     if isinstance(data, dict) and (isinstance(data.get("events"), list) or name == "track_shipment"):
         return shipment_text(data, lang, order)
     if isinstance(data, dict) and (data.get("order_number") or name == "lookup_order"):

@@ -1438,3 +1438,30 @@ def test_an_address_given_in_part_is_completed_from_the_record_whose_street_it_n
     memory = [f"- [confirmed] Shop record: the shipping address is {record} {{key=shipping_address; value={record}}}"]
     said = say(text, memory=memory)
     assert said.calls == [("update_shipping_address", {"address": address})], said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # round-10 red team's: the list came without what it comes to
+        ("how much did I spend in total?", "Together these orders come to $338.00 and ¥20.00"),
+        ("我总共花了多少钱？", "这些订单合计$338.00、¥20.00（不含已取消和已退款的订单）"),
+    ],
+)
+def test_what_the_orders_come_to_is_summed_without_cancelled_or_refunded_ones(say, answer_tools, text, said):
+    listed = {
+        "orders": [
+            {"order_number": "ORD-2025-0923", "status": "processing", "total": "249.00", "currency": "USD"},
+            {"order_number": "ORD-2025-0924", "status": "shipped", "total": "89.00", "currency": "USD"},
+            {"order_number": "ORD-2025-0925", "status": "cancelled", "total": "15.00", "currency": "USD"},
+            {"order_number": "ORD-2025-0926", "status": "refunded", "total": "30.00", "currency": "USD"},
+            {"order_number": "ORD-2025-0927", "status": "delivered", "total": "20.00", "currency": "CNY"},
+        ]
+    }
+    request = [{"role": "user", "content": text}]
+    listing = say(request)
+    assert listing.names == ["list_my_orders"], listing
+
+    reply = say(answer_tools(listing, [listed], request))
+
+    assert said in reply.content, reply.content
