@@ -58,7 +58,11 @@ DENY = _re(
     r"never\s*mind|stop|not\s+now)(?:[\s,，]*(?:谢谢|了|吧|thanks|thank\s+you|please|it))*\s*[\s。.!！]*$"
 )
 POLICY_STRONG = _re(
-    r"政策|规定|规则|条款|须知|退换货|保修|质保|服务协议|价保|保价|价格保护|(?i:\bpolic(?:y|ies)\b|\bterms\b|\bwarranty\b|"
+    r"政策|规定|规则|条款|须知|退换货|保修|质保|服务协议|价保|保价|价格保护|"
+    r"(?:客服|人工|你们)[^，。？?]{0,4}(?:几点|什么时间|啥时候)(?:上班|下班|在线)|(?:客服|服务|营业|工作|上班)时间|"
+    r"(?i:\b(?:support|service|opening|business|office|working)\s+hours\b|\bwhen\s+(?:are|is)\s+(?:you|your\s+\w+|support)"
+    r"\s+(?:open|available)\b)|"
+    r"(?i:\bpolic(?:y|ies)\b|\bterms\b|\bwarranty\b|"
     r"\bguarantee\b|\bfaq\b|\bprice\s+(?:protection|match(?:ing)?|adjustment))|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|哪些(?:通知|联系)方式|"
     r"(?i:(?:notification|contact)\s+options|options\s+for\s+(?:notifications|contact))"
 )
@@ -293,7 +297,7 @@ TRACK = _re(
     r"(?:快递|包裹)(?:现在)?的?位置|(?:快递|包裹)呢|"
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
     r"信息|状态|更新|到了没)|物流|追踪|跟踪|查(?:一下|下)?(?:快递|包裹)|运单|配送|派送|到哪(?:了|里|儿)|"
-    r"在哪(?:里|儿)?了|(?:什么时候|何时|几时|多久)(?:能)?(?:到|送到|送达|到货|收到|发货)|还没(?:收到|到)|"
+    r"在哪(?:里|儿)?了|(?:什么时候|什么时间|啥时间|何时|几时|多久)(?:能)?(?:到|送到|送达|到货|收到|发货)|还没(?:收到|到)|"
     r"发货了(?:吗|没)|到了没|到没到|送到了(?:吗|没)|签收了?(?:吗|没)|签收没|(?:快递|物流)?(?<!订)单号(?:是)?多少|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|(?<!that's\s)(?<!that\sis\s)(?<!\bis\s)\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
     r"\bparcel\b|\bpackage\b|\bcourier\b|in\s+transit|\beta\b|dispatch(?:ed)?|out\s+for\s+delivery|"
     r"(?:delivery|shipping)\s+update|news\s+on\s+my\s+(?:delivery|parcel|package|order)|tracking\s+(?:number|info|link)|"

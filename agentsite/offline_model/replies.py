@@ -816,7 +816,9 @@ _NOT_A_TOPIC = frozenset(
         r"\S+",
         "the you your and for can are what how does did with have has this that will our any from there when which "
         "who why about policy policies please shop store tell know want would could should get not but all its just "
-        "你们 我们 请问 什么 怎么 可以 是否 有没 没有 一下 政策 规定 如果 的话 我的 你的",
+        "你们 我们 请问 什么 怎么 可以 是否 有没 没有 一下 政策 规定 如果 的话 我的 你的 "
+        # measures and the order itself: "support hours" is not about "within 24 hours of payment"
+        "hours hour days day minutes time times long much many order orders item items 小时 时间 多久 订单",
     )
 )
 

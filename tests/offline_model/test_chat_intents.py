@@ -1407,7 +1407,10 @@ def test_a_refund_weighed_is_answered_from_the_policy_and_not_proposed(say, text
     assert say(text).names == ["search_policies"]
 
 
-@pytest.mark.parametrize("text", ["ORD-2025-0817签收了吗？单号多少？", "ORD-2025-0817的单号多少", "我的快递签收了没"])
+@pytest.mark.parametrize(
+    "text",
+    ["ORD-2025-0817签收了吗？单号多少？", "ORD-2025-0817的单号多少", "我的快递签收了没", "ORD-2025-0817什么时间到"],
+)
 def test_signed_for_and_the_tracking_number_are_asked_of_the_parcel(say, text):
     """Round 10: "0817签收了吗？单号多少？" was not understood; "订单号是多少" still asks memory for an order's number."""
     names = say(text).names

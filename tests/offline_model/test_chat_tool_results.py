@@ -116,6 +116,9 @@ def test_policy_answers_quote_the_best_snippet_and_name_the_source(say, answer_t
         ("Do you offer price protection if it gets cheaper?", False),
         ("退款政策是什么", True),
         ("How long do refunds take?", True),
+        # round-11 red team's: "support hours" answered with "within 24 hours of payment", or not understood
+        ("what are your support hours?", False),
+        ("你们客服几点上班？", False),
     ],
 )
 def test_a_policy_about_something_else_is_not_quoted_as_the_answer(say, answer_tools, question, found):
