@@ -66,6 +66,28 @@ POLICY_STRONG = _re(
     r"\bguarantee\b|\bfaq\b|\bprice\s+(?:protection|match(?:ing)?|adjustment))|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|哪些(?:通知|联系)方式|"
     r"(?i:(?:notification|contact)\s+options|options\s+for\s+(?:notifications|contact))"
 )
+# What a policy question is about, coarsely: two parts of a message about different ones are looked up apart
+# ("how long do refunds take, and do you ship to Ireland?"), parts about one or none together.
+_POLICY_TOPICS = (
+    ("refunds", _re(r"退|(?i:\brefund|\breturn|money\s+back)")),
+    (
+        "shipping",
+        _re(r"发货|寄|快递|物流|运费|邮费|包邮|配送|送达|顺丰|(?i:\bship|\bdeliver|\bcourier|\bpostage|\bparcel)"),
+    ),
+    ("notifications", _re(r"通知|推送|(?i:\bnotif)")),
+    ("contact", _re(r"联系方式|短信|邮件|微信|(?i:\bcontact\b|\bsms\b|\bwechat\b|\be-?mail)")),
+    ("address", _re(r"地址|(?i:\baddress)")),
+    ("support", _re(r"客服|营业|上班|(?i:\bsupport\b|\bopening\b|\bbusiness\s+hours|\bopen\b)")),
+    ("warranty", _re(r"保修|质保|延保|(?i:\bwarrant|\bguarantee)")),
+    ("prices", _re(r"价保|保价|差价|优惠|(?i:\bprice|\bdiscount|\bcoupon|\bvoucher)")),
+)
+
+
+def policy_topic(text: str) -> str | None:
+    """The first coarse topic a policy question names, or None when it names none ("how long does it take?")."""
+    return next((name for name, pattern in _POLICY_TOPICS if pattern.search(text)), None)
+
+
 POLICY_WEAK = _re(
     r"多久|几天|多长时间|多少天|时效|(?:配送|发货|运输|送货)时间|运费|包邮|邮费|快递费|配送费|谁出|原路|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
     r"支持哪些|支持[^，。]{0,10}(?:退|换|吗)|无理由|\d+\s*天(?:内)?(?:可以)?(?:退|换)|发什么快递|用什么快递|哪些快递|配送范围|"

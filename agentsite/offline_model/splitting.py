@@ -7,7 +7,15 @@ import re
 from dataclasses import dataclass
 
 from . import slots
-from .nlu import ACTIONABLE, Intent, Understanding, asks_on_its_own, asks_what_a_change_would_do, classify
+from .nlu import (
+    ACTIONABLE,
+    Intent,
+    Understanding,
+    asks_on_its_own,
+    asks_what_a_change_would_do,
+    classify,
+    policy_topic,
+)
 from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
@@ -34,8 +42,14 @@ class Request:
     understood: Understanding
 
 
-def _same_request(a: Understanding, b: Understanding) -> bool:
-    return a.intent is b.intent and a.subject == b.subject
+def _same_request(a: tuple[Understanding, str], b: Understanding, part: str) -> bool:
+    """Two parts asking the same thing (``a``: what the request so far asks, and its words). Policy questions
+    about different topics are two ("how long do refunds take, and do you ship to Ireland?": each looked up
+    in its own words); one naming no topic goes with the one before ("…refund policy? How long does it take?")."""
+    if a[0].intent is Intent.POLICY and b.intent is Intent.POLICY:
+        topic = policy_topic(part)
+        return topic is None or topic == policy_topic(a[1])
+    return a[0].intent is b.intent and a[0].subject == b.subject
 
 
 def requests(text: str) -> list[Request]:
@@ -57,34 +71,34 @@ def requests(text: str) -> list[Request]:
         if m.start() > 0 and m.end() < len(text) and not inside[0] < m.start() < inside[1]
     ]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
-    groups: list[tuple[int, Understanding]] = []  # the part each request starts at, and what it asks
+    groups: list[tuple[int, Understanding, str]] = []  # the part each request starts at, what it asks, its words
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
         understood = classify(part)
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
-        if asked and not (groups and _same_request(groups[-1][1], understood)):
-            groups.append((i if groups else 0, understood))
+        if asked and not (groups and _same_request((groups[-1][1], groups[-1][2]), understood, part)):
+            groups.append((i if groups else 0, understood, part))
     # "what are my address and contact channel?": answered as one, unless a part asks something the list does
     # not hold ("… and is there a refund on 0924?", "… ? and how do you contact me?")
     listed_here = listed_subjects(text)
     asks_more = any(
         u.intent in (*_ABOUT_AN_ORDER, Intent.LIST_ORDERS)
         or (u.intent is Intent.ASK_FACT and u.subject not in listed_here)
-        for _, u in groups
+        for _, u, _ in groups
     )
     lists_facts = whole.intent is Intent.ASK_FACT and len(listed_here) > 1 and not asks_more
     # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it
     # (not "how do you contact me now, and where is 0931?", nor the items of a list)
-    about_the_order = all(u.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for _, u in groups)
+    about_the_order = all(u.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for _, u, _ in groups)
     lists_facts = lists_facts or (slots.order_tail(text) is not None and about_the_order and not listed)
     weighed = asks_what_a_change_would_do(text)  # "if I mute them, will I still get…": its "if" is no request
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts or weighed:
         return [Request(text, whole)]
     numbers = slots.order_numbers(text)
-    firsts = [i for i, _ in groups]
+    firsts = [i for i, _, _ in groups]
     found = []
-    for (first, asked_for), after in zip(groups, [*firsts[1:], len(starts)], strict=True):
+    for (first, asked_for, _), after in zip(groups, [*firsts[1:], len(starts)], strict=True):
         part = text[starts[first] : ends[after - 1]].strip()
         understood = classify(part)
         if understood.intent is Intent.OTHER:  # "ok so just confirm for me: what's my address": what its part asks
@@ -92,6 +106,10 @@ def requests(text: str) -> list[Request]:
         if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
         found.append(Request(part, understood))
-    if len({(r.understood.intent, r.understood.subject) for r in found}) < 2:
+    if len({(r.understood.intent, r.understood.subject, _topic_of(r)) for r in found}) < 2:
         return [Request(text, whole)]
     return found
+
+
+def _topic_of(request: Request) -> str | None:
+    return policy_topic(request.text) if request.understood.intent is Intent.POLICY else None
