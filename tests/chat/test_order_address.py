@@ -40,6 +40,15 @@ def customers(db):
     return {u.username: u for u in get_user_model().objects.all()}
 
 
+def _chat(user, texts: list[str]) -> tuple:
+    """A new conversation of ``user`` saying each of ``texts``: its id and the last reply."""
+    conversation = short_term.store().start(user.pk).id
+    reply = ""
+    for text in texts:
+        reply = run_turn(user.pk, conversation, text).reply
+    return conversation, reply
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_one_orders_address_changes_and_the_default_stays(customers, lang):
     username, open_order, _, ask, address, yes = ASK[lang]
@@ -80,9 +89,7 @@ def test_a_shipped_orders_address_is_refused_with_the_reason(customers, lang):
 )
 def test_an_order_named_by_its_end_or_as_this_one_gets_its_own_address(customers, texts):
     user = customers["wang"]
-    conversation = short_term.store().start(user.pk).id
-    for text in texts:
-        reply = run_turn(user.pk, conversation, text).reply
+    conversation, reply = _chat(user, texts)
 
     proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
     assert proposed.tool == "update_order_address", reply
@@ -184,9 +191,7 @@ def test_an_orders_address_asked_after_its_change_is_the_new_one(customers, lang
 )
 def test_an_order_named_by_the_thing_bought_is_the_one_sent_elsewhere(customers, username, texts, proposed):
     user = customers[username]
-    conversation = short_term.store().start(user.pk).id
-    for text in texts:
-        reply = run_turn(user.pk, conversation, text).reply
+    conversation, reply = _chat(user, texts)
 
     pending = PendingAction.objects.filter(conversation_id=conversation, status="pending")
     if proposed is None:  # the grinder has shipped: refused with the reason, nothing proposed
@@ -224,9 +229,7 @@ def test_an_order_named_by_the_thing_bought_is_the_one_sent_elsewhere(customers,
 )
 def test_an_order_sent_to_the_address_just_named_gets_it(customers, username, texts, order, address):
     user = customers[username]
-    conversation = short_term.store().start(user.pk).id
-    for text in texts:
-        reply = run_turn(user.pk, conversation, text).reply
+    conversation, reply = _chat(user, texts)
 
     proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
     assert (proposed.tool, proposed.arguments) == (
@@ -253,9 +256,7 @@ def test_an_order_sent_to_the_address_just_named_gets_it(customers, username, te
 )
 def test_an_order_sent_back_to_the_default_address_gets_it(customers, username, texts, order):
     user = customers[username]
-    conversation = short_term.store().start(user.pk).id
-    for text in texts:
-        reply = run_turn(user.pk, conversation, text).reply
+    conversation, reply = _chat(user, texts)
 
     proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
     default = CustomerProfile.objects.get(user=user).default_address
