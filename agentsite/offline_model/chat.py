@@ -471,6 +471,9 @@ def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
         return Reply(replies.phrase("order_address", lang))
     if key == "order_number" and described.described_order(conv, text) and "lookup_order" in conv.tools:
         return _order_calls(conv, text, "lookup_order", lang)  # "which order was the kettle?": look it up
+    account_holds = key in ("phone_number", "email") and record_of(conv, key) is not None
+    if account_holds and "recall_memory" in conv.tools and not conv.results_since_user():
+        return _call("recall_memory", query=_clip(text))  # a number told in an earlier chat is said beside it
     said = answer_about(conv, key, lang)
     if said:
         return Reply(said)

@@ -94,8 +94,11 @@ SYSTEM_RECORDS_EN = [
         ("Do you remember my email address?", "olivia.price@example.com"),
     ],
 )
-def test_the_shops_confirmed_records_are_answered_not_taken_for_instructions(say, question, expected):
-    said = say(question, memory=SYSTEM_RECORDS_EN)
+def test_the_shops_confirmed_records_are_answered_not_taken_for_instructions(
+    say, tools_without_recall, question, expected
+):
+    # active recall (no recall tool): with one, an account's email is looked for in earlier chats first
+    said = say(question, memory=SYSTEM_RECORDS_EN, tools_offered=tools_without_recall)
     assert said.calls == [] and expected in said.content
     assert not said.content.startswith("I'm not sure")
 
@@ -451,3 +454,38 @@ def test_a_chase_disputed_is_answered_with_the_record_and_none_is_made(say, text
 
     assert reply.calls == [] and said in reply.content, reply
     assert "我没有再提交新的催单" in reply.content or "I haven't put in another chase" in reply.content, reply
+
+
+@pytest.mark.parametrize(
+    ("question", "record", "told"),
+    [
+        (
+            "你记得我的手机号吗？",
+            "- [已确认] 商店记录：客户账户登记的电话号码是13857101234 {key=phone_number; value=13857101234}",
+            "13900001111",
+        ),
+        (
+            "what's my email?",
+            "- [confirmed] Shop record: the customer's account email is a@x.example {key=email; value=a@x.example}",
+            "alice.home@y.example",
+        ),
+    ],
+)
+def test_the_accounts_number_is_said_with_one_told_in_an_earlier_chat_in_tool_mode(
+    say, answer_tools, question, record, told
+):
+    """Tool recall: the account's number answered alone, the one told in an earlier chat not looked for (active
+    recall says both); measured in the evaluation's deferred/tool recall (97%)."""
+    request = [{"role": "user", "content": question}]
+    asked = say(request, memory=[record])
+    assert asked.names == ["recall_memory"], asked
+
+    key = "phone_number" if "13857101234" in record else "email"
+    recalled = {
+        "memories": [
+            {"content": f"The customer said their {key} is {told}", "key": key, "value": told, "tag": "reference"}
+        ]
+    }
+    reply = say(answer_tools(asked, [recalled], request), memory=[record]).content
+
+    assert told in reply and record.split("value=")[1].rstrip("}") in reply, reply
