@@ -34,6 +34,13 @@ def _order_at(text: str) -> int | None:
     return m.start() if m else None
 
 
+def _order_end_at(text: str) -> int | None:
+    """Where the end of an order's number stands ("帮我退0901，不对，是0902"), when the text has no whole one."""
+    tails = slots.order_tails(text)
+    at = text.find(tails[0]) if tails else -1
+    return at if at >= 0 else None
+
+
 def _address_at(text: str) -> int | None:
     found = slots.address(text)
     at = text.find(found) if found else -1
@@ -51,7 +58,7 @@ def _money_at(text: str) -> int | None:
 
 
 # Each kind of value a correction replaces, found in the part before the correction and the part after it.
-_KINDS: tuple[Callable[[str], int | None], ...] = (_order_at, _address_at, _channel_at, _money_at)
+_KINDS: tuple[Callable[[str], int | None], ...] = (_order_at, _order_end_at, _address_at, _channel_at, _money_at)
 
 
 def whole_address(taken_back: str, given: str) -> str:
@@ -89,6 +96,8 @@ def _building_after_the_number(taken_back: str, given: str) -> str:
 # Only the number given again: "不是，是1204", "应该是401号", "no wait, 14".
 _NUMBER_ONLY = re.compile(
     r"^\s*(?:是|应该是|改成|改为|换成|要|(?i:it'?s|make\s+it|number))?\s*(\d+[A-Za-z]?)\s*(号楼|号|室|楼|栋|层|弄)?"
+    # the building and room that go with the new number: "是101号 2单元502"
+    r"(?:\s*((?:[A-Za-z0-9]+\s*(?:号楼|栋|座|幢|单元|室|层|楼)\s*)+[A-Za-z0-9]*))?"
     r"\s*(?:才对|吧|啊|哈|(?i:please|instead))?\s*[。.!！]*\s*$"
 )
 
@@ -107,6 +116,10 @@ def _number_corrected(address: str, tail: str) -> str | None:
     last = found[-1]
     # the unit is written once: "深南大道 100 号" corrected to "200号" is "深南大道 200 号"
     written = number + (unit or "") if unit and not address[last.end() :].lstrip().startswith(unit) else number
+    if more := m.group(3):  # a building and room given with it take the place of any after the number
+        after = address[last.end() :]
+        kept = after[: len(after) - len(after.lstrip())] + unit if unit and after.lstrip().startswith(unit) else ""
+        return address[: last.start()] + written + kept + more.strip()
     return address[: last.start()] + written + address[last.end() :]
 
 

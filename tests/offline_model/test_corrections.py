@@ -68,3 +68,17 @@ def test_several_corrections_end_on_the_last_value():
 
 def test_a_correction_of_the_amount_keeps_the_order():
     assert as_meant("refund $50, sorry, $40 of ORD-2025-0931") == "refund $40 of ORD-2025-0931"
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        # round-12 red team's: 0901 was proposed first and refunded on "嗯 确认"
+        ("帮我退0901，不对，是0902", "帮我退0902"),
+        ("refund 0923, sorry I mean 0924", "refund 0924"),
+        # round-12 red team's: 100号 proposed; the building and room come with the new number
+        ("地址改成广州市天河区体育西路100号，不对，是101号 2单元502", "地址改成广州市天河区体育西路101号2单元502"),
+    ],
+)
+def test_an_orders_end_or_a_number_with_its_room_taken_back_is_replaced(text, meant):
+    assert as_meant(text).rstrip("，, ") == meant
