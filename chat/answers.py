@@ -297,6 +297,18 @@ _PART_OF_THE_MONEY = re.compile(
 
 
 _PHONE_NUMBER = re.compile(r"\+?\d[\d\s\-()]{5,}\d")
+# What makes the yes before it a yes to something else: a condition on the change or another way of making it
+# ("yes, and if staff say no … a voucher", "yes, but to my sister's Visa rather than my card", "确认，要是…就…").
+_ON_CONDITION = re.compile(
+    r"如果|要是|假如|除非|而不是|否则|不然|只要|前提是|"
+    r"(?i:\bif\b|\bunless\b|\brather\s+than\b|\binstead\b|\bas\s+long\s+as\b|\bprovided\b|\bonly\s+if\b|"
+    r"\botherwise\b|\bon\s+condition\b)"
+)
+# Where refunded money would go: a refund goes back the way it was paid, never elsewhere on a yes.
+_PAID_ELSEWHERE = re.compile(
+    r"卡|账户|账号|支付宝|微信|余额|(?i:\bcard\b|\bvisa\b|\bmastercard\b|\bamex\b|\baccount\b|\bpaypal\b|\bwallet\b|"
+    r"\bbank\b|\bstore\s+credit\b|\bvoucher\b|\bgift\s+card\b)"
+)
 
 
 def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -310,6 +322,10 @@ def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str,
                 return None
             if proposal.get("channel") in ("sms", "phone") and _PHONE_NUMBER.search(rest):
                 return None  # "yes and use +44 7700 900555 as my number": a yes to texts at another number
+            if _ON_CONDITION.search(rest):
+                return None  # "yes, and if staff say no, a voucher instead": a yes on a condition is none
+            if "order_number" in proposal and "reason" in proposal and _PAID_ELSEWHERE.search(rest):
+                return None  # "yes, and put the money on my sister's Visa": the refund goes back the way it came
             return head, rest
     return None
 

@@ -943,6 +943,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         text = f"{text} {order}"
     if others.someone_else_asked_about(text, conv.system):  # never answered with the asker's own data
         return Reply(replies.phrase("others_data", lang))
+    if nlu.REFUND_ELSEWHERE.search(text):  # never a refund asked to a card or account of someone's choosing
+        return Reply(replies.phrase("refund_paid_back", lang))
     if nlu.EXPEDITE_DISPUTED.search(text):  # "我什么时候让你催单了？": the record, never another chase
         record = replies.chases_on_record(list(conv.memories), lang)
         return Reply(replies.phrase("expedite_disputed", lang) + ("" if lang == "zh" else " ") + record)

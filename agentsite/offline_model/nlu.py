@@ -376,6 +376,15 @@ _ONE_ORDER = _re(r"这单|那单|这个订单|那个订单|这笔|那笔|(?i:thi
 # Details of one order ("总价", "买了几个"): a status question when an order is in sight.
 STATUS_DETAIL = _re(r"总价|总额|总共|多少钱|买了几|几件|买了什么|买的什么|买的啥|有哪些东西|里面有什么")
 _ORDER_IN_SIGHT = _re(r"单|订单|(?i:\border\b)")
+# Refunded money asked to go somewhere else: "put the money on my sister's Visa", "钱退到我的支付宝".
+REFUND_ELSEWHERE = _re(
+    r"(?:退|打|转|返)(?:到|给|进|回)[^，。？?]{0,8}(?:支付宝|微信|余额|别的卡|其他卡|另一张卡|另外一张卡|新卡|"
+    r"(?:[他她]|老婆|老公|妈妈?|爸爸?|朋友|家人|姐姐|妹妹|哥哥|弟弟)的(?:卡|账户|银行卡))|"
+    r"(?i:\b(?:put|send|pay|transfer|refund|credit|move)\b[^.?!]{0,25}\b(?:money|refund|it|them|\$?\d+)\b[^.?!]{0,12}"
+    r"\b(?:to|on|onto|into)\b\s+(?:a\s+|my\s+)?(?:another|other|different|new|someone\s+else'?s|\w+['’]s)\s+(?:\w+\s+){0,2}?"
+    r"(?:card|visa|mastercard|amex|account|paypal|wallet|bank)\b|"
+    r"\b(?:rather\s+than|instead\s+of)\s+(?:to\s+|on\s+)?(?:my|the\s+original)\s+(?:card|payment|account))"
+)
 # What the customer's orders come to: "how much did I spend in total?", "我总共花了多少钱", "一共消费了多少".
 SPENT_IN_TOTAL = _re(
     r"(?:总共|一共|总计|合计|累计|加起来|全部|所有订单)[^，。？?]{0,8}(?:花|消费|付|多少钱)|(?:花|消费)了?(?:多少|几)(?:钱)?[^，。？?]{0,4}(?:总共|一共)|"

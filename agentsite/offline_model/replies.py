@@ -209,6 +209,10 @@ PHRASES = {
         "I can only look a delivery up by its order number, not by a tracking number. Which order is it? I can list "
         "your orders if that helps.",
     ),
+    "refund_paid_back": (
+        "退款只会原路退回到下单时的支付方式，无法退到其他卡或账户。",
+        "A refund always goes back to the way the order was paid; I can't send it to another card or account.",
+    ),
     "expedite_disputed": (
         "抱歉让您困惑了，我没有再提交新的催单。",
         "Sorry for the confusion: I haven't put in another chase.",

@@ -568,6 +568,17 @@ def test_an_address_only_asked_about_after_a_proposal_is_not_proposed(customers,
         ("wang", "0790那个我想退款", "确认，另外能不能只退一半 键盘还能用就是有个键不灵"),
         ("li", "0901退款", "确认，另外只退300就行"),
         ("alice", "refund ORD-2025-0924", "yes, and also just 30 of it"),
+        # round-12 red team's: refunded on a yes that sent the money elsewhere or set a condition
+        (
+            "alice",
+            "refund ORD-2025-0923",
+            "Yes — and put the money on my sister's Visa ending 4242 rather than my card.",
+        ),
+        (
+            "bob",
+            "refund ORD-2025-0870 please, the tent leaks",
+            "Yes — and if staff say no, then don't bother, I'd rather keep the tent and get a $100 voucher.",
+        ),
     ],
 )
 def test_a_yes_that_asks_for_part_of_the_money_moves_none(customers, username, proposal, answer):

@@ -1487,3 +1487,20 @@ def test_each_policy_question_of_a_message_is_looked_up_in_its_own_words(say, te
     said = say(text)
 
     assert [a["query"] for name, a in said.calls if name == "search_policies"] == queries, said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "put the money on my sister's Visa ending 4242 rather than my card",
+            "goes back to the way the order was paid",
+        ),
+        ("0817退款，钱退到我的支付宝", "原路退回"),
+    ],
+)
+def test_a_refund_asked_to_another_card_or_account_is_answered_with_how_refunds_go(say, text, said):
+    """Round 12: "didn't quite understand" after a yes that named another card (the refund had been filed)."""
+    reply = say(text)
+
+    assert reply.calls == [] and said in reply.content, reply
