@@ -816,6 +816,8 @@ def _respond(conv: Conversation) -> Reply:
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
         text = kept  # the customer's own request, without the part that tries to instruct us
     several = splitting.requests(text) if text.strip() else []
+    if len(several) > 1 and not results and others.someone_else_asked_about(text, conv.system):
+        return Reply(replies.phrase("others_data", several[0].understood.lang))  # each part is theirs, not one
     if len(several) > 1:
         return after_several(conv, several, results) if results else _several(conv, several)
     confirmed_only = results and all(r.call.id.startswith("confirmed-") for r in results)

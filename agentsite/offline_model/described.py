@@ -130,7 +130,8 @@ _NOT_A_THING_EN = frozenset(
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
-    r"^(?:那么?|还有|另外|那)?(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的|那个|这个)?([\u4e00-\u9fff]{2,6}?)"
+    r"^(?:那么?|还有|另外|那)?(?:请|麻烦|帮我|给我|你)?(?:帮我|给我)?(?:把|将)?"
+    r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的|那个|这个)?([\u4e00-\u9fff]{2,6}?)"
     r"(?:那单|那个|这单|的订单|的那单|那笔|有问题|坏了|不想要|不要了|到哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
     r"想退|能退|要退|退款|退了|呢|买的)"
 )

@@ -100,14 +100,18 @@ _RELATIVES_DETAILS = re.compile(
     rf"(?i)(?<!\bto\s)\bmy\s+{_RELATIVE_EN}['’]s\s+(?:[\w-]+\s+){{0,2}}?{_DETAILS_EN}|"
     rf"(?<![给到往寄成我])(?:我)?{_RELATIVE_ZH}(?:家)?的[^，。？?！!\s]{{0,4}}?{_DETAILS_ZH}"
 )
+_RELATIVE_MENTIONED = re.compile(rf"(?i)\b{_RELATIVE_EN}\b|{_RELATIVE_ZH}")
 _ACCOUNT_OF_THEIR_OWN = re.compile(
     rf"(?i)\b(?:my\s+)?{_RELATIVE_EN}\b.{{0,40}}?\b(?:has|have|got|with)\s+(?:an?|his|her|their)\s+(?:own\s+)?"
-    rf"account|{_RELATIVE_ZH}.{{0,12}}?(?:也有|有自己的|自己有|自己的|另有)(?:一个)?(?:账号|账户)"
+    rf"account|\bmy\s+{_RELATIVE_EN}['’]s\s+(?:account|username|login)\s+(?:is|name)\b|"
+    rf"{_RELATIVE_ZH}.{{0,12}}?(?:也有|有自己的|自己有|自己的|另有)(?:一个)?(?:账号|账户)|"
+    rf"(?:{_RELATIVE_ZH}|[他她])的?(?:账号|账户|用户名)(?:是|叫)"
 )
 _THEIR_ORDERS = re.compile(
     r"(?i)\b(?:his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:orders?|refunds?|purchases?|account)\b|"
     r"\bwhat\s+(?:did|has|have)\s+(?:he|she|they)\s+(?:order|bought|buy|purchased?)\b|"
-    rf"[他她](?:们)?(?:的|最近|上次|之前|都)?[^，。？?！!]{{0,4}}?(?:{_DATA_ZH}|买了|下单|下了|订了)"
+    rf"[他她](?:们)?(?:的|最近|上次|之前|都)?[^，。？?！!]{{0,8}}?(?:{_DATA_ZH}|买了|下单|下了|订了|退|通知|改)|"
+    r"\b(?:refund|cancel|change|update|mute|track)\s+(?:his|her|their)\b"
 )
 _CUSTOMER_LINE = re.compile(r"^(?:Customer: |客户：)(.+)$", re.M)
 
@@ -146,8 +150,8 @@ def someone_else_asked_about(text: str, system: str) -> bool:
 def _asks_about_a_relative(text: str) -> bool:
     """The details of someone close to the customer, or orders on an account of their own, asked about; never a
     value of theirs the customer gives ("send it to my mom's address, 5 Main St": an address the customer chose)."""
+    if _RELATIVE_MENTIONED.search(text) and _ACCOUNT_OF_THEIR_OWN.search(text) and _THEIR_ORDERS.search(text):
+        return True
     if slots.address(text) or slots.emails(text) or slots.phones(text):
         return False
-    if _RELATIVES_DETAILS.search(text):
-        return True
-    return bool(_ACCOUNT_OF_THEIR_OWN.search(text) and _THEIR_ORDERS.search(text))
+    return bool(_RELATIVES_DETAILS.search(text))

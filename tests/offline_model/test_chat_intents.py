@@ -1504,3 +1504,14 @@ def test_a_refund_asked_to_another_card_or_account_is_answered_with_how_refunds_
     reply = say(text)
 
     assert reply.calls == [] and said in reply.content, reply
+
+
+def test_a_thing_no_order_holds_never_names_the_order_spoken_of(say, answer_tools):
+    """Round 12: "帮我把瑜伽垫那单退了" after talk of the keyboard's order proposed refunding the keyboard."""
+    request = [{"role": "user", "content": "ORD-2025-0790怎么样了"}]
+    looked_up = answer_tools(say(request), [{"order_number": "ORD-2025-0790", "status": "delivered"}], request)
+    asked = [*looked_up, {"role": "assistant", "content": say(looked_up).content}]
+
+    said = say([*asked, {"role": "user", "content": "帮我把瑜伽垫那单退了"}])
+
+    assert said.calls == [("list_my_orders", {"item": "瑜伽垫"})], said
