@@ -638,6 +638,12 @@ def channels_named(text: str) -> set[str]:
     return {channel for channel, pattern in CHANNEL_PATTERNS if re.search(pattern, _EMAIL_RE.sub(" ", text))}
 
 
+# A setting named just before, as items of a list are: "notifications, contact channel, default address, phone".
+_SETTINGS_LISTED = re.compile(
+    r"(?i)(?:address|notifications?|channel|settings?|e-?mail|number|地址|通知|联系方式|邮箱|设置)\s*(?:[,，、]|\band\b)\s*$"
+)
+
+
 def contact_channel(text: str) -> str | None:
     """Return the channel the customer wants to be contacted by, if `text` says so."""
     text = _EMAIL_RE.sub(" ＠ ", text)  # an address is no channel; where it stood is kept ("my email is ＠")
@@ -660,9 +666,14 @@ def contact_channel(text: str) -> str | None:
             if channel == "email" and _NAMES_THE_ADDRESS.match(text[m.end() : m.end() + 24]):
                 continue  # "my email is actually bob@… now", "邮箱是 …": the address, not a channel
             if channel == "phone" and re.match(
-                r"(?i)(?:phone\s+)?(?:number|号码?)|[:：]?\s*\+?\d", text[m.end() : m.end() + 8].strip()
+                r"(?i)(?:phone\s+)?(?:number|no\.|号码?)|(?:(?:is|was|now|=|是|为)\s*)*[:：]?\s*\+?\d",
+                text[m.end() : m.end() + 16].strip(),
             ):
-                continue  # "my phone number is…", "电话13900001111" name a number, not a channel
+                continue  # "my phone number is…", "my phone is +44…", "电话13900001111" name a number
+            if _SETTINGS_LISTED.search(text[max(0, m.start() - 40) : m.start()]) and re.match(
+                r"\s*(?:[,，、.。?？!！]|\band\b|$)", text[m.end() :]
+            ):
+                continue  # "summarise my settings: notifications, contact channel, address, phone": one of a list
             before, after = text[max(0, m.start() - 32) : m.start()], text[m.end() : m.end() + 24]
             negated = _NEGATED_BEFORE.search(before[-24:]) and not _NOTHING_BUT.search(before)
             if not (negated or _NEGATED_AFTER.search(after)):

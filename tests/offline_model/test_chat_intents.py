@@ -1515,3 +1515,15 @@ def test_a_thing_no_order_holds_never_names_the_order_spoken_of(say, answer_tool
     said = say([*asked, {"role": "user", "content": "帮我把瑜伽垫那单退了"}])
 
     assert said.calls == [("list_my_orders", {"item": "瑜伽垫"})], said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round-12 red team's: "Shall I contact you by phone from now on?", asked of neither
+        "Summarise my settings: notifications, contact channel, default address, phone.",
+        "Please remember for next time: I'm allergic to latex. Also, my phone is +44 7700 900999.",
+    ],
+)
+def test_a_phone_listed_or_given_as_a_number_is_no_channel_asked_for(say, text):
+    assert "update_contact_channel" not in say(text).names
