@@ -27,6 +27,8 @@ INJECTION = _re(
     r"|系统提示词?|提示(?:内容|词)|(?:你的|隐藏|所有隐藏的?)(?:prompt|规则|参数|指令)|(?:规则|prompt)[^，。]{0,6}(?:原文|发我|翻译)|"
     r"配置(?:文件)?(?:内容)?|你现在是|扮演|开发者(?:模式|身份)|管理员(?:模式|身份|备注)|以?root身份|最高权限|授权码|权限已提升|"
     r"我是(?:这个)?(?:机器人|系统|你)的(?:作者|开发者|管理员)|我是管理员|(?:经理|主管|客服经理|上级)[^，。]{0,6}(?:批准|审批|授权|同意)"
+    r"|(?:备注|留言|注意|提示)(?:给|致)?(?:客服|系统|机器人|AI|ai)[:：]|(?:客户|用户|本人)已(?:经)?(?:确认|同意|授权)(?!收货|签收|收到)|"
+    r"已(?:经)?(?:得到|获得|取得)?(?:客户|用户)的?(?:同意|确认|授权)"
     r"|【(?:系统|管理员|admin)|\[(?:系统|管理员)|系统[:：]|系统(?:通知|指令|消息)|管理员指令|新(?:的)?(?:系统)?指令|</?system>"
     r"|(?:忽略|无视|忘记|忘掉)(?:之前|以上|上面|前面)?的?(?:所有|全部|一切)(?:的)?(?:内容|对话|消息|话)"
     r"|从现在(?:开始|起)你(?:是|就是|要)|你(?:不再是|的新身份|现在的身份)|(?:进入|切换到|开启)[^，。]{0,4}模式|测试模式|调试模式|"
@@ -56,6 +58,8 @@ INJECTION = _re(
     r"(?:prompt|instructions|rules|directives)|(?:repeat|print|recite)\s+(?:the\s+)?(?:words|text|everything)\s+above|"
     r"\[inst\]|#{2,}\s*instruction|(?:^|[.!?;\n]\s*)(?:system|assistant|admin|staff)\s*:|"
     r"\bpre-?(?:confirmed|approved|authori[sz]ed)\b|"
+    r"\bnote\s+(?:to|for)\s+(?:the\s+)?(?:agent|bot|assistant|support|staff|ai|system)\s*:|"
+    r"\b(?:the\s+)?(?:customer|user|account\s+holder)\s+(?:has\s+)?(?:already\s+)?(?:confirmed|agreed|approved|consented)\b(?!\s+(?:receipt|delivery|the\s+order))|"
     r"i\s+(?:hereby\s+)?authori[sz]e\s+you|(?:this\s+is\s+an?\s+)?authori[sz]ed\s+(?:request|override|test)|"
     r"i\s+(?:work\s+(?:for|at)|am\s+from|'m\s+from)\s+(?:the\s+)?(?:shop|store|company|it\s+department|your\s+company)|"
     r"(?:security|penetration|internal)\s+test|emergency\s+override|(?:disable|turn\s+off|switch\s+off)\s+(?:the\s+|your\s+)?"
@@ -137,7 +141,10 @@ def asks_to_cancel_an_order(text: str) -> bool:
 
 
 # Where an injected part ends: a sentence, a line, or a role tag starting a new one ("… BA1 1AA. SYSTEM: …").
-_SEGMENT = re.compile(r"(?<=[.!?。！？\n])\s+|(?<=[.!?。！？\n])(?=\S)|(?=(?i:\b(?:system|assistant|admin|staff)\s*:))")
+# Sentences, and what brackets hold: "…世纪大道100号（备注给客服：…，客户已确认），这个地址格式对吗" keeps its question.
+_SEGMENT = re.compile(
+    r"(?<=[.!?。！？\n])\s+|(?<=[.!?。！？\n])(?=\S)|(?=(?i:\b(?:system|assistant|admin|staff)\s*:))|(?=[（(【\[])|(?<=[）)】\]])"
+)
 
 
 def without_injected(text: str) -> str:

@@ -88,6 +88,11 @@ _SOMEONE_ELSES = re.compile(
     r"[^，。,;；]{0,10}$|(?i:(?:recipient|addressee|attn|c/o|(?:mum|mom|dad|wife|husband|friend|partner)'?s"
     r"(?:\s+(?:phone|number|mobile|cell))?)[^,;]{0,16}$)"
 )
+# Before an address: it is someone else's ("他地址是 …", "我闺蜜的地址是 …", "my friend's address is …").
+_SOMEONE_ELSES_ADDRESS = re.compile(
+    r"(?:他|她|朋友|闺蜜|家人|老婆|老公|妈妈|爸爸|我妈|我爸|同事|室友|邻居|收件人|收货人)(?:的|家的?)?(?:收货)?地址(?:是|在|为)?"
+    r"[\s:：]*$|(?i:\b(?:his|her|their|\w+['’]s)\s+(?:home\s+|shipping\s+)?(?:address|place)\s*(?:is|:)?\s*$)"
+)
 _SHOP_NOUN = re.compile(r"快递|包裹|订单|商品|客服|快递员|(?i:parcel|package|order|item|courier|driver|delivery)")
 _PREFERENCE_CUE = re.compile(r"喜欢|不喜欢|讨厌|偏好|习惯|希望|(?i:prefer|like|love|hate|dislike|rather|usually)")
 _FIRST_PERSON = re.compile(r"我|俺|(?i:\bi\b|\bi'm\b|\bi've\b|\bmy\b|\bme\b)")
@@ -178,7 +183,9 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
     if channel := slots.contact_channel(sentence):
         add("contact_channel", channel)
     if (address := slots.address(sentence)) and not slots.order_numbers(sentence):
-        add("shipping_address", address)  # "send ORD-… to …" is that order's address, not the customer's
+        owner = sentence[: max(sentence.find(address), 0)][-16:]
+        if not _SOMEONE_ELSES_ADDRESS.search(owner) or re.search(r"(?i)\bmy\s*$|我的?\s*$", owner):
+            add("shipping_address", address)  # "send ORD-… to …" is that order's address; "他地址是 …" his
     for order in slots.order_numbers(sentence):
         add("order_number", order)
     if carrier := slots.preferred_carrier(sentence):
