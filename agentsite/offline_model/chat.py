@@ -192,6 +192,8 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
         if turn.role == "assistant":
             if value is not None and speech.CHANGE_DROPPED.search(turn.text) and _names(proposed, key, value):
                 value = None  # the customer said no to the change proposed for it
+            elif value is not None and speech.CHANGE_MADE.search(turn.text) and _names(turn.text, key, value):
+                value = None  # made: whatever the record says since, it was no request left unapplied
             context, proposed = facts.key_asked_by(turn.text) or context, turn.text
             continue
         if turn.role != "user":

@@ -95,6 +95,10 @@ CHANGE_DROPPED = re.compile(
 )
 
 
+# The agent saying a change was made: what the customer asked for it is then no request left unapplied.
+CHANGE_MADE = re.compile(r"已完成|(?i:\bDone\b)")
+
+
 def is_question(text: str) -> bool:
     return bool(re.search(r"[?？]", text) or _QUESTION_ZH.search(text) or _QUESTION_EN.search(text))
 

@@ -489,3 +489,21 @@ def test_the_accounts_number_is_said_with_one_told_in_an_earlier_chat_in_tool_mo
     reply = say(answer_tools(asked, [recalled], request), memory=[record]).content
 
     assert told in reply and record.split("value=")[1].rstrip("}") in reply, reply
+
+
+def test_a_change_made_and_made_back_is_no_request_left_unapplied(say):
+    """Round 12: after SMS was made and email made again, "您曾提出改为短信，但这项更改尚未生效"."""
+    record = "- [confirmed] 商店记录：我们通过邮件联系客户 {key=contact_channel; value=email}"
+    turns = [
+        {"role": "user", "content": "短信联系我"},
+        {"role": "assistant", "content": "需要我今后通过短信联系您吗？请回复“确认”以继续。"},
+        {"role": "user", "content": "确认"},
+        {"role": "assistant", "content": "已完成：今后我们会通过短信联系您。"},
+        {"role": "user", "content": "算了还是改回邮件联系"},
+        {"role": "assistant", "content": "已完成：今后我们会通过邮件联系您。"},
+        {"role": "user", "content": "我的联系方式现在是啥"},
+    ]
+
+    reply = say(turns, memory=[record]).content
+
+    assert "邮件" in reply and "尚未生效" not in reply, reply
