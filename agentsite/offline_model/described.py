@@ -165,7 +165,8 @@ _PLACES_EN = frozenset(
     re.findall(
         r"\S+",
         "office work home house flat apartment place parents mom mum dad friend friends neighbour neighbor building "
-        "company school workplace studio room unit street road city town",
+        "company school workplace studio room unit street road city town default current usual primary main "
+        "permanent billing delivery shipping",
     )
 )
 _ADDRESS_OF_A_THING_ZH = re.compile(
@@ -178,7 +179,8 @@ def thing_sent(text: str) -> str:
     """What a change of address names as bought ("the address of my coffee grinder", "把蓝牙耳机的地址改成…"): its
     order is the one to send elsewhere. Never a place ("my office", "公司的地址")."""
     thing = thing_named(text)
-    kind_of_address = thing and re.search(rf"(?i)\b{re.escape(thing)}\s+address", text)  # "my default address"
+    # "my default (shipping) address": a kind of address, not a thing bought
+    kind_of_address = thing and re.search(rf"(?i)\b{re.escape(thing)}\s+(?:[a-z]+\s+){{0,2}}address", text)
     if thing and not kind_of_address and thing.split()[0].lower() not in _PLACES_EN:
         return thing
     m = _ADDRESS_OF_A_THING_ZH.search(text)
