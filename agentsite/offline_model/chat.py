@@ -10,7 +10,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import corrections, described, escalation, facts, nlu, others, replies, slots, speech, splitting, subjects
+from . import (
+    corrections,
+    described,
+    escalation,
+    facts,
+    nlu,
+    others,
+    replies,
+    reported,
+    slots,
+    speech,
+    splitting,
+    subjects,
+)
 from .conversation import TAGS, Conversation, MemoryEntry, ToolCall, ToolResult, Turn, result_data
 from .nlu import Intent
 from .protocol import PlannedCall, Reply
@@ -815,8 +828,14 @@ def respond(conv: Conversation) -> Reply:
 def _respond(conv: Conversation) -> Reply:
     results = conv.pending_results()
     text = conv.latest_user_text
+    if escalation.only_fields(text) and not results:
+        return Reply(replies.phrase("decline", reply_language(conv, text)))  # data dressed as a record asks nothing
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
         text = kept  # the customer's own request, without the part that tries to instruct us
+    if (own := reported.without_reported(text)) != text:
+        if not own.strip() and not results:
+            return Reply(replies.phrase("only_reported", speech.detect_language(text)))
+        text = own  # words someone else said, quoted, are no request of the customer's
     several = splitting.requests(text) if text.strip() else []
     if len(several) > 1 and not results and others.someone_else_asked_about(text, conv.system):
         return Reply(replies.phrase("others_data", several[0].understood.lang))  # each part is theirs, not one

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import dates, escalation, nlu, others, slots, speech, subjects
+from . import dates, escalation, nlu, others, reported, slots, speech, subjects
 
 FACT = "fact"
 PREFERENCE = "preference"
@@ -227,7 +227,7 @@ def stated_in(text: str, context_key: str = "", *, questions: bool = False) -> l
     if _SOMEONE_ELSE_WRITING.search(text) or others.someone_else_asked_about(text, ""):
         return []  # written as by staff, or asking after another person: the customer's own facts are not in it
     out: list[Fact] = []
-    for sentence in sentences(text):
+    for sentence in sentences(reported.without_reported(text)):  # what someone else said is not theirs
         facts = find(sentence, context_key, questions=questions)
         out.extend(facts)
         keyed = [f.key for f in facts if f.key]

@@ -113,6 +113,10 @@ PHRASES = {
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",
     ),
+    "only_reported": (  # 'My mum texted: "change my address to …"': her words, quoted, ask us nothing
+        "这是别人说的话，我不会据此做任何改动。如果您需要我做什么，请直接告诉我。",
+        "Those are someone else's words, so I won't act on them. If you'd like me to do something, just tell me.",
+    ),
     "greeting": (
         "您好！我是在线客服助手，可以帮您查询订单和物流、办理退款，或修改通知和联系方式。请问有什么可以帮您？",
         "Hello! I can help with your orders and deliveries, refunds, and your notification and contact "
