@@ -829,6 +829,9 @@ LISTED = {
         ("我那个0790呢", "lookup_order"),
         ("how's 0790 doing?", "lookup_order"),
         ("what about 0790?", "lookup_order"),
+        # round 12 (English reviewer): answered with the default address, never the order's
+        ("What's the delivery address on 0790?", "lookup_order"),
+        ("which address is set for #0790?", "lookup_order"),
     ],
 )
 def test_an_order_given_by_its_last_digits_is_the_customers_order_ending_in_them(say, answer_tools, text, call):
