@@ -28,6 +28,7 @@ from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import (
     agrees_only_loosely,
     confirmation_then_more,
+    declined_then_asked,
     declines_all,
     is_bare_confirmation,
     is_cancellation,
@@ -47,6 +48,7 @@ from chat.tools import (
     cancel_pending,
     cancel_queued,
     confirm_pending,
+    has_queued,
     hold,
     lapse,
     lapses_with_this_message,
@@ -220,6 +222,12 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None and is_cancellation(text):
             return _decline(store, ctx, emit, every=declines_all(text))
+        history = store.history_of(session)
+        declined = ""  # a no, then a question ("no, leave it. What's …?"): said first, and the question answered
+        if waiting is not None and not has_queued(ctx) and (split := declined_then_asked(text)):
+            _drop(store, ctx)
+            (no, text), waiting, declined = split, None, prompts.DROPPED[language]
+            history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
         loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
         if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and loosely:
             # The last reply answered something else and only named the change: "ok" may acknowledge that
@@ -272,8 +280,12 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         told_lapsed = [_with_notice("", lapsing, prompts.LAPSED_NOTE, language)] if lapsing is not None else []
         text = more or text
         block_lines = shop_lines + told_lapsed
-        buffer = _working_memory(store.history_of(session), text, language, recalled, speaker, records, block_lines)
+        buffer = _working_memory(history, text, language, recalled, speaker, records, block_lines)
         memory = _Memory(buffer, conversation, records, shop_lines)
+        if declined:
+            memory.told = declined
+            emit({"type": "token", "text": declined + "\n"})
+            _record_told(store, memory, ctx)
         if confirmed is not None:
             if more:  # the change a yes made, said by us: the model's reply is about the request after it
                 memory.told = _outcome(confirmed, language)
@@ -453,14 +465,26 @@ def _confirmed_call(confirmed: JSONObject) -> ToolCall:
     return ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=confirmed.pop("tool"), arguments="{}")
 
 
+def _drop(store: short_term.SessionStore, ctx: ToolContext) -> None:
+    """Drop the waiting change the customer said no to."""
+    cancel_pending(ctx)
+    declined = {AgentState.CONFIRMING}
+    store.transition(ctx.conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False, only_from=declined)
+
+
+def _record_told(store: short_term.SessionStore, memory: _Memory, ctx: ToolContext) -> None:
+    """Keep what was said before the model's answer as its own message, whatever the rest of the turn does."""
+    with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
+        memory.told_seq = store.append(ctx.conversation_id, _entry(Role.ASSISTANT, memory.told)).seq
+    memory.snapshot = saved
+
+
 def _decline(store: short_term.SessionStore, ctx: ToolContext, emit: Emit, *, every: bool = False) -> TurnResult:
     """The customer said no to the waiting change: drop it; a change asked for after it is proposed now,
     unless the no was to them all ("取消全部", "cancel both")."""
-    cancel_pending(ctx)
     if every:
         cancel_queued(ctx)
-    declined = {AgentState.CONFIRMING}
-    store.transition(ctx.conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False, only_from=declined)
+    _drop(store, ctx)
     following, language = propose_next(ctx), ctx.language
     if following is None:
         reply = prompts.CANCELLED[language]

@@ -353,6 +353,30 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
+# Where a no may end and a question of the customer's own begin: a sentence's end, or a comma after more than a
+# bare no ("不用了，0817到哪了？"; "no, why only $50?" disputes the change, it does not drop it).
+_AFTER_A_NO = re.compile(r"[.。!！;；\n]+\s*|[,，]\s*")
+_BARE_NO = re.compile(r"(?i)^\s*(?:no+|nope|nah|不|不是|否)\s*$")
+_A_QUESTION = re.compile(
+    r"[?？]|吗|呢|(?i:^\s*(?:what|where|when|how|which|who|why|is|are|can|could|do|does|did|has|have|will)\b)"
+)
+# A question that asks for the change another way is a counter-request, not a question after a no.
+_ANOTHER_WAY = re.compile(r"改|换|设|用|而是|(?i:\b(?:change|switch|update|set|use|make|instead|rather|move|send)\b)")
+
+
+def declined_then_asked(text: str) -> tuple[str, str] | None:
+    """A no to the waiting change, then a question of its own ("no, leave it. What's the delivery address on
+    0932?", "不用了，0817到哪了？"): ``(the no, the question)``, else ``None``. The change is dropped and the
+    question answered."""
+    for m in _AFTER_A_NO.finditer(text):
+        head, rest = text[: m.start()], text[m.end() :].strip()
+        if m.group().strip() in {",", "，"} and _BARE_NO.match(head):
+            continue
+        if is_cancellation(head) and _A_QUESTION.search(rest) and not _ANOTHER_WAY.search(rest):
+            return head, rest
+    return None
+
+
 def is_cancellation(text: str) -> bool:
     """A no to the waiting change: opens with a decline that does not start a request of its own."""
     opener = _DECLINE.match(text)

@@ -39,6 +39,11 @@ CANCELLED = {
 }
 
 # Declined, and the change asked for after it in the same message comes next (or cannot be done).
+# Declined, before the answer to the question that came after the no ("no, leave it. What's …?").
+DROPPED = {
+    "zh": "好的，已取消，什么都没有改动。",
+    "en": "All right, I've cancelled that; nothing was changed.",
+}
 CANCELLED_NEXT = {
     "zh": "好的，这一项已取消，没有任何改动。您还要求：{summary}。需要继续吗？回复“确认”继续，回复“取消”放弃。",
     "en": "All right, I've dropped that; nothing was changed. You also asked me to {summary}: shall I go ahead? "

@@ -266,6 +266,25 @@ def test_a_decline_cancels_and_changes_nothing(customers, lang):
     assert PendingAction.objects.get(conversation_id=conversation).status == "cancelled"
 
 
+@pytest.mark.parametrize(
+    ("lang", "answer", "answered"),
+    [
+        # round 12 (English reviewer): the proposal kept waiting, and the question answered with the default address
+        ("en", "no, leave it. What's the delivery address on ORD-2025-0924?", "ORD-2025-0924"),
+        ("zh", "不用了，ORD-2025-0817到哪了？", "SF1234567890"),
+    ],
+)
+def test_a_no_then_a_question_drops_the_change_and_answers_the_question(customers, lang, answer, answered):
+    user, conversation, order = _proposed(customers, lang)
+
+    reply = run_turn(user.pk, conversation, answer).reply
+    later = run_turn(user.pk, conversation, YES[lang]).reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).status == "cancelled"
+    assert {"zh": "已取消", "en": "cancelled that"}[lang] in reply and answered in reply, reply
+    assert ON_HOLD[lang] not in reply and NOTHING[lang] in later and _refunds(order) == 0
+
+
 def test_each_proposal_names_what_will_happen(customers):
     from chat.tools import ToolContext, run_tool
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.answers import is_cancellation, is_confirmation
+from chat.answers import declined_then_asked, is_cancellation, is_confirmation
 
 
 @pytest.mark.parametrize(
@@ -48,3 +48,30 @@ def test_declines_a_helper_wrote_without_seeing_the_rules():
     for lang in ("en", "zh"):
         assert [t for t in corpus["declines"][lang] if not is_cancellation(t)] == [], lang
         assert [t for t in corpus["not_declines"][lang] if is_cancellation(t)] == [], lang
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("no, leave it. What's the delivery address on 0932?", "What's the delivery address on 0932?"),
+        ("Never mind. Where is my coffee grinder?", "Where is my coffee grinder?"),
+        ("不用了，0817到哪了？", "0817到哪了？"),
+        ("算了，不改了。退款一般几天到账？", "退款一般几天到账？"),
+    ],
+)
+def test_a_no_then_a_question_of_its_own(text, question):
+    assert declined_then_asked(text) == (text[: text.index(question)].rstrip(" ,，.。"), question)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no, why is it only $70?",  # disputes the change, drops nothing
+        "No. Can you send it to 5 Elm Street, Leeds LS1 1AA instead?",  # the change asked for another way
+        "不，改成微信吧",
+        "不用了，能换成短信吗？",
+        "no, leave it",  # a no alone: a decline, with nothing after it
+    ],
+)
+def test_a_dispute_or_a_counter_request_is_no_no_then_a_question(text):
+    assert declined_then_asked(text) is None
