@@ -1207,9 +1207,20 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     return None
 
 
+# Before a day: what happened then is a delivery, not the order placed ("the grinder was delivered yesterday").
+_CAME_THEN = re.compile(
+    r"(?i:deliver|arriv|ship|dispatch|\bcame\b|\bcome\b|receiv|\bgot\b|\bpaid\b)|送到|送达|到了|到货|签收|发货|发出|收到|寄出"
+)
+
+
 def _by_when_placed(conv: Conversation, text: str) -> bool:
-    """Whether the request names its order by when it was placed, with the list to find it in."""
-    named = bool(nlu.MOST_RECENT_ORDER.search(text)) or replies.day_asked(text, conv.today)[0] is not None
+    """Whether the request names its order by when it was placed, with the list to find it in. A day that says
+    when a parcel came or shipped names no order placed then."""
+    day, phrase = replies.day_asked(text, conv.today)
+    at = text.find(phrase) if phrase else -1
+    if day is not None and at >= 0 and _CAME_THEN.search(text[max(at - 24, 0) : at + len(phrase) + 8]):
+        day = None  # "delivered yesterday", "昨天已经送到了"
+    named = bool(nlu.MOST_RECENT_ORDER.search(text)) or day is not None
     return named and "list_my_orders" in conv.tools
 
 

@@ -297,8 +297,10 @@ EXPEDITE = _re(
     r"\brush\s+(?:it|them|my|the|this|that)\b|\bput\s+a\s+rush\s+on\b|\bpush\s+(?:\S+\s+){0,3}?(?:through|along|out)\b|"
     r"\bpush\s+the\s+warehouse\b|\bnudge\b|\burge\b|\bkick\b|\bbump\s+(?:\S+\s+){0,3}?up\b|\bget\s+a\s+move\s+on\b|"
     r"\bget\s+(?:it|them|my\s+\w+|the\s+\w+)\s+moving\b|\bgo\s+faster\b|"
-    r"\b(?:ship|send|dispatch|pack)\w*\s+(?:\S+\s+){0,4}?(?:out\s+)?(?:faster|sooner|quicker|earlier|asap|already|right\s+"
-    r"away|as\s+soon\s+as\s+possible)\b)"
+    r"\b(?:ship|send|dispatch|pack)\w*\s+(?:\S+\s+){0,4}?(?:out\s+)?(?:faster|sooner|quicker|earlier|asap|right\s+"
+    r"away|as\s+soon\s+as\s+possible)\b|"
+    # "ship it already!" is impatience; "it shipped already, didn't it?" asks how it stands
+    r"\b(?:ship|send|dispatch|pack)(?!p?ed\b)\w*\s+(?:\S+\s+){0,4}?(?:out\s+)?already\b)"
 )
 # A chase the customer says they never asked for ("我什么时候让你催单了？", "I never asked you to chase anything"):
 # answered with the record, never a chase made.
@@ -326,8 +328,13 @@ TRACK = _re(
     r"when\s+(?:do|will|can)\s+i\s+(?:get|receive)\b|estimated\s+(?:arrival|delivery)|delivery\s+date|"
     r"arrival\s+date|when'?s\s+(?:my|the)\s+\w+\s+(?:coming|arriving|getting\s+here)|\bwheres\b|"
     r"where'?s\s+(?:my|the)\s+\w+\s+at\b|when\s+(?:will|does|is|should|can|would)\s+"
-    r".{0,40}?(?:arrive|get\s+(?:here|there|it)|be\s+delivered|come|ship|receive)|(?:has|have)\s+(?:it|they|my\s+\w+|the\s+\w+|[\w\-]+)\s+"
-    r"(?:arrived|shipped|been\s+(?:shipped|delivered|sent))|(?:hasn'?t|has\s+not|haven'?t|didn'?t)\s+(?:arrived|"
+    r".{0,40}?(?:arrive|get\s+(?:here|there|it)|be\s+delivered|come|ship|receive)|(?:has|have)\s+(?:it|they|(?:my|the)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+|[\w\-]+)\s+"
+    r"(?:arrived|shipped|been\s+(?:shipped|delivered|sent))|"
+    r"did\s+(?:it|they|(?:my|the)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)\s+(?:arrive|ship|get\s+(?:delivered|shipped|sent))\b|"
+    # "my coffee grinder was delivered, right?", "the headphones shipped already, didn't they?": how it stands
+    r"\b(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:already\s+)?(?:delivered|shipped|dispatched|sent)|"
+    r"(?:already\s+)?(?:delivered|shipped|dispatched|arrived)(?:\s+already)?)\b(?=[^.!]*"
+    r"(?:\bright\b|\bcorrect\b|\bisn'?t\s+it|\bwasn'?t\s+it|\bdidn'?t\s+(?:it|they)|\bhasn'?t\s+it|\bhaven'?t\s+they|\bweren'?t\s+they))|(?:hasn'?t|has\s+not|haven'?t|didn'?t)\s+(?:arrived|"
     r"come|received|got)|delivery\s+status|not\s+(?:arrived|received)\s+yet|still\s+(?:waiting|hasn'?t))"
 )
 STATUS = _re(
@@ -361,7 +368,8 @@ LIST_ORDERS = _re(
 ADDRESS_CHANGE = _re(
     r"(?:改|修改|更改|更新|换|变更)(?:一下|下|个|一个)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送|送货|邮寄|寄送|快递)?地址|"
     r"地址[^，。？?]{0,6}(?:改|换|更新|变|修改)|新地址|老地址|旧地址|把[^，。]{0,4}地址[^，。]{0,8}改|地址不对|"
-    r"寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)送到|发到|搬到|搬家"
+    # "已经送到了", "昨天寄到了": a parcel that came, no address asked for
+    r"(?<!已经)(?<!已)(?:寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)送到|发到)(?![了过啦吗没])|搬到|搬家"
     r"|(?i:(?:change|update|modify|correct|edit|switch|move|set|make)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
     r"mailing\s+|home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
     r"address\s+(?:is\s+)?(?:now|changed)|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"
