@@ -898,13 +898,11 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     """Say what each request of the message came to: what was found first, then what waits for the customer
     (a change to confirm, then one that comes after it)."""
     lang = requests[0].understood.lang
+    if things := _each_thing_named(conv, requests, results, lang):  # "1. where is my grinder? 2. how much were …"
+        return things
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
         if result.call.name == "list_my_orders" and (named := _each_named_by_its_end(conv, requests, result)):
             return named
-        for request in requests if result.call.name == "list_my_orders" else []:
-            thing = _the_thing_named(conv, result, request.text, lang)
-            if thing is not None and thing.tool_calls:
-                return thing
         if result.call.name == "list_my_orders":
             question = next(
                 (r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)), ""
@@ -920,12 +918,34 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
         said.append((rank, replies.tool_result(result, lang, conv.latest_user_text, conv.today)))
+    listed = {r.call.args().get("item"): r for r in conv.results_since_user() if r.call.name == "list_my_orders"}
     for request in _wanted(requests):
+        if (thing := described.thing_named(request.text)) and thing in listed:
+            found = _the_thing_named(conv, listed[thing], request.text, lang)  # what it came to is said above,
+            if found is not None and not found.tool_calls and found.content:  # or that no order (or several) holds it
+                said.append((0, found.content))
+            continue
         answer = _answer(conv, request.text, request.understood)
         if not answer.tool_calls and answer.content:
             said.append((0, answer.content))
     said.sort(key=lambda item: item[0])  # stable: in the order asked within each rank
     return Reply("\n".join(dict.fromkeys(text for _, text in said if text)))  # each said once
+
+
+def _each_thing_named(
+    conv: Conversation, requests: list[splitting.Request], results: list[ToolResult], lang: str
+) -> Reply | None:
+    """After the lists of the orders holding each thing the requests named: each request's calls, with the order
+    holding its thing in its place (never only the first request's). ``None`` if none goes on."""
+    planned: dict[tuple[str, str], PlannedCall] = {}
+    for result in results:
+        item = result.call.args().get("item") if result.call.name == "list_my_orders" else None
+        for request in requests if item else []:
+            if described.thing_named(request.text) == item:
+                thing = _the_thing_named(conv, result, request.text, lang)
+                for call in thing.tool_calls if thing is not None else ():
+                    planned[(call.name, call.arguments_text())] = call
+    return Reply(None, tuple(planned.values())) if planned else None
 
 
 def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request], listed: ToolResult) -> Reply | None:
@@ -1263,8 +1283,10 @@ def _by_tail(conv: Conversation, result: ToolResult, question: str, tails: list[
 
 
 def _named_in_full(text: str, digits: str, number: str) -> str:
-    """``text`` with the order's whole ``number`` in place of the ``digits`` that named it (their first use)."""
-    return re.sub(rf"(?<!\d){digits}(?!\d)", number, text, count=1)
+    """``text`` with the order's whole ``number`` in place of the ``digits`` that named it (their first use), and
+    of the words that said they were its end ("尾号17" → "ORD-2025-0817")."""
+    cue = r"(?:(?:尾号|尾数|(?i:ending\s+(?:in\s+)?|ends\s+(?:in\s+)?))\s*)?"
+    return re.sub(rf"{cue}(?<!\d){digits}(?!\d)", number, text, count=1)
 
 
 def _same_amount(total: Any, digits: str) -> bool:

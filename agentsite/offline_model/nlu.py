@@ -117,7 +117,7 @@ _ASKS_TO_ACT = _re(
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
 REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
-    r"退了吧|给我退|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"退了吧|给我退|(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
     r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
     r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"
@@ -349,7 +349,9 @@ STATUS = _re(
     r"order\s+details?|\bprogress\b|(?:order|it)\s+(?:been\s+)?(?:confirmed|accepted|approved|placed\s+successfully)|"
     r"has\s+it\s+been\s+(?:accepted|confirmed|processed)|on\s+hold|still\s+active|\btotal\b|\bamount\b|"
     r"what\s+(?:was|is|'s)\s+in\s+(?:my|the|this|that|order)|what\s+did\s+i\s+(?:get|buy)\s+in|contents\s+of|"
-    r"how\s+much\s+(?:did\s+i\s+pay|was|is)\b)"
+    r"how\s+much\s+(?:did\s+i\s+pay|was|is|were|did\s+(?:\S+\s+){0,4}?cost)\b)"
+    # "0902状态", "0942是啥东西": an order by its end, and how it stands or what is in it
+    r"|(?<![\d-])\d{3,6}\s*的?(?:状态|进度|情况|详情)|(?<![\d-])\d{3,6}\s*(?:是|买的|里面?(?:是|有))\s*(?:啥|什么)(?:东西)?"
 )
 LIST_ORDERS = _re(
     r"(?:我的|所有|全部|最近|历史|之前|以前|我)(?:的)?(?:所有|全部)?订单(?!号)|订单列表|订单(?:都)?有哪些|(?:哪些|几个|多少个?)订单|"

@@ -88,15 +88,18 @@ def order_tail(text: str) -> str | None:
 
 def order_tails(text: str) -> list[str]:
     """Every number in a message without a full order number that may end one ("0941那个…太贵了1299呢": 0941 and
-    1299, of which the customer's orders tell which is an order's); a cued one ("尾号17") alone."""
+    1299, of which the customer's orders tell which is an order's); a cued one ("尾号17") first, whatever its
+    length, then the others ("尾号17的那个退款，还有0790那个也退了吧": 17 and 0790)."""
     if order_numbers(text):
         return []
     plain = _plain(text)
-    if cued := _CUED_TAIL.search(plain):
-        return [next(group for group in cued.groups() if group)]
+    cued = []
+    for found in _CUED_TAIL.finditer(plain):
+        cued.append(next(group for group in found.groups() if group))
+        plain = plain[: found.start()] + " " * (found.end() - found.start()) + plain[found.end() :]
     for date in dates.find_dates(plain):  # "placed on November 30, 2026": its year is no order's end
         plain = plain[: date.start] + " " * (date.end - date.start) + plain[date.end :]
-    return list(dict.fromkeys(m.group(1) for m in _ORDER_TAIL.finditer(plain)))
+    return list(dict.fromkeys([*cued, *(m.group(1) for m in _ORDER_TAIL.finditer(plain))]))
 
 
 def unreadable_order(text: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import slots
+from . import described, slots
 from .nlu import (
     ACTIONABLE,
     Intent,
@@ -45,10 +45,14 @@ class Request:
 def _same_request(a: tuple[Understanding, str], b: Understanding, part: str) -> bool:
     """Two parts asking the same thing (``a``: what the request so far asks, and its words). Policy questions
     about different topics are two ("how long do refunds take, and do you ship to Ireland?": each looked up
-    in its own words); one naming no topic goes with the one before ("…refund policy? How long does it take?")."""
+    in its own words); one naming no topic goes with the one before ("…refund policy? How long does it take?").
+    So are two parts naming different things bought."""
     if a[0].intent is Intent.POLICY and b.intent is Intent.POLICY:
         topic = policy_topic(part)
         return topic is None or topic == policy_topic(a[1])
+    things = {described.thing_named(a[1]), described.thing_named(part)}
+    if "" not in things and len(things) == 2:
+        return False  # "where is my tent, and has the backpack shipped?": each thing's own order
     return a[0].intent is b.intent and a[0].subject == b.subject
 
 
@@ -106,7 +110,10 @@ def requests(text: str) -> list[Request]:
         if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
         found.append(Request(part, understood))
-    if len({(r.understood.intent, r.understood.subject, _topic_of(r)) for r in found}) < 2:
+    if (
+        len({(r.understood.intent, r.understood.subject, _topic_of(r), described.thing_named(r.text)) for r in found})
+        < 2
+    ):
         return [Request(text, whole)]
     return found
 

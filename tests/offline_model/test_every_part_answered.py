@@ -1,0 +1,100 @@
+"""Every part of a message is answered, and each by the order it names: round 12 found parts dropped ("尾号17的那
+个退款，还有0790那个也退了吧" proposed only 0817; of a numbered list of three questions, the price of the headphones
+was never said) and short questions not understood ("0902状态", "0942是啥东西", "那行吧 0816全退了")."""
+
+from __future__ import annotations
+
+import pytest
+
+ALICE = "You are the customer-service agent of the demo shop.\nCustomer: Alice Smith"
+WANG = "你是演示商店的客服。\n客户：王小明"
+
+WANGS = {
+    "orders": [
+        {"order_number": "ORD-2025-0816", "status": "processing", "items": ["无线蓝牙耳机 ×1"]},
+        {"order_number": "ORD-2025-0817", "status": "shipped", "items": ["保温杯 ×2"]},
+        {"order_number": "ORD-2025-0790", "status": "delivered", "items": ["机械键盘 ×1"]},
+    ]
+}
+
+
+def _after_the_list(say, answer_tools, system, text, listed, tools=None):
+    request = [{"role": "system", "content": system}, {"role": "user", "content": text}]
+    listing = say(request, tools_offered=tools) if tools else say(request)
+    assert listing.names and set(listing.names) == {"list_my_orders"}, listing
+    follow = answer_tools(listing, [listed(call) for call in listing.calls], request)
+    return say(follow, tools_offered=tools) if tools else say(follow)
+
+
+def test_two_orders_named_by_their_ends_are_both_refunded(say, answer_tools):
+    after = _after_the_list(say, answer_tools, WANG, "尾号17的那个退款，还有0790那个也退了吧", lambda _: WANGS)
+
+    assert [(name, args["order_number"]) for name, args in after.calls] == [
+        ("request_refund", "ORD-2025-0817"),
+        ("request_refund", "ORD-2025-0790"),
+    ], after
+    assert "尾号ORD" not in after.calls[0][1]["reason"]  # the end's cue goes with the digits it named
+
+
+@pytest.mark.parametrize(
+    ("text", "call", "order"),
+    [
+        ("0817状态", "lookup_order", "ORD-2025-0817"),
+        ("0790的状态", "lookup_order", "ORD-2025-0790"),
+        ("0790是啥东西", "lookup_order", "ORD-2025-0790"),
+        ("0816买的啥", "lookup_order", "ORD-2025-0816"),
+        ("那行吧 0816全退了", "request_refund", "ORD-2025-0816"),
+    ],
+)
+def test_short_questions_about_an_order_by_its_end(say, answer_tools, text, call, order):
+    after = _after_the_list(say, answer_tools, WANG, text, lambda _: WANGS)
+
+    assert [(name, args["order_number"]) for name, args in after.calls] == [(call, order)], after
+
+
+ALICES = {
+    "coffee grinder": {
+        "orders": [{"order_number": "ORD-2025-0924", "status": "shipped", "items": ["Coffee grinder ×1"]}]
+    },
+    "headphones": {"orders": [{"order_number": "ORD-2025-0923", "status": "processing", "items": ["Headphones ×1"]}]},
+    "umbrella": {"orders": []},
+}
+
+
+def _holding(call):
+    return ALICES[call[1]["item"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        (
+            "1. where is my coffee grinder? 2. how much were the headphones? 3. what is my default address?",
+            [("track_shipment", "ORD-2025-0924"), ("lookup_order", "ORD-2025-0923")],
+        ),
+        (
+            "where is my coffee grinder, and have the headphones shipped?",
+            [("track_shipment", "ORD-2025-0924"), ("track_shipment", "ORD-2025-0923")],
+        ),
+        ("how much did the headphones cost?", [("lookup_order", "ORD-2025-0923")]),
+    ],
+)
+def test_each_thing_named_is_looked_up_in_its_own_order(say, answer_tools, tools_without_recall, text, calls):
+    after = _after_the_list(say, answer_tools, ALICE, text, _holding, tools_without_recall)
+
+    assert [(name, args["order_number"]) for name, args in after.calls] == calls, after
+
+
+def test_a_thing_in_no_order_is_said_beside_the_others(say, answer_tools):
+    text = "where is my umbrella, and has the coffee grinder shipped?"
+    request = [{"role": "system", "content": ALICE}, {"role": "user", "content": text}]
+    listing = say(request)
+    tracking = say(answer_tools(listing, [_holding(call) for call in listing.calls], request))
+    shipment = {"order_number": "ORD-2025-0924", "carrier": "UPS", "status": "shipped", "events": []}
+
+    reply = say(
+        answer_tools(tracking, [shipment], answer_tools(listing, [_holding(c) for c in listing.calls], request))
+    )
+
+    assert "ORD-2025-0924" in reply.content and "couldn't find what you named" in reply.content, reply.content
+    assert "order number?" not in reply.content.split("\n")[0]
