@@ -677,6 +677,7 @@ _ORDER_BY_ITS_END = re.compile(
     r"|^\s*\d{3,6}(?=\s*[\u4e00-\u9fff])(?!\s*(?:号|室|楼|栋|层|弄|路|街|巷|元|块))"
     # "the delivery address on 0932", "address for 0816": never a street number, which a street's name follows
     r"|\b(?:[Oo]n|[Ff]or|[Oo]f)\s+#?\d{3,6}(?![\d,]|\s+[A-Z][a-z])"
+    r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\s+#?\d{3,6}(?=\s+(?:to|there)\b))"  # "send 0932 to …"
     r"|(?i:^\s*#?\d{4}(?=\s*[,:]?\s*(?:can|could|pls|please|change|ship|send|deliver)\b))"
 )
 # An order spoken of just before, named as "this order": its own address is meant, not the default one.
@@ -954,7 +955,7 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
     numbers = [str(o.get("order_number") or "") for o in _listed(listed)]
     calls: list[PlannedCall] = []
     for request in requests:
-        if request.understood.intent not in _ABOUT_ONE_ORDER:
+        if request.understood.intent not in (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS):  # "…, send 0932 there"
             continue
         found = [
             (tail, ending)

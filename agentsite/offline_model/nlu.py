@@ -425,8 +425,13 @@ ADDRESS_CHANGE_ASKED = _re(
 TO_THE_ADDRESS_SAID = _re(
     r"(?:寄到|送到|发到|改到|改成|改为|换成|用|寄往|发往)(?:这个|那个|同一个|同样的|一样的|相同的|刚才的|刚才那个|"
     r"刚刚的|上面的|上面那个|新的|这个新|那个新)地址|(?:也|一起|一并)(?:寄|送|发|改)(?:到|往)?(?:那里|那边|那儿|这里|这边|过去)"
+    # "默认地址也改成这个"
+    r"|地址[^，。？?]{0,6}(?:改成|改为|换成|设为|设成|也用|用)(?:这个|那个|同一个|一样的)(?![\u4e00-\u9fff]{2})"
     r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\b[^.?!;]{0,40}?\bthere\b(?!\s+(?:is|are|was|were)\b)"
-    r"|\b(?:to|use|for|with)\s+(?:that|this|the\s+same|the\s+new|same|my\s+new)\s+address\b)"
+    r"|\b(?:to|use|for|with)\s+(?:that|this|the\s+same|the\s+new|same|my\s+new)\s+address\b"
+    # "change my default address to the same one I just gave you", "make that my default address too"
+    r"|\baddress\b[^.?!;]{0,30}\b(?:the\s+same\s+one|that\s+one|the\s+one\s+i\s+(?:just\s+)?(?:gave|sent|wrote|told))\b"
+    r"|\bmake\s+(?:that|this|it)\s+(?:my\s+)?(?:new\s+)?(?:default|shipping|delivery|home)\b)"
 )
 # A change of contact channel said in words ("联系方式改成…", "contact me by …"), not only a channel named.
 _CHANNEL_CHANGE_NAMED = _re(

@@ -321,13 +321,18 @@ _REQUEST_WORD = re.compile(
 )
 
 
+# A verb in lower case after the street asks us to do something with the address, never names a place: "9 Rose
+# Court, Leeds LS2 7AB, send 0932 there" (its "0932" read as a ZIP once saved "…, send 0932" as an address).
+_REQUEST_VERB = re.compile(r"^(?:send|ship|deliver|post|put|use|make|set|change|update|move|redirect|forward|there)$")
+
+
 def _without_the_request_after(address: str) -> str:
     """``address`` up to the first word after its street that asks rather than names a place."""
     street_end = address.find(",")
     if street_end < 0:
         return address
     for m in re.finditer(r"[^\s,]+", address[street_end:]):
-        if _REQUEST_WORD.match(m.group()):
+        if _REQUEST_WORD.match(m.group()) or _REQUEST_VERB.match(m.group()):
             return address[: street_end + m.start()].rstrip(" ,")
     return address
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import described, slots
 from .nlu import (
     ACTIONABLE,
+    TO_THE_ADDRESS_SAID,
     Intent,
     Understanding,
     asks_on_its_own,
@@ -53,6 +54,12 @@ def _same_request(a: tuple[Understanding, str], b: Understanding, part: str) -> 
     things = {described.thing_named(a[1]), described.thing_named(part)}
     if "" not in things and len(things) == 2:
         return False  # "where is my tent, and has the backpack shipped?": each thing's own order
+    if (
+        a[0].intent is Intent.SET_ADDRESS
+        and b.intent is Intent.SET_ADDRESS
+        and _names_an_order(a[1]) != _names_an_order(part)
+    ):
+        return False  # "my new address is …, send 0932 there": the default address, then one order's
     return a[0].intent is b.intent and a[0].subject == b.subject
 
 
@@ -109,13 +116,37 @@ def requests(text: str) -> list[Request]:
             understood = asked_for
         if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
+        if (
+            address
+            and understood.intent is Intent.SET_ADDRESS
+            and not slots.address(part)
+            and TO_THE_ADDRESS_SAID.search(part)
+        ):
+            # "…, send 0932 there": the address this message gives
+            there = re.search(r"(?i)\bthere\b", part)
+            part = f"{part[: there.start()]}to {address}{part[there.end() :]}" if there else f"{part}: {address}"
         found.append(Request(part, understood))
-    if (
-        len({(r.understood.intent, r.understood.subject, _topic_of(r), described.thing_named(r.text)) for r in found})
-        < 2
-    ):
+    if len({_what_it_asks(r) for r in found}) < 2:
         return [Request(text, whole)]
     return found
+
+
+def _names_an_order(part: str) -> bool:
+    return bool(slots.order_numbers(part) or slots.order_tails(part))
+
+
+def _what_it_asks(request: Request) -> tuple[object, ...]:
+    """What tells two requests apart: intent and subject, a policy's topic, the thing bought named, and for an
+    address whether one order's is meant."""
+    address_of_an_order = request.understood.intent is Intent.SET_ADDRESS and _names_an_order(request.text)
+    understood = request.understood
+    return (
+        understood.intent,
+        understood.subject,
+        _topic_of(request),
+        described.thing_named(request.text),
+        address_of_an_order,
+    )
 
 
 def _topic_of(request: Request) -> str | None:

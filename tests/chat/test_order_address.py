@@ -239,6 +239,47 @@ def test_an_order_sent_to_the_address_just_named_gets_it(customers, username, te
 
 
 @pytest.mark.parametrize(
+    ("username", "texts", "address"),
+    [
+        # round-12 red team's: "请提供新的收货地址", as if none had been given
+        ("wang", ["0816寄到上海市浦东新区世纪大道100号", "确认", "默认地址也改成这个"], "上海市浦东新区世纪大道100号"),
+        (
+            "alice",
+            [
+                "please send order 0923 to 5 Elm Street, Bristol BS1 4DJ",
+                "yes",
+                "change my default address to the same one I just gave you",
+            ],
+            "5 Elm Street, Bristol BS1 4DJ",
+        ),
+        (
+            "bob",
+            ["please send ORD-2025-0932 to 9 Rose Court, Leeds LS2 7AB", "yes", "and make that my default address too"],
+            "9 Rose Court, Leeds LS2 7AB",
+        ),
+    ],
+)
+def test_the_default_address_changed_to_the_one_just_given(customers, username, texts, address):
+    user = customers[username]
+    conversation, reply = _chat(user, texts)
+
+    proposed = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert (proposed.tool, proposed.arguments) == ("update_shipping_address", {"address": address}), reply
+
+
+def test_a_new_default_address_and_an_order_sent_there_in_one_message(customers):
+    """The words after the postcode were once saved as part of the address ("…, Leeds LS2 7AB, send 0932")."""
+    user = customers["bob"]
+    conversation, reply = _chat(user, ["my new address is 9 Rose Court, Leeds LS2 7AB, send 0932 there"])
+
+    actions = PendingAction.objects.filter(conversation_id=conversation).order_by("created_at")
+    assert [(a.tool, a.status, a.arguments) for a in actions] == [
+        ("update_shipping_address", "pending", {"address": "9 Rose Court, Leeds LS2 7AB"}),
+        ("update_order_address", "queued", {"order_number": "ORD-2025-0932", "address": "9 Rose Court, Leeds LS2 7AB"}),
+    ], reply
+
+
+@pytest.mark.parametrize(
     ("username", "texts", "order"),
     [
         # round-9 red team's: the default address proposed again (a change to nothing), the redirect left
