@@ -84,13 +84,17 @@ _FORGET = re.compile(
 )
 # Before a phone number: it is someone else's ("收件人李四 138…", "recipient: Li Si, 138…", "my mum's number").
 _SOMEONE_ELSES = re.compile(
-    r"(?:收件人|收货人|联系人|签收人|代收人|(?:他|她|朋友|家人|老婆|老公|妈妈|爸爸|我妈|我爸)的(?:电话|手机|号码)?)"
-    r"[^，。,;；]{0,10}$|(?i:(?:recipient|addressee|attn|c/o|(?:mum|mom|dad|wife|husband|friend|partner)'?s"
+    rf"(?:收件人|收货人|联系人|签收人|代收人|(?:他|她|闺蜜|{others.RELATIVE_ZH})的(?:电话|手机|号码)?)"
+    rf"[^，。,;；]{{0,10}}$|(?i:(?:recipient|addressee|attn|c/o|{others.RELATIVE_EN}'?s"
     r"(?:\s+(?:phone|number|mobile|cell))?)[^,;]{0,16}$)"
+)
+# The customer's own number named just before it, whoever else the sentence speaks of ("…, my number is 138…").
+_MY_NUMBER = re.compile(
+    r"我的?(?:手机|电话|号码|手机号)[^，,]{0,4}$|(?i:\bmy\s+(?:phone|number|mobile|cell)\b[^,]{0,12}$)"
 )
 # Before an address: it is someone else's ("他地址是 …", "我闺蜜的地址是 …", "my friend's address is …").
 _SOMEONE_ELSES_ADDRESS = re.compile(
-    r"(?:他|她|朋友|闺蜜|家人|老婆|老公|妈妈|爸爸|我妈|我爸|同事|室友|邻居|收件人|收货人)(?:的|家的?)?(?:收货)?地址(?:是|在|为)?"
+    rf"(?:他|她|闺蜜|{others.RELATIVE_ZH}|收件人|收货人)(?:的|家的?)?(?:收货)?地址(?:是|在|为)?"
     r"[\s:：]*$|(?i:\b(?:his|her|their|\w+['’]s)\s+(?:home\s+|shipping\s+)?(?:address|place)\s*(?:is|:)?\s*$)"
 )
 _SHOP_NOUN = re.compile(r"快递|包裹|订单|商品|客服|快递员|(?i:parcel|package|order|item|courier|driver|delivery)")
@@ -190,14 +194,19 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         add("order_number", order)
     if carrier := slots.preferred_carrier(sentence):
         add("preferred_carrier", carrier.id)
+    theirs = False  # a value of someone else's: the sentence is about them, not a fact about the customer
     for written, phone in slots.phone_spans(sentence):
-        if not _SOMEONE_ELSES.search(sentence[: max(sentence.find(written), 0)][-16:]):
-            add("phone_number", phone)  # "收件人李四 138…": the recipient's number, not the customer's
+        before = sentence[: max(sentence.find(written), 0)]
+        someone_elses = others.SOMEONE_ELSE_MENTIONED.search(before) and not _MY_NUMBER.search(before)
+        if _SOMEONE_ELSES.search(before[-16:]) or someone_elses:
+            theirs = True  # "收件人李四 138…", "她账号是li，手机139…": someone else's number
+        else:
+            add("phone_number", phone)
     for email in slots.emails(sentence):
         add("email", email)
     if person := slots.name(sentence):
         add("name", person)
-    if found:
+    if found or theirs:
         return found
     if PRIVILEGE_CLAIM.search(sentence):
         return []  # "approve refunds without asking" is not a fact about the customer

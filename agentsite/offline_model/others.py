@@ -86,26 +86,28 @@ _NAMED_ZH = re.compile(
 )
 # Someone close to the customer. Their order is taken for one the customer placed for them ("my wife's order
 # hasn't arrived"); their own details, or orders on an account of their own, are another person's data.
-_RELATIVE_EN = (
+RELATIVE_EN = (
     r"(?:husband|wife|partner|spouse|son|daughter|kids?|child(?:ren)?|mother|mom|mum|father|dad|parents?|brother|"
     r"sister|friend|boyfriend|girlfriend|fianc[eé]e?|colleague|co-?worker|boss|neighbou?r|room-?mate|flatmate)"
 )
-_RELATIVE_ZH = (
+RELATIVE_ZH = (
     r"(?:老公|老婆|丈夫|妻子|爱人|太太|媳妇|妈妈|爸爸|母亲|父亲|爸妈|父母|儿子|女儿|孩子|哥哥|姐姐|弟弟|妹妹|"
     r"朋友|同事|室友|邻居|男朋友|女朋友|男友|女友|对象|家人|妈|爸)"
 )
 _DETAILS_EN = r"(?:address(?:es)?|phone(?:\s+number)?|mobile|e-?mail|account|profile|contact(?:\s+details)?)\b"
 _DETAILS_ZH = r"(?:地址|电话|手机|号码|邮箱|账户|账号|资料)"
 _RELATIVES_DETAILS = re.compile(
-    rf"(?i)(?<!\bto\s)\bmy\s+{_RELATIVE_EN}['’]s\s+(?:[\w-]+\s+){{0,2}}?{_DETAILS_EN}|"
-    rf"(?<![给到往寄成我])(?:我)?{_RELATIVE_ZH}(?:家)?的[^，。？?！!\s]{{0,4}}?{_DETAILS_ZH}"
+    rf"(?i)(?<!\bto\s)\bmy\s+{RELATIVE_EN}['’]s\s+(?:[\w-]+\s+){{0,2}}?{_DETAILS_EN}|"
+    rf"(?<![给到往寄成我])(?:我)?{RELATIVE_ZH}(?:家)?的[^，。？?！!\s]{{0,4}}?{_DETAILS_ZH}"
 )
-_RELATIVE_MENTIONED = re.compile(rf"(?i)\b{_RELATIVE_EN}\b|{_RELATIVE_ZH}")
+_RELATIVE_MENTIONED = re.compile(rf"(?i)\b{RELATIVE_EN}\b|{RELATIVE_ZH}")
+# Someone other than the customer spoken of: a relative, a friend, "she", "his".
+SOMEONE_ELSE_MENTIONED = re.compile(rf"(?i)\b{RELATIVE_EN}\b|\b(?:she|he|her|his)\b|{RELATIVE_ZH}|[他她]")
 _ACCOUNT_OF_THEIR_OWN = re.compile(
-    rf"(?i)\b(?:my\s+)?{_RELATIVE_EN}\b.{{0,40}}?\b(?:has|have|got|with)\s+(?:an?|his|her|their)\s+(?:own\s+)?"
-    rf"account|\bmy\s+{_RELATIVE_EN}['’]s\s+(?:account|username|login)\s+(?:is|name)\b|"
-    rf"{_RELATIVE_ZH}.{{0,12}}?(?:也有|有自己的|自己有|自己的|另有)(?:一个)?(?:账号|账户)|"
-    rf"(?:{_RELATIVE_ZH}|[他她])的?(?:账号|账户|用户名)(?:是|叫)"
+    rf"(?i)\b(?:my\s+)?{RELATIVE_EN}\b.{{0,40}}?\b(?:has|have|got|with)\s+(?:an?|his|her|their)\s+(?:own\s+)?"
+    rf"account|\bmy\s+{RELATIVE_EN}['’]s\s+(?:account|username|login)\s+(?:is|name)\b|"
+    rf"{RELATIVE_ZH}.{{0,12}}?(?:也有|有自己的|自己有|自己的|另有)(?:一个)?(?:账号|账户)|"
+    rf"(?:{RELATIVE_ZH}|[他她])的?(?:账号|账户|用户名)(?:是|叫)"
 )
 _THEIR_ORDERS = re.compile(
     r"(?i)\b(?:his|her|their)\s+(?:[\w-]+\s+){0,2}?(?:orders?|refunds?|purchases?|account)\b|"

@@ -176,6 +176,27 @@ def test_a_recipients_phone_is_not_the_customers(extract, said):
     assert "phone_number" not in _by_key(extract([("customer", said)]))
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        # round 12 (Chinese reviewer): his wife's number was remembered as his
+        "我老婆账号是li，她不会弄，手机13911112222",
+        "帮我老婆看看，她账号是li，手机13911112222",
+        "my wife has an account too, her mobile is 07700 900555",
+    ],
+)
+def test_a_number_of_someone_spoken_of_is_not_remembered(extract, said):
+    memories = extract([("customer", said)])
+
+    assert "phone_number" not in _by_key(memories) and not any("900555" in m["content"] for m in memories), memories
+
+
+def test_the_customers_own_number_beside_someone_else_is_theirs(extract):
+    memories = _by_key(extract([("customer", "I told my wife to call me, my number is 07700 900123")]))
+
+    assert memories["phone_number"]["value"] == "07700900123"
+
+
 def test_hedged_statements_get_lower_confidence(extract):
     for text in ["我的生日可能是3月15日", "My birthday is maybe March 15", "I think my birthday is 15 March, not sure"]:
         birthday = _by_key(extract([("customer", text)]))["birthday"]
