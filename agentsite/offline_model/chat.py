@@ -454,12 +454,7 @@ _PLACE_ENDS = "省市区县镇乡旗盟州 "
 def _completed_from_the_chat(conv: Conversation, address: str) -> str:
     """An address given in part ("新安街道 7 号", "17 Mill Lane") completed from the latest address of this chat
     (a change proposed or made, an order's) or the record whose street it names; else as given."""
-    known: list[str] = []
-    for turn in conv.earlier_turns():
-        known += [a for c in turn.tool_calls if isinstance(a := c.args().get("address"), str)]
-        data = result_data(turn.text) if turn.role == "tool" else None
-        if isinstance(data, dict) and isinstance(shipping := data.get("shipping_address"), str):
-            known.append(shipping)
+    known = [a for source, a in _addresses_of_the_chat(conv) if source != "written"]
     if record := record_of(conv, "shipping_address"):
         known.append(record)
     chinese = bool(speech.HAN.search(address))
@@ -1102,15 +1097,23 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     return Reply(replies.phrase("fallback", lang))
 
 
-def _address_said(conv: Conversation) -> str | None:
-    """The latest address of this chat: one a change carried (proposed or made) or the customer wrote."""
+def _addresses_of_the_chat(conv: Conversation) -> Iterator[tuple[str, str]]:
+    """The addresses of this chat's earlier turns, newest first, each with where it came from: "call" (a change
+    carried it, proposed or made), "result" (an order's, as the shop showed it) or "written" (by the customer)."""
     for turn in conv.earlier_turns():
         for call in turn.tool_calls:
             if isinstance(address := call.args().get("address"), str) and address.strip():
-                return address
+                yield "call", address
+        data = result_data(turn.text) if turn.role == "tool" else None
+        if isinstance(data, dict) and isinstance(shipping := data.get("shipping_address"), str):
+            yield "result", shipping
         if turn.role == "user" and (written := slots.address(turn.text)):
-            return written
-    return None
+            yield "written", written
+
+
+def _address_said(conv: Conversation) -> str | None:
+    """The latest address of this chat: one a change carried (proposed or made) or the customer wrote."""
+    return next((address for source, address in _addresses_of_the_chat(conv) if source != "result"), None)
 
 
 _DEFAULT_NAMED = re.compile(r"默认|我的(?:收货)?地址|(?i:\bdefault\b|\bmy\s+(?:shipping\s+|delivery\s+)?address\b)")
