@@ -43,24 +43,33 @@ class Request:
     understood: Understanding
 
 
-def _same_request(a: tuple[Understanding, str], b: Understanding, part: str) -> bool:
-    """Two parts asking the same thing (``a``: what the request so far asks, and its words). Policy questions
+@dataclass(frozen=True)
+class _Part:
+    """Where a request starts (the index of its first part), what it asks and the words of that part."""
+
+    first: int
+    understood: Understanding
+    words: str
+
+
+def _same_request(a: _Part, b: Understanding, part: str) -> bool:
+    """Two parts asking the same thing (``a``: the request so far). Policy questions
     about different topics are two ("how long do refunds take, and do you ship to Ireland?": each looked up
     in its own words); one naming no topic goes with the one before ("…refund policy? How long does it take?").
     So are two parts naming different things bought."""
-    if a[0].intent is Intent.POLICY and b.intent is Intent.POLICY:
+    if a.understood.intent is Intent.POLICY and b.intent is Intent.POLICY:
         topic = policy_topic(part)
-        return topic is None or topic == policy_topic(a[1])
-    things = {described.thing_named(a[1]), described.thing_named(part)}
+        return topic is None or topic == policy_topic(a.words)
+    things = {described.thing_named(a.words), described.thing_named(part)}
     if "" not in things and len(things) == 2:
         return False  # "where is my tent, and has the backpack shipped?": each thing's own order
     if (
-        a[0].intent is Intent.SET_ADDRESS
+        a.understood.intent is Intent.SET_ADDRESS
         and b.intent is Intent.SET_ADDRESS
-        and _names_an_order(a[1]) != _names_an_order(part)
+        and _names_an_order(a.words) != _names_an_order(part)
     ):
         return False  # "my new address is …, send 0932 there": the default address, then one order's
-    return a[0].intent is b.intent and a[0].subject == b.subject
+    return a.understood.intent is b.intent and a.understood.subject == b.subject
 
 
 def requests(text: str) -> list[Request]:
@@ -82,38 +91,38 @@ def requests(text: str) -> list[Request]:
         if m.start() > 0 and m.end() < len(text) and not inside[0] < m.start() < inside[1]
     ]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
-    groups: list[tuple[int, Understanding, str]] = []  # the part each request starts at, what it asks, its words
+    groups: list[_Part] = []
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
         understood = classify(part)
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
-        if asked and not (groups and _same_request((groups[-1][1], groups[-1][2]), understood, part)):
-            groups.append((i if groups else 0, understood, part))
+        if asked and not (groups and _same_request(groups[-1], understood, part)):
+            groups.append(_Part(i if groups else 0, understood, part))
     # "what are my address and contact channel?": answered as one, unless a part asks something the list does
     # not hold ("… and is there a refund on 0924?", "… ? and how do you contact me?")
     listed_here = listed_subjects(text)
     asks_more = any(
-        u.intent in (*_ABOUT_AN_ORDER, Intent.LIST_ORDERS)
-        or (u.intent is Intent.ASK_FACT and u.subject not in listed_here)
-        for _, u, _ in groups
+        g.understood.intent in (*_ABOUT_AN_ORDER, Intent.LIST_ORDERS)
+        or (g.understood.intent is Intent.ASK_FACT and g.understood.subject not in listed_here)
+        for g in groups
     )
     lists_facts = whole.intent is Intent.ASK_FACT and len(listed_here) > 1 and not asks_more
     # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it
     # (not "how do you contact me now, and where is 0931?", nor the items of a list)
-    about_the_order = all(u.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for _, u, _ in groups)
+    about_the_order = all(g.understood.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for g in groups)
     lists_facts = lists_facts or (slots.order_tail(text) is not None and about_the_order and not listed)
     weighed = asks_what_a_change_would_do(text)  # "if I mute them, will I still get…": its "if" is no request
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts or weighed:
         return [Request(text, whole)]
     numbers = slots.order_numbers(text)
-    firsts = [i for i, _, _ in groups]
+    firsts = [g.first for g in groups]
     found = []
-    for (first, asked_for, _), after in zip(groups, [*firsts[1:], len(starts)], strict=True):
-        part = text[starts[first] : ends[after - 1]].strip()
+    for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
+        part = text[starts[group.first] : ends[after - 1]].strip()
         understood = classify(part)
         if understood.intent is Intent.OTHER:  # "ok so just confirm for me: what's my address": what its part asks
-            understood = asked_for
+            understood = group.understood
         if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
         if (
