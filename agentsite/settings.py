@@ -260,6 +260,16 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Tests (and only tests, tests/testenv.py) hash passwords with a fast hasher: the slow default, meant to slow
+# attackers, cost about 0.2 s for every customer a test creates. Passwords hashed so still verify elsewhere.
+TEST_FAST_PASSWORD_HASHING: bool = env.bool("TEST_FAST_PASSWORD_HASHING", default=False)
+if PRODUCTION and TEST_FAST_PASSWORD_HASHING:
+    raise ImproperlyConfigured("TEST_FAST_PASSWORD_HASHING must not be set when AGENTSITE_ENV=production")
+if TEST_FAST_PASSWORD_HASHING:
+    PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    ]
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from tests.procs import ROOT
+from tests.testenv import TEST_ONLY
 
 PRODUCTION = {
     "AGENTSITE_ENV": "production",
@@ -19,7 +20,7 @@ PRODUCTION = {
 
 
 def _load_settings(env: dict[str, str], expr: str = "settings.DEBUG") -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k != "CLOCK_ALLOW_OFFSET"}
+    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION and k not in TEST_ONLY}
     code = f"import django; django.setup(); from django.conf import settings; print({expr})"
     return subprocess.run(
         [sys.executable, "-c", code],
@@ -55,3 +56,16 @@ def test_production_refuses_a_movable_clock():
     run = _load_settings({**PRODUCTION, "CLOCK_ALLOW_OFFSET": "1"})
 
     assert "CLOCK_ALLOW_OFFSET must not be set" in run.stderr
+
+
+def test_production_refuses_fast_password_hashing():
+    run = _load_settings({**PRODUCTION, "TEST_FAST_PASSWORD_HASHING": "1"})
+
+    assert "TEST_FAST_PASSWORD_HASHING must not be set" in run.stderr
+
+
+def test_passwords_are_hashed_slowly_unless_the_tests_say_otherwise():
+    expr = "settings.PASSWORD_HASHERS[0].rsplit('.', 1)[1]"
+
+    assert _load_settings(PRODUCTION, expr).stdout.strip() == "PBKDF2PasswordHasher"
+    assert _load_settings({}, expr).stdout.strip() == "PBKDF2PasswordHasher"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from tests.procs import ROOT
+from tests.testenv import TEST_ONLY
 
 PRODUCTION = {
     "AGENTSITE_ENV": "production",
@@ -17,7 +18,7 @@ PRODUCTION = {
     "OPENAI_BASE_URL": "https://llm.internal/v1",
 }
 # Variables of the developer's shell or the test run that would change what production loads.
-NOT_INHERITED = {"CLOCK_ALLOW_OFFSET", "DEBUG", "SECURE_HSTS_PRELOAD", "SECURE_HSTS_SECONDS", "SECURE_SSL_REDIRECT"}
+NOT_INHERITED = {*TEST_ONLY, "DEBUG", "SECURE_HSTS_PRELOAD", "SECURE_HSTS_SECONDS", "SECURE_SSL_REDIRECT"}
 
 
 def check_deploy(**overrides: str) -> subprocess.CompletedProcess:
