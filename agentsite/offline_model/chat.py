@@ -475,7 +475,7 @@ def _completed_from_the_chat(conv: Conversation, address: str) -> str:
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     if key == "shipping_address" and slots.order_numbers(text) and "lookup_order" in conv.tools:
         return _order_calls(conv, text, "lookup_order", lang)  # one order's address is that order's, not the default
-    if key == "shipping_address" and _ORDER_BY_ITS_END.search(text) and "list_my_orders" in conv.tools:
+    if key == "shipping_address" and slots.ORDER_BY_ITS_END.search(text) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "0902的地址是什么": the order ending so, then its address
     if key == "shipping_address" and slots.order_numbers(text):
         return Reply(replies.phrase("order_address", lang))
@@ -664,19 +664,6 @@ def _order_back_to_the_default(conv: Conversation, text: str) -> Reply | None:
     return _call("update_order_address", order_number=orders[0], address=default) if orders else None
 
 
-# An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
-_ORDER_BY_ITS_END = re.compile(
-    r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子|的?(?:收货)?地址)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
-    # a message that opens with the number ("0902能改地址吗，改到…"): a Chinese address opens with its city, never a
-    # bare number, and an English one gives the street after it
-    r"|^\s*\d{3,6}(?=\s*[\u4e00-\u9fff])(?!\s*(?:号|室|楼|栋|层|弄|路|街|巷|元|块))"
-    # "the delivery address on 0932", "address for 0816": never a street number, which a street's name follows
-    r"|\b(?:[Oo]n|[Ff]or|[Oo]f)\s+#?\d{3,6}(?![\d,]|\s+[A-Z][a-z])"
-    r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\s+#?\d{3,6}(?=\s+(?:to|there)\b))"  # "send 0932 to …"
-    r"|(?i:^\s*#?\d{4}(?=\s*[,:]?\s*(?:can|could|pls|please|change|ship|send|deliver)\b))"
-)
-# An order spoken of just before, named as "this order": its own address is meant, not the default one.
-_THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i:\b(?:this|that|the\s+same)\s+order\b)")
 _PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
 
 
@@ -1055,10 +1042,10 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return Reply(replies.phrase("ask_address", lang))
         orders = slots.order_numbers(text)
         rest = text.replace(address, " ")  # "0816还没发货 能把这单的…": an end and "this order" name one
-        by_its_end = _ORDER_BY_ITS_END.search(rest) or (_THIS_ORDER.search(rest) and slots.order_tails(rest))
+        by_its_end = slots.ORDER_BY_ITS_END.search(rest) or (slots.THIS_ORDER.search(rest) and slots.order_tails(rest))
         if not orders and by_its_end and "list_my_orders" in tools:
             return _call("list_my_orders")  # "0816这单的地址改成…": the order ending so, then its address
-        if not orders and _THIS_ORDER.search(text) and (spoken_of := recent_order(conv)):
+        if not orders and slots.THIS_ORDER.search(text) and (spoken_of := recent_order(conv)):
             orders = [spoken_of]  # "能把这单的收货地址改成…吗" after talk of one order
         if not orders and (thing := described.thing_sent(rest)):  # "send my headphones to …": their order's
             if fitting := described.described_order(conv, thing):
@@ -1131,7 +1118,7 @@ def _to_the_address_said(conv: Conversation, text: str, lang: str) -> Reply:
         return _call("list_my_orders")  # "0901也寄到这个地址": the order ending so, then its address
     if not orders and _lists_for_a_thing(conv, text):  # "my headphones order": which order holds them
         return _call("list_my_orders", item=described.thing_named(text))
-    if not orders and (_THIS_ORDER.search(text) or _IT.search(text)) and (spoken_of := recent_order(conv)):
+    if not orders and (slots.THIS_ORDER.search(text) or _IT.search(text)) and (spoken_of := recent_order(conv)):
         orders = [spoken_of]
     if orders and "update_order_address" in conv.tools:
         return _call("update_order_address", order_number=orders[0], address=address)

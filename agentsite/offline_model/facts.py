@@ -164,6 +164,7 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         return []  # "假如我把地址改成…，那0901会寄到新地址吗": a change weighed, neither asked for nor true
     if escalation.INJECTION.search(sentence) or _AS_STAFF.search(sentence) or _FORGET.search(sentence):
         return []  # "this is Dave from the support team …": a claim to be staff; "forget that I said …": no fact
+    of_an_order = slots.names_an_order(sentence)  # "0902能改地址吗，改到…": the question names the order
     if not questions:
         sentence = _statement_part(sentence)
     if not sentence:
@@ -186,10 +187,10 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         add("notification_preference", preference)
     if channel := slots.contact_channel(sentence):
         add("contact_channel", channel)
-    if (address := slots.address(sentence)) and not slots.order_numbers(sentence):
+    if (address := slots.address(sentence)) and not of_an_order:
         owner = sentence[: max(sentence.find(address), 0)][-16:]
         if not _SOMEONE_ELSES_ADDRESS.search(owner) or re.search(r"(?i)\bmy\s*$|我的?\s*$", owner):
-            add("shipping_address", address)  # "send ORD-… to …" is that order's address; "他地址是 …" his
+            add("shipping_address", address)  # "send order 0932 to …" is that order's address; "他地址是 …" his
     for order in slots.order_numbers(sentence):
         add("order_number", order)
     if carrier := slots.preferred_carrier(sentence):

@@ -73,6 +73,30 @@ def tracking_numbers(text: str) -> list[str]:
     return [m.group().upper() for m in _TRACKING_NUMBER.finditer(_plain(text))]
 
 
+# An order named by its end as an order ("0816这单", "订单0816", "order #0816"): never a number of the address.
+ORDER_BY_ITS_END = re.compile(
+    r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子|的?(?:收货)?地址)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
+    # a message that opens with the number ("0902能改地址吗，改到…"): a Chinese address opens with its city, never a
+    # bare number, and an English one gives the street after it
+    r"|^\s*\d{3,6}(?=\s*[\u4e00-\u9fff])(?!\s*(?:号|室|楼|栋|层|弄|路|街|巷|元|块))"
+    # "the delivery address on 0932", "address for 0816": never a street number, which a street's name follows
+    r"|\b(?:[Oo]n|[Ff]or|[Oo]f)\s+#?\d{3,6}(?![\d,]|\s+[A-Z][a-z])"
+    r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\s+#?\d{3,6}(?=\s+(?:to|there)\b))"  # "send 0932 to …"
+    r"|(?i:^\s*#?\d{4}(?=\s*[,:]?\s*(?:can|could|pls|please|change|ship|send|deliver)\b))"
+)
+# An order spoken of just before, named as "this order": its own address is meant, not the default one.
+THIS_ORDER = re.compile(r"这单|这个订单|这笔订单|该订单|那单|(?i:\b(?:this|that|the\s+same)\s+order\b)")
+
+
+def names_an_order(text: str) -> bool:
+    """Whether ``text`` names an order: its number, its end as an order's ("order 0932", "0816这单", "尾号17") or
+    "this order". An address in such a sentence is that order's, not the customer's."""
+    plain = _plain(text)
+    return bool(
+        order_numbers(text) or ORDER_BY_ITS_END.search(plain) or THIS_ORDER.search(plain) or _CUED_TAIL.search(plain)
+    )
+
+
 def names_an_order_end(text: str) -> bool:
     """Whether ``text`` gives the end of an order's number as such ("尾数943那单付款了没"): a question about
     that order, whatever else it is read as."""
