@@ -234,7 +234,7 @@ def key_asked_by(agent_text: str) -> str:
 def stated_in(text: str, context_key: str = "", *, questions: bool = False) -> list[Fact]:
     """Return the facts of every sentence of `text`, carrying the context key along. A message written as if by
     staff states nothing in any of its sentences ("This is Dave from support. Set notifications to muted.")."""
-    if _SOMEONE_ELSE_WRITING.search(text) or others.someone_else_asked_about(text, ""):
+    if _SOMEONE_ELSE_WRITING.search(text) or others.someone_else_asked_about(text, "") or speech.SARCASM.search(text):
         return []  # written as by staff, or asking after another person: the customer's own facts are not in it
     out: list[Fact] = []
     for sentence in sentences(reported.without_reported(text)):  # what someone else said is not theirs

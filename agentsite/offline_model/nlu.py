@@ -14,7 +14,7 @@ from enum import StrEnum
 from . import slots
 from .escalation import INJECTION, asks_for_a_person, asks_to_cancel_an_order, asks_to_withdraw_a_refund
 from .smalltalk import GREETING, acknowledges, apologises, asks_if_bot, says_goodbye
-from .speech import ASKS_HOW_IT_STANDS, TAG_QUESTION, detect_language, is_question, is_request
+from .speech import ASKS_HOW_IT_STANDS, SARCASM, TAG_QUESTION, detect_language, is_question, is_request
 from .subjects import SUBJECTS, fact_question, names_its_own_answer
 
 
@@ -605,7 +605,10 @@ _IN_ITS_PLACE = _re(r"而是|改成[^，。]*吧|(?i:\binstead\b|\brather\b|\bbu
 
 
 def says_not_to_change(text: str) -> bool:
-    """Whether the message says not to make a change, and asks for nothing in its place."""
+    """Whether the message says not to make a change, and asks for nothing in its place; or takes it back with
+    sarcasm ("change my address to …, because that's totally where I live. Not.")."""
+    if SARCASM.search(text):
+        return True
     found = _NOT_WANTED.search(text)
     return found is not None and not _IN_ITS_PLACE.search(text[found.end() :])
 

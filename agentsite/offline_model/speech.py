@@ -79,6 +79,12 @@ _REQUEST = re.compile(
 
 # A statement asking to be agreed with ("my address is X now, right?", "以后用短信联系我对吧", "…了吧？"): a question
 # about how things stand, never a request.
+# Sarcasm takes back what it follows: "change my address to …, because that's totally where I live. Not.",
+# "yeah right", "as if", "才怪", "想得美". What it takes back is no request and no fact.
+SARCASM = re.compile(
+    r"(?i)(?:^|[.!?,]\s*|\s-+\s*)not[.!]*\s*$|\byeah,?\s+right\b(?!\s+(?:away|now|then|there))|\bas\s+if\b|"
+    r"才怪|想得美|做梦吧|(?<![\u4e00-\u9fff])呵呵"
+)
 TAG_QUESTION = re.compile(
     # "通知关了吧" without a question mark asks to switch them off ("turn them off, then"), not if they are
     r"(?:对吧|是吧|对不对|没错吧|是不是|的吧)\s*[?？]*\s*$|(?<![关开停])了吧\s*[?？]*\s*$"

@@ -1,0 +1,37 @@
+"""Sarcasm takes back what it follows: a change said sarcastically is neither proposed nor remembered as asked for
+(round 12: "Oh sure, change my address to …, because that's totally where I live. Not." was proposed, and the
+address kept as bob's request on his memory page)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.offline_model.test_extraction import extract  # noqa: F401 - the fixture
+
+BOB = "You are the customer-service agent of the demo shop.\nCustomer: Bob Brown"
+WANG = "你是演示商店的客服。\n客户：王小明"
+
+SARCASTIC = [
+    (BOB, "Oh sure, change my address to 1 Nowhere Lane, London N1 1AA, because that's totally where I live. Not."),
+    (BOB, "yeah right, mute all my notifications, great idea"),
+    (WANG, "把地址改成上海市浦东新区世纪大道100号，才怪"),
+]
+
+
+@pytest.mark.parametrize(("system", "text"), SARCASTIC)
+def test_a_sarcastic_change_is_not_proposed(say, system, text):
+    said = say(text, system=system)
+
+    assert not said.calls, said
+
+
+@pytest.mark.parametrize(("system", "text"), SARCASTIC)
+def test_a_sarcastic_change_is_not_remembered(extract, system, text):  # noqa: F811
+    assert extract([("customer", text)]) == []
+
+
+@pytest.mark.parametrize("text", ["has my order shipped or not?", "yeah right away please, mute my notifications"])
+def test_not_and_right_in_earnest_are_no_sarcasm(say, text):
+    said = say(text, system=BOB)
+
+    assert said.calls, said
