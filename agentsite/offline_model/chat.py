@@ -893,26 +893,46 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             chosen = _fitting_from_list(conv, result, question, lang) if question else None
             if chosen is not None and chosen.tool_calls:
                 return chosen
-    said: list[tuple[int, str]] = []
+    said: list[tuple[int, int, str]] = []  # (what waits for the customer comes last, the request it answers, text)
+    asked = 0
     for result in conv.results_since_user():
         if result.call.name in ("list_my_orders", "recall_memory") and result not in results:
             continue  # it led to the step after it
         data = result.data()
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
-        said.append((rank, replies.tool_result(result, lang, conv.latest_user_text, conv.today)))
+        asked = _asked_in(result, requests, asked)
+        said.append((rank, asked, replies.tool_result(result, lang, conv.latest_user_text, conv.today)))
     listed = {r.call.args().get("item"): r for r in conv.results_since_user() if r.call.name == "list_my_orders"}
-    for request in _wanted(requests):
+    for index, request in enumerate(requests):
+        if request not in _wanted([request]):
+            continue
         if (thing := described.thing_named(request.text)) and thing in listed:
             found = _the_thing_named(conv, listed[thing], request.text, lang)  # what it came to is said above,
             if found is not None and not found.tool_calls and found.content:  # or that no order (or several) holds it
-                said.append((0, found.content))
+                said.append((0, index, found.content))
             continue
         answer = _answer(conv, request.text, request.understood)
         if not answer.tool_calls and answer.content:
-            said.append((0, answer.content))
-    said.sort(key=lambda item: item[0])  # stable: in the order asked within each rank
-    return Reply("\n".join(dict.fromkeys(text for _, text in said if text)))  # each said once
+            said.append((0, index, answer.content))
+    said.sort(key=lambda item: item[:2])  # in the order asked ("0817到哪了？退款几天到账？": the parcel first)
+    return Reply("\n".join(dict.fromkeys(text for _, _, text in said if text)))  # each said once
+
+
+def _asked_in(result: ToolResult, requests: list[splitting.Request], before: int) -> int:
+    """The index of the request ``result`` answers: the one naming its order, its policy question or its thing;
+    else that of the result before it."""
+    args = result.call.args()
+    order, query, item = args.get("order_number"), args.get("query"), args.get("item")
+    for index, request in enumerate(requests):
+        if isinstance(query, str) and query.strip() and query.strip() in request.text:
+            return index
+        named = [*slots.order_numbers(request.text), *slots.order_tails(request.text)]
+        if isinstance(order, str) and any(order.endswith(n[-4:]) for n in named):
+            return index
+        if isinstance(item, str) and described.thing_named(request.text) == item:
+            return index
+    return before
 
 
 def _each_thing_named(

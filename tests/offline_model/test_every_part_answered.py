@@ -98,3 +98,20 @@ def test_a_thing_in_no_order_is_said_beside_the_others(say, answer_tools):
 
     assert "ORD-2025-0924" in reply.content and "couldn't find what you named" in reply.content, reply.content
     assert "order number?" not in reply.content.split("\n")[0]
+
+
+def test_the_answers_come_in_the_order_asked(say, answer_tools):
+    """The parcel asked about first needed a second step (its order found by its end): its answer still comes
+    first, not after the policy's that came back sooner."""
+    request = [{"role": "system", "content": WANG}, {"role": "user", "content": "0817到哪了？退款一般几天到账？"}]
+    first = say(request)
+    assert sorted(first.names) == ["list_my_orders", "search_policies"], first
+    policy = {"results": [{"title": "退款政策", "content": "退款在我们收到退货后 3 个工作日内原路退回。"}]}
+    step = answer_tools(first, [WANGS if n == "list_my_orders" else policy for n in first.names], request)
+    tracking = say(step)
+    assert tracking.calls == [("track_shipment", {"order_number": "ORD-2025-0817"})], tracking
+    shipment = {"order_number": "ORD-2025-0817", "carrier": "顺丰速运", "status": "shipped", "events": []}
+
+    reply = say(answer_tools(tracking, [shipment], step)).content
+
+    assert reply.index("ORD-2025-0817") < reply.index("3 个工作日"), reply
