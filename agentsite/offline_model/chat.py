@@ -812,7 +812,7 @@ def respond(conv: Conversation) -> Reply:
 
 def _respond(conv: Conversation) -> Reply:
     results = conv.pending_results()
-    text = conv.latest_user_text
+    text = nlu.as_mandarin(conv.latest_user_text)  # "我嘅訂單去咗邊？" is read as "我的订单到哪了？"
     if escalation.only_fields(text) and not results:
         return Reply(replies.phrase("decline", reply_language(conv, text)))  # data dressed as a record asks nothing
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):

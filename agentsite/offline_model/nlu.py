@@ -661,9 +661,42 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 
 # Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
 _SIMPLIFIED = str.maketrans(
-    "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問麼幫區號碼變換讓",
-    "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问么帮区号码变换让",
+    "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
+    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾",
+    "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
+    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几",
 )
+# Cantonese as typed ("我嘅訂單去咗邊？", "點解仲未發貨"), read in the Mandarin words the rules use.
+_CANTONESE = [
+    ("去咗邊", "到哪了"),
+    ("喺邊度", "在哪里"),
+    ("喺邊", "在哪"),
+    ("邊度", "哪里"),
+    ("點解", "为什么"),
+    ("乜嘢", "什么"),
+    ("幾時", "什么时候"),
+    ("仲未", "还没"),
+    ("唔該", "谢谢"),
+    ("唔要", "不要"),
+    ("唔想", "不想"),
+    ("冇", "没"),
+    ("嘅", "的"),
+    ("咗", "了"),
+    ("係", "是"),
+    ("佢", "他"),
+    ("俾", "给"),
+    ("睇", "看"),
+    ("啲", "些"),
+    ("咩", "什么"),
+]
+
+
+def as_mandarin(text: str) -> str:
+    """``text`` in simplified characters, with common Cantonese words in their Mandarin ones."""
+    text = text.translate(_SIMPLIFIED)
+    for cantonese, mandarin in _CANTONESE:
+        text = text.replace(cantonese, mandarin)
+    return text
 
 
 # A statement asking to be agreed with ("my default address is 18 Mill Road now, right?"): a question about
@@ -694,7 +727,7 @@ def classify(text: str) -> Understanding:
     classified as if it were not there.
     """
     lang = detect_language(text)
-    text = text.translate(_SIMPLIFIED)
+    text = as_mandarin(text)
     injection = bool(INJECTION.search(text))
     if injection:
         text = INJECTION.sub(" ", text)
