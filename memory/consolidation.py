@@ -183,7 +183,7 @@ def consolidate(conversation_id: UUID | str, *, final: bool = False) -> Report:
             logger.warning("consolidation of %s deferred: %s", conversation.pk, exc)
             raise ConsolidationDeferred(str(exc)) from exc
         candidates, report.rejected = validate(raw, conversation.pk)
-        candidates = as_requests(candidates, _proposals(conversation, start, end))
+        candidates, report.rejected = as_requests(candidates, _proposals(conversation, 0, end), report.rejected)
         candidates = [replace(c, source_seqs=attribute(c, messages)) for c in candidates]
         candidates, report.rejected = _not_from_instructions(candidates, messages, report.rejected)
         candidates, report.rejected = _not_unknown_orders(candidates, messages, report.rejected)
@@ -376,34 +376,45 @@ def _proposals(conversation: Conversation, start: int, end: int) -> dict[tuple[s
     return found
 
 
-def as_requests(candidates: list[Candidate], proposals: dict[tuple[str, str], str]) -> list[Candidate]:
-    """Mark what the customer said about a shop-owned key as a request, with the change proposed for it.
+def as_requests(
+    candidates: list[Candidate], proposals: dict[tuple[str, str], str], rejected: list[str] | None = None
+) -> tuple[list[Candidate], list[str]]:
+    """Mark what the customer said about a shop-owned key as a request, with the change the shop proposed for it;
+    drop one no proposal of the conversation carried.
 
     The shop's field is the truth about such a key: a statement is what the customer asked for, shown as
-    not applied until the shop's own write-through record replaces it (``longterm._store_shop_owned``).
+    not applied until the shop's own write-through record replaces it (``longterm._store_shop_owned``). Only a
+    value the shop proposed in this conversation is one the customer asked for: words quoted from someone
+    else, taken back, corrected, weighed or said not to be changed ("我现在住北京，你记住就行，不用改系统的")
+    proposed nothing, and remembered as asked for they would later be said back as the customer's wish.
     """
-    marked = []
+    marked, dropped = [], list(rejected or [])
     for candidate in candidates:
         if keys.is_shop_owned(candidate.key) and candidate.source != Source.SYSTEM_RECORD:
-            request = {"conversation": str(candidate.conversation_id), "via": "chat"}
-            if action := _proposal_for(candidate, proposals):
-                request["pending_action"] = action
+            action = _proposal_for(candidate, proposals)
+            if not action:
+                dropped.append(f"a {candidate.key} no proposal of this conversation carried: {candidate.content[:80]}")
+                continue
+            request = {"conversation": str(candidate.conversation_id), "via": "chat", "pending_action": action}
             candidate = replace(candidate, metadata={**candidate.metadata, "request": request})
         marked.append(candidate)
-    return marked
+    return marked, dropped
 
 
 def _proposal_for(candidate: Candidate, proposals: dict[tuple[str, str], str]) -> str:
     """The pending action proposed for what the candidate says: the same value, else the closest one of its
     key (a model may word a value a little differently from the tool's arguments: "120 George Street" and
-    "120 George Street, Sydney NSW 2000"), if they share at least half their character pairs."""
+    "120 George Street, Sydney NSW 2000"), if they share at least half their character pairs and the candidate
+    names no number the proposal does not."""
     if action := proposals.get((candidate.key, candidate.value)):
         return action
-    wanted = _bigrams(candidate.value)
+    wanted, numbers = _bigrams(candidate.value), set(re.findall(r"\d+", candidate.value))
     best, best_share = "", 0.5
     for (key, value), action in proposals.items():
         said = _bigrams(value)
         share = len(wanted & said) / max(min(len(wanted), len(said)), 1)
+        if numbers - set(re.findall(r"\d+", value)):
+            continue  # "10 Downing St" is not the "12 Downing St" proposed, however alike
         if key == candidate.key and share >= best_share:
             best, best_share = action, share
     return best

@@ -1,5 +1,7 @@
 """Consolidation through the offline model's extraction: dedup, merge, contradictions, poisoning, secrets."""
 
+import json
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -9,7 +11,7 @@ from memory.consolidation import ConsolidationDeferred, consolidate
 from memory.longterm import restore
 from memory.models import LongTermMemory, MemoryConflict, MemoryEvent
 from memory.working import Role
-from tests.factories import entry
+from tests.factories import entry, tool_call, tool_result
 
 pytestmark = pytest.mark.django_db
 
@@ -53,6 +55,17 @@ def converse(store, customer, *lines: str, days_later: float = 0):
     return session.id
 
 
+def proposed(store, customer, line: str, key: str, value: str, days_later: float = 0):
+    """One conversation in which the customer asks for a shop-owned change and the shop proposes it (a change
+    tool's result names its request, as ``chat.tools`` does): only such a value is remembered as asked for."""
+    conversation = converse(store, customer, line, days_later=days_later)
+    call = f"call-{key}-{value}"
+    store.append(conversation, tool_call(call, f"update_{key}", json.dumps({"value": value})))
+    request = {"key": key, "value": value, "pending_action": str(uuid.uuid4())}
+    store.append(conversation, tool_result(call, json.dumps({"status": "pending_confirmation", "request": request})))
+    return conversation
+
+
 def valid(customer, **filters):
     return LongTermMemory.objects.filter(customer=customer, invalidated_at__isnull=True, **filters)
 
@@ -87,8 +100,8 @@ def test_a_near_miss_birthday_is_a_contradiction_never_a_merge(store, customer, 
 
 
 def test_opposite_statements_about_a_shop_owned_key_are_requests_the_newer_replacing_the_older(store, customer):
-    consolidate(converse(store, customer, "请把通知静音"))
-    consolidate(converse(store, customer, "我要开启通知", days_later=2))
+    consolidate(proposed(store, customer, "请把通知静音", "notification_preference", "mute"))
+    consolidate(proposed(store, customer, "我要开启通知", "notification_preference", "on", days_later=2))
 
     current = valid(customer, key="notification_preference").get()
     older = LongTermMemory.objects.get(customer=customer, key="notification_preference", value="mute")
@@ -212,3 +225,32 @@ def test_a_final_run_writes_one_summary_per_conversation(store, customer):
     summary = valid(customer, type="summary").get()
     assert "ORD-2025-0816" in summary.content
     assert summary.source == "agent_inferred"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "我现在的地址其实是北京市朝阳区建国路1号，你记住就行",  # no change proposed: said, not asked for
+        "switch my contact channel to sms",  # the shop did not propose it (here: no agent at all)
+    ],
+)
+def test_a_shop_owned_value_no_proposal_carried_is_not_remembered_as_asked_for(store, customer, line):
+    report = consolidate(converse(store, customer, line))
+
+    assert not valid(customer).exclude(key="").exists(), list(valid(customer).values_list("content", flat=True))
+    assert any("no proposal of this conversation carried" in reason for reason in report.rejected)
+
+
+def test_a_value_unlike_the_one_proposed_is_not_linked_to_it(store, customer):
+    """ "10 Downing St … no wait, 12": the 12 proposed is no proposal of the 10 an extractor may keep."""
+    conversation = proposed(
+        store,
+        customer,
+        "change my default address to 10 Downing St, London SW1A 2AA",
+        "shipping_address",
+        "12 Downing St, London SW1A 2AA",
+    )
+
+    consolidate(conversation)
+
+    assert not valid(customer, key="shipping_address").exists()
