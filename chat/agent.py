@@ -48,7 +48,6 @@ from chat.tools import (
     cancel_pending,
     cancel_queued,
     confirm_pending,
-    has_queued,
     hold,
     lapse,
     lapses_with_this_message,
@@ -220,14 +219,16 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 2. A pending change is confirmed or declined by the customer, never by the model, and only while
         #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
-        if waiting is not None and is_cancellation(text):
-            return _decline(store, ctx, emit, every=declines_all(text))
         history = store.history_of(session)
-        declined = ""  # a no, then a question ("no, leave it. What's …?"): said first, and the question answered
-        if waiting is not None and not has_queued(ctx) and (split := declined_then_asked(text)):
-            _drop(store, ctx)
-            (no, text), waiting, declined = split, None, prompts.DROPPED[language]
+        declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
+        proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
+        if waiting is not None and (split := declined_then_asked(text)):
+            (no, text), waiting = split, None
+            declined = _drop_and_say(store, ctx, every=declines_all(no))
             history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
+            proposed_next = waiting_action(conversation_id, confirming=True)[0]
+        elif waiting is not None and is_cancellation(text):
+            return _decline(store, ctx, emit, every=declines_all(text))
         loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
         if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and loosely:
             # The last reply answered something else and only named the change: "ok" may acknowledge that
@@ -275,6 +276,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 4. Working memory: system prompt, memory block, compressed history (read with the session),
         #    this message.
         records = speaker.records if speaker and mode != "off" else {}  # "off" knows this conversation only
+        if confirmed is not None and more and records:  # "确认。现在联系方式是啥？": the record the yes just changed
+            records = _records_now(customer_id, records)
         promises = commitments.for_turn(customer_id) if speaker and speaker.has_promises and mode != "off" else []
         shop_lines = [commitments.record_line(p, language) for p in promises]
         told_lapsed = [_with_notice("", lapsing, prompts.LAPSED_NOTE, language)] if lapsing is not None else []
@@ -323,6 +326,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"
+        if proposed_next is not None and PendingAction.objects.filter(pk=proposed_next.pk, status="pending").exists():
+            still_waiting = proposed_next  # asked about in this reply already ("…shall I go ahead?"): it waits on
         if still_waiting is not None:
             move = (
                 AgentState.CONFIRMING,
@@ -479,20 +484,34 @@ def _record_told(store: short_term.SessionStore, memory: _Memory, ctx: ToolConte
     memory.snapshot = saved
 
 
+def _records_now(customer_id: int, records: dict[str, str]) -> dict[str, str]:
+    """``records`` with the shop-owned values as the profile holds them now (after a change the turn made)."""
+    row = CustomerProfile.objects.filter(user_id=customer_id).values(*SHOP_OWNED.values()).first() or {}
+    now = {key: str(row[field]) for key, field in SHOP_OWNED.items() if row.get(field)}
+    return {**{key: value for key, value in records.items() if key not in SHOP_OWNED}, **now}
+
+
 def _decline(store: short_term.SessionStore, ctx: ToolContext, emit: Emit, *, every: bool = False) -> TurnResult:
-    """The customer said no to the waiting change: drop it; a change asked for after it is proposed now,
-    unless the no was to them all ("取消全部", "cancel both")."""
+    """The customer said no to the waiting change: drop it, and say so."""
+    reply = _drop_and_say(store, ctx, every=every, anything_else=True)
+    return _finish(store, ctx, reply, [], None, emit, stream=True)
+
+
+def _drop_and_say(
+    store: short_term.SessionStore, ctx: ToolContext, *, every: bool = False, anything_else: bool = False
+) -> str:
+    """Drop the waiting change the customer said no to, and propose the one asked for after it, unless the no
+    was to them all ("取消全部", "cancel both"). Returns what to say: that it was dropped (with "anything
+    else?" when nothing else is answered), and what is proposed next."""
     if every:
         cancel_queued(ctx)
     _drop(store, ctx)
     following, language = propose_next(ctx), ctx.language
     if following is None:
-        reply = prompts.CANCELLED[language]
-    elif "error" in following:
-        reply = prompts.CANCELLED_NEXT_REFUSED[language].format(error=following["error"])
-    else:
-        reply = prompts.CANCELLED_NEXT[language].format(summary=following["summary"])
-    return _finish(store, ctx, reply, [], None, emit, stream=True)
+        return (prompts.CANCELLED if anything_else else prompts.DROPPED)[language]
+    if "error" in following:
+        return prompts.CANCELLED_NEXT_REFUSED[language].format(error=following["error"])
+    return prompts.CANCELLED_NEXT[language].format(summary=following["summary"])
 
 
 def _model_loop(

@@ -108,7 +108,7 @@ _OWN_REQUEST = re.compile(
 # After a no, a question, a number or another channel is a new request or a correction, not only a decline.
 _DECLINE_BLOCKER = re.compile(
     r"[?？]|吗|呢|(?i:\b(?:instead|use|but)\b|(?:^|[,，.。!！;；]\s*)(?:how|what|which|why)\b)"
-    r"|(?<!不要)(?<!别)(?<!不用)(?<!不想)(?:改成|换成)|而是|还是用|还是要"
+    r"|(?<!不要)(?<!别)(?<!不用)(?<!不想)(?:改成|换成|改用|换用|(?:改|换)(?=微信|短信|邮件|邮箱|电话|手机))|而是|还是用|还是要"
     # a value put in place of another: "no wait, 14 Oak Lane not 12", "不对，是101号不是100号"
     r"|(?i:\d[^,.;!?]*\bnot\s+(?:\w+\s+)?\d)|是[^，。]{0,16}\d[^，。]*不是"
 )
@@ -134,9 +134,13 @@ _ACKNOWLEDGEMENT_ONLY = re.compile(
 _ALL = re.compile(r"全部|都|所有|两个|两项|一起|统统|(?i:\ball\b|\bboth\b|\beverything\b|\beach\b)")
 
 
+# Where a decline's own words end: "no. and list all refunds" declines one change; its "all" is the list's.
+_END_OF_THE_NO = re.compile(r"[.。!！;；?？\n]|(?i:\band\b|\balso\b)|另外|还有|然后|顺便")
+
+
 def declines_all(text: str) -> bool:
-    """Whether a decline drops the change asked for after the waiting one too."""
-    return is_cancellation(text) and bool(_ALL.search(text))
+    """Whether a decline drops the change asked for after the waiting one too ("cancel both", "取消全部")."""
+    return is_cancellation(text) and bool(_ALL.search(_END_OF_THE_NO.split(text, maxsplit=1)[0]))
 
 
 # The words that confirm on their own, as the reminder asks ("回复“确认”", "reply 'yes'"): after a reminder that
@@ -311,10 +315,22 @@ _PAID_ELSEWHERE = re.compile(
 )
 
 
+# A yes that ends its sentence, then a question ("确认。现在通知和联系方式分别是啥？"): the question may name the
+# change's kind, it asks how things stand; anything else after a bare full stop is read as before.
+_YES_THEN_A_QUESTION = re.compile(
+    r"^(?P<yes>[^.。!！?？]{1,24})[.。!！]+\s*(?P<rest>.*(?:[?？]|吗|呢|啥|什么|多少|几).*)$", re.S
+)
+_BUT = re.compile(r"(?i)^\s*(?:but|however|though|except|instead|不过|但是|但|可是|只是|而是)")
+
+
 def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str, str] | None:
     """A yes to the waiting change followed by another request: ``(the yes, the rest)``, else ``None``. The
     change is made, and the rest is answered as the customer's message; unless the rest asks for part of the
     money the refund proposed moves, which is no yes to it."""
+    if (m := _YES_THEN_A_QUESTION.match(text.strip())) and not _BUT.match(m.group("rest")):
+        yes, rest = m.group("yes").strip(), m.group("rest").strip()
+        if is_confirmation(yes, proposal) and not _ON_CONDITION.search(rest) and not _PAID_ELSEWHERE.search(rest):
+            return yes, rest
     for m in _AND_THEN.finditer(text):
         head, rest = text[: m.start()].strip(" ,，.。"), text[m.end() :].strip()
         if head and re.search(r"[A-Za-z\u4e00-\u9fff]", rest) and is_confirmation(head, proposal):
@@ -358,16 +374,17 @@ def _numbers(text: str) -> set[str]:
 _AFTER_A_NO = re.compile(r"[.。!！;；\n]+\s*|[,，]\s*")
 _BARE_NO = re.compile(r"(?i)^\s*(?:no+|nope|nah|不|不是|否)\s*$")
 _A_QUESTION = re.compile(
-    r"[?？]|吗|呢|(?i:^\s*(?:what|where|when|how|which|who|why|is|are|can|could|do|does|did|has|have|will)\b)"
+    r"[?？]|吗|呢|(?i:^\s*(?:(?:and|also|then|so|but)\s+)?(?:what|where|when|how|which|who|why|is|are|can|could|do|does|"
+    r"did|has|have|will|list|show|tell|check|track|give|find|look)\b)|^\s*(?:另外|还有|然后|那|再)?\s*(?:帮我|查|看|告诉|列)"
 )
 # A question that asks for the change another way is a counter-request, not a question after a no.
 _ANOTHER_WAY = re.compile(r"改|换|设|用|而是|(?i:\b(?:change|switch|update|set|use|make|instead|rather|move|send)\b)")
 
 
 def declined_then_asked(text: str) -> tuple[str, str] | None:
-    """A no to the waiting change, then a question of its own ("no, leave it. What's the delivery address on
-    0932?", "不用了，0817到哪了？"): ``(the no, the question)``, else ``None``. The change is dropped and the
-    question answered."""
+    """A no to the waiting change, then a question or a request of its own ("no, leave it. What's the delivery
+    address on 0932?", "不用了，0817到哪了？", "no. and list all refunds"): ``(the no, the rest)``, else ``None``.
+    The change is dropped and the rest answered."""
     for m in _AFTER_A_NO.finditer(text):
         head, rest = text[: m.start()], text[m.end() :].strip()
         if m.group().strip() in {",", "，"} and _BARE_NO.match(head):

@@ -557,13 +557,6 @@ def _refusal(exc: shop.ShopError, language: str) -> JSONObject:
     }
 
 
-def has_queued(ctx: ToolContext) -> bool:
-    """Whether a change asked for after the waiting one waits for its answer."""
-    return PendingAction.objects.filter(
-        conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
-    ).exists()
-
-
 def cancel_queued(ctx: ToolContext) -> int:
     """Drop the changes asked for after the waiting one (the customer declined them all)."""
     queued = PendingAction.objects.filter(

@@ -824,9 +824,9 @@ def _respond(conv: Conversation) -> Reply:
     several = splitting.requests(text) if text.strip() else []
     if len(several) > 1 and not results and others.someone_else_asked_about(text, conv.system):
         return Reply(replies.phrase("others_data", several[0].understood.lang))  # each part is theirs, not one
-    if len(several) > 1:
-        return after_several(conv, several, results) if results else _several(conv, several)
     confirmed_only = results and all(r.call.id.startswith("confirmed-") for r in results)
+    if len(several) > 1:  # after a yes the application acted on, the requests after it are still to be asked
+        return after_several(conv, several, results) if results and not confirmed_only else _several(conv, several)
     if confirmed_only and text.strip() and not _OPENS_WITH_A_YES.match(text):
         # The application made the change the customer said yes to; the message may ask for more ("yes, and
         # also switch me to SMS"): its tools first, then every result is worded together.
@@ -898,6 +898,8 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     for result in conv.results_since_user():
         if result.call.name in ("list_my_orders", "recall_memory") and result not in results:
             continue  # it led to the step after it
+        if _told(result):
+            continue  # the application said what the yes made
         data = result.data()
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)

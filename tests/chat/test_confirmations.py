@@ -285,6 +285,37 @@ def test_a_no_then_a_question_drops_the_change_and_answers_the_question(customer
     assert ON_HOLD[lang] not in reply and NOTHING[lang] in later and _refunds(order) == 0
 
 
+def test_a_no_then_a_request_proposes_the_change_queued_after_it(customers):
+    """Round 13 (English reviewer): after "no. and list all refunds" the mute asked for with the address was never
+    asked about, and the refunds were not listed."""
+    user = customers["alice"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(
+        user.pk, conversation, "change my default address to 5 Elm Street, Leeds LS1 1AA and mute my notifications"
+    )
+
+    reply = run_turn(user.pk, conversation, "no. and list all my refunds").reply
+    run_turn(user.pk, conversation, "yes")
+
+    assert "dropped that" in reply and "muted" in reply and "ORD-2025-0880" in reply, reply
+    profile = CustomerProfile.objects.get(user=user)
+    assert (profile.default_address, profile.notification_preference) == ("221 Baker Street, London", "mute")
+
+
+def test_a_yes_then_questions_confirms_and_answers_from_the_new_record(customers):
+    """Round 13 (Chinese reviewer): "确认。现在通知和联系方式分别是啥？0901的快递到哪了" made the change but said it
+    still waited for her yes (the records read before it), and never tracked 0901."""
+    user = customers["li"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "把联系方式改成微信")
+
+    reply = run_turn(user.pk, conversation, "确认。现在通知和联系方式分别是啥？0901的快递到哪了").reply
+
+    assert CustomerProfile.objects.get(user=user).contact_channel == "wechat"
+    assert "等待您确认" not in reply and "通过微信联系您" in reply and "ZT5566778899" in reply, reply
+    assert reply.count("已完成") == 1, reply
+
+
 def test_each_proposal_names_what_will_happen(customers):
     from chat.tools import ToolContext, run_tool
 

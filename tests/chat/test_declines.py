@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from chat.answers import declined_then_asked, is_cancellation, is_confirmation
+from chat.answers import (
+    confirmation_then_more,
+    declined_then_asked,
+    declines_all,
+    is_cancellation,
+    is_confirmation,
+)
 
 
 @pytest.mark.parametrize(
@@ -57,6 +63,12 @@ def test_declines_a_helper_wrote_without_seeing_the_rules():
         ("Never mind. Where is my coffee grinder?", "Where is my coffee grinder?"),
         ("不用了，0817到哪了？", "0817到哪了？"),
         ("算了，不改了。退款一般几天到账？", "退款一般几天到账？"),
+        # round 13 (English reviewer): the refunds never listed, and the change queued after it dropped
+        ("no. and list all my refunds", "and list all my refunds"),
+        (
+            "no, hold off on the refund for now, I'll try fixing it first. when does 0931 arrive?",
+            "I'll try fixing it first. when does 0931 arrive?",
+        ),
     ],
 )
 def test_a_no_then_a_question_of_its_own(text, question):
@@ -75,3 +87,30 @@ def test_a_no_then_a_question_of_its_own(text, question):
 )
 def test_a_dispute_or_a_counter_request_is_no_no_then_a_question(text):
     assert declined_then_asked(text) is None
+
+
+def test_all_in_the_request_after_a_no_is_not_all_declined():
+    """Round 13: "no. and list all refunds" dropped the change queued after the declined one too."""
+    assert not declines_all("no. and list all my refunds") and declines_all("cancel both") and declines_all("取消全部")
+
+
+@pytest.mark.parametrize("text", ["算了短信也收不到，改微信吧", "不要短信了，换邮件吧"])
+def test_a_no_that_asks_for_another_value_is_no_plain_decline(text):
+    """Round 13 (Chinese reviewer): "改微信吧" after the no was dropped, as if she had only said no."""
+    assert not is_cancellation(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("确认。现在通知和联系方式分别是啥？0901的快递到哪了", "现在通知和联系方式分别是啥？0901的快递到哪了"),
+        ("yes. what's my contact channel now?", "what's my contact channel now?"),
+    ],
+)
+def test_a_yes_then_a_question_confirms_and_asks(text, rest):
+    assert confirmation_then_more(text, {"channel": "wechat"}) == (text.split(rest)[0].rstrip("。. "), rest)
+
+
+@pytest.mark.parametrize("text", ["yes. but use sms, not wechat?", "确认。不过改成短信可以吗？", "yes. if it's free?"])
+def test_a_yes_then_but_or_if_is_no_yes(text):
+    assert confirmation_then_more(text, {"channel": "wechat"}) is None
