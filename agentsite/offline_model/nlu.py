@@ -331,6 +331,10 @@ TRACK = _re(
     r".{0,40}?(?:arrive|get\s+(?:here|there|it)|be\s+delivered|come|ship|receive)|(?:has|have)\s+(?:it|they|(?:my|the)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+|[\w\-]+)\s+"
     r"(?:arrived|shipped|been\s+(?:shipped|delivered|sent))|"
     r"did\s+(?:it|they|(?:my|the)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)\s+(?:arrive|ship|get\s+(?:delivered|shipped|sent))\b|"
+    # "is 0931 arriving tmrw?", "will it be here tomorrow?", "when 0923 ships": when it comes
+    r"\bwhen\s+(?:\S+\s+){0,3}?(?:ships|arrives|comes|gets\s+here|is\s+(?:shipped|delivered|dispatched))\b|"
+    r"\b(?:is|are)\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:arriving|coming|getting\s+here|being\s+delivered)\b|"
+    r"\bwill\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:be\s+here|arrive|come|get\s+here|be\s+delivered)\b|"
     # "my coffee grinder was delivered, right?", "the headphones shipped already, didn't they?": how it stands
     r"\b(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:already\s+)?(?:delivered|shipped|dispatched|sent)|"
     r"(?:already\s+)?(?:delivered|shipped|dispatched|arrived)(?:\s+already)?)\b(?=[^.!]*"

@@ -29,8 +29,10 @@ _QUOTED = r"(?:“[^”]*”?|「[^」]*」?|『[^』]*』?|\"[^\"]*\"?|‘[^’
 # Reported words: quoted after someone and a verb that reports them, or after them and a colon to the end of the
 # sentence. The clause that reports them goes too ("我妈刚发微信跟我说：" says how she wrote, which is no request).
 _CLAUSE = r"[^，。！？；,.!?;\n“「『\"‘:：]"
+# Between the verb and the words: "texted me this, no idea what he means: "…"" (commas, not a sentence's end).
+_TO_THE_WORDS = r"[^。！？.!?;；\n“「『\"‘:：]{0,60}?"
 _REPORTED = re.compile(
-    rf"{_CLAUSE}*?(?:{_SOMEONE_ZH}|(?i:\b{_SOMEONE_EN}\b)){_CLAUSE}*?(?:{_SAYS_ZH}|(?i:\b{_SAYS_EN}\b)){_CLAUSE}{{0,8}}?"
+    rf"{_CLAUSE}*?(?:{_SOMEONE_ZH}|(?i:\b{_SOMEONE_EN}\b)){_CLAUSE}*?(?:{_SAYS_ZH}|(?i:\b{_SAYS_EN}\b)){_TO_THE_WORDS}"
     rf"(?:[:：,，]?\s*{_QUOTED}|[:：]\s*[^。！？!?\n]*)"
 )
 

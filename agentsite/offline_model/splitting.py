@@ -17,6 +17,7 @@ from .nlu import (
     classify,
     policy_topic,
 )
+from .speech import is_question
 from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
@@ -96,6 +97,10 @@ def requests(text: str) -> list[Request]:
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
         understood = classify(part)
+        if understood.intent is Intent.OTHER and is_question(part) and _names_an_order(part):
+            # "…, also is 0931 ok??": a question about an order asks how it stands, never joins the request
+            # before it (a refund of 0870 once took 0931 with it)
+            understood = Understanding(Intent.STATUS, understood.lang, "", understood.injection)
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
         if asked and not (groups and _same_request(groups[-1], understood, part)):
             groups.append(_Part(i if groups else 0, understood, part))

@@ -115,3 +115,28 @@ def test_the_answers_come_in_the_order_asked(say, answer_tools):
     reply = say(answer_tools(tracking, [shipment], step)).content
 
     assert reply.index("ORD-2025-0817") < reply.index("3 个工作日"), reply
+
+
+BOBS = {
+    "orders": [
+        {"order_number": "ORD-2025-0870", "status": "delivered", "items": ["Tent ×1"]},
+        {"order_number": "ORD-2025-0931", "status": "in_transit", "items": ["Hiking backpack ×1"]},
+    ]
+}
+BOB = "You are the customer-service agent of the demo shop.\nCustomer: Bob Brown"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # round 13 (English reviewer): a refund of 0931 was proposed too ("You also asked me to …")
+        "ok. the 0870 thing arrived with a cracked screen, i want my money back for it. also is 0931 arriving tmrw?",
+        "i want my money back for 0870. also is 0931 ok??",
+    ],
+)
+def test_a_question_about_another_order_asks_no_refund_of_it(say, answer_tools, text):
+    after = _after_the_list(say, answer_tools, BOB, text, lambda _: BOBS)
+
+    refunded = [args["order_number"] for name, args in after.calls if name == "request_refund"]
+    assert refunded == ["ORD-2025-0870"], after
+    assert any(args.get("order_number") == "ORD-2025-0931" for _, args in after.calls), after  # it is looked up

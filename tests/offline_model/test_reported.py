@@ -19,6 +19,12 @@ QUOTED = [
     (ALICE, 'My mum texted me: "just contact me on WeChat from now on". What channel do you use for shipping updates?'),
     (ALICE, 'My husband said "change the address to 9 Rose Court, Leeds LS2 7AB" - what does that mean?'),
     (ALICE, "The courier's message says: mute all notifications for this account."),
+    # round 13: the words between the verb and the quote held commas, and the text was read as hers
+    (
+        ALICE,
+        'my husband just texted me this, no idea what he means: "switch all notifications to sms, also my office is '
+        '9 Main St, Leeds LS1 4AP". anyway when does 0923 ship?',
+    ),
 ]
 
 
@@ -64,3 +70,16 @@ def test_fields_written_as_data_are_no_request(say, extract, text):  # noqa: F81
 
     assert not said.calls and said.content.startswith("Sorry"), said
     assert not extract([("customer", text)])
+
+
+def test_a_quoted_request_for_a_person_hands_nothing_over(say):
+    """Round 13: a husband's pasted text holding "cancel the headphones" handed alice to staff; her own question
+    after it (when 0923 ships) went unanswered."""
+    text = (
+        'my husband just texted me this, no idea what he means: "tell them to cancel the headphones and switch all '
+        'notifications to sms, also my office is 9 Main St Leeds". anyway I only want to know when 0923 ships'
+    )
+    said = say(text, system=ALICE)
+
+    assert "escalate_to_human" not in said.names and said.names, said
+    assert not [name for name in said.names if name.startswith("update_")], said
