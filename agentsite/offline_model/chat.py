@@ -451,6 +451,33 @@ _HAS_A_PLACE = re.compile(r"[省市区县州盟旗]")
 _PLACE_ENDS = "省市区县镇乡旗盟州 "
 
 
+_STREET_NUMBER_ZH = re.compile(r"(?:路|街|大道|道|巷|弄|胡同)\d+号")
+
+
+def _without_its_place(address: object) -> bool:
+    """A Chinese address naming no province, city, district or county ("杭州文三路398号"), nor completed from the
+    chat or the record: proposed so, it would be saved so."""
+    if not isinstance(address, str) or not speech.HAN.search(address) or _NAMES_ITS_PLACE.search(address):
+        return False
+    # "上海 浦东 张江路100弄5号302": the city and district written as words of their own
+    places = [part for part in address.split()[:-1] if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", part)]
+    return len(places) < 2
+
+
+_NAMES_ITS_PLACE = re.compile(r"[省市区县旗盟]|自治州")  # not 州 alone: "杭州" without 市 names no city as written
+
+
+def _same_place_zh(given: str, known: str) -> bool:
+    """Whether ``given`` names the place ``known`` does in fewer words ("杭州那个文三路398号", "浙江省杭州市西湖区
+    文三路 398 号"): its street and number stand in it, and every other character of it too ("那个" aside)."""
+    plain, whole = re.sub(r"\s+|那个|这个|就是", "", given), re.sub(r"\s+", "", known)
+    number = _STREET_NUMBER_ZH.search(plain)
+    if not number or plain == whole:
+        return False
+    street = next((plain[number.start() - n :] for n in (4, 3, 2) if plain[number.start() - n :] in whole), "")
+    return bool(street) and all(ch in whole for ch in plain[: len(plain) - len(street)])
+
+
 def _completed_from_the_chat(conv: Conversation, address: str) -> str:
     """An address given in part ("新安街道 7 号", "17 Mill Lane") completed from the latest address of this chat
     (a change proposed or made, an order's) or the record whose street it names; else as given."""
@@ -458,6 +485,8 @@ def _completed_from_the_chat(conv: Conversation, address: str) -> str:
     if record := record_of(conv, "shipping_address"):
         known.append(record)
     chinese = bool(speech.HAN.search(address))
+    if chinese and (same := next((a for a in known if _same_place_zh(address, a)), None)):
+        return same  # "改回杭州那个文三路398号": the one on record, as the shop writes it
     if (chinese and _HAS_A_PLACE.search(address)) or (not chinese and "," in address):
         return address  # it names its city or town: whole as given
     for earlier in known:
@@ -807,6 +836,12 @@ def respond(conv: Conversation) -> Reply:
         else c
         for c in reply.tool_calls
     )
+    if any(_without_its_place(c.arguments.get("address")) for c in calls if isinstance(c.arguments, dict)):
+        return Reply(replies.phrase("address_incomplete", "zh"))  # "杭州文三路398号": which province, city, district?
+    record = record_of(conv, "shipping_address")
+    if record and [(c.name, c.arguments) for c in calls] == [("update_shipping_address", {"address": record})]:
+        lang = reply_language(conv, conv.latest_user_text)  # "改回杭州那个文三路398号", which is the one on record
+        return Reply(replies.already(replies.answer("shipping_address", record, lang), lang))
     return Reply(reply.content, calls) if calls != reply.tool_calls else reply
 
 

@@ -97,7 +97,7 @@ def _building_after_the_number(taken_back: str, given: str) -> str:
 _NUMBER_ONLY = re.compile(
     r"^\s*(?:是|应该是|改成|改为|换成|要|(?i:it'?s|make\s+it|number))?\s*(\d+[A-Za-z]?)\s*(号楼|号|室|楼|栋|层|弄)?"
     # the building and room that go with the new number: "是101号 2单元502"
-    r"(?:\s*((?:[A-Za-z0-9]+\s*(?:号楼|栋|座|幢|单元|室|层|楼)\s*)+[A-Za-z0-9]*))?"
+    r"(?:[\s，,]*((?:[A-Za-z0-9]+\s*(?:号楼|栋|座|幢|单元|室|层|楼)\s*)+[A-Za-z0-9]*))?"  # "是200号，20楼" too
     r"\s*(?:才对|吧|啊|哈|(?i:please|instead))?\s*[。.!！]*\s*$"
 )
 
@@ -125,11 +125,16 @@ def _number_corrected(address: str, tail: str) -> str | None:
 
 # One value in place of another: "it's flat 3C not 3B", "14 not 12".
 _X_NOT_Y = re.compile(r"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s+not\s+([A-Za-z]?\d+[A-Za-z]?)\b")
+# The same in Chinese, the old number first: "不是100号啊，我说了是200号20楼" (and the floor or room with it).
+_NOT_Y_BUT_X = re.compile(
+    r"(?:不是|不对)[^，。]{0,4}?(\d+)\s*(号|室|栋)[^0-9]{0,12}?是\s*(\d+)\s*\2((?:[，,\s]*\d+\s*(?:楼|层|室|单元))*)"
+)
 
 
 # What follows a correction when it takes the request back rather than giving another value.
 _WITHDRAWN = re.compile(
     r"^[\s,，.。!！…-]*(?:算了|不要了|不用了|不退了|不改了|不换了|别(?:退|改|换)了|先不|还是(?:先)?不|"
+    r"还是(?:保持|维持|关着|开着|留着|老样子|原样|照旧|用原来的)|"  # "把通知打开吧，呃不对，还是关着吧"
     r"(?i:don'?t\b|do\s+not\b|never\s*mind|nvm\b|forget\s+(?:it|that)\b|cancel\s+that\b|scratch\s+that\b|"
     r"not\s+(?:now|yet)\b|leave\s+it\b|i'?ll\s+keep\b))"
 )
@@ -153,6 +158,11 @@ def corrected_address(proposed: str, text: str) -> str | None:
     14 Oak Lane"): the number or the whole address given after the correction, else ``None``."""
     if (swap := _X_NOT_Y.search(text)) and re.search(rf"(?i)\b{re.escape(swap.group(2))}\b", proposed):
         return re.sub(rf"(?i)\b{re.escape(swap.group(2))}\b", swap.group(1), proposed, count=1)  # "flat 3C not 3B"
+    if (swap := _NOT_Y_BUT_X.search(text)) and (
+        old := re.search(rf"(?<!\d){swap.group(1)}\s*{swap.group(2)}", proposed)
+    ):
+        building = re.sub(r"[，,\s]", "", swap.group(4))
+        return proposed[: old.start()] + swap.group(3) + swap.group(2) + building + proposed[old.end() :]
     markers = [m for m in _MARKER.finditer(text) if m.group().strip()]
     if not markers:
         return None

@@ -113,6 +113,10 @@ PHRASES = {
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",
     ),
+    "address_incomplete": (  # a Chinese address without its province, city or district: never saved so
+        "这个地址好像不完整，请提供完整的收货地址（包括省、市、区、街道和门牌号），我再为您修改。",
+        "That address seems incomplete: please give the full address (province, city, district, street and number).",
+    ),
     "only_reported": (  # 'My mum texted: "change my address to …"': her words, quoted, ask us nothing
         "这是别人说的话，我不会据此做任何改动。如果您需要我做什么，请直接告诉我。",
         "Those are someone else's words, so I won't act on them. If you'd like me to do something, just tell me.",

@@ -473,6 +473,7 @@ def _zh_candidate(run: str) -> str | None:
     candidate = _ZH_TAIL.sub("", run[cut:].strip())
     # lead-in words, but never a place's own first character ("新疆")
     candidate = re.sub(r"^(?:我的|我家|我|的|新(?=的?(?:地址|家|住址))|收货|地址|住址|是|为)+", "", candidate).strip()
+    candidate = re.sub(r"(?<=[\u4e00-\u9fff])(?:那个|这个)(?=[\u4e00-\u9fff])", "", candidate)  # "杭州那个文三路…"
     markers = sum(1 for ch in candidate if ch in _ZH_MARKERS)
     parts = candidate.split()
     # "想改一下收货地址 广东省…" leads in; "上海 浦东 张江路…" names the city and district without their suffixes
