@@ -454,6 +454,13 @@ _PLACE_ENDS = "省市区县镇乡旗盟州 "
 _STREET_NUMBER_ZH = re.compile(r"(?:路|街|大道|道|巷|弄|胡同)\d+号")
 
 
+def _promise_claimed_and_not_on_record(conv: Conversation) -> bool:
+    """Whether the customer's message says the shop promised or approved something, and the memory block holds
+    none of the shop's promises to check it against."""
+    promised = any(replies.PROMISE_LABEL.match(m.content) for m in conv.memories if m.tag == "confirmed")
+    return bool(nlu.CLAIMS_A_PROMISE.search(conv.latest_user_text)) and not promised
+
+
 def _without_its_place(address: object) -> bool:
     """A Chinese address naming no province, city, district or county ("杭州文三路398号"), nor completed from the
     chat or the record: proposed so, it would be saved so."""
@@ -838,6 +845,9 @@ def respond(conv: Conversation) -> Reply:
     )
     if any(_without_its_place(c.arguments.get("address")) for c in calls if isinstance(c.arguments, dict)):
         return Reply(replies.phrase("address_incomplete", "zh"))  # "杭州文三路398号": which province, city, district?
+    if reply.content and not calls and _promise_claimed_and_not_on_record(conv):
+        lang = reply_language(conv, conv.latest_user_text)
+        return Reply(replies.phrase("no_such_promise", lang) + ("" if lang == "zh" else " ") + reply.content)
     record = record_of(conv, "shipping_address")
     if record and [(c.name, c.arguments) for c in calls] == [("update_shipping_address", {"address": record})]:
         lang = reply_language(conv, conv.latest_user_text)  # "改回杭州那个文三路398号", which is the one on record

@@ -497,6 +497,18 @@ def asks_what_a_change_would_do(text: str) -> bool:
     return bool(named and _IF_CHANGED.search(text) and would_do and asked)
 
 
+# A promise, approval or guarantee the message says the shop, the agent or a colleague gave ("上次你亲口说0941保证
+# 12月5号送到，晚了全额退款", "the tent refund was approved, like ur colleague said"): the shop's promises are its
+# records, so one it does not hold is said not to be on record, never taken as true.
+CLAIMS_A_PROMISE = _re(
+    r"(?:你|你们|客服|同事|之前的客服|上次的客服|店家|商家)[^，。？?！!]{0,6}?(?:亲口|明明|当时)?(?:说|答应|承诺|保证|同意|批准|说好)(?:过|了)?"
+    r"[^。？?！!]{0,24}?(?:退|赔|补偿|送到|到货|优惠|免费|包邮|VIP|vip|秒退|券)"
+    r"|(?i:\b(?:you|u|your\s+(?:colleague|agent|staff|team|rep|manager)|ur\s+(?:colleague|agent|staff|team|rep|manager)|"
+    r"the\s+(?:agent|rep|staff|other\s+agent|manager))\s+(?:\w+\s+){0,2}?(?:promised|guaranteed|approved|agreed\s+to|"
+    r"said\s+(?:you|they|it|i)\s+(?:would|will|was|is|could))\b|\blike\s+(?:you|u|ur\s+colleague|your\s+colleague)\s+said\b)"
+)
+
+
 THANKS = _re(
     r"谢谢|多谢|感谢|谢啦|谢了|辛苦了|感恩|感激|3[qQ]|(?i:\bthanks?\b|thank\s*-?\s*you|\bthx\b|\bty\b|\btysm\b|\bthanx\b|"
     r"\bthnx\b|\btnx\b|appreciate|\bcheers\b|grateful|much\s+obliged)"

@@ -113,6 +113,10 @@ PHRASES = {
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",
     ),
+    "no_such_promise": (  # a promise or approval claimed, none on record: never taken as true
+        "我在系统记录里没有找到这样的承诺或批准，以下以我们的记录为准。",
+        "I can't find any such promise or approval in our records; here is what they say.",
+    ),
     "address_incomplete": (  # a Chinese address without its province, city or district: never saved so
         "这个地址好像不完整，请提供完整的收货地址（包括省、市、区、街道和门牌号），我再为您修改。",
         "That address seems incomplete: please give the full address (province, city, district, street and number).",
@@ -512,7 +516,7 @@ def not_sure(key: str, lang: str) -> str:
 
 
 _RECORD_LABEL = re.compile(r"^\s*(?:Shop record:\s*|商店记录：)")
-_PROMISE_LABEL = re.compile(r"^\s*(?:The shop's promise:\s*|本店承诺：)")
+PROMISE_LABEL = re.compile(r"^\s*(?:The shop's promise:\s*|本店承诺：)")
 _AS_SAID = {"is": "are", "was": "were", "has": "have", "does": "do"}
 
 
@@ -542,9 +546,9 @@ def chases_on_record(entries: list[MemoryEntry], lang: str) -> str:
     """The chases the shop's promises hold (the memory block's confirmed promise lines), said as the record, or
     that there are none."""
     chases = [
-        _to_you(_PROMISE_LABEL.sub("", e.content), lang)
+        _to_you(PROMISE_LABEL.sub("", e.content), lang)
         for e in entries
-        if e.tag == "confirmed" and _PROMISE_LABEL.match(e.content) and re.search(r"催单|(?i:\bchase\b)", e.content)
+        if e.tag == "confirmed" and PROMISE_LABEL.match(e.content) and re.search(r"催单|(?i:\bchase\b)", e.content)
     ]
     if not chases:
         return "我们的记录里没有进行中的催单。" if lang == "zh" else "Our records hold no chase for you."
@@ -558,8 +562,8 @@ def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
     line. A line the block does not tag confirmed is what the customer told us or we inferred, and is said as
     such whatever its words claim."""
     confirmed = [e.content for e in entries if e.content and e.tag == "confirmed"]
-    promises = [_to_you(_PROMISE_LABEL.sub("", c), lang) for c in confirmed if _PROMISE_LABEL.match(c)]
-    records = [_to_you(_RECORD_LABEL.sub("", c), lang) for c in confirmed if not _PROMISE_LABEL.match(c)]
+    promises = [_to_you(PROMISE_LABEL.sub("", c), lang) for c in confirmed if PROMISE_LABEL.match(c)]
+    records = [_to_you(_RECORD_LABEL.sub("", c), lang) for c in confirmed if not PROMISE_LABEL.match(c)]
     noted = [_to_you(_RECORD_LABEL.sub("", e.content), lang) for e in entries if e.content and e.tag != "confirmed"]
     if lang == "zh":
         groups = [
