@@ -152,6 +152,14 @@ def _confidence(fact: facts.Fact, changed: bool) -> float:
     return CONFIDENCE_PLAIN
 
 
+# The customer saying their last message meant the opposite or was not meant ("我是在说反话", "开玩笑的", "I was being
+# sarcastic", "just kidding"): what it stated is no fact about them.
+_TAKEN_BACK = re.compile(
+    r"说反话|反话|开玩笑|逗你的|别当真|不是认真的|(?i:\bi\s+was\s+(?:being\s+)?(?:sarcastic|joking|kidding)\b|"
+    r"\bjust\s+kidding\b|\bjk\b|\bthat\s+was\s+(?:sarcasm|a\s+joke)\b|\bnot\s+serious\b)"
+)
+
+
 def extract(conv: Conversation) -> dict[str, Any]:
     """Return the memories the customer stated in the transcript of the latest user message."""
     turns = parse_transcript(conv.latest_user_text)
@@ -160,11 +168,18 @@ def extract(conv: Conversation) -> dict[str, Any]:
     chosen: dict[tuple[str, str], dict[str, Any]] = {}
     context_key = ""
     last_agent = ""
+    said_last: list[tuple[str, str]] = []  # the slots the customer's previous message filled
     for who, text in turns:
         if who == "agent":
             context_key = facts.key_asked_by(text) or context_key
             last_agent = text
             continue
+        if _TAKEN_BACK.search(text):  # "你记下了啥？？我是在说反话": the message before meant nothing of it
+            for slot in said_last:
+                chosen.pop(slot, None)
+            said_last = []
+            continue
+        said_last = []
         text = corrections.as_meant(text)  # "改成15号，哦不对，18号" states 18号
         if nlu.CONFIRM.match(text) and last_agent:  # "yes" to "your birthday is March 15, right?": that key only
             asked = facts.key_asked_by(last_agent)  # a yes to the shop's own words ("we ship with UPS") states nothing
@@ -183,6 +198,7 @@ def extract(conv: Conversation) -> dict[str, Any]:
                 resolved = [r.date for r in dates.find_relative(fact.value, conv.today) if r.date]
                 if resolved:
                     note = f"（{resolved[0].isoformat()}）" if lang == "zh" else f" ({resolved[0].isoformat()})"
+            said_last.append(slot)
             chosen[slot] = {
                 "type": fact.kind,
                 "key": fact.key,

@@ -35,3 +35,17 @@ def test_not_and_right_in_earnest_are_no_sarcasm(say, text):
     said = say(text, system=BOB)
 
     assert said.calls, said
+
+
+@pytest.mark.parametrize(
+    ("said", "taken_back"),
+    [
+        # round 13 (Chinese reviewer): kept as wang's fact after he said it was sarcasm
+        ("你们通知天天推送，真是太贴心了呢，我好喜欢半夜被吵醒哦", "你记下了啥？？我是在说反话，意思是通知烦死了"),
+        ("I love getting calls at 3am, please call me more", "I was being sarcastic obviously"),
+    ],
+)
+def test_a_message_said_to_be_sarcastic_leaves_no_memory(extract, said, taken_back):  # noqa: F811
+    memories = extract([("customer", said), ("agent", "好的 / OK"), ("customer", taken_back)])
+
+    assert not [m for m in memories if "半夜" in m["content"] or "3am" in m["content"]], memories
