@@ -511,7 +511,8 @@ def _completed_from_the_chat(conv: Conversation, address: str) -> str:
 def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     if key == "shipping_address" and slots.order_numbers(text) and "lookup_order" in conv.tools:
         return _order_calls(conv, text, "lookup_order", lang)  # one order's address is that order's, not the default
-    if key == "shipping_address" and slots.ORDER_BY_ITS_END.search(text) and "list_my_orders" in conv.tools:
+    by_its_end = slots.ORDER_BY_ITS_END.search(text) or (slots.order_tails(text) and not slots.address(text))
+    if key == "shipping_address" and by_its_end and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "0902的地址是什么": the order ending so, then its address
     if key == "shipping_address" and slots.order_numbers(text):
         return Reply(replies.phrase("order_address", lang))
@@ -1004,7 +1005,7 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
     numbers = [str(o.get("order_number") or "") for o in _listed(listed)]
     calls: list[PlannedCall] = []
     for request in requests:
-        if request.understood.intent not in (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS):  # "…, send 0932 there"
+        if request.understood.intent not in (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS, Intent.ASK_FACT):  # "…0932 there"
             continue
         found = [
             (tail, ending)
@@ -1165,6 +1166,15 @@ def _addresses_of_the_chat(conv: Conversation) -> Iterator[tuple[str, str]]:
             yield "written", written
 
 
+def _latest_address_call(conv: Conversation) -> str:
+    """The tool of the latest call of this chat that carried an address ("" if none)."""
+    for turn in conv.earlier_turns():
+        for call in turn.tool_calls:
+            if isinstance(call.args().get("address"), str):
+                return call.name
+    return ""
+
+
 def _address_said(conv: Conversation) -> str | None:
     """The latest address of this chat: one a change carried (proposed or made) or the customer wrote."""
     return next((address for source, address in _addresses_of_the_chat(conv) if source != "result"), None)
@@ -1189,7 +1199,8 @@ def _to_the_address_said(conv: Conversation, text: str, lang: str) -> Reply:
         orders = [spoken_of]
     if orders and "update_order_address" in conv.tools:
         return _call("update_order_address", order_number=orders[0], address=address)
-    if not orders and _DEFAULT_NAMED.search(text) and "update_shipping_address" in conv.tools:
+    default_meant = _DEFAULT_NAMED.search(text) or _latest_address_call(conv) == "update_shipping_address"
+    if not orders and default_meant and "update_shipping_address" in conv.tools:  # "就刚才那个地址，改吧" after one
         if record_of(conv, "shipping_address") == address:
             return Reply(replies.already(replies.answer("shipping_address", address, lang), lang))
         return _call("update_shipping_address", address=address)

@@ -377,7 +377,7 @@ ADDRESS_CHANGE = _re(
     # "已经送到了", "昨天寄到了": a parcel that came, no address asked for
     r"(?<!已经)(?<!已)(?:寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)送到|发到)(?![了过啦吗没])|搬到|搬家"
     r"|(?i:(?:change|update|modify|correct|edit|switch|move|set|make)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
-    r"mailing\s+|home\s+)?address|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
+    r"mailing\s+|home\s+)?address|(?:default|shipping|delivery)\s+address\s*(?:->|→|=>|=)|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
     r"address\s+(?:is\s+)?(?:now|changed)|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"
     r"(?:delivered|sent|shipped)|(?:delivered|sent|shipped|going|go)\s+(?:[\w'-]+\s+){0,3}?to\s+(?:my\s+)?(?:new\s+)?"
     r"(?:[\w'-]+\s+){0,2}?(?:apartment|flat|house|home|work|office|place)|new\s+(?:apartment|flat|house|home))"
@@ -428,7 +428,8 @@ ADDRESS_CHANGE_ASKED = _re(
 # too", "0901也寄到这个地址", "use the same address for ORD-…".
 TO_THE_ADDRESS_SAID = _re(
     r"(?:寄到|送到|发到|改到|改成|改为|换成|用|寄往|发往)(?:这个|那个|同一个|同样的|一样的|相同的|刚才的|刚才那个|"
-    r"刚刚的|上面的|上面那个|新的|这个新|那个新)地址|(?:也|一起|一并)(?:寄|送|发|改)(?:到|往)?(?:那里|那边|那儿|这里|这边|过去)"
+    r"刚刚的|上面的|上面那个|新的|这个新|那个新|新)地址"
+    r"|(?:就|用)?(?:刚才|刚刚|上面|之前)(?:说的|给的)?(?:那个|的)地址[^。？?]{0,6}?(?:改|换|用|寄)|(?:也|一起|一并)(?:寄|送|发|改)(?:到|往)?(?:那里|那边|那儿|这里|这边|过去)"
     # "默认地址也改成这个"
     r"|地址[^，。？?]{0,6}(?:改成|改为|换成|设为|设成|也用|用)(?:这个|那个|同一个|一样的)(?![\u4e00-\u9fff]{2})"
     r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\b[^.?!;]{0,40}?\bthere\b(?!\s+(?:is|are|was|were)\b)"
@@ -618,6 +619,13 @@ _NOT_WANTED = _re(
     r"|(?:不要|别|不用|不必)再?(?:帮我)?(?:把[^，。,.]{0,12})?(?:改|退)"
 )
 _IN_ITS_PLACE = _re(r"而是|改成[^，。]*吧|(?i:\binstead\b|\brather\b|\bbut\b|\bjust\b)")
+
+
+# "any refunds on that one? don't start anything, just tell me", "只是问问": a question, nothing to start.
+JUST_ASKING = _re(
+    r"只是问问|就问问|问一下而已|先别(?:办|申请|操作)|不用(?:办|申请)|(?i:\bdon'?t\s+(?:start|do|file|open|change|submit)\s+"
+    r"anything\b|\bjust\s+(?:tell\s+me|asking|checking|wondering)\b|\bjust\s+want(?:ed)?\s+to\s+know\b)"
+)
 
 
 def says_not_to_change(text: str) -> bool:
@@ -838,7 +846,7 @@ def classify(text: str) -> Understanding:
         return result(Intent.SET_ADDRESS)
     if TO_THE_ADDRESS_SAID.search(text) and not REFUND.search(text):
         return result(Intent.SET_ADDRESS)
-    if REFUND.search(text) and asks_how_a_refund_stands(text):
+    if REFUND.search(text) and (asks_how_a_refund_stands(text) or JUST_ASKING.search(text)):
         return result(Intent.STATUS)
     if REFUND.search(text) and not REFUND_DECLINED.search(text):
         if _REFUNDS_LOOKED_UP.search(text) and not _REFUND_FOR_ME.search(text):

@@ -78,10 +78,11 @@ ORDER_BY_ITS_END = re.compile(
     r"(?<![\d-])\d{3,6}\s*(?:这单|那单|这个订单|订单|的订单|单子|的?(?:收货)?地址)|(?:订单|尾号|(?i:\border\s*#?|#))\s*\d{3,6}(?!\d)"
     # a message that opens with the number ("0902能改地址吗，改到…"): a Chinese address opens with its city, never a
     # bare number, and an English one gives the street after it
-    r"|^\s*\d{3,6}(?=\s*[\u4e00-\u9fff])(?!\s*(?:号|室|楼|栋|层|弄|路|街|巷|元|块))"
+    r"|^\s*(?:那|那么|还有|另外|对了|那个)?[，,\s]*\d{3,6}(?=\s*[\u4e00-\u9fff])(?!\s*(?:号|室|楼|栋|层|弄|路|街|巷|元|块))"
     # "the delivery address on 0932", "address for 0816": never a street number, which a street's name follows
     r"|\b(?:[Oo]n|[Ff]or|[Oo]f)\s+#?\d{3,6}(?![\d,]|\s+[A-Z][a-z])"
     r"|(?i:\b(?:send|ship|deliver|redirect|forward|post)\s+#?\d{3,6}(?=\s+(?:to|there)\b))"  # "send 0932 to …"
+    r"|(?i:\b(?:is|was|are)\s+#?\d{3,6}\s+(?:going|headed|being\s+sent|sent|shipped|delivered)\b)"  # "is 0923 going to"
     r"|(?i:^\s*#?\d{4}(?=\s*[,:]?\s*(?:can|could|pls|please|change|ship|send|deliver)\b))"
 )
 # An order spoken of just before, named as "this order": its own address is meant, not the default one.

@@ -120,7 +120,7 @@ def requests(text: str) -> list[Request]:
     weighed = asks_what_a_change_would_do(text)  # "if I mute them, will I still get…": its "if" is no request
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts or weighed:
         return [Request(text, whole)]
-    numbers = slots.order_numbers(text)
+    numbers, tails = slots.order_numbers(text), slots.order_tails(text)
     firsts = [g.first for g in groups]
     found = []
     for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
@@ -130,6 +130,8 @@ def requests(text: str) -> list[Request]:
             understood = group.understood
         if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
+        elif len(tails) == 1 and not numbers and not _names_an_order(part) and _about_an_order(understood, part):
+            part = f"{tails[0]} {part}"  # "那0816寄到哪？还没发货能不能也改成新地址": that order's too
         if (
             address
             and understood.intent is Intent.SET_ADDRESS
@@ -143,6 +145,13 @@ def requests(text: str) -> list[Request]:
     if len({_what_it_asks(r) for r in found}) < 2:
         return [Request(text, whole)]
     return found
+
+
+def _about_an_order(understood: Understanding, part: str) -> bool:
+    """A request about one order, or one sending an order to an address said ("也改成新地址")."""
+    return understood.intent in _ABOUT_AN_ORDER or (
+        understood.intent is Intent.SET_ADDRESS and not slots.address(part) and bool(TO_THE_ADDRESS_SAID.search(part))
+    )
 
 
 def _names_an_order(part: str) -> bool:

@@ -267,6 +267,35 @@ def test_the_default_address_changed_to_the_one_just_given(customers, username, 
     assert (proposed.tool, proposed.arguments) == ("update_shipping_address", {"address": address}), reply
 
 
+@pytest.mark.parametrize(
+    ("username", "texts", "proposed"),
+    [
+        # round 13 (Chinese reviewer): 0817 tracked in its place, then "请提供您的订单号"
+        (
+            "wang",
+            ["把默认地址改成上海市浦东新区世纪大道200号20楼", "确认", "那0816寄到哪？还没发货能不能也改成新地址"],
+            ("update_order_address", {"order_number": "ORD-2025-0816", "address": "上海市浦东新区世纪大道200号20楼"}),
+        ),
+        # round 13: after "先别改，我问问我妈", "就刚才那个地址，改吧" was not understood
+        (
+            "chen",
+            [
+                "我想改下收货地址，改成成都市高新区天府大道中段500号",
+                "不对不对等一下，先别改，我问问我妈",
+                "问好了，就刚才那个地址，改吧",
+            ],
+            ("update_shipping_address", {"address": "成都市高新区天府大道中段500号"}),
+        ),
+    ],
+)
+def test_the_address_just_named_is_taken_for_what_the_chat_spoke_of(customers, username, texts, proposed):
+    user = customers[username]
+    conversation, reply = _chat(user, texts)
+
+    pending = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    assert (pending.tool, pending.arguments) == proposed, reply
+
+
 def test_a_new_default_address_and_an_order_sent_there_in_one_message(customers):
     """The words after the postcode were once saved as part of the address ("…, Leeds LS2 7AB, send 0932")."""
     user = customers["bob"]

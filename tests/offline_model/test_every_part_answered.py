@@ -140,3 +140,38 @@ def test_a_question_about_another_order_asks_no_refund_of_it(say, answer_tools, 
     refunded = [args["order_number"] for name, args in after.calls if name == "request_refund"]
     assert refunded == ["ORD-2025-0870"], after
     assert any(args.get("order_number") == "ORD-2025-0931" for _, args in after.calls), after  # it is looked up
+
+
+ALICES_ALL = {
+    "orders": [
+        {"order_number": "ORD-2025-0923", "status": "processing", "items": ["Headphones ×1"]},
+        {"order_number": "ORD-2025-0924", "status": "shipped", "items": ["Coffee grinder ×1"]},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        # round 13 (English reviewer): a refund proposed; the customer asked only whether there was one
+        ("ok 0924 - any refunds on that one? don't start anything, just tell me", ("lookup_order", "ORD-2025-0924")),
+        # round 13: her default address answered, not the order's
+        ("so which address is 0923 going to then, the old or new one?", ("lookup_order", "ORD-2025-0923")),
+    ],
+)
+def test_a_question_about_an_order_by_its_end_looks_it_up(say, answer_tools, text, call):
+    after = _after_the_list(say, answer_tools, ALICE, text, lambda _: ALICES_ALL)
+
+    assert [(name, args["order_number"]) for name, args in after.calls] == [call], after
+
+
+def test_a_default_address_given_with_an_arrow_is_proposed_with_the_rest(say):
+    """Round 13: "default address -> 12 Downing St, London SW1A 2AA. and mute notifs too" proposed the mute alone."""
+    said = say(
+        "ok lets do the address thing again: default address -> 12 Downing St, London SW1A 2AA. and mute notifs too"
+    )
+
+    assert said.calls == [
+        ("update_shipping_address", {"address": "12 Downing St, London SW1A 2AA"}),
+        ("update_notification_preference", {"preference": "mute"}),
+    ], said
