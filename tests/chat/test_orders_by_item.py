@@ -111,3 +111,18 @@ def test_a_thing_in_no_order_is_said_to_be_in_none(customers):
     conversation, reply = _talk(customers["chen"], "我的手机壳发货没")
 
     assert "没有找到" in reply and "ORD-" not in reply, reply
+
+
+@pytest.mark.parametrize(("item", "order"), [("headphnes", "ORD-2025-0923"), ("coffe grinder", "ORD-2025-0924")])
+def test_a_thing_mistyped_is_found_by_a_close_name(customers, item, order):
+    """Round 13 (English reviewer): "wheres my headphnes order" was told no order held such a thing."""
+    from chat.shop import list_orders
+
+    assert [o["order_number"] for o in list_orders(customers["alice"].pk, item=item)] == [order]
+
+
+@pytest.mark.parametrize("item", ["umbrella", "headset", "耳机壳"])
+def test_a_thing_no_order_holds_is_not_found_by_a_loose_match(customers, item):
+    from chat.shop import list_orders
+
+    assert list_orders(customers["alice"].pk, item=item) == []
