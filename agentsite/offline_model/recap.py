@@ -72,12 +72,21 @@ def _wants(said: list[tuple[str, str]], lang: str) -> list[str]:
     return found
 
 
+# A sentence ends at a full stop before a space or the end (never one of "$129.00"), or a line.
+_SENTENCE_END = re.compile(rf"(?<=[。！？!?；;])|{speech.NOT_ABBREVIATED}(?<=\.)(?=\s)|\n")
+
+
 def _orders(said: list[tuple[str, str]]) -> list[str]:
     """Each order spoken of, with the first amount said of it, an agent's line mostly. An amount belongs to the
     order named before it on the line, up to the next number (each order of a list has its own); one said
     before any number ("a refund of ¥199.00 for order …") to the first. An order with none stays without."""
     found: dict[str, str] = {}
-    for speaker, text in said:
+    # Read sentence by sentence: "Shall I request a refund of $320.00 for order …0870? … whether you also want me to
+    # request a refund of $129.00 for order …0931" once gave 0870 the $129.00 said before 0931.
+    sentences = [
+        (speaker, sentence) for speaker, text in said for sentence in _SENTENCE_END.split(text) if sentence.strip()
+    ]
+    for speaker, text in sentences:
         shops_words = speaker == "agent" and not _LISTING.match(text)  # an amount the customer gave is not the shop's
         matches = list(_ORDER.finditer(text))
         for i, m in enumerate(matches):

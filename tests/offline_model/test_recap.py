@@ -86,3 +86,19 @@ agent: Done: your default shipping address is now Flat 2, 17 St. John's Road, Ki
     recap = _recap(client, transcript, "en", 80)
 
     assert "17 St. John's Road, Kingston upon Thames" in recap, recap
+
+
+def test_an_amount_said_before_the_next_order_is_that_orders(client):
+    """Round 13 (English reviewer): bob's recap said "ORD-2025-0931 $45.00" ($45.00 was the bottle's, 0932), and
+    the agent read it back to him as the record; the tent's line had given 0870 the backpack's $129.00 as well."""
+    transcript = """Ended: resolved
+customer: the 0870 thing arrived broken, i want my money back. also refund 0931
+agent: Shall I request a refund of $320.00 for order ORD-2025-0870 (Tent)? Reply 'yes' to confirm.
+Once you've answered that, I'll ask whether you also want me to request a refund of $129.00 for order ORD-2025-0931 (Hiking backpack).
+customer: no. refund the bottle instead
+agent: Order ORD-2025-0931 is in transit. Shall I request a refund of $45.00 for order ORD-2025-0932? Reply 'yes' to confirm."""
+
+    recap = _recap(client, transcript, "en", 80)
+
+    assert "ORD-2025-0870 $320.00" in recap and "ORD-2025-0932 $45.00" in recap, recap
+    assert "ORD-2025-0931 $45.00" not in recap and "ORD-2025-0870 $129.00" not in recap, recap
