@@ -919,8 +919,18 @@ def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:
 
 
 def _wanted(requests: list[splitting.Request]) -> list[splitting.Request]:
-    """The requests but those the message says not to make ("不要改地址了，通知关掉吧": the mute only)."""
-    return [r for r in requests if not (nlu.says_not_to_change(r.text) or corrections.takes_back(r.text))]
+    """The requests but those the message says not to make ("不要改地址了，通知关掉吧": the mute only), and the
+    changes it puts off ("I'm moving next month, I'll let you know the new address once I have it")."""
+    put_off = any(nlu.puts_off_a_change(r.text) for r in requests)
+    return [
+        r
+        for r in requests
+        if not (nlu.says_not_to_change(r.text) or corrections.takes_back(r.text))
+        and not (put_off and r.understood.intent in _CHANGES)
+    ]
+
+
+_CHANGES = (Intent.SET_ADDRESS, Intent.SET_CHANNEL, Intent.SET_NOTIFICATION)
 
 
 def after_several(conv: Conversation, requests: list[splitting.Request], results: list[ToolResult]) -> Reply:

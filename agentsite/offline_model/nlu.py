@@ -628,10 +628,22 @@ JUST_ASKING = _re(
 )
 
 
+# A change put off: "下个月要搬家，到时候再说地址的事", "I'll let you know the new address when I've moved".
+_PUT_OFF = _re(
+    r"到时候再说|以后再说|回头再说|过段时间再说|等[^，。]{1,8}再(?:说|改|告诉你|联系)|(?i:\b(?:i'?ll|i\s+will)\s+"
+    r"(?:let\s+you\s+know|tell\s+you|update\s+(?:it|you))\b[^.?!]{0,30}\b(?:later|when|once|after)\b)"
+)
+
+
+def puts_off_a_change(text: str) -> bool:
+    """Whether the message puts a change off until later, giving no value for it yet."""
+    return bool(_PUT_OFF.search(text)) and not slots.address(text)
+
+
 def says_not_to_change(text: str) -> bool:
     """Whether the message says not to make a change, and asks for nothing in its place; or takes it back with
-    sarcasm ("change my address to …, because that's totally where I live. Not.")."""
-    if SARCASM.search(text):
+    sarcasm ("change my address to …, because that's totally where I live. Not."); or puts it off."""
+    if SARCASM.search(text) or puts_off_a_change(text):
         return True
     found = _NOT_WANTED.search(text)
     return found is not None and not _IN_ITS_PLACE.search(text[found.end() :])
