@@ -117,6 +117,10 @@ REFUSED = {
         "en": "only the full amount of order {order_number} ({amount}) can be refunded here; a partial refund "
         "needs a colleague, and I can pass you to one",
     },
+    "refund_over_total": {
+        "zh": "退款不能超过订单{order_number}实付的金额{amount}；需要的话我可以为该订单申请全额退款",
+        "en": "a refund can't be more than the {amount} paid for order {order_number}; I can request the full amount",
+    },
     "refund_in_progress": {
         "zh": "订单{order_number}的退款正在处理中",
         "en": "a refund for order {order_number} is already being processed",

@@ -174,9 +174,18 @@ MONEY_RE = re.compile(
 )
 
 
+# An amount named as one without a sign or unit: "金额改成500哈", "refund amount 300".
+_MONEY_NAMED = re.compile(
+    r"(?:金额|退款额)(?:改成|改为|换成|是|为|要|改)?\s*(\d[\d,]*(?:\.\d+)?)(?![\d号%])"
+    r"|(?i:\bamount\s+(?:of\s+|to\s+|is\s+|=\s*)?(\d[\d,]*(?:\.\d+)?)\b)"
+)
+
+
 def money_asked(text: str) -> float | None:
     """The one amount of money ``text`` names, or ``None`` (none, or several different ones)."""
-    amounts = {float((a or b).replace(",", "")) for a, b in MONEY_RE.findall(_plain(text))}
+    plain = _plain(text)
+    found = [a or b for a, b in MONEY_RE.findall(plain)] + [a or b for a, b in _MONEY_NAMED.findall(plain)]
+    amounts = {float(amount.replace(",", "")) for amount in found}
     return amounts.pop() if len(amounts) == 1 else None
 
 

@@ -123,6 +123,20 @@ def test_the_shop_refuses_an_amount_that_is_not_the_orders_total(customers):
     assert whole["status"] == "pending_confirmation"
 
 
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        # round 13 (Chinese reviewer): ¥459 proposed, the ¥500 asked for passed over in silence
+        ("wang", "把0790退了，金额改成500哈", "不能超过订单ORD-2025-0790实付的金额"),
+        ("alice", "refund ORD-2025-0923 but make it $300", "can't be more than the $249.00 paid"),
+    ],
+)
+def test_a_refund_of_more_than_was_paid_is_refused_in_so_many_words(customers, username, text, said):
+    conversation, reply = _turn(customers[username], text)
+
+    assert _proposals(conversation) == 0 and said in reply, reply
+
+
 @pytest.mark.parametrize("answer", ["yes please, refund the $50", "yes, £20 is fine"])
 def test_a_yes_naming_another_amount_than_the_proposals_moves_no_money(customers, answer):
     """The reason holds the customer's words ("…a 50 cm tear"): before, its numbers passed for the change's,
