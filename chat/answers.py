@@ -97,7 +97,9 @@ _DECLINE_ZH = (
     r"没必要|免了|罢了|不必|拒绝|我不同意|不同意|还是算了|还是不|先放着|我不要|我不想|我再(?:想想|考虑)|再考虑|"
     r"改主意|再说吧)"
 )
-_DECLINE = re.compile(rf"^\s*{_FILLER}(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE)
+# The order a no is about may come first: "0942先不退了", "ORD-2025-0790 算了".
+_ORDER_FIRST = r"(?:(?:ORD[-_ ]?\d{4}[-_ ]?\d{4}|\d{3,6})\s*(?:那个|这个|那单|这单|的)?\s*)?"
+_DECLINE = re.compile(rf"^\s*{_ORDER_FIRST}{_FILLER}(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE)
 # A "don't"/"stop" that opens a request of its own: "don't call me", "stop texting me", "不要再发短信".
 _OWN_REQUEST = re.compile(
     r"(?i)^\s*(?:please\s+)?(?:don'?t|do\s+not|stop|never|i\s+don'?t\s+want)\s+(?:\w+\s+){0,2}?"
@@ -113,7 +115,7 @@ _DECLINE_BLOCKER = re.compile(
     r"|(?i:\d[^,.;!?]*\bnot\s+(?:\w+\s+)?\d)|是[^，。]{0,16}\d[^，。]*不是"
 )
 # A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
-_NEGATED_AGAIN = re.compile(r"(?i)不(?:退|改|换|用|要)|别|\b(?:don'?t|do\s+not|not|no)\b")
+_NEGATED_AGAIN = re.compile(r"(?i)不(?:退|改|换|用|要)|别|算了|先不|\b(?:don'?t|do\s+not|not|no)\b")
 # A yes that only thanks ("ok thanks", "好的谢谢") acknowledges what was said; it agrees to nothing.
 _THANKS_ONLY = re.compile(
     r"(?i)^\s*(?:ok(?:ay)?|k|alright|fine|cool|great|好的?|嗯+|行)[\s,，.。!！~]*"
@@ -374,7 +376,7 @@ def _numbers(text: str) -> set[str]:
 _AFTER_A_NO = re.compile(r"[.。!！;；\n]+\s*|[,，]\s*")
 _BARE_NO = re.compile(r"(?i)^\s*(?:no+|nope|nah|不|不是|否)\s*$")
 _A_QUESTION = re.compile(
-    r"[?？]|吗|呢|(?i:^\s*(?:(?:and|also|then|so|but)\s+)?(?:what|where|when|how|which|who|why|is|are|can|could|do|does|"
+    r"[?？]|吗|呢|帮我|麻烦你|请你|到哪|在哪|哪里|什么|多少|几天|怎么|啥|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b)|(?i:^\s*(?:(?:and|also|then|so|but)\s+)?(?:what|where|when|how|which|who|why|is|are|can|could|do|does|"
     r"did|has|have|will|list|show|tell|check|track|give|find|look)\b)|^\s*(?:另外|还有|然后|那|再)?\s*(?:帮我|查|看|告诉|列)"
 )
 # A question that asks for the change another way is a counter-request, not a question after a no.
@@ -399,4 +401,5 @@ def is_cancellation(text: str) -> bool:
     opener = _DECLINE.match(text)
     if not opener or _OWN_REQUEST.match(text) or _DECLINE_BLOCKER.search(text):
         return False
-    return not (re.search(r"\d", text) and not _NEGATED_AGAIN.search(text[opener.end() :]))
+    rest = text[opener.end() :]  # the order a no opens with ("0942先不退了") is the one declined
+    return not (re.search(r"\d", rest) and not _NEGATED_AGAIN.search(rest))

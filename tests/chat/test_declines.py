@@ -89,6 +89,28 @@ def test_a_dispute_or_a_counter_request_is_no_no_then_a_question(text):
     assert declined_then_asked(text) is None
 
 
+@pytest.mark.parametrize("text", ["不用了0790算了。", "0942先不退了", "ORD-2025-0790 算了", "0790那个不退了"])
+def test_a_no_naming_its_order_first_or_after_is_a_decline(text):
+    """Round 13 (Chinese reviewer): "不用了0790算了。" and "0942先不退了…" left the refund waiting."""
+    assert is_cancellation(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ("不用了0790算了。0817到哪了", "0817到哪了"),
+        ("0942先不退了，想了想还行。0943那个帮我退款吧159", "想了想还行。0943那个帮我退款吧159"),
+    ],
+)
+def test_a_no_then_another_request_without_a_question_mark(text, rest):
+    assert declined_then_asked(text) == (text[: text.index(rest)].rstrip("，。"), rest)
+
+
+@pytest.mark.parametrize("text", ["不，改成0943吧", "no, refund 0943 instead", "no, the order is ORD-2025-0817"])
+def test_a_no_that_names_another_order_to_act_on_is_no_decline(text):
+    assert not is_cancellation(text) and declined_then_asked(text) is None
+
+
 def test_all_in_the_request_after_a_no_is_not_all_declined():
     """Round 13: "no. and list all refunds" dropped the change queued after the declined one too."""
     assert not declines_all("no. and list all my refunds") and declines_all("cancel both") and declines_all("取消全部")
