@@ -376,7 +376,8 @@ def _numbers(text: str) -> set[str]:
 _AFTER_A_NO = re.compile(r"[.。!！;；\n]+\s*|[,，]\s*")
 _BARE_NO = re.compile(r"(?i)^\s*(?:no+|nope|nah|不|不是|否)\s*$")
 _A_QUESTION = re.compile(
-    r"[?？]|吗|呢|帮我|麻烦你|请你|到哪|在哪|哪里|什么|多少|几天|怎么|啥|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b)|(?i:^\s*(?:(?:and|also|then|so|but)\s+)?(?:what|where|when|how|which|who|why|is|are|can|could|do|does|"
+    r"[?？]|吗|呢|帮我|麻烦你|请你|到哪|在哪|哪里|什么|多少|几天|怎么|啥|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b|"
+    r"\b(?:what'?s?|whats|where'?s?|wheres|when|how|which)\b)|(?i:^\s*(?:(?:and|also|then|so|but)\s+)?(?:what|where|when|how|which|who|why|is|are|can|could|do|does|"
     r"did|has|have|will|list|show|tell|check|track|give|find|look)\b)|^\s*(?:另外|还有|然后|那|再)?\s*(?:帮我|查|看|告诉|列)"
 )
 # A question that asks for the change another way is a counter-request, not a question after a no.
