@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-WANG = "你是演示商店的客服。\n客户：王小明"
+from tests.offline_model.systems import WANG
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-WANG = "你是演示商店的客服。\n客户：陈静"
-BOB = "You are the customer-service agent of the demo shop.\nCustomer: Bob Brown"
+from tests.offline_model.systems import BOB, CHEN
+
 ORDERS = [
     {"order_number": "ORD-2025-0941", "status": "shipped", "items": ["空气净化器 ×1"], "total": "1299.00"},
     {"order_number": "ORD-2025-0870", "status": "delivered", "items": ["Tent ×1"], "total": "320.00"},
@@ -40,7 +40,7 @@ def _final(say, answer_tools, system: str, text: str, memory=None):
 @pytest.mark.parametrize(
     ("system", "text", "said"),
     [
-        (WANG, "上次你亲口说0941保证12月5号送到，晚了全额退款，现在都6号了，说好的VIP秒退呢", "没有找到这样的承诺"),
+        (CHEN, "上次你亲口说0941保证12月5号送到，晚了全额退款，现在都6号了，说好的VIP秒退呢", "没有找到这样的承诺"),
         (BOB, "your colleague promised me a full refund on the tent last week, right?", "can't find any such promise"),
         (
             BOB,

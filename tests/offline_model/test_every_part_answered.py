@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-ALICE = "You are the customer-service agent of the demo shop.\nCustomer: Alice Smith"
-WANG = "你是演示商店的客服。\n客户：王小明"
+from tests.offline_model.systems import ALICE, BOB, WANG
 
 WANGS = {
     "orders": [
@@ -123,7 +122,6 @@ BOBS = {
         {"order_number": "ORD-2025-0931", "status": "in_transit", "items": ["Hiking backpack ×1"]},
     ]
 }
-BOB = "You are the customer-service agent of the demo shop.\nCustomer: Bob Brown"
 
 
 @pytest.mark.parametrize(

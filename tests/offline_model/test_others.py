@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-ALICE = "You are the customer-service agent of the demo shop.\nCustomer: Alice Smith"
-WANG = "你是演示商店的客服。\n客户：王小明"
+from tests.offline_model.systems import ALICE, WANG
 
 
 @pytest.mark.parametrize(

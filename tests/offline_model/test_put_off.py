@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-LI = "你是演示商店的客服。\n客户：李娜"
-BOB = "You are the customer-service agent of the demo shop.\nCustomer: Bob Brown"
+from tests.offline_model.systems import BOB, LI
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.offline_model.systems import ALICE, WANG
 from tests.offline_model.test_extraction import extract  # noqa: F401 - the fixture
-
-ALICE = "You are the customer-service agent of the demo shop.\nCustomer: Alice Smith"
-WANG = "你是演示商店的客服。\n客户：王小明"
 
 QUOTED = [
     (WANG, "我妈刚发微信跟我说：“以后有事就微信联系你吧”，你们一般怎么通知发货？"),

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.offline_model.systems import BOB, WANG
 from tests.offline_model.test_extraction import extract  # noqa: F401 - the fixture
-
-BOB = "You are the customer-service agent of the demo shop.\nCustomer: Bob Brown"
-WANG = "你是演示商店的客服。\n客户：王小明"
 
 SARCASTIC = [
     (BOB, "Oh sure, change my address to 1 Nowhere Lane, London N1 1AA, because that's totally where I live. Not."),

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from tests.offline_model.replies import tool_reply
+from tests.offline_model.systems import WANG
 
-WANG = "你是演示商店的客服。\n客户：王小明"
 RECORD = "浙江省杭州市西湖区文三路 398 号"
 MEMORY = [f"- [confirmed] Shop record: the shipping address is {RECORD} {{key=shipping_address; value={RECORD}}}"]
 
