@@ -177,8 +177,10 @@ def _corrected_once(text: str) -> str | None:
         if not marker.group().strip():
             continue
         head, tail = text[: marker.start()], text[marker.end() :]
-        if (old := slots.address(head)) and (new := _number_corrected(old, tail)):
-            return head.replace(old, new)  # "…2号楼1203 不是，是1204"
+        number, _, rest = tail.replace(";", "；").partition("；")
+        if (old := slots.address(head)) and (new := _number_corrected(old, number)):
+            # "…2号楼1203 不是，是1204"; in a list, the items after it stay ("…；不对，是200号；通知关掉")
+            return head.replace(old, new).rstrip(" ；;") + (f"；{rest}" if rest.strip() else "")
         for value_at in _KINDS:
             before, after = value_at(head), value_at(tail)
             if before is None or after is None or _ADDS_BEFORE.search(tail[:after]) or _ADDS_AFTER.search(tail[after:]):
@@ -190,7 +192,11 @@ def _corrected_once(text: str) -> str | None:
 
 
 def as_meant(text: str) -> str:
-    """``text`` with each value taken back replaced by the one given after it, the rest of the request kept."""
+    """``text`` with each value taken back replaced by the one given after it, the rest of the request kept. In a
+    numbered list a correction may be an item of its own ("1. 地址改成…100号 2. 不对，是200号 3. 通知关掉"):
+    the list's numbers are then read as boundaries."""
+    if (listed := slots.without_list_numbers(text)) != text and _MARKER.search(listed):
+        text = listed
     for _ in range(3):  # "A, no wait, B, sorry I mean C"
         corrected = _corrected_once(text)
         if corrected is None:

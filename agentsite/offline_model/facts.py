@@ -237,6 +237,7 @@ def stated_in(text: str, context_key: str = "", *, questions: bool = False) -> l
     if _SOMEONE_ELSE_WRITING.search(text) or others.someone_else_asked_about(text, "") or speech.SARCASM.search(text):
         return []  # written as by staff, or asking after another person: the customer's own facts are not in it
     out: list[Fact] = []
+    text = slots.without_list_numbers(text)  # "…88号 2. 通知打开": the list's numbers end its items
     for sentence in sentences(reported.without_reported(text)):  # what someone else said is not theirs
         facts = find(sentence, context_key, questions=questions)
         out.extend(facts)

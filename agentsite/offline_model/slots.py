@@ -492,8 +492,19 @@ def _zh_candidate(run: str) -> str | None:
     return candidate if looks_like_address and not lead_in else None
 
 
+# The number of an item in a list the customer writes ("1.通知关掉 2.联系方式改成短信 3.…", "(2) refund …", "②"):
+# a boundary, never part of the request (nor a decimal point: "¥3.5" has a digit after it).
+LIST_MARKER = re.compile(r"(?:^|(?<=[\s，,；;。]))\s*(?:[(（]?[1-9][0-9]?[.、)）]|[①-⑩])(?=\s+\S|\s*[^\d\s])")
+
+
+def without_list_numbers(text: str) -> str:
+    """``text`` with the numbers of a list it holds (two or more) as boundaries: "…88号 2. 通知打开" ends at 号."""
+    return LIST_MARKER.sub("；", text).strip("； ") if len(LIST_MARKER.findall(text)) >= 2 else text
+
+
 def address(text: str) -> str | None:
     """Return the postal address in `text`, trimmed, or None."""
+    text = without_list_numbers(text)
     return _en_address(text) or _zh_address(text)
 
 
@@ -505,7 +516,7 @@ _NOUN_EN = (  # whole words: "shipping" holds "ping"
     r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))\b"
 )
 _UNMUTE = re.compile(
-    r"(?:取消|解除|关闭|关掉|退出|去掉)(?:静音|免打扰|勿扰)|(?:不要|别|不再)再?静音|恢复通知|重新开启|不要关闭"
+    r"(?:取消|解除|关闭|关掉|退出|去掉)(?:静音|免打扰|勿扰)|(?:不要|别|不再|不用|无需|不必|没必要)再?(?:设置?成?|开)?静音|恢复通知|重新开启|不要关闭"
     + _NOUN_ZH
     + r"|别关|把(?:静音|免打扰)(?:模式)?[^，。]{0,2}(?:取消|关掉|关闭|解除|去掉)"
     r"|(?i:\bun-?mute\b|turn\s+off\s+(?:the\s+)?mute|(?:don'?t|do\s+not|stop)\s+mut(?:e|ing)"

@@ -28,10 +28,6 @@ _BOUNDARY = re.compile(
 )
 
 
-# The number of an item in a list the customer writes ("1.通知关掉 2.联系方式改成短信 3.…", "(2) refund …", "②"):
-# a boundary, never part of the request (nor a decimal point: "¥3.5" has a digit after it).
-_LIST_MARKER = re.compile(r"(?:^|(?<=[\s，,；;。]))\s*(?:[(（]?[1-9][0-9]?[.、)）]|[①-⑩])(?=\s+\S|\s*[^\d\s])")
-
 _ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
 
@@ -80,9 +76,8 @@ def requests(text: str) -> list[Request]:
     broken") or is small talk joins the request beside it, so "My parcel ORD-… came damaged. I want a
     refund" stays one refund request. A request for a person is the whole message's: staff take it all.
     """
-    listed = len(_LIST_MARKER.findall(text)) >= 2  # a numbered list: its items are the parts, each one asked
-    if listed:
-        text = _LIST_MARKER.sub("；", text).strip("； ")
+    listed = len(slots.LIST_MARKER.findall(text)) >= 2  # a numbered list: its items are the parts, each one asked
+    text = slots.without_list_numbers(text)
     whole = classify(text)
     address = slots.address(text)  # its commas cut nothing: "my new address is Flat 2, 14 Mill Road, …"
     inside = (text.find(address), text.find(address) + len(address)) if address and address in text else (0, 0)

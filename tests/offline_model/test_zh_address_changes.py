@@ -8,6 +8,7 @@ import pytest
 
 from tests.offline_model.replies import tool_reply
 from tests.offline_model.systems import WANG
+from tests.offline_model.test_extraction import extract  # noqa: F401 - the fixture
 
 RECORD = "浙江省杭州市西湖区文三路 398 号"
 MEMORY = [f"- [confirmed] Shop record: the shipping address is {RECORD} {{key=shipping_address; value={RECORD}}}"]
@@ -48,3 +49,29 @@ def test_the_address_on_record_named_in_fewer_words_changes_nothing(say):
     said = say("地址改回杭州那个文三路398号", memory=MEMORY)
 
     assert not said.calls and RECORD in said.content and "无需更改" in said.content, said
+
+
+@pytest.mark.parametrize("text", ["不用静音了。联系方式改回邮件", "别静音，联系方式改回邮件"])
+def test_no_need_to_mute_proposes_no_mute(say, text):
+    """Round 14: "不用静音了。…" proposed muting, and li's "好的确认" muted her notifications."""
+    said = say(text, system=WANG)
+
+    assert ("update_notification_preference", {"preference": "mute"}) not in said.calls, said
+    assert ("update_contact_channel", {"channel": "email"}) in said.calls, said
+
+
+def test_a_correction_as_an_item_of_a_numbered_list_corrects(say):
+    """Round 14: "1. 地址改成…100号 2. 不对，是200号 3. 通知关掉" proposed 100号, and chen's yes saved it."""
+    said = say("1. 地址改成 成都市高新区天府大道100号 2. 不对，是200号 3. 通知关掉", system=WANG)
+
+    assert said.calls == [
+        ("update_shipping_address", {"address": "成都市高新区天府大道200号"}),
+        ("update_notification_preference", {"preference": "mute"}),
+    ], said
+
+
+def test_the_next_items_number_is_no_part_of_an_address(extract):  # noqa: F811
+    """Round 14: "…建国路88号 2. 通知打开" was remembered as "北京市朝阳区建国路88号 2"."""
+    memories = extract([("customer", "1. 把默认地址改成 北京市朝阳区建国路88号 2. 通知打开 3. 那个已签收的退款")])
+
+    assert [m["value"] for m in memories if m["key"] == "shipping_address"] == ["北京市朝阳区建国路88号"], memories
