@@ -222,6 +222,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         history = store.history_of(session)
         declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
+        if waiting is not None and (split := declined_then_asked(text)) and not split[1]:
+            return _decline(store, ctx, emit, every=declines_all(split[0]))  # "no X. but yes to Y": Y proposed next
         if waiting is not None and (split := declined_then_asked(text)):
             (no, text), waiting = split, None
             declined = _drop_and_say(store, ctx, every=declines_all(no))

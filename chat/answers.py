@@ -384,17 +384,26 @@ _A_QUESTION = re.compile(
 _ANOTHER_WAY = re.compile(r"改|换|设|用|而是|(?i:\b(?:change|switch|update|set|use|make|instead|rather|move|send)\b)")
 
 
+# After a no, a yes to the change asked for after it: "…but yes to the sms thing", "不过短信那个要".
+_YES_TO_THE_NEXT = re.compile(
+    r"(?i)^\s*(?:but|and|though)?\s*(?:yes|yeah|ok|sure)\b|^\s*(?:不过|但是|但)[^，。]{0,8}(?:要|可以|行)"
+)
+
+
 def declined_then_asked(text: str) -> tuple[str, str] | None:
     """A no to the waiting change, then a question or a request of its own ("no, leave it. What's the delivery
     address on 0932?", "不用了，0817到哪了？", "no. and list all refunds"): ``(the no, the rest)``, else ``None``.
     The change is dropped and the rest answered."""
+    found = None  # the longest no ("先别，算了不静音了。我还有几个订单？"), so none of it is read as a request
     for m in _AFTER_A_NO.finditer(text):
         head, rest = text[: m.start()], text[m.end() :].strip()
         if m.group().strip() in {",", "，"} and _BARE_NO.match(head):
             continue
+        if is_cancellation(head) and _YES_TO_THE_NEXT.match(rest):
+            return head, ""  # "no dont mute. but yes to the sms thing": the next change is proposed for its yes
         if is_cancellation(head) and _A_QUESTION.search(rest) and not _ANOTHER_WAY.search(rest):
-            return head, rest
-    return None
+            found = head, rest
+    return found
 
 
 def is_cancellation(text: str) -> bool:

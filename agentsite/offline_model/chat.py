@@ -678,6 +678,10 @@ _TAKEN_UP = re.compile(
 
 
 # A request to forget that also gives what is true now ("forget the old address, my new one is …"): a change.
+# "ok forget that." opening a message that asks something else: a never mind, not a request to forget.
+_NEVER_MIND_FIRST = re.compile(
+    r"(?i)^\s*(?:(?:ok(?:ay)?|alright|well|oh)[\s,]*)?forget\s+(?:that|it)\s*[.!;,]+\s*(?=\S)"
+)
 _GIVES_A_NEW_VALUE = re.compile(
     r"新的|改成|换成|改为|现在是|(?i:\bnew\b|\bnow\s+(?:it'?s|is)\b|\bchange\b|\bupdate\b|\bswitch\b)"
 )
@@ -859,6 +863,7 @@ def respond(conv: Conversation) -> Reply:
 def _respond(conv: Conversation) -> Reply:
     results = conv.pending_results()
     text = nlu.as_mandarin(conv.latest_user_text)  # "我嘅訂單去咗邊？" is read as "我的订单到哪了？"
+    text = _NEVER_MIND_FIRST.sub("", text)  # "ok forget that. Refund ORD-… pls": the refund, no memory to delete
     if escalation.only_fields(text) and not results:
         return Reply(replies.phrase("decline", reply_language(conv, text)))  # data dressed as a record asks nothing
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
@@ -1190,13 +1195,20 @@ def _address_said(conv: Conversation) -> str | None:
     return next((address for source, address in _addresses_of_the_chat(conv) if source != "result"), None)
 
 
+_AS_SOMEONE_ELSES = re.compile(
+    r"(?i)\bsame\s+(?:address|one|place)\s+as\s+(?!(?:my|mine|before|last|earlier|the\s+(?:one|last|other\s+order)))\S+"
+    r"|(?:和|跟|同)(?!我)[^，。]{1,8}(?:的|家)(?:地址|一样)"
+)
 _DEFAULT_NAMED = re.compile(r"默认|我的(?:收货)?地址|(?i:\bdefault\b|\bmy\s+(?:shipping\s+|delivery\s+)?address\b)")
 _IT = re.compile(r"(?i)\b(?:it|them)\b")
 
 
 def _to_the_address_said(conv: Conversation, text: str, lang: str) -> Reply:
     """ "Send my headphones order there too": the order named goes to the address this chat last named; the
-    default address only when the message names it. Nothing named earlier: the address is asked for."""
+    default address only when the message names it. Nothing named earlier: the address is asked for. "The same
+    address as Alice Smith's" is another person's: never looked up, never the chat's."""
+    if _AS_SOMEONE_ELSES.search(text):
+        return Reply(replies.phrase("others_data", lang))
     address = _address_said(conv)
     if address is None:
         return Reply(replies.phrase("ask_address", lang))

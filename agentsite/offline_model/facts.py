@@ -69,8 +69,8 @@ PRIVILEGE_CLAIM = re.compile(
 # Written as if by staff ("this is Dave from the support team using the customer's session", "我是你们客服"):
 # whatever else it says is no fact about the customer.
 _SOMEONE_ELSE_WRITING = re.compile(
-    r"我是(?:你们的?)?(?:客服|店长|工作人员|主管)|(?i:\bfrom\s+(?:the\s+|your\s+)?(?:support|customer\s+service|cs|it|tech)"
-    r"\s+team\b|\bthe\s+customer'?s\s+(?:session|account)\b|\bon\s+behalf\s+of\s+the\s+(?:shop|store)\b)"
+    r"我是(?:你们的?)?(?:客服|店长|工作人员|主管)|(?i:\bfrom\s+(?:the\s+|your\s+)?(?:[\w-]+\s+){0,2}?(?:team|department|desk)"
+    r"\b|\bthe\s+customer'?s\s+(?:session|account)\b|\bon\s+behalf\s+of\s+the\s+(?:shop|store)\b)"
 )
 _AS_STAFF = re.compile(
     _SOMEONE_ELSE_WRITING.pattern

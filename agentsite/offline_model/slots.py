@@ -516,7 +516,7 @@ _NOUN_EN = (  # whole words: "shipping" holds "ping"
     r"(?:text|sms|email|e-mail|promotional|marketing)\s+(?:messages?|notifications?|alerts?))\b"
 )
 _UNMUTE = re.compile(
-    r"(?:取消|解除|关闭|关掉|退出|去掉)(?:静音|免打扰|勿扰)|(?:不要|别|不再|不用|无需|不必|没必要)再?(?:设置?成?|开)?静音|恢复通知|重新开启|不要关闭"
+    r"(?:取消|解除|关闭|关掉|退出|去掉)(?:静音|免打扰|勿扰)|(?:不要|别|不再|不用|无需|不必|没必要|不)再?(?:设置?成?|开)?静音|恢复通知|重新开启|不要关闭"
     + _NOUN_ZH
     + r"|别关|把(?:静音|免打扰)(?:模式)?[^，。]{0,2}(?:取消|关掉|关闭|解除|去掉)"
     r"|(?i:\bun-?mute\b|turn\s+off\s+(?:the\s+)?mute|(?:don'?t|do\s+not|stop)\s+mut(?:e|ing)"
@@ -614,7 +614,7 @@ _CONTACT_CUE = re.compile(
     r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:much\s+|way\s+|far\s+)?(?:best|better|easier|easiest)|text\s+me|"
     r"call\s+me|phoned?\s+me|"
     r"ring\s+me|e-?mail\s+me|(?:give|drop|send|shoot|msg|message|ping)\s+me\b|\bplease\b|\bpls\b|\bplz\b|"
-    r"updates?\s+(?:by|via|over))"
+    r"updates?\s+(?:by|via|over)|(?:switch|move|put|change|set)\s+(?:me|it|us)?\s*(?:over\s+)?(?:to|on(?:to)?)\b)"
 )
 _NEGATED_BEFORE = re.compile(
     r"(?:除了|不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|(?<!会)不会|看不了|用不了|(?<!能)不能用|没空看|接不到|收不到|看不到|"

@@ -302,6 +302,18 @@ def test_a_no_then_a_request_proposes_the_change_queued_after_it(customers):
     assert (profile.default_address, profile.notification_preference) == ("221 Baker Street, London", "mute")
 
 
+def test_a_no_then_a_yes_to_the_change_queued_after_it_proposes_that_one(customers):
+    user = customers["alice"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "mute my notifications and switch me to sms")
+
+    reply = run_turn(user.pk, conversation, "no dont mute. but yes to the sms thing").reply
+    run_turn(user.pk, conversation, "yes")
+
+    profile = CustomerProfile.objects.get(user=user)
+    assert "SMS" in reply and (profile.notification_preference, profile.contact_channel) == ("on", "sms"), reply
+
+
 def test_a_yes_then_questions_confirms_and_answers_from_the_new_record(customers):
     """Round 13 (Chinese reviewer): "确认。现在通知和联系方式分别是啥？0901的快递到哪了" made the change but said it
     still waited for her yes (the records read before it), and never tracked 0901."""

@@ -141,3 +141,16 @@ def test_a_yes_then_a_question_confirms_and_asks(text, rest):
 @pytest.mark.parametrize("text", ["yes. but use sms, not wechat?", "确认。不过改成短信可以吗？", "yes. if it's free?"])
 def test_a_yes_then_but_or_if_is_no_yes(text):
     assert confirmation_then_more(text, {"channel": "wechat"}) is None
+
+
+def test_a_no_then_a_yes_to_the_change_after_it_declines_and_leaves_it_to_be_proposed():
+    """Round 14: "no dont mute. but yes to the sms thing" lost the SMS change queued after the mute."""
+    assert declined_then_asked("no dont mute. but yes to the sms thing") == ("no dont mute", "")
+
+
+def test_the_whole_no_is_taken_before_the_request_after_it():
+    """Round 14: "先别，算了不静音了。我还有几个订单？" left "算了不静音了" to be read, and muting was proposed again."""
+    assert declined_then_asked("先别，算了不静音了。我还有几个订单？都列出来，包括金额") == (
+        "先别，算了不静音了",
+        "我还有几个订单？都列出来，包括金额",
+    )
