@@ -67,7 +67,7 @@ def test_declines_a_helper_wrote_without_seeing_the_rules():
         ("no. and list all my refunds", "and list all my refunds"),
         (
             "no, hold off on the refund for now, I'll try fixing it first. when does 0931 arrive?",
-            "I'll try fixing it first. when does 0931 arrive?",
+            "when does 0931 arrive?",
         ),
     ],
 )
@@ -99,11 +99,11 @@ def test_a_no_naming_its_order_first_or_after_is_a_decline(text):
     ("text", "rest"),
     [
         ("不用了0790算了。0817到哪了", "0817到哪了"),
-        ("0942先不退了，想了想还行。0943那个帮我退款吧159", "想了想还行。0943那个帮我退款吧159"),
+        ("0942先不退了，想了想还行。0943那个帮我退款吧159", "0943那个帮我退款吧159"),
         # round 13 (English reviewer): "All right, I've cancelled that", the tracking number never given
         (
             "NO I said dont. I just wanted to know if there is one. also whats the tracking number for it again",
-            "I just wanted to know if there is one. also whats the tracking number for it again",
+            "also whats the tracking number for it again",
         ),
     ],
 )
