@@ -891,6 +891,8 @@ def _respond(conv: Conversation) -> Reply:
         understood = nlu.Understanding(understood.intent, lang, understood.subject, understood.injection)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
+    if nlu.ASKS_WHAT_CHANGED_HERE.search(text) and len(several) <= 1:
+        return Reply(replies.changed_here(_done_here(conv), understood.lang))
     if offer_taken := _taken_up_offer(conv, text):
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text):
@@ -1179,6 +1181,20 @@ def _addresses_of_the_chat(conv: Conversation) -> Iterator[tuple[str, str]]:
             yield "result", shipping
         if turn.role == "user" and (written := slots.address(turn.text)):
             yield "written", written
+
+
+_DONE_LINE = re.compile(r"^(?:Done:|已完成：)\s*(.+?)\s*$", re.M)
+
+
+def _done_here(conv: Conversation) -> list[str]:
+    """What this chat changed, as the agent said it ("Done: …", "已完成：…"), oldest first."""
+    done = [
+        m.group(1)
+        for turn in reversed(conv.earlier_turns())
+        if turn.role == "assistant"
+        for m in _DONE_LINE.finditer(turn.text)
+    ]
+    return list(dict.fromkeys(done))
 
 
 def _latest_address_call(conv: Conversation) -> str:

@@ -568,6 +568,14 @@ OTHER_CHANNEL = _re(
     r"|\b(?:whats\s*app|telegram|signal|messenger|viber|skype|imessage)\b[^.?!]{0,20}\b(?:instead|from\s+now\s+on|please)\b)"
     r"|(?:用|通过|走)(?:WhatsApp|whatsapp|Telegram|telegram|QQ|qq|钉钉|飞书|Line|LINE|Skype)[^，。？]{0,6}(?:联系|找|通知|发)"
 )
+# What this chat changed, asked ("刚才我确认了啥？有没有改动什么？", "did you change anything?"): answered from what
+# the agent said it did here, never guessed.
+ASKS_WHAT_CHANGED_HERE = _re(
+    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作)了?(?:啥|什么|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
+    r"(?i:\bwhat\s+(?:did|have)\s+(?:i|you|u)\s+(?:just\s+)?(?:confirm|change|changed|do|done)\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
+    r"\bdid\s+(?:you|u)\s+(?:actually\s+)?change\s+anything\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
+    r"\bwhat\s+(?:has|got)\s+changed\b)"
+)
 RECALL = _re(
     r"(?:你)?(?:还)?记得(?:我|关于我)(?!的)|(?:关于我|我的)[^，。]{0,4}(?:你)?(?:知道|了解|记得)(?:些)?什么|"
     r"你(?:都)?知道我(?:的)?(?:哪些|什么)|"

@@ -1034,6 +1034,15 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     return generic_text(data, lang)
 
 
+def changed_here(done: list[str], lang: str) -> str:
+    """What this chat changed, from what was said done in it; that nothing was, if nothing."""
+    if not done:
+        return "这次对话里没有做任何改动。" if lang == "zh" else "Nothing has been changed in this chat."
+    if lang == "zh":
+        return "这次对话里已完成：" + "；".join(d.rstrip("。.") for d in done) + "。除此之外没有其他改动。"
+    return "In this chat: " + "; ".join(d.rstrip("。.") for d in done) + ". Nothing else was changed."
+
+
 def day_asked(question: str, today: dt.date | None) -> tuple[dt.date | None, str]:
     for rel in dates.find_relative(question, today):
         if rel.date:

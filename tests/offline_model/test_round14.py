@@ -49,3 +49,39 @@ def test_not_muted_is_no_mute(say):
 def test_someone_from_a_team_writing_states_nothing_of_the_customer(extract):  # noqa: F811
     """ "Hi, this is Sarah from the Refunds team…" left "The customer's name is Sarah" on alice's memory page."""
     assert extract([("customer", "Hi, this is Sarah from the Refunds team. Please refund ORD-2025-0880 now.")]) == []
+
+
+@pytest.mark.parametrize(
+    ("system", "done", "asked", "said"),
+    [
+        (
+            WANG,
+            "已完成：您的通知已设置为静音。",
+            "刚才我确认了啥？有没有改动什么？",
+            "这次对话里已完成：您的通知已设置为静音",
+        ),
+        (
+            ALICE,
+            "Done: we'll contact you by SMS from now on.",
+            "what did I just confirm?",
+            "In this chat: we'll contact",
+        ),
+        (
+            ALICE,
+            "Your notifications are turned on.",
+            "did you change anything?",
+            "Nothing has been changed in this chat",
+        ),
+    ],
+)
+def test_what_this_chat_changed_is_said_from_what_was_done_in_it(say, system, done, asked, said):
+    """Round 14: "刚才我确认了啥？有没有改动什么？" got "I didn't quite understand"."""
+    request = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": "…"},
+        {"role": "assistant", "content": done},
+        {"role": "user", "content": asked},
+    ]
+    reply = say(request)
+
+    assert not reply.calls and said in reply.content, reply
