@@ -222,9 +222,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         history = store.history_of(session)
         declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
-        if waiting is not None and (split := declined_then_asked(text)) and not split[1]:
+        split = declined_then_asked(text) if waiting is not None else None
+        if split is not None and not split[1]:
             return _decline(store, ctx, emit, every=declines_all(split[0]))  # "no X. but yes to Y": Y proposed next
-        if waiting is not None and (split := declined_then_asked(text)):
+        if split is not None:
             (no, text), waiting = split, None
             declined = _drop_and_say(store, ctx, every=declines_all(no))
             history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
@@ -328,7 +329,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"
-        if proposed_next is not None and PendingAction.objects.filter(pk=proposed_next.pk, status="pending").exists():
+        pending = PendingAction.Status.PENDING
+        if proposed_next is not None and PendingAction.objects.filter(pk=proposed_next.pk, status=pending).exists():
             still_waiting = proposed_next  # asked about in this reply already ("…shall I go ahead?"): it waits on
         if still_waiting is not None:
             move = (

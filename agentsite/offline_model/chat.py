@@ -1170,12 +1170,13 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
 
 
 def _addresses_of_the_chat(conv: Conversation) -> Iterator[tuple[str, str]]:
-    """The addresses of this chat's earlier turns, newest first, each with where it came from: "call" (a change
-    carried it, proposed or made), "result" (an order's, as the shop showed it) or "written" (by the customer)."""
+    """The addresses of this chat's earlier turns, newest first, each with where it came from: the tool of the
+    change that carried it (proposed or made), "result" (an order's, as the shop showed it) or "written" (by the
+    customer)."""
     for turn in conv.earlier_turns():
         for call in turn.tool_calls:
             if isinstance(address := call.args().get("address"), str) and address.strip():
-                yield "call", address
+                yield call.name, address
         data = result_data(turn.text) if turn.role == "tool" else None
         if isinstance(data, dict) and isinstance(shipping := data.get("shipping_address"), str):
             yield "result", shipping
@@ -1197,13 +1198,7 @@ def _done_here(conv: Conversation) -> list[str]:
     return list(dict.fromkeys(done))
 
 
-def _latest_address_call(conv: Conversation) -> str:
-    """The tool of the latest call of this chat that carried an address ("" if none)."""
-    for turn in conv.earlier_turns():
-        for call in turn.tool_calls:
-            if isinstance(call.args().get("address"), str):
-                return call.name
-    return ""
+_NOT_A_CALL = ("result", "written")
 
 
 def _address_said(conv: Conversation) -> str | None:
@@ -1237,7 +1232,8 @@ def _to_the_address_said(conv: Conversation, text: str, lang: str) -> Reply:
         orders = [spoken_of]
     if orders and "update_order_address" in conv.tools:
         return _call("update_order_address", order_number=orders[0], address=address)
-    default_meant = _DEFAULT_NAMED.search(text) or _latest_address_call(conv) == "update_shipping_address"
+    latest_call = next((source for source, _ in _addresses_of_the_chat(conv) if source not in _NOT_A_CALL), "")
+    default_meant = _DEFAULT_NAMED.search(text) or latest_call == "update_shipping_address"
     if not orders and default_meant and "update_shipping_address" in conv.tools:  # "就刚才那个地址，改吧" after one
         if record_of(conv, "shipping_address") == address:
             return Reply(replies.already(replies.answer("shipping_address", address, lang), lang))

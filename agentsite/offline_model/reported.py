@@ -47,8 +47,3 @@ def without_reported(text: str) -> str:
         return text
     kept.append(text[at:])
     return re.sub(r"^[\s，,。.：:;；\-–—]+", "", "".join(kept)).strip()
-
-
-def reports_someone_else(text: str) -> bool:
-    """Whether the message quotes words someone else said."""
-    return without_reported(text) != text
