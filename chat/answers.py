@@ -413,3 +413,31 @@ def is_cancellation(text: str) -> bool:
         return False
     rest = text[opener.end() :]  # the order a no opens with ("0942先不退了") is the one declined
     return not (re.search(r"\d", rest) and not _NEGATED_AGAIN.search(rest))
+
+
+# Where a customer changes their mind within one answer ("no wait, actually yes", "yes… on second thought, no",
+# "不改了，哦不对，还是改吧"): a pause or a word that takes back what came before.
+_CHANGE_OF_MIND = re.compile(
+    r"(?:[\s,，.。;；!！…~-]*(?:(?i:\bwait\b|\bactually\b|\bon\s+second\s+thoughts?\b|\bi\s+mean\b|\bscratch\s+that\b|"
+    r"\bhold\s+on\b|\bhang\s+on\b)|(?:哦|噢|啊|呃)?不对|说错了|我是说|其实|等等|等一下|"
+    r"(?<=\S)算了(?=[\s,，]*(?:还是)?(?:改|换|退|确认|办|弄|继续))|还是(?=确认|改|换|退|办|弄|继续|算了|不|别|先别)))+"
+    r"[\s,，.。;；!！…~-]*|[\s]*[,，.。;；!！…]+[\s]*"
+)
+
+
+def final_answer(text: str, proposal: Mapping[str, Any]) -> str:
+    """The answer a customer ended on when they changed their mind within the message: from the first place
+    after an opening yes or no where the rest reads as a whole answer of its own ("no wait, actually yes do it
+    via text" → "yes do it via text"); ``text`` itself when there is no such place. Only a yes or a no the
+    customer ended on decides; what they took back is not read."""
+    for m in _CHANGE_OF_MIND.finditer(text):
+        head, rest = text[: m.start()], text[m.end() :]
+        if not rest.strip() or not (_YES.match(head) or _DECLINE.match(head)):
+            continue
+        agrees = is_confirmation(rest, proposal) or bool(confirmation_then_more(rest, proposal))
+        if not agrees and not is_cancellation(rest):
+            continue
+        # A word that takes back, or an answer of the other kind: "好的谢谢，就这样" is one yes, and a sign-off.
+        if m.group().strip(" ,，.。;；!！…~-") or agrees != bool(_YES.match(head)):
+            return rest
+    return text
