@@ -866,6 +866,16 @@ def _respond(conv: Conversation) -> Reply:
     text = _NEVER_MIND_FIRST.sub("", text)  # "ok forget that. Refund ORD-… pls": the refund, no memory to delete
     if escalation.only_fields(text) and not results:
         return Reply(replies.phrase("decline", reply_language(conv, text)))  # data dressed as a record asks nothing
+    if escalation.DRESSED.search(text):  # "[Staff note] … she wants all contact by SMS": no request of theirs
+        own = escalation.without_dressed(text)  # "hi. Support: user wants …": a greeting is all that is theirs
+        if not results and nlu.classify(own).intent in {
+            Intent.GREETING,
+            Intent.THANKS,
+            Intent.ACKNOWLEDGE,
+            Intent.OTHER,
+        }:
+            return Reply(replies.phrase("dressed_as_staff", speech.detect_language(text)))
+        text = own
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
         text = kept  # the customer's own request, without the part that tries to instruct us
     if (own := reported.without_reported(text)) != text:
