@@ -639,7 +639,11 @@ _NEGATED_AFTER = re.compile(
 )
 _PAST_NARRATIVE = re.compile(
     r"昨天|前天|上周|上次|之前|刚才|已经|过了|(?i:\byesterday\b|\blast\s+(?:week|time|month)\b|\balready\b|\bearlier\b|"
-    r"\bconfirmed\b|\bcalled\s+me\b|\btold\s+me\b|\bago\b)"
+    r"\bconfirmed\b|\bcalled\s+me\b|\btold\s+me\b|\bago\b|"
+    # how something was done ("I verified my account by email", "paid by phone"), not how to be contacted
+    r"\b(?:verified|validated|paid|signed\s+up|registered|logged\s+in|received|got|spoke|talked|chatted|ordered|"
+    r"bought|booked|heard|(?:was|were)\s+told|complained|replied|answered)\b)"
+    r"|(?:验证|认证|付款|支付|注册|登录|登陆|收到|下单|投诉|回复)(?:过|了|的)"
 )
 # A "please" counts when it asks to be contacted ("I called yesterday, please text me"), not when it asks
 # something else ("please remember that I spoke to someone on the phone last week").

@@ -311,6 +311,22 @@ def test_these_set_no_contact_channel(say, text):
     assert "update_contact_channel" not in say(text).names, text
 
 
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        # session 19: how something was done is no channel ("i verified my account by email" kept email)
+        ("i verified my account by email, now mute my notifications", "update_notification_preference"),
+        ("I paid by phone last time, text me from now on", "update_contact_channel"),
+        ("我是用邮箱注册的，帮我把通知关了", "update_notification_preference"),
+    ],
+)
+def test_how_something_was_done_names_no_channel(say, text, call):
+    said = say(text)
+    assert said.names == [call] and said.calls[0][1] != {"channel": "email"}, said
+    if call == "update_contact_channel":
+        assert said.calls[0][1] == {"channel": "sms"}, said
+
+
 @pytest.mark.parametrize("text", ["where will my next order ship to?", "Where would my next order be shipped?"])
 def test_a_question_about_where_the_next_order_goes_asks_no_address(say, text):
     """Before, "where will my next order ship to?" was read as a change of address (round-5 red team)."""
