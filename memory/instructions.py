@@ -55,7 +55,7 @@ INSTRUCTION_PATTERNS = re.compile(f"{_INSTRUCTIONS}|{_SHOPS_VOICE}", re.IGNORECA
 # text only (the memory page, extraction), never in the recaps and digests that are ours.
 _OUR_WORDING = (
     r"\b(?:Done|Outcome|Awaiting\s+confirmation)\s*:|\bNot\s+confirmed\s+when\s+the\s+chat\s+ended\b|已完成：|等待确认："
-    r"|对话结束时未确认"
+    r"|对话结束时未确认|\bNot\s+done\s+\(nothing\s+changed\)|未办理（未改动）"
     r"|\bOur\s+conversation\s+on\b|的对话："
     r"|\ba\s+refund\s+of\s+[¥$€£]?[\d.,]+\s*(?:[A-Z]{3}\s+)?for\s+order\b|已为订单\S{0,20}申请退款"
 )

@@ -96,7 +96,7 @@ def summary(said: list[tuple[str, str]], lang: str, cap: int) -> str:
     named = [n for _, t in customer for n in slots.order_numbers(t)] + list(statuses)
     words = replies.STATUS_NAMES[lang]
     orders = [f"{n} {words.get(statuses[n], statuses[n])}" if n in statuses else n for n in dict.fromkeys(named)]
-    done, _open = recap._done_and_open([("agent", t) for s, t in said if s == "agent"])
+    done, _dropped, _open = recap._done_and_open([("agent", t) for s, t in said if s == "agent"])
     if not wants and not orders and not done:
         return ""  # greetings, thanks and small talk: nothing to keep
     w = recap.WORDS[lang]

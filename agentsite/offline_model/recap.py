@@ -17,7 +17,12 @@ _AMOUNT = re.compile(r"[¥$￥€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(
 # What was done, to the end of its sentence: a full stop before a space or the end, not one of "$129.00" or
 # of an abbreviation ("17 St. John's Road").
 _DONE = re.compile(rf"(?:Done:\s*|已完成：)(.+?)(?:。|{speech.NOT_ABBREVIATED}\.(?=\s|$)|\n|$)")
-_PROPOSED = re.compile(r"Shall I ([^?\n]+)\?|需要我([^？?\n]+)吗[？?]")
+_PROPOSED = re.compile(
+    r"Shall I ([^?\n]+)\?|需要我([^？?\n]+)吗[？?]|"
+    r"You also asked me to ([^:\n]+): shall I|您还要求：([^。\n]+)。需要继续"
+)
+# What a proposal says beside the change itself: "(for new orders; orders already placed keep theirs)".
+_ASIDE = re.compile(r"\s*[（(][^）)]*[）)]")
 # The agent listing what it remembers of earlier chats, and a change that no longer waits.
 _LISTING = re.compile(r"\s*(?:Here is what I have noted|我记得这些信息)")
 _DROPPED = re.compile(r"cancelled that|dropped that|has lapsed|dropped for this one|已取消|已失效|已被这项新请求取代")
@@ -99,21 +104,25 @@ def _orders(said: list[tuple[str, str]]) -> list[str]:
     return [f"{number} {amount}".strip() for number, amount in found.items()]
 
 
-def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], str]:
+def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], list[str], str]:
+    """What was done, what was proposed and then not done (declined, lapsed or replaced), and the change still
+    proposed when the transcript ends."""
     done: list[str] = []
+    dropped: list[str] = []
     open_item = ""
     for speaker, text in said:
         if speaker != "agent" or _LISTING.match(text):  # what memory said of earlier chats was not done here
             continue
-        if _DROPPED.search(text):  # declined, lapsed or replaced: it waits no longer
+        if _DROPPED.search(text) and open_item:  # declined, lapsed or replaced: it waits no longer
+            dropped.append(open_item)
             open_item = ""
         for m in _DONE.finditer(text):
             done.append(m.group(1).strip().rstrip("。."))
             open_item = ""
         proposed = _PROPOSED.search(text)
         if proposed:
-            open_item = (proposed.group(1) or proposed.group(2)).strip()
-    return list(dict.fromkeys(done)), open_item
+            open_item = _ASIDE.sub("", next(group for group in proposed.groups() if group)).strip()
+    return list(dict.fromkeys(done)), [d for d in dict.fromkeys(dropped) if d != open_item], open_item
 
 
 # The recap's words per language: the request, its orders, and the labelled parts that follow it.
@@ -126,6 +135,7 @@ WORDS = {
         "order_and": "，",
         "done": "已办：",
         "done_and": "；",
+        "dropped": "未办理（未改动）：",
         "outcome": "结果：",
         "open": "对话结束时未确认（未改动）：",
         "end": "。",
@@ -139,6 +149,7 @@ WORDS = {
         "order_and": ", ",
         "done": "Done: ",
         "done_and": "; ",
+        "dropped": "Not done (nothing changed): ",
         "outcome": "Outcome: ",
         "open": "Not confirmed when the chat ended (nothing changed): ",
         "end": ".",
@@ -147,11 +158,18 @@ WORDS = {
 }
 
 
-def _compose(lang: str, wants: list[str], orders: list[str], done: list[str], outcome: str, open_item: str) -> str:
+def _compose(
+    lang: str, wants: list[str], orders: list[str], done: list[str], dropped: list[str], outcome: str, open_item: str
+) -> str:
     w = WORDS[lang]
     first = w["asked"].format(w["and"].join(wants) or w["none"])
     parts = [first + (w["orders"].format(w["order_and"].join(orders)) if orders else "")]
-    labelled = [("done", w["done_and"].join(done)), ("outcome", outcome), ("open", open_item)]
+    labelled = [
+        ("done", w["done_and"].join(done)),
+        ("dropped", w["done_and"].join(dropped)),
+        ("outcome", outcome),
+        ("open", open_item),
+    ]
     parts += [w[label] + text for label, text in labelled if text]
     return w["join"].join(parts) + w["end"]
 
@@ -164,15 +182,22 @@ def recap(conv: Conversation) -> str:
         customer = " ".join(text for speaker, text in said if speaker == "customer")
         lang = speech.detect_language(customer or conv.latest_user_text)
     wants, orders = _wants(said, lang), _orders(said)
-    done, open_item = _done_and_open(said)
+    done, dropped, open_item = _done_and_open(said)
     outcome = OUTCOMES.get(ended, ("未结束", "still open"))[lang == "en"] if ended else ""
     if ended != "confirming":
         open_item = ""  # answered, or dropped: nothing waits
     elif open_item:
         outcome = ""  # the change not confirmed is named by itself
-    # Shorter and shorter until it fits: fewer orders and done items first, then fewer requests.
-    for keep in (6, 4, 3, 2, 1):
-        text = _compose(lang, wants[:keep], orders[:keep], done[: max(1, keep // 2)], outcome, open_item)
+    # Shorter and shorter until it fits: what was done and not done is the recap's point, so fewer orders and
+    # requests go first, then the outcome, then what was not done, and only then what was done.
+    shorter = [(keep, keep, outcome, len(dropped), len(done)) for keep in (6, 4, 3, 2, 1)]
+    shorter += [(1, 0, outcome, len(dropped), len(done)), (1, 0, "", len(dropped), len(done))]
+    shorter += [(1, 0, "", n, len(done)) for n in range(len(dropped) - 1, -1, -1)]
+    shorter += [(1, 0, "", 0, n) for n in range(len(done) - 1, 0, -1)]
+    for wanted, ordered, said_outcome, not_done, made in shorter:
+        text = _compose(
+            lang, wants[:wanted], orders[:ordered], done[:made], dropped[:not_done], said_outcome, open_item
+        )
         if tokens.count(text) <= cap:
             return text
     while tokens.count(text) > cap and len(text) > 1:  # one very long request or order list

@@ -102,3 +102,44 @@ agent: Order ORD-2025-0931 is in transit. Shall I request a refund of $45.00 for
 
     assert "ORD-2025-0870 $320.00" in recap and "ORD-2025-0932 $45.00" in recap, recap
     assert "ORD-2025-0931 $45.00" not in recap and "ORD-2025-0870 $129.00" not in recap, recap
+
+
+CHANGES = """Ended: resolved
+customer: refund 0931 please, it arrived broken
+agent: Shall I request a refund of $129.00 for order ORD-2025-0931 (Hiking backpack)? Reply 'yes' to confirm.
+customer: yes, and switch me to sms
+agent: Done: a refund of $129.00 for order ORD-2025-0931 has been requested.
+Shall I contact you by SMS from now on? Reply 'yes' to confirm.
+customer: yes
+agent: Done: we'll contact you by SMS from now on.
+customer: also mute notifications and change my address to 9 Rose Court, Leeds LS2 7AB
+agent: Shall I set your notifications to muted? Reply 'yes' to confirm.
+customer: no
+agent: All right, I've dropped that; nothing was changed. You also asked me to change your default shipping address to 9 Rose Court, Leeds LS2 7AB (for new orders; orders already placed keep theirs): shall I go ahead? Reply 'yes' to go ahead or 'no' to drop it.
+customer: no
+agent: All right, I've cancelled that; nothing was changed. Anything else I can help with?
+customer: where is 0932?
+agent: Shipment for order ORD-2025-0932: status: processing (not shipped yet); no tracking details yet.
+customer: bye"""
+
+
+def test_every_change_made_and_every_change_not_made_is_in_the_recap(client):
+    """Session 19: the recap kept one of three changes made (the cap cut the rest before the requests) and said
+    nothing of the two the customer turned down."""
+    recap = _recap(client, CHANGES, "en", 80)
+
+    assert "ORD-2025-0931 has been requested" in recap and "SMS" in recap, recap
+    assert "Not done (nothing changed): set your notifications to muted; change your default shipping" in recap
+    assert "(for new orders" not in recap and tokens.count(recap) <= 80, recap
+
+
+def test_a_change_turned_down_in_chinese_is_said_not_done(client):
+    transcript = """Ended: resolved
+customer: 地址改成北京市朝阳区建国路88号
+agent: 需要我将您的默认收货地址改为北京市朝阳区建国路88号（适用于之后的新订单；已下的订单地址不变）吗？请回复“确认”以继续。
+customer: 不改了
+agent: 好的，已取消，什么都没有改动。还有什么可以帮您？"""
+    recap = _recap(client, transcript, "zh", 80)
+
+    assert "未办理（未改动）：将您的默认收货地址改为北京市朝阳区建国路88号" in recap, recap
+    assert "已办" not in recap
