@@ -561,6 +561,20 @@ def _recall(conv: Conversation, text: str, lang: str, extra: list[MemoryEntry] |
     )
 
 
+def _asks_about_an_earlier_chat(text: str, understood: nlu.Understanding) -> bool:
+    """ "What did I ask you to change last time, was it done?": nothing more precise than a question about an
+    earlier chat (one about a refund or an order is answered from the shop's records)."""
+    return understood.intent in (Intent.OTHER, Intent.RECALL) and bool(nlu.ASKS_ABOUT_AN_EARLIER_CHAT.search(text))
+
+
+def _earlier_chat(conv: Conversation, text: str, lang: str, extra: list[MemoryEntry] | None = None) -> Reply:
+    """An earlier chat, from the recap memory keeps of it (looked up first when the block holds none)."""
+    recaps = replies.earlier_chats(list(conv.memories) + (extra or []))
+    if not recaps and extra is None and "recall_memory" in conv.tools:
+        return _call("recall_memory", query=_clip(text))
+    return Reply(replies.earlier_chat(recaps, replies.day_asked(text, conv.today)[0], lang))
+
+
 def _statement(conv: Conversation, text: str, lang: str) -> Reply | None:
     if slots.has_sensitive(text):
         return Reply(replies.phrase("sensitive", lang))
@@ -901,6 +915,8 @@ def _respond(conv: Conversation) -> Reply:
         understood = nlu.Understanding(understood.intent, lang, understood.subject, understood.injection)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
+    if _asks_about_an_earlier_chat(text, understood) and len(several) <= 1:
+        return _earlier_chat(conv, text, understood.lang)
     if nlu.ASKS_WHAT_CHANGED_HERE.search(text) and len(several) <= 1:
         return Reply(replies.changed_here(_done_here(conv), understood.lang))
     if offer_taken := _taken_up_offer(conv, text):
@@ -1515,6 +1531,9 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         if result.call.name == "recall_memory":
             entries = _recalled_entries(result)
             understood = nlu.classify(question)
+            if _asks_about_an_earlier_chat(question, understood):
+                parts.append(_earlier_chat(conv, question, lang, entries).content or "")
+                continue
             if understood.intent in (Intent.TRACK, Intent.STATUS):  # "my parcel", "the order from last time"
                 order = _order_in(entries)
                 if order is None:

@@ -576,6 +576,17 @@ ASKS_WHAT_CHANGED_HERE = _re(
     r"\bdid\s+(?:you|u)\s+(?:actually\s+)?change\s+anything\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bwhat\s+(?:has|got)\s+changed\b)"
 )
+# A question about an earlier chat ("what did I ask you to change last time, was it done?", "上次我让你改了啥？",
+# "what happened in our last chat?"): answered from the recaps memory keeps, never as a change of this one.
+ASKS_ABOUT_AN_EARLIER_CHAT = _re(
+    r"(?:上次|上回|上一次|之前那次|那次|前几天|昨天|前天)[^，。？?]{0,12}(?:聊|说|谈|问|改|办|让你|找你|跟你|联系)[^，。？?]{0,10}"
+    r"(?:什么|啥|哪些|多少|了吗|没有|没|吗|[?？])|"
+    r"(?i:^\W*(?:(?:so|and|hey|hi|ok|okay|also|btw)\W+)*(?:what|which|did|was|were|have|has|do\s+you\s+remember|"
+    r"can\s+you\s+(?:remind|tell|recap)|could\s+you\s+(?:remind|tell|recap)|remind|tell\s+me|recap|any(?:thing)?)\b"
+    r"[^.!?]{0,60}?\b(?:last\s+time|the\s+other\s+day|(?:our|the|my|that)\s+(?:last|previous|earlier|other|first)\s+"
+    r"(?:chat|conversation|session|talk)|(?:last|previous|earlier)\s+(?:chat|conversation|session)|"
+    r"when\s+(?:i|we)\s+(?:last\s+)?(?:spoke|talked|chatted|wrote)|before\s+today)\b)"
+)
 RECALL = _re(
     r"(?:你)?(?:还)?记得(?:我|关于我)(?!的)|(?:关于我|我的)[^，。]{0,4}(?:你)?(?:知道|了解|记得)(?:些)?什么|"
     r"你(?:都)?知道我(?:的)?(?:哪些|什么)|"

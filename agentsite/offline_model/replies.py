@@ -562,6 +562,50 @@ def chases_on_record(entries: list[MemoryEntry], lang: str) -> str:
     return f"Our records hold: {'; '.join(chases)}. " + phrase("chase_changes_nothing", lang)
 
 
+# A recap of an earlier chat as the memory block shows it ("Our conversation on 2026-12-05: Asked about …").
+_EARLIER_CHAT = re.compile(
+    r"^(?:Our conversation on (?P<en>\d{4}-\d{2}-\d{2}):|(?P<zh>\d{4}-\d{2}-\d{2})的对话：)\s*(?P<recap>.+)$", re.S
+)
+
+
+def earlier_chats(entries: list[MemoryEntry]) -> list[tuple[str, str]]:
+    """The recaps of earlier chats among the memory lines, as (date, recap), newest first."""
+    found = [
+        (m.group("en") or m.group("zh"), m.group("recap")) for e in entries if (m := _EARLIER_CHAT.match(e.content))
+    ]
+    return sorted(found, key=lambda recap: recap[0], reverse=True)
+
+
+def earlier_chat(recaps: list[tuple[str, str]], day: dt.date | None, lang: str) -> str:
+    """An earlier chat, from its recap: the one of the day asked about, else the latest; said as our notes of
+    it, which the shop's records outrank."""
+    if not recaps:
+        # in the words that make deferred recall look further
+        return (
+            "我不确定：这里没有您之前对话的记录。"
+            if lang == "zh"
+            else "I'm not sure: I have no notes of an earlier chat with you."
+        )
+    chosen = next((r for r in recaps if day and r[0] == day.isoformat()), None)
+    missing = ""
+    if chosen is None and day is not None:
+        missing = (
+            f"我没有{day.isoformat()}那天对话的记录。"
+            if lang == "zh"
+            else f"I have no notes of a chat on {day.isoformat()}. "
+        )
+    date, recap = chosen or recaps[0]
+    if lang == "zh":
+        return (
+            f"{missing}我记录的{date}的对话：{recap}"
+            "这是我对那次对话的笔记，以商店的记录为准；想确认哪个订单或设置现在的情况，告诉我，我来查。"
+        )
+    return (
+        f"{missing}From my notes of our chat on {date}: {recap} These are my notes of that chat; the shop's records "
+        "are what counts, so ask me about any order or setting and I'll check how it stands now."
+    )
+
+
 def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
     """What is remembered, said to the customer: the shop's records and promises apart from the rest, one group a
     line. A line the block does not tag confirmed is what the customer told us or we inferred, and is said as
@@ -569,12 +613,15 @@ def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
     confirmed = [e.content for e in entries if e.content and e.tag == "confirmed"]
     promises = [_to_you(PROMISE_LABEL.sub("", c), lang) for c in confirmed if PROMISE_LABEL.match(c)]
     records = [_to_you(_RECORD_LABEL.sub("", c), lang) for c in confirmed if not PROMISE_LABEL.match(c)]
-    noted = [_to_you(_RECORD_LABEL.sub("", e.content), lang) for e in entries if e.content and e.tag != "confirmed"]
+    others = [e for e in entries if e.content and e.tag != "confirmed"]
+    recaps = [f"{date}: {recap.rstrip('。.')}" for date, recap in earlier_chats(others)]  # our notes, not their words
+    noted = [_to_you(_RECORD_LABEL.sub("", e.content), lang) for e in others if not _EARLIER_CHAT.match(e.content)]
     if lang == "zh":
         groups = [
             ("我们系统里的记录", records),
             ("本店的承诺", promises),
             ("您在对话中告诉我们的（未经记录核实）", noted),
+            ("我们之前对话的笔记", recaps),
         ]
         lines = [f"- {label}：{'；'.join(items)}。" for label, items in groups if items]
         return "\n".join(["我记得这些信息：", *lines])
@@ -582,6 +629,7 @@ def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
         ("From our records", records),
         ("What we promised", promises),
         ("What you told us in our chats (not checked against our records)", noted),
+        ("My notes of our earlier chats", recaps),
     ]
     lines = [f"- {label}: {'; '.join(items)}." for label, items in groups if items]
     return "\n".join(["Here is what I have noted about you:", *lines])
