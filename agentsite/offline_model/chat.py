@@ -5,6 +5,7 @@ tool results are data: what they say is reported, never done. See docs/offline-m
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -356,8 +357,17 @@ def _call(name: str, **arguments: object) -> Reply:
     return Reply(None, (PlannedCall(name, dict(arguments)),))
 
 
+# Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "any refunds?"): every order's.
+_EVERY_REFUND = re.compile(
+    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|(?i:\bwhich\s+refunds\b|\bany\s+refunds\b|"
+    r"\ball\s+(?:of\s+)?my\s+refunds\b|\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:my\s+)?refunds\b)"
+)
+
+
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
-    orders = slots.order_numbers(text) or ([o] if (o := described.described_order(conv, text)) else [])
+    orders = slots.order_numbers(text)
+    if not orders and not (_EVERY_REFUND.search(text) and not described.names_a_thing(text)):
+        orders = [o] if (o := described.described_order(conv, text)) else []
     if not orders and _LAST_TIME.search(text):
         if last := order_from_last_time(conv):
             orders = [last]
@@ -365,7 +375,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
             return _call("recall_memory", query=_clip(text))
         else:
             return Reply(replies.phrase("unsure_order", lang))
-    if not orders and _by_when_placed(conv, text):  # "my most recent order", "the order I placed on 30 Nov"
+    placed_then = _by_when_placed(conv, text) and _day_refunds_requested(conv, text) is None
+    if not orders and placed_then:  # "my most recent order", "the order I placed on 30 Nov"
         return _call("list_my_orders")
     if not orders and _asks_after_refunds(conv, text, tool):  # "any refunds on my account?": every order's
         return _call("list_my_orders")
@@ -1484,7 +1495,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
         return None
     if described.names_a_thing(question) and any(r.call.name == "lookup_order" for r in results):
         return None  # "is there a refund for the grinder?": the order holding it, looked up, answers
-    if nlu.classify(question).intent is not Intent.STATUS or _by_when_placed(conv, question):
+    day = _day_refunds_requested(conv, question)
+    if nlu.classify(question).intent is not Intent.STATUS or (_by_when_placed(conv, question) and day is None):
         return None  # a refund asked for ("I want a refund"), or of the order placed then: that order
     if len(results) == 1 and results[0].call.name == "list_my_orders":
         named = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in ("pending",)]
@@ -1494,15 +1506,37 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
         return Reply(None, tuple(PlannedCall("lookup_order", {"order_number": n}) for n in numbers))
     listed = any(r.call.name == "list_my_orders" for r in conv.results_since_user())
     if listed and results and all(r.call.name == "lookup_order" for r in results):  # each order of the list
-        found = [r.data() for r in results]
+        found = [data for r in results if isinstance(data := r.data(), dict)]
+        if day is not None:  # "which refunds did I request yesterday?": those requested that day
+            found = [_refunds_requested_on(data, day) for data in found]
         said = [
             replies.refunds_of_order(data, lang)
             for data in found
-            if isinstance(data, dict)
-            and ((isinstance(data.get("refunds"), list) and data["refunds"]) or data.get("status") == "refunded")
+            if (isinstance(data.get("refunds"), list) and data["refunds"])
+            or (data.get("status") == "refunded" and not day)
         ]
+        if day is not None and not said:
+            return Reply(replies.no_refund_requested_on(day, lang))
         return Reply("\n".join(said) if said else replies.phrase("no_refunds", lang))
     return None
+
+
+# A question about the refunds the customer asked for ("which refunds did I request yesterday?", "我昨天申请了哪些"):
+# a day it names is the day they were requested, not the day an order was placed.
+_REFUNDS_REQUESTED = re.compile(
+    r"申请|提交|(?i:\b(?:request(?:ed)?|ask(?:ed)?\s+for|filed?|submit(?:ted)?|appl(?:y|ied)\s+for|made|"
+    r"open(?:ed)?|put\s+in)\b)"
+)
+
+
+def _day_refunds_requested(conv: Conversation, question: str) -> dt.date | None:
+    return replies.day_asked(question, conv.today)[0] if _REFUNDS_REQUESTED.search(question) else None
+
+
+def _refunds_requested_on(data: dict[str, Any], day: dt.date) -> dict[str, Any]:
+    """The order's record with only the refunds requested on ``day``."""
+    refunds = [r for r in data.get("refunds") or [] if isinstance(r, dict)]
+    return {**data, "refunds": [r for r in refunds if str(r.get("requested_at", "")).startswith(day.isoformat())]}
 
 
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
@@ -1522,7 +1556,11 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     for result in results:
         if result.call.name == "list_my_orders" and (tails := slots.order_tails(question)):
             return _by_tail(conv, result, question, tails, lang)
-        if result.call.name == "list_my_orders" and _by_when_placed(conv, question):
+        if (
+            result.call.name == "list_my_orders"
+            and _by_when_placed(conv, question)
+            and _day_refunds_requested(conv, question) is None
+        ):
             return _placed_then(conv, result, question, lang)
         if result.call.name == "list_my_orders" and (chosen := _fitting_from_list(conv, result, question, lang)):
             return chosen

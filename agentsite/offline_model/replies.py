@@ -703,6 +703,13 @@ def refunds_text(data: dict[str, Any], lang: str, asked_about_a_refund: bool) ->
     return "Refunds on record: " + "; ".join(said) + "."
 
 
+def no_refund_requested_on(day: dt.date, lang: str) -> str:
+    """That the shop's records hold no refund requested on ``day``."""
+    if lang == "zh":
+        return f"记录里没有{day.isoformat()}申请的退款。"
+    return f"There is no refund on record requested on {day.isoformat()}."
+
+
 def refunds_of_order(data: dict[str, Any], lang: str) -> str:
     """One order's refunds as the shop records them, named by the order."""
     number = data.get("order_number") or ""

@@ -68,7 +68,7 @@ _QUESTION_EN = re.compile(
     r"would|should|have|has|may|any)\b|\b(?:do|does|did)\s+you\s+(?:know|remember|have)\b"
 )
 _REQUEST = re.compile(
-    r"请(?!问)|帮我|帮忙|麻烦|把|给我|我要|我想|我需要|能不能|能否|可以帮|可不可以帮|希望"
+    r"(?<![申邀])请(?!问)|帮我|帮忙|麻烦|把|给我|我要|我想|我需要|能不能|能否|可以帮|可不可以帮|希望"
     r"|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b|\bwould\s+you\b|\bwill\s+you\b|\bi\s+want\b|"
     r"\bi'?d\s+like\b|\bi\s+would\s+like\b|\bi\s+need\b|\bhelp\s+me\b|\blet'?s\b|"
     r"\bis\s+there\s+(?:a|any)\s+way\s+(?:you|to)\b|\b(?:can|could)\s+(?:someone|somebody|you\s+guys)\b|"
