@@ -57,6 +57,27 @@ def test_the_page_follows_the_browsers_language(make_customer):
     assert "New conversation" in client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
 
+@pytest.mark.parametrize("path", ["/", "/memory/"])
+def test_without_a_browser_language_the_pages_follow_the_profile(path):
+    """Round 14: the memory page's labels were English for a Chinese customer whose browser sent no language."""
+    from tests.factories import CustomerFactory
+
+    client = logged_in(CustomerFactory(username="zh_only", profile__language="zh-hans"))
+
+    page = client.get(path).content.decode()
+    assert 'lang="zh-hans"' in page, page[:300]
+    assert 'lang="en"' in client.get(path, HTTP_ACCEPT_LANGUAGE="en").content.decode()  # the browser's first
+    client.cookies["django_language"] = "en"
+    assert 'lang="en"' in client.get(path).content.decode()  # and the page's switcher before either
+
+
+def test_an_english_profile_without_a_browser_language_stays_english():
+    from tests.factories import CustomerFactory
+
+    page = logged_in(CustomerFactory(username="en_only", profile__language="en")).get("/memory/").content.decode()
+    assert 'lang="en"' in page
+
+
 def test_login_and_logout(make_customer):
     user = make_customer()
     client = Client()
