@@ -1111,6 +1111,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "list_my_orders" in tools:
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
+    if intent in _ABOUT_ONE_ORDER and len(things := _things_to_list(conv, text)) > 1:  # "the lamp and the grinder"
+        return Reply(None, tuple(PlannedCall("list_my_orders", {"item": thing}) for thing in things))
     if intent in _ABOUT_ONE_ORDER and _lists_for_a_thing(conv, text):  # "refund the backpack": which order is it?
         return _call("list_my_orders", item=described.thing_named(text))
     if slots.unreadable_order(text) and (intent in _ABOUT_ONE_ORDER or intent is Intent.OTHER):  # never another
@@ -1287,6 +1289,30 @@ def _order_tracked_as(conv: Conversation, tracking: str) -> str | None:
         if turn.role == "tool" and tracking in turn.text.upper() and len(orders := slots.order_numbers(turn.text)) == 1:
             return orders[0]
     return None
+
+
+def _things_to_list(conv: Conversation, text: str) -> list[str]:
+    """The things bought a request names when it names several and no order ("refund the desk lamp and the coffee
+    grinder"): each is looked up in the customer's orders, and each order found is acted on."""
+    if slots.order_numbers(text) or "list_my_orders" not in conv.tools:
+        return []
+    if any(r.call.name == "list_my_orders" for r in conv.results_since_user()):
+        return []
+    return described.things_named(text)
+
+
+def _the_things_named(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply:
+    """After one list per thing named: each thing's one order, together, is what the request acts on; a thing in
+    none of the orders, or in several, is said or asked about (never another order in its place)."""
+    found: list[str] = []
+    for result in results:
+        numbers = [str(o["order_number"]) for o in _listed(result) if o.get("order_number")]
+        if not numbers:
+            return Reply(replies.nothing_holds(str(result.call.args().get("item")), lang))
+        if len(numbers) > 1:
+            return Reply(replies.which_order(numbers, lang))
+        found += [n for n in numbers if n not in found]
+    return _answer(conv, f"{question} {' '.join(found)}", nlu.classify(question))
 
 
 def _lists_for_a_thing(conv: Conversation, text: str) -> bool:
@@ -1544,6 +1570,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     question = conv.latest_user_text  # with the request it completes ("上海市…101号" after "0816这单能改个地址吗")
     question = _with_follow_up(conv, question, nlu.classify(question))[0]
     lang = reply_language(conv, question)
+    if len(results) > 1 and all(r.call.name == "list_my_orders" and r.call.args().get("item") for r in results):
+        return _the_things_named(conv, results, question, lang)  # "refund the desk lamp and the coffee grinder"
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named

@@ -189,6 +189,38 @@ def thing_sent(text: str) -> str:
     return ""
 
 
+# What joins two things bought in one request: "the desk lamp and the coffee grinder", "耳机和键盘".
+_AND_EN = re.compile(r"(?i)\s*,?\s*(?:and|&|plus|as\s+well\s+as)\s+")
+_AND_ZH = re.compile(r"[和跟与及、]|还有|以及")
+_STARTS_A_REQUEST = re.compile(
+    r"(?i)(?:tell|show|give|check|track|refund|return|cancel|change|update|send|let|make|switch|mute|turn|set|"
+    r"what|where|when|why|how|which|who|is|are|was|were|can|could|would|will|do|does|did|please|pls|also|then|"
+    r"i|i'm|im|it|its|it's|they|you|we|let's)\b"
+)
+
+
+def things_named(text: str) -> list[str]:
+    """Each thing bought a request names when it joins several ("the desk lamp and the coffee grinder" → ["desk
+    lamp", "coffee grinder"], "耳机和键盘到哪了" → ["耳机", "键盘"]); one or none as ``thing_named`` finds."""
+    first = thing_named(text)
+    if not first:
+        return []
+    if _AND_ZH.search(first) and not re.search(r"[A-Za-z]", first):
+        return [part for part in _AND_ZH.split(first) if len(part) >= 2] or [first]
+    found, rest = [first], text[text.lower().find(first.lower()) + len(first) :]
+    while (joined := _AND_EN.match(rest)) and len(found) < 4:
+        part = rest[joined.end() :]
+        bare = not _NAMED_THING_EN.match(part)  # "and coffee grinder": a thing, unless it starts a request
+        if bare and _STARTS_A_REQUEST.match(part):
+            break
+        thing = thing_named(f"the {part}") if bare else thing_named(part)
+        if not thing or thing in found:
+            break
+        found.append(thing)
+        rest = part[part.lower().find(thing.lower()) + len(thing) :]
+    return found
+
+
 def names_a_thing(text: str) -> bool:
     """Whether the request names something bought rather than an order ("the backpack", "键盘那单")."""
     return bool(thing_named(text))

@@ -703,6 +703,16 @@ def refunds_text(data: dict[str, Any], lang: str, asked_about_a_refund: bool) ->
     return "Refunds on record: " + "; ".join(said) + "."
 
 
+def nothing_holds(thing: str, lang: str) -> str:
+    """That no order of the customer's holds the thing they named."""
+    if lang == "zh":
+        return f"我在您的订单里没有找到“{_quote(thing, 40)}”。请问是哪个订单？请告诉我订单号。"
+    return (
+        f'I couldn\'t find "{_quote(thing, 40)}" in any of your orders. Which order do you mean? '
+        "Please give me its number."
+    )
+
+
 def no_refund_requested_on(day: dt.date, lang: str) -> str:
     """That the shop's records hold no refund requested on ``day``."""
     if lang == "zh":

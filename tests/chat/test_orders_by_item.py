@@ -126,3 +126,33 @@ def test_a_thing_no_order_holds_is_not_found_by_a_loose_match(customers, item):
     from chat.shop import list_orders
 
     assert list_orders(customers["alice"].pk, item=item) == []
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "expected"),
+    [
+        # round 14: two things in one clause acted on the first only
+        ("alice", "the headphones and the coffee grinder. status of both?", ["ORD-2025-0923", "ORD-2025-0924"]),
+        ("alice", "where are my headphones and my coffee grinder?", ["ORD-2025-0923", "1Z999AA10123456784"]),
+        ("wang", "耳机和键盘到哪了", ["ORD-2025-0816", "JD0098765432"]),
+    ],
+)
+def test_each_of_two_things_named_is_answered(customers, username, text, expected):
+    _, reply = _talk(customers[username], text)
+
+    assert all(value in reply for value in expected), reply
+
+
+def test_a_refund_of_two_things_named_proposes_each(customers):
+    alice = customers["alice"]
+    conversation, reply = _talk(alice, "refund the desk lamp and the coffee grinder")
+
+    assert "ORD-2025-0880" in reply and "ORD-2025-0924" in reply, reply  # the lamp's refund is already open
+    proposed = PendingAction.objects.filter(conversation_id=conversation)
+    assert [a.arguments["order_number"] for a in proposed] == ["ORD-2025-0924"]
+
+
+def test_a_thing_in_no_order_is_said_by_name(customers):
+    _, reply = _talk(customers["alice"], "refund the desk lamp and the teapot")
+
+    assert 'couldn\'t find "teapot"' in reply, reply
