@@ -357,6 +357,29 @@ def _call(name: str, **arguments: object) -> Reply:
     return Reply(None, (PlannedCall(name, dict(arguments)),))
 
 
+# Every order asked after ("track all my orders", "where are all my orders?", "帮我列一下所有订单的物流").
+_EVERY_ORDER = re.compile(
+    r"(?:所有|全部|每个|每一个)(?:的)?(?:订单|包裹|快递)|每一单|"
+    r"(?i:\ball\s+(?:of\s+)?(?:my|the)\s+(?:orders|parcels|packages|deliveries|stuff)\b|\bevery\s+(?:order|parcel|package)\b|"
+    r"\beach\s+(?:of\s+my\s+)?(?:orders?|parcels?|packages?)\b|\ball\s+orders\b)"
+)
+# Tracked at most, for a question about every order.
+_TRACKS = 8
+
+
+def _tracks_of_each(conv: Conversation, results: list[ToolResult], question: str) -> Reply | None:
+    """After the list for a question tracking every order: a track of each order not cancelled."""
+    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _EVERY_ORDER.search(question):
+        return None
+    if nlu.classify(question).intent is not Intent.TRACK or "track_shipment" not in conv.tools:
+        return None
+    listed = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in ("cancelled", "refunded")]
+    numbers = [n for n in listed if isinstance(n, str)][:_TRACKS]
+    if not numbers:
+        return None
+    return Reply(None, tuple(PlannedCall("track_shipment", {"order_number": n}) for n in numbers))
+
+
 # Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "any refunds?"): every order's.
 _EVERY_REFUND = re.compile(
     r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|(?i:\bwhich\s+refunds\b|\bany\s+refunds\b|"
@@ -378,6 +401,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     placed_then = _by_when_placed(conv, text) and _day_refunds_requested(conv, text) is None
     if not orders and placed_then:  # "my most recent order", "the order I placed on 30 Nov"
         return _call("list_my_orders")
+    if not orders and tool == "track_shipment" and _EVERY_ORDER.search(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "track all my orders", "所有订单的物流": each order is tracked
     if not orders and _asks_after_refunds(conv, text, tool):  # "any refunds on my account?": every order's
         return _call("list_my_orders")
     if not orders:
@@ -1572,6 +1597,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     lang = reply_language(conv, question)
     if len(results) > 1 and all(r.call.name == "list_my_orders" and r.call.args().get("item") for r in results):
         return _the_things_named(conv, results, question, lang)  # "refund the desk lamp and the coffee grinder"
+    if tracks := _tracks_of_each(conv, results, question):
+        return tracks
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named
