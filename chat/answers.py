@@ -155,7 +155,8 @@ _EXPLICIT = re.compile(
 
 # A yes that says what we said was right ("yes that's right", "yep, correct", "对，没错"), naming no change.
 _SAYS_IT_IS_RIGHT = re.compile(
-    r"没错|对的|对对|是这样|是这个|是那个|没问题|(?i:\b(?:right|correct|exactly|true|accurate|indeed)\b|that'?s\s+it\b)"
+    r"没错|对的|对对|是这样|是这个|是那个|没问题|(?i:\bright\b(?!\s+(?:now|away|then|there|here))|"
+    r"\b(?:correct|exactly|true|accurate|indeed)\b|that'?s\s+it\b)"
 )
 _NAMES_AN_ACTION = re.compile(
     r"确认|同意|改|换|退|关|开|静音|申请|办|(?i:\bconfirm|\bgo\s+ahead|\bdo\s+it\b|\bproceed|\bplease\s+do\b|\brefund|"
@@ -206,6 +207,8 @@ def agrees_only_loosely(text: str, *, after_something_else: bool = False) -> boo
     a word that confirms on its own ("没问题", "sounds good"). After a reminder that came with an answer to
     something else (``after_something_else``), that is not an answer to the change, which is named again
     instead; nor is a yes that only says the answer was right ("is my address still X?" … "yes that's right")."""
+    if re.search(r"[?？]", text) and not _YES.match(text):
+        return False  # "what's my contact channel … right now?": a question, no agreement of any kind
     if after_something_else and _SAYS_IT_IS_RIGHT.search(text) and not _NAMES_AN_ACTION.search(text):
         return True
     return bool(_ACKNOWLEDGEMENT_ONLY.match(text)) or (is_confirmation(text) and not _EXPLICIT.search(text))

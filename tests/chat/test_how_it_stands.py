@@ -141,3 +141,18 @@ def test_what_the_change_just_proposed_would_do_is_answered_and_it_waits(usernam
 
     assert policy in reply.split("\n")[0], reply  # the policy that answers it, first
     assert PendingAction.objects.get(pk=waiting.pk).status == "pending", reply
+
+
+def test_a_question_while_a_change_waits_after_an_aside_is_answered():
+    """Red team, session 19: "…right now?" read as "that's right", a loose yes after an aside, and the reply was the
+    reminder alone; the question was never answered."""
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    alice = get_user_model().objects.get(username="alice")
+    conversation = short_term.store().start(alice.pk).id
+    for said in ["switch me to sms", "yes", "set my contact channel to email"]:
+        run_turn(alice.pk, conversation, said)
+    run_turn(alice.pk, conversation, "hmm not sure. what's the difference? whatever, ok")
+
+    reply = run_turn(alice.pk, conversation, "what's my contact channel and notification setting right now?").reply
+
+    assert "We'll contact you by SMS" in reply and "notifications are turned on" in reply, reply
