@@ -520,6 +520,7 @@ _UNMUTE = re.compile(
     + _NOUN_ZH
     + r"|别关|把(?:静音|免打扰)(?:模式)?[^，。]{0,2}(?:取消|关掉|关闭|解除|去掉)"
     r"|(?i:\bun-?mute\b|turn\s+off\s+(?:the\s+)?mute|(?:don'?t|do\s+not|stop)\s+mut(?:e|ing)"
+    r"|(?:didn'?t|didnt|did\s+not|never)\s+(?:want|ask(?:ed)?\s+for|mean\s+to)\s+(?:[\w']+\s+){0,3}?(?:muted|mute|silenced)"
     r"|(?:don'?t|do\s+not)\s+(?:turn|switch)\s+off)"
 )
 _OFF = re.compile(
@@ -566,6 +567,7 @@ _PRONOUN_OFF = re.compile(
 _PRONOUN_ON = re.compile(
     r"(?i)(?:turn|switch)\s+(?:them|it|those|these|that)\s+(?:back\s+)?on|(?:enable|resume)\s+(?:them|those|these)\b"
     r"|把(?:它们?|这些|那些)(?:重新)?(?:打开|开启)|(?:(?:重新|再)?(?:打开|开启|恢复)|(?:重新|再)开)(?:一下)?(?:吧|了|呗)?\s*[。！!.]*$"
+    r"|(?:还是|就)开着(?:吧|就行|就好|呗)?|(?:keep|leave)\s+(?:them|it|those|these)\s+on\b"
 )
 # "都通知我", "还是通知我吧" ask to be notified ("别通知我" does not; "发短信通知我" names a channel).
 _NOTIFY_ME = re.compile(r"(?:都|要|请|记得|还是|也|就)通知我(?!们)")
@@ -573,6 +575,7 @@ _NOTIFY_ME = re.compile(r"(?:都|要|请|记得|还是|也|就)通知我(?!们)"
 
 # The customer's phone on silent is how they live, not a setting of ours: "我手机经常静音", "my phone's on mute".
 _PHONE_ON_SILENT = re.compile(
+    r"(?:之前|刚才|上次)?(?:是)?(?:关错了|不小心关(?:了|掉了)?)|(?i:(?:muted|turned\s+(?:them|it)\s+off)\s+by\s+(?:mistake|accident))|"
     r"(?:手机|电话)[^，。,.!?！？]{0,4}(?:静音|关机)"
     r"|(?i:phone(?:'s|\s+is)\s+(?:always\s+|usually\s+|often\s+|mostly\s+)?(?:on\s+)?(?:silent|mute|muted|off))"
 )
@@ -614,11 +617,14 @@ _CONTACT_CUE = re.compile(
     r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:much\s+|way\s+|far\s+)?(?:best|better|easier|easiest)|text\s+me|"
     r"call\s+me|phoned?\s+me|"
     r"ring\s+me|e-?mail\s+me|(?:give|drop|send|shoot|msg|message|ping)\s+me\b|\bplease\b|\bpls\b|\bplz\b|"
-    r"updates?\s+(?:by|via|over)|(?:switch|move|put|change|set)\s+(?:me|it|us)?\s*(?:over\s+)?(?:to|on(?:to)?)\b)"
+    r"updates?\s+(?:by|via|over)|(?:switch|move|put|change|set)\s+(?:me|it|us)?\s*(?:over\s+)?(?:to|on(?:to)?)\b|"
+    r"\bback\s+(?:to|on(?:to)?)\b)|改回|换回|还是用"
 )
 _NEGATED_BEFORE = re.compile(
     r"(?:除了|不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|(?<!会)不会|看不了|用不了|(?<!能)不能用|没空看|接不到|收不到|看不到|"
-    r"(?i:don'?t|do\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|barely|anything\s+but|"
+    r"没让|没叫|没要|没说|谁让|"
+    r"(?i:don'?t|do\s+not|didn'?t|didnt|did\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|"
+    r"barely|anything\s+but|"
     r"other\s+than|apart\s+from|except(?:\s+for)?|"
     r"instead\s+of|rather\s+than|than))"
     r"(?:(?!except|but\b|other\s+than|apart\s+from|除了)[^，。,.!?！？]){0,14}$"  # "rarely … except WeChat"

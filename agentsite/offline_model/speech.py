@@ -88,7 +88,7 @@ SARCASM = re.compile(
 TAG_QUESTION = re.compile(
     # "通知关了吧" without a question mark asks to switch them off ("turn them off, then"), not if they are
     r"(?:对吧|是吧|对不对|没错吧|是不是|的吧)\s*[?？]*\s*$|(?<![关开停])了吧\s*[?？]*\s*$"
-    r"|(?:已经|应该|早就|是)[^，。,.]{0,4}[关开停]了吧\s*$|吧\s*[?？]+\s*$"
+    r"|(?:已经|应该|早就|(?<!还)是)[^，。,.]{0,4}[关开停]了吧\s*$|吧\s*[?？]+\s*$"
     r"|(?i:[,，]?\s*(?:right|correct|isn'?t\s+(?:it|that)|yes|no|yeah|(?:don'?t|haven'?t|aren'?t|didn'?t|won'?t)"
     r"\s+(?:you|we|i))\s*\?+\s*$)"
 )
