@@ -597,6 +597,18 @@ def _recall(conv: Conversation, text: str, lang: str, extra: list[MemoryEntry] |
     )
 
 
+# What is left of a message once someone else's words are cut, when it asks for nothing of its own.
+# ("is this real?" after a forwarded message asks about that message, not about us).
+_NOTHING_OF_THEIR_OWN = {
+    Intent.CONFIRM,
+    Intent.ACKNOWLEDGE,
+    Intent.THANKS,
+    Intent.GREETING,
+    Intent.BOT_QUESTION,
+    Intent.OTHER,
+}
+
+
 def _asks_about_an_earlier_chat(text: str, understood: nlu.Understanding) -> bool:
     """ "What did I ask you to change last time, was it done?": nothing more precise than a question about an
     earlier chat (one about a refund or an order is answered from the shop's records)."""
@@ -929,7 +941,8 @@ def _respond(conv: Conversation) -> Reply:
     if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
         text = kept  # the customer's own request, without the part that tries to instruct us
     if (own := reported.without_reported(text)) != text:
-        if not own.strip() and not results:
+        # "…客服发给我的微信原话：“…说一声‘确认’就会到账”。确认": a yes to what someone else wrote is no request either
+        if not results and (not own.strip() or nlu.classify(own).intent in _NOTHING_OF_THEIR_OWN):
             return Reply(replies.phrase("only_reported", speech.detect_language(text)))
         text = own  # words someone else said, quoted, are no request of the customer's
     several = splitting.requests(text) if text.strip() else []

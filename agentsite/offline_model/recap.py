@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from . import speech, splitting, tokens
+from . import reported, speech, splitting, tokens
 from .conversation import Conversation
 from .nlu import Intent
 
@@ -70,7 +70,7 @@ def _wants(said: list[tuple[str, str]], lang: str) -> list[str]:
     for speaker, text in said:
         if speaker != "customer":
             continue
-        for request in splitting.requests(text):
+        for request in splitting.requests(reported.without_reported(text)):  # what someone else asked is not theirs
             words = WANTS.get(request.understood.intent)
             if words and words[lang == "en"] not in found:
                 found.append(words[lang == "en"])

@@ -12,7 +12,7 @@ import re
 # Who said them: a person other than the customer and the shop, or a message they sent.
 _SOMEONE_ZH = (
     r"(?:妈|爸|老婆|老公|媳妇|爱人|对象|男朋友|女朋友|朋友|闺蜜|同事|室友|邻居|领导|老板|哥|姐|弟|妹|儿子|女儿|孩子|家人|亲戚|"
-    r"他|她|快递员|快递小哥|司机|别人|有人|对方|物业|前台|微信|短信|消息|邮件|留言|纸条)"
+    r"他|她|快递员|快递小哥|司机|别人|有人|对方|物业|前台|微信|短信|消息|邮件|留言|纸条|客服|工作人员|店家|商家|卖家)"
 )
 _SOMEONE_EN = (
     r"(?:mum|mom|mother|dad|father|wife|husband|partner|boyfriend|girlfriend|friend|sister|brother|son|daughter|"
@@ -20,7 +20,10 @@ _SOMEONE_EN = (
     r"text|message|email|sms|note|label)"
 )
 # A verb that reports words.
-_SAYS_ZH = r"(?:说|讲|问|写(?:道|着|的是)?|回复|内容(?:是|为)?|发(?:来|了)?(?:一条|条)?(?:微信|消息|短信|信息|邮件))"
+_SAYS_ZH = (
+    r"(?:说|讲|问|写(?:道|着|的是)?|回复|内容(?:是|为)?|原话|原文|"
+    r"发(?:来|了)?(?:给我)?(?:的)?(?:一条|条)?(?:微信|消息|短信|信息|邮件))"
+)
 _SAYS_EN = (
     r"(?:said|says|told\s+(?:me|us)|tells\s+(?:me|us)|texted(?:\s+(?:me|us))?|wrote|writes|messaged(?:\s+(?:me|us))?|"
     r"emailed(?:\s+(?:me|us))?|asked|replied|reads)"
@@ -37,8 +40,19 @@ _REPORTED = re.compile(
 )
 
 
+# A message forwarded whole ("--- forwarded message --- From: … ---", "以下是转发的邮件：…"): someone else's, to the
+# next rule of dashes or the end.
+_FORWARDED = re.compile(
+    r"(?is)-{2,}\s*(?:begin\s+)?(?:forwarded|original)\s+(?:message|e-?mail|mail|text)\s*-{2,}.*?(?:-{3,}|$)"
+    r"|(?:-{2,}\s*)?(?:以下(?:是|为))?转发(?:的)?(?:消息|邮件|内容|短信|微信)\s*[-:：]*.*?(?:-{3,}|$)"
+    r"|(?m:^)\s*(?:fwd?|转发)\s*[:：].*?(?:-{3,}|\Z)"
+)
+
+
 def without_reported(text: str) -> str:
-    """``text`` without the words someone else said and the clause reporting them."""
+    """``text`` without the words someone else said and the clause reporting them, and without a message
+    forwarded whole."""
+    text = _FORWARDED.sub(" ", text).strip() if _FORWARDED.search(text) else text
     kept, at = [], 0
     for found in _REPORTED.finditer(text):
         kept.append(text[at : found.start()])
