@@ -41,7 +41,7 @@ from chat.answers import (
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
-    MOVES_MONEY,
+    NEEDS_A_CLEAR_YES,
     TOOLS,
     ToolContext,
     ask_again,
@@ -236,10 +236,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         elif waiting is not None and is_cancellation(text):
             return _decline(store, ctx, emit, every=declines_all(text))
         loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
-        if waiting is not None and (waiting.interruptions or waiting.tool in MOVES_MONEY) and loosely:
+        if waiting is not None and (waiting.interruptions or waiting.tool in NEEDS_A_CLEAR_YES) and loosely:
             # The last reply answered something else and only named the change: "ok" may acknowledge that
-            # answer. Money moves only on a word that confirms on its own ("确认", "yes"), never on a casual
-            # "ok". Ask for a yes that answers the change, and only it: the change waits on, uncounted.
+            # answer. Money moves, and an address changes, only on a word that confirms on its own ("确认", "yes"),
+            # never on a casual "ok" or "嗯". Ask for a yes that answers the change, and only it: it waits on,
+            # uncounted.
             return _ask_about_alone(store, ctx, waiting, prompts.ON_HOLD, emit)
         more = ""  # a request after the yes ("yes go ahead, and also switch me to SMS"): the model's message
         if waiting is not None:  # a value the answer names must be the waiting change's
@@ -247,7 +248,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             confirms = is_confirmation(text, proposal)
             if not confirms and (split := confirmation_then_more(text, proposal)):
                 yes, more = split
-                confirms = not (waiting.tool in MOVES_MONEY and agrees_only_loosely(yes))
+                confirms = not (waiting.tool in NEEDS_A_CLEAR_YES and agrees_only_loosely(yes))
                 more = more if confirms else ""
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model
             confirms = is_bare_confirmation(text)

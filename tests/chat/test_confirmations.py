@@ -754,3 +754,34 @@ def test_a_yes_to_texts_at_another_number_than_the_accounts_is_no_yes(customers)
 
     assert CustomerProfile.objects.get(user=user).contact_channel == "email", reply
     assert "you told us" in reply and "+447700900123" in reply, reply  # the number told, and the account's
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("lang", "ask", "loose"),
+    [
+        ("zh", "0816的地址改成上海市浦东新区张江路99号", "嗯"),
+        ("zh", "默认地址改成上海市浦东新区张江路99号", "好的"),
+        ("en", "change my address to 12 Rose Court, Leeds LS2 7AB", "ok"),
+    ],
+)
+def test_an_address_changes_only_on_a_word_that_confirms_on_its_own(lang, ask, loose):
+    """Red team, session 19: a grunt ("嗯") sent an order to another address. Where parcels go changes, as money
+    moves, only on "确认"/"yes"; a casual word is asked about again."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from chat.agent import run_turn
+    from chat.models import PendingAction
+    from memory import session as short_term
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username="wang" if lang == "zh" else "alice")
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, ask)
+
+    reply = run_turn(user.pk, conversation, loose).reply
+
+    assert PendingAction.objects.get(conversation_id=conversation).status == "pending", reply
+    run_turn(user.pk, conversation, "确认" if lang == "zh" else "yes")
+    assert PendingAction.objects.get(conversation_id=conversation).status == "done"
