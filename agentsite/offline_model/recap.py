@@ -129,7 +129,7 @@ def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], list[str], s
 WORDS = {
     "zh": {
         "asked": "咨询{}",
-        "none": "一般咨询",
+        "none": "一般问题",
         "and": "、",
         "orders": "（{}）",
         "order_and": "，",

@@ -101,11 +101,30 @@ _ASKS_TO_BE_TOLD = re.compile(
 )
 
 
+_CLAUSE_MARKS = "，。,.!?！？;；"
+# What makes a clause a question whatever its "is": "我地址是啥", "通知是开着还是关着的", "what is it".
+_ASKED_IN_THE_CLAUSE = re.compile(
+    r"[?？吗呢]|啥|什么|哪|多少|几|谁|怎么|还是|来着|(?i:\b(?:what|which|when|where|who|how|whether|or)\b)"
+)
+_IS = re.compile(r"(?i)\s*(?:is|'s|was|will\s+be|=|是|为|在)\s*\S")
+
+
+def _told_beside_a_question(text: str, found: re.Match[str]) -> bool:
+    """Whether the subject is told in a clause of its own ("my birthday is on monday", "我生日是下周一") beside a
+    question about something else: it is no question about the subject."""
+    ends = [i for mark in _CLAUSE_MARKS if (i := text.find(mark, found.end())) != -1]
+    end = min(ends, default=len(text))
+    start = max((text.rfind(mark, 0, found.start()) for mark in _CLAUSE_MARKS), default=-1) + 1
+    clause = text[start : end + 1]
+    asked = _ASKED_IN_THE_CLAUSE.search(clause) or re.match(r"(?i)\s*(?:when|what|which|is|do|does)\b", clause)
+    return bool(_IS.match(text[found.end() : end])) and not asked
+
+
 def fact_question(text: str) -> str:
     if not asks_about(text) and not _ASKS_TO_BE_TOLD.search(text):
         return ""
     for subject, pattern in SUBJECTS:
-        if pattern.search(text):
+        if (found := pattern.search(text)) and not _told_beside_a_question(text, found):
             # Chinese drops the "my" ("联系方式是微信吗"); English says it, or "on file"
             mine = subject == "order_number" or (
                 not _ABOUT_THE_SHOP.search(text)

@@ -327,6 +327,31 @@ def test_how_something_was_done_names_no_channel(say, text, call):
         assert said.calls[0][1] == {"channel": "sms"}, said
 
 
+@pytest.mark.parametrize(
+    ("text", "call"),
+    [
+        # session 19: a birthday told beside a question took the reply ("I'm not sure about your birthday")
+        ("when will ORD-2025-0931 arrive? my birthday is on monday so hoping before that", "track_shipment"),
+        (
+            "yo whats up w/ my stuff, any of my orders late? also my bday is tmrw so pls ship fast haha",
+            "list_my_orders",
+        ),
+        ("我生日是下周一，ORD-2025-0816能在那之前到吗", "track_shipment"),
+    ],
+)
+def test_a_fact_told_beside_a_question_leaves_the_question_asked(say, text, call):
+    said = say(text)
+    assert said.names == [call], said
+    assert "birthday" not in (said.content or "") and "生日" not in (said.content or ""), said
+
+
+@pytest.mark.parametrize("text", ["when is my birthday?", "is my birthday March 15?", "我的生日是几号？"])
+def test_a_question_about_the_birthday_still_asks_about_it(text):
+    from agentsite.offline_model import nlu
+
+    assert nlu.classify(text).subject == "birthday"
+
+
 @pytest.mark.parametrize("text", ["where will my next order ship to?", "Where would my next order be shipped?"])
 def test_a_question_about_where_the_next_order_goes_asks_no_address(say, text):
     """Before, "where will my next order ship to?" was read as a change of address (round-5 red team)."""
