@@ -380,16 +380,9 @@ def _tracks_of_each(conv: Conversation, results: list[ToolResult], question: str
     return Reply(None, tuple(PlannedCall("track_shipment", {"order_number": n}) for n in numbers))
 
 
-# Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "any refunds?"): every order's.
-_EVERY_REFUND = re.compile(
-    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|(?i:\bwhich\s+refunds\b|\bany\s+refunds\b|"
-    r"\ball\s+(?:of\s+)?my\s+refunds\b|\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:my\s+)?refunds\b)"
-)
-
-
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
-    if not orders and not (_EVERY_REFUND.search(text) and not described.names_a_thing(text)):
+    if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
         orders = [o] if (o := described.described_order(conv, text)) else []
     if not orders and _LAST_TIME.search(text):
         if last := order_from_last_time(conv):

@@ -243,6 +243,14 @@ _REFUND_CLAIMED = _re(
 )
 
 
+# Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "did I ask for any refund?"):
+# every order's, never one order named elsewhere in the message.
+EVERY_REFUND = _re(
+    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|(?i:\bwhich\s+refunds\b|\bany\s+refunds?\b|"
+    r"\ball\s+(?:of\s+)?my\s+refunds\b|\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:my\s+)?refunds\b)"
+)
+
+
 # The customer's refunds to be looked up ("查下我的退款", "看看我退款", "有退款记录吗", "check my refunds"): what the
 # record holds, asked as a request.
 _REFUNDS_LOOKED_UP = _re(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import described, slots
 from .nlu import (
     ACTIONABLE,
+    EVERY_REFUND,
     TO_THE_ADDRESS_SAID,
     Intent,
     Understanding,
@@ -60,6 +61,10 @@ def _same_request(a: _Part, b: Understanding, part: str) -> bool:
     things = {described.thing_named(a.words), described.thing_named(part)}
     if "" not in things and len(things) == 2:
         return False  # "where is my tent, and has the backpack shipped?": each thing's own order
+    if bool(EVERY_REFUND.search(a.words)) != bool(EVERY_REFUND.search(part)) and (
+        _names_an_order(a.words) or _names_an_order(part)
+    ):
+        return False  # "did I ask for any refund before? and has 0932 shipped?": every order's refunds, then one
     if (
         a.understood.intent is Intent.SET_ADDRESS
         and b.intent is Intent.SET_ADDRESS
@@ -123,9 +128,20 @@ def requests(text: str) -> list[Request]:
         understood = classify(part)
         if understood.intent is Intent.OTHER:  # "ok so just confirm for me: what's my address": what its part asks
             understood = group.understood
-        if len(numbers) == 1 and not slots.order_numbers(part) and understood.intent in _ABOUT_AN_ORDER:
+        if (
+            len(numbers) == 1
+            and not slots.order_numbers(part)
+            and understood.intent in _ABOUT_AN_ORDER
+            and not EVERY_REFUND.search(part)  # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds
+        ):
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
-        elif len(tails) == 1 and not numbers and not _names_an_order(part) and _about_an_order(understood, part):
+        elif (
+            len(tails) == 1
+            and not numbers
+            and not _names_an_order(part)
+            and _about_an_order(understood, part)
+            and not EVERY_REFUND.search(part)
+        ):
             part = f"{tails[0]} {part}"  # "那0816寄到哪？还没发货能不能也改成新地址": that order's too
         if (
             address

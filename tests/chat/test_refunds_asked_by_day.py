@@ -63,3 +63,17 @@ def test_the_order_placed_yesterday_is_still_that_order(bob_after_a_refund):
     reply = run_turn(bob.pk, conversation, "is there a refund on the order I placed yesterday?").reply
 
     assert "ORD-2025-0932" in reply and "no refund on record for this order" in reply, reply
+
+
+def test_refunds_asked_after_as_a_whole_beside_another_order_are_every_orders():
+    """Red team, session 19: "我之前是不是申请过退款？0943的地址改了没？" answered the refunds of 0943 only ("这个订单没有
+    退款记录"), the order the second question named, while 0942 had one."""
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    chen = CustomerFactory._meta.model.objects.get(username="chen")
+    conversation = short_term.store().start(chen.pk).id
+    run_turn(chen.pk, conversation, "0942退款")
+    run_turn(chen.pk, conversation, "确认")
+
+    reply = run_turn(chen.pk, conversation, "我之前是不是申请过退款？0943的地址改了没？").reply
+
+    assert "ORD-2025-0942" in reply and "¥204.00" in reply and "ORD-2025-0943" in reply, reply
