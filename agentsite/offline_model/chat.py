@@ -335,7 +335,10 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
     if record is not None:
         requested = requests_for(conv, key, record)
         proposed = bool(requested) and _proposed_just_now(conv, key) in requested
-        return replies.answer_record(key, record, requested, lang, proposed=proposed)
+        # texts or calls asked for, and no phone number on the account: no change can be offered
+        no_phone = key == "contact_channel" and record_of(conv, "phone_number", extra) is None
+        possible = not (no_phone and requested and set(requested) <= {"sms", "phone"})
+        return replies.answer_record(key, record, requested, lang, proposed=proposed, possible=possible)
     known = known_values(conv, key, extra)
     if key in ("phone_number", "email") and known and _records_shown(conv, extra):  # told us, not on the account
         return replies.not_on_the_account(key, list(dict.fromkeys(k.value for k in known)), lang)

@@ -418,13 +418,23 @@ def already(answer: str, lang: str) -> str:
     return f"{answer}无需更改。" if lang == "zh" else f"{answer} Nothing needs changing."
 
 
-def answer_record(key: str, value: str, requested: list[str], lang: str, *, proposed: bool = False) -> str:
+def answer_record(
+    key: str, value: str, requested: list[str], lang: str, *, proposed: bool = False, possible: bool = True
+) -> str:
     """The shop's record of `key`, and what the customer asked for that was not applied: ``proposed``, it waits
-    for their answer in this conversation (the application names it after the reply), else it is offered."""
+    for their answer in this conversation (the application names it after the reply), else it is offered, unless
+    it cannot be made (``possible``: texts or calls with no phone number on the account)."""
     said = answer(key, value, lang)
     if not requested:
         return said
     asked = " / ".join(say_value(key, v, lang) for v in requested)
+    if not possible:
+        if lang == "zh":
+            return f"{said}这是我们系统里的记录。您曾提出改为{asked}，但您的账户上没有登记电话号码，这项更改无法办理。"
+        return (
+            f"{said} That is what our records say. You asked for contact by {asked}, but there is no phone number "
+            "on your account, so that change cannot be made."
+        )
     if lang == "zh":
         if proposed:
             return f"{said}这是我们系统里的记录。您要求的改为{asked}还在等待您确认，确认后才会生效。"

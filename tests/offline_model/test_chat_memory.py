@@ -507,3 +507,34 @@ def test_a_change_made_and_made_back_is_no_request_left_unapplied(say):
     reply = say(turns, memory=[record]).content
 
     assert "邮件" in reply and "尚未生效" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("memory", "question", "said", "not_said"),
+    [
+        (
+            [
+                "- [已确认] 商店记录：我们通过邮件联系客户 {key=contact_channel; value=email}",
+                "- [客户要求，未生效] 客户于2026-12-05要求改为：客户希望通过短信联系 {key=contact_channel; value=sms}",
+            ],
+            "你们现在怎么联系我？",
+            "没有登记电话号码",
+            "我会为您发起更改",
+        ),
+        (
+            [
+                "- [confirmed] Shop record: we contact the customer by email {key=contact_channel; value=email}",
+                "- [requested, not applied] The customer asked for: contact by sms {key=contact_channel; value=sms}",
+            ],
+            "how do you contact me now?",
+            "no phone number on your account",
+            "set it up",
+        ),
+    ],
+)
+def test_a_change_that_cannot_be_made_is_not_offered(say, memory, question, said, not_said):
+    """Red team, session 19: chen (no phone on his account) was offered to have SMS "set up for you to confirm",
+    which is refused whenever asked."""
+    reply = say(question, memory=memory).content
+
+    assert said in reply and not_said not in reply, reply
