@@ -99,11 +99,27 @@ _ANY_LANGUAGE = re.compile(
 )
 
 
+# A language asked for in so many words ("reply in english pls", "用中文回答"): it wins over the words' count.
+_ASKED_FOR = {
+    "en": re.compile(
+        r"(?i)\b(?:reply|answer|respond|write|speak|talk|explain)(?:\s+(?:to\s+)?me)?\s+in\s+english\b|"
+        r"\bin\s+english\s*(?:,\s*)?(?:pls|please|plz)\b|\benglish\s+(?:please|pls|plz)\b|用英文|英文回复|英语回复|说英文|说英语|用英语"
+    ),
+    "zh": re.compile(
+        r"(?i)\b(?:reply|answer|respond|write|speak|talk|explain)(?:\s+(?:to\s+)?me)?\s+in\s+chinese\b|"
+        r"\bin\s+chinese\s*(?:,\s*)?(?:pls|please|plz)\b|用中文|中文回复|中文回答|说中文|讲中文"
+    ),
+}
+
+
 def language_of(text: str, default: str = "zh") -> str:
     """The language to answer ``text`` in: ``zh`` for Chinese, ``en`` for Latin words of its own, and for text
     that tells none ("ok", "ORD-…") the customer's language, ``default``. Text in both keeps the customer's
     language unless the other outweighs it three to one (two Han characters weigh as one word): "Where's my
     order? 谢谢" stays English for an English customer, "我的order到哪了" Chinese for a Chinese one."""
+    asked = [language for language, pattern in _ASKED_FOR.items() if pattern.search(text)]
+    if len(asked) == 1:
+        return asked[0]
     han = len(_CJK.findall(text))
     words = len(re.findall(r"[A-Za-z]{2,}", _ANY_LANGUAGE.sub(" ", text)))
     if not han or not words:

@@ -878,7 +878,9 @@ def forced_call(conv: Conversation, name: str) -> PlannedCall:
 def reply_language(conv: Conversation, text: str) -> str:
     """The language of the customer's message; for one that tells none ("ok", "yes") or is written in both
     ("Where's my order? 谢谢", "我的order到哪了"), the prompt's: the application weighs those against the
-    customer's own language."""
+    customer's own language; a language the message asks for by name ("reply in english pls") first."""
+    if asked := speech.language_asked_for(text):
+        return asked
     if text.strip() and not speech.tells_no_language(text) and not speech.in_both_languages(text):
         return speech.detect_language(text)
     return "zh" if speech.HAN.search(conv.system) else "en"

@@ -13,6 +13,25 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 _NOT_WORDS = re.compile(r"(?i:ORD[-_ ]?\d{4}[-_ ]?\d+)|[\w.+\-]+@[\w.\-]+|\b[A-Z]{2,}\b")
 
 
+# A language asked for in so many words ("reply in english pls", "用中文回答").
+_ASKED_FOR = {
+    "en": re.compile(
+        r"(?i)\b(?:reply|answer|respond|write|speak|talk|explain)(?:\s+(?:to\s+)?me)?\s+in\s+english\b|"
+        r"\bin\s+english\s*(?:,\s*)?(?:pls|please|plz)\b|\benglish\s+(?:please|pls|plz)\b|用英文|英文回复|英语回复|说英文|说英语|用英语"
+    ),
+    "zh": re.compile(
+        r"(?i)\b(?:reply|answer|respond|write|speak|talk|explain)(?:\s+(?:to\s+)?me)?\s+in\s+chinese\b|"
+        r"\bin\s+chinese\s*(?:,\s*)?(?:pls|please|plz)\b|用中文|中文回复|中文回答|说中文|讲中文"
+    ),
+}
+
+
+def language_asked_for(text: str) -> str | None:
+    """The language the customer asks the reply to be in, if they name one (and only one)."""
+    asked = [language for language, pattern in _ASKED_FOR.items() if pattern.search(text)]
+    return asked[0] if len(asked) == 1 else None
+
+
 def detect_language(text: str) -> str:
     """Return "zh" when the text is mostly Chinese, else "en"."""
     han = len(HAN.findall(text))

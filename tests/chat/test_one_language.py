@@ -215,3 +215,27 @@ def test_a_message_in_both_languages_is_answered_in_the_customers_own(lang, text
 
     assert order in reply, reply
     assert not foreign_runs(reply, lang), reply
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(
+    ("username", "text", "expected", "not_there"),
+    [
+        # red team, session 19: answered wholly in Chinese
+        ("li", "hello can u tell me 我的订单0902 status? reply in english pls", "Order ORD-2025-0902", "订单ORD"),
+        ("alice", "where is 0923? 请用中文回答", "订单ORD-2025-0923", "Shipment for"),
+    ],
+)
+def test_a_language_asked_for_by_name_is_the_replys(username, text, expected, not_there):
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from chat.agent import run_turn
+    from memory import session as short_term
+
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+
+    reply = run_turn(user.pk, short_term.store().start(user.pk).id, text).reply
+
+    assert expected in reply and not_there not in reply, reply
