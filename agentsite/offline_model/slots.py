@@ -618,15 +618,16 @@ _CONTACT_CUE = re.compile(
     r"call\s+me|phoned?\s+me|"
     r"ring\s+me|e-?mail\s+me|(?:give|drop|send|shoot|msg|message|ping)\s+me\b|\bplease\b|\bpls\b|\bplz\b|"
     r"updates?\s+(?:by|via|over)|(?:switch|move|put|change|set)\s+(?:me|it|us)?\s*(?:over\s+)?(?:to|on(?:to)?)\b|"
-    r"\bback\s+(?:to|on(?:to)?)\b)|改回|换回|还是用"
+    r"\bback\s+(?:to|on(?:to)?)\b|(?:notifications?|alerts?|updates)\s+(?:over\s+)?(?:to|by|via|over)\b)|改回|换回|还是用"
 )
 _NEGATED_BEFORE = re.compile(
     r"(?:除了|不要|别|別|不用|不想|不看|不再|而不是|不是|非|很少|不怎么|不太|不常|不方便|(?<!会)不会|看不了|用不了|(?<!能)不能用|没空看|接不到|收不到|看不到|"
     r"没让|没叫|没要|没说|谁让|"
-    r"(?i:don'?t|do\s+not|didn'?t|didnt|did\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|seldom|"
-    r"barely|anything\s+but|"
+    # whole words: the "not" of "notifications" negates nothing ("send my notifications by text")
+    r"(?i:\b(?:don'?t|do\s+not|didn'?t|didnt|did\s+not|not|never|no(?:\s+more)?|stop(?:\s+the)?|quit|rarely|hardly|"
+    r"seldom|barely|anything\s+but|"
     r"other\s+than|apart\s+from|except(?:\s+for)?|"
-    r"instead\s+of|rather\s+than|than))"
+    r"instead\s+of|rather\s+than|than)\b))"
     r"(?:(?!except|but\b|other\s+than|apart\s+from|除了)[^，。,.!?！？]){0,14}$"  # "rarely … except WeChat"
 )
 # "I never use anything but email", "rarely check anything except WeChat": the one channel they do use.

@@ -66,6 +66,10 @@ def test_a_change_taken_back_proposes_the_value_wanted(username, ask, yes, back,
         ("改回短信", "sms"),
         ("I didn't call you, text me", "sms"),
         ("not sms, email please", "email"),
+        # red team, session 19: the "not" of "notifications" negated the channel after it (read as muting)
+        ("switch my notifications to sms", "sms"),
+        ("send my notifications by text", "sms"),
+        ("notifications by email please", "email"),
     ],
 )
 def test_the_channel_wanted_is_the_one_gone_back_to(text, channel):
