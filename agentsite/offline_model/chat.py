@@ -1179,6 +1179,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return Reply(replies.already(replies.answer("notification_preference", preference, lang), lang))
         if preference == "mute" and nlu.KEEPS_SOME_NOTIFICATIONS.search(text):  # all or nothing: say so first
             return Reply(replies.phrase("notifications_all_or_nothing", lang))
+        if preference == "mute" and nlu.MUTED_AT_SOME_TIMES.search(text):  # "off on weekends": no schedule
+            return Reply(replies.phrase("notifications_no_schedule", lang))
         if "update_notification_preference" in tools:
             return _call("update_notification_preference", preference=preference)
         return Reply(replies.acknowledge(facts.Fact("notification_preference", preference, facts.PREFERENCE), lang))

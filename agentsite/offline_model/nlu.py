@@ -624,6 +624,12 @@ ERASE = _re(r"删|清除|清空|销毁|忘掉|忘记|(?i:\b(?:delete|erase|remov
 
 # Some notifications kept while others go: "促销的关掉，但是物流通知我还要", "mute the promos but keep delivery
 # updates". The shop's setting is all on or all muted.
+# Muted at some times only ("turn them off on weekends", "晚上10点以后别通知我"): the setting knows no schedule.
+MUTED_AT_SOME_TIMES = _re(
+    r"周末|晚上|夜里|夜间|半夜|深夜|上班时间|工作日|节假日|\d{1,2}\s*点(?:以后|之后|以前|之前|前|后|到)"
+    r"|(?i:\b(?:on|at|during|over|in)\s+(?:the\s+)?(?:weekends?|nights?|night\s*time|weekdays?|work(?:ing)?\s+hours|"
+    r"holidays?|evenings?|mornings?)\b|\bafter\s+\d{1,2}\s*(?:pm|am|o'?clock)?\b|\bbetween\s+\d{1,2}|\bovernight\b)"
+)
 KEEPS_SOME_NOTIFICATIONS = _re(
     r"(?:但|但是|不过|只|只要|除了)[^。！？]{0,12}(?:物流|快递|发货|订单|配送|退款)[^。！？]{0,8}(?:还要|要的|保留|留着|继续|别关|不要关|照常|可以)"
     r"|(?:只|只是|仅)(?:关|屏蔽|不要)[^。！？]{0,6}(?:促销|广告|营销|推广|活动)"

@@ -99,6 +99,11 @@ def _quote(value: Any, limit: int = 160) -> str:
 # ---- fixed phrases ---------------------------------------------------------------------------
 
 PHRASES = {
+    "notifications_no_schedule": (  # "turn them off on weekends", "晚上10点以后别通知我"
+        "我们的通知设置只能整体开启或静音，无法只在某些时间（比如周末或晚上）静音。如果仍要全部静音，请告诉我。",
+        "Our notification setting is all on or all muted: it can't be muted only at some times (weekends or "
+        "nights, say). If you still want everything muted, just tell me.",
+    ),
     "notifications_all_or_nothing": (  # "促销的关掉，但是物流通知我还要"
         "我们的通知设置只能整体开启或静音，无法只关掉促销通知；静音后订单和物流通知也不会再发。如果仍要全部静音，请告诉我。",
         "Our notification setting is all on or all muted: promotions can't be turned off alone, and muting them "

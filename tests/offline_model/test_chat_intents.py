@@ -1421,6 +1421,26 @@ def test_muting_some_notifications_only_says_the_setting_is_all_or_nothing(say, 
 @pytest.mark.parametrize(
     "text",
     [
+        "pls turn my notifications off on weekends",
+        "mute notifications at night please",
+        "晚上10点以后别给我发通知",
+        "周末把通知关了吧",
+    ],
+)
+def test_muting_at_some_times_only_says_the_setting_has_no_schedule(say, text):
+    """Red team, session 19: "…turn them off on weekends" proposed muting everything."""
+    said = say(text)
+    assert said.calls == [] and ("无法只在某些时间" in said.content or "muted only at some times" in said.content), said
+
+
+@pytest.mark.parametrize("text", ["mute my notifications", "把通知关了", "mute notifications, I'm off for the weekend"])
+def test_a_mute_without_a_schedule_is_still_proposed(say, text):
+    assert say(text).names == ["update_notification_preference"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "0901的跑步鞋我昨天已经签收了，尺码小了一号，是42码的，我当时买的是43码，你们发错了",
         "the lamp I got is scratched and the box was crushed, really disappointing",
     ],
