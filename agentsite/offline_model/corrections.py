@@ -197,9 +197,46 @@ def as_meant(text: str) -> str:
     the list's numbers are then read as boundaries."""
     if (listed := slots.without_list_numbers(text)) != text and _MARKER.search(listed):
         text = listed
+    if instead := _request_instead(text):
+        return instead
     for _ in range(3):  # "A, no wait, B, sorry I mean C"
         corrected = _corrected_once(text)
         if corrected is None:
             break
         text = corrected
     return text
+
+
+# The words of a request of its own, beyond the values it names ("refund 0880 instead", "改成短信联系吧").
+_SAYS_WHAT_TO_DO = re.compile(
+    r"退|查|物流|到哪|改|换|关|开|静音|通知|联系|地址|列|(?i:\b(?:refund|money\s+back|track|where|status|change|switch|"
+    r"mute|unmute|turn|send|ship|list|show|contact|text|email|call)\b)"
+)
+
+
+def _request_instead(text: str) -> str | None:
+    """A request taken back for another of another kind ("Can u cancel 0923? actually wait no, refund 0880
+    instead", "帮我查一下0816状态，算了，还是帮我查0817物流吧"): the other one, when it names what it is about; else
+    ``None`` (a value taken back within one request is corrected by ``_corrected_once``)."""
+    from .nlu import Intent, classify  # nlu reads values with slots, as this module does
+
+    markers = [m for m in _MARKER.finditer(text) if m.group().strip()]
+    if not markers:
+        return None
+    head, tail = text[: markers[-1].start()], text[markers[-1].end() :]
+    tail = re.sub(r"^[\s,，。.:：]*(?:还是|(?i:instead\s*,?))?\s*", "", tail)
+    if not tail.strip() or _ADDS_BEFORE.search(tail[:12]) or _ADDS_AFTER.search(tail):
+        return None  # "…, wait, also ORD-…": one more, not instead
+    asked = {Intent.REFUND, Intent.TRACK, Intent.STATUS, Intent.EXPEDITE, Intent.SET_NOTIFICATION, Intent.SET_CHANNEL}
+    asked |= {Intent.SET_ADDRESS, Intent.LIST_ORDERS}
+    names_its_own = any(value_at(tail) is not None for value_at in _KINDS) or bool(slots.order_tails(tail))
+    if classify(tail).intent not in asked or not (names_its_own or classify(tail).intent is Intent.LIST_ORDERS):
+        return None
+    if not _SAYS_WHAT_TO_DO.search(tail):
+        return None  # "…, sorry I mean ORD-2025-0932", "不对，是0902": a value, corrected in the same request
+    head = re.sub(r"(?i)[\s,，。.]*(?:actually|oh|um+|hmm+|well|哦|噢|呃)?[\s,，。.]*$", "", head)
+    first = classify(head).intent
+    about_an_order = first is Intent.OTHER and bool(slots.order_numbers(head) or slots.order_tails(head))
+    if first is classify(tail).intent or not (about_an_order or first in asked | {Intent.HUMAN, Intent.POLICY}):
+        return None  # "Can u cancel 0923? …": a request about an order, in words not read, is taken back too
+    return tail

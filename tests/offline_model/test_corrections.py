@@ -82,3 +82,22 @@ def test_a_correction_of_the_amount_keeps_the_order():
 )
 def test_an_orders_end_or_a_number_with_its_room_taken_back_is_replaced(text, meant):
     assert as_meant(text).rstrip("，, ") == meant
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        # red team, session 19: "Sorry, I didn't quite understand"
+        ("Can u cancel 0923? actually wait no, refund 0880 instead", "refund 0880 instead"),
+        ("track 0931, actually no, refund 0932 instead", "refund 0932 instead"),
+        ("把通知关了，算了，还是改成短信联系吧", "改成短信联系吧"),
+    ],
+)
+def test_a_request_taken_back_for_another_is_the_other(text, meant):
+    assert as_meant(text) == meant
+
+
+def test_only_the_request_ended_on_is_made(say):
+    said = say("Can u cancel ORD-2025-0923? actually wait no, refund ORD-2025-0880 instead")
+
+    assert said.calls == [("request_refund", {"order_number": "ORD-2025-0880", "reason": said.calls[0][1]["reason"]})]
