@@ -227,16 +227,17 @@ def _request_instead(text: str) -> str | None:
     tail = re.sub(r"^[\s,，。.:：]*(?:还是|(?i:instead\s*,?))?\s*", "", tail)
     if not tail.strip() or _ADDS_BEFORE.search(tail[:12]) or _ADDS_AFTER.search(tail):
         return None  # "…, wait, also ORD-…": one more, not instead
-    asked = {Intent.REFUND, Intent.TRACK, Intent.STATUS, Intent.EXPEDITE, Intent.SET_NOTIFICATION, Intent.SET_CHANNEL}
-    asked |= {Intent.SET_ADDRESS, Intent.LIST_ORDERS}
-    names_its_own = any(value_at(tail) is not None for value_at in _KINDS) or bool(slots.order_tails(tail))
-    if classify(tail).intent not in asked or not (names_its_own or classify(tail).intent is Intent.LIST_ORDERS):
-        return None
     if not _SAYS_WHAT_TO_DO.search(tail):
         return None  # "…, sorry I mean ORD-2025-0932", "不对，是0902": a value, corrected in the same request
+    asked = {Intent.REFUND, Intent.TRACK, Intent.STATUS, Intent.EXPEDITE, Intent.SET_NOTIFICATION, Intent.SET_CHANNEL}
+    asked |= {Intent.SET_ADDRESS, Intent.LIST_ORDERS}
+    then = classify(tail).intent
+    names_its_own = any(value_at(tail) is not None for value_at in _KINDS) or bool(slots.order_tails(tail))
+    if then not in asked or not (names_its_own or then is Intent.LIST_ORDERS):
+        return None
     head = re.sub(r"(?i)[\s,，。.]*(?:actually|oh|um+|hmm+|well|哦|噢|呃)?[\s,，。.]*$", "", head)
     first = classify(head).intent
     about_an_order = first is Intent.OTHER and bool(slots.order_numbers(head) or slots.order_tails(head))
-    if first is classify(tail).intent or not (about_an_order or first in asked | {Intent.HUMAN, Intent.POLICY}):
+    if first is then or not (about_an_order or first in asked | {Intent.HUMAN, Intent.POLICY}):
         return None  # "Can u cancel 0923? …": a request about an order, in words not read, is taken back too
     return tail
