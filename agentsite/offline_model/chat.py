@@ -387,7 +387,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
     if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
         orders = [o] if (o := described.described_order(conv, text)) else []
-    if not orders and _LAST_TIME.search(text):
+    every_refund = bool(nlu.EVERY_REFUND.search(text))  # "我之前申请过退款吗": "之前" is ever, of every order
+    if not orders and _LAST_TIME.search(text) and not every_refund:
         if last := order_from_last_time(conv):
             orders = [last]
         elif "recall_memory" in conv.tools:  # an earlier chat's order, not one looked up in this one
@@ -1019,9 +1020,14 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     lang = requests[0].understood.lang
     if things := _each_thing_named(conv, requests, results, lang):  # "1. where is my grinder? 2. how much were …"
         return things
+    every_refund = _every_refund_asked(conv, requests)
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
-        if result.call.name == "list_my_orders" and (named := _each_named_by_its_end(conv, requests, result)):
-            return named
+        if result.call.name == "list_my_orders":
+            named = _each_named_by_its_end(conv, requests, result)
+            looked_up = _refunds_of_each(conv, [result], every_refund.text, lang) if every_refund else None
+            calls = [*(named.tool_calls if named else ()), *(looked_up.tool_calls if looked_up else ())]
+            if calls:  # "did I ask for any refund before? and has 0932 shipped?": each order's record, and 0932's
+                return Reply(None, tuple({(c.name, c.arguments_text()): c for c in calls}.values()))
         if result.call.name == "list_my_orders":
             question = next(
                 (r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)), ""
@@ -1030,12 +1036,23 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             if chosen is not None and chosen.tool_calls:
                 return chosen
     said: list[tuple[int, int, str]] = []  # (what waits for the customer comes last, the request it answers, text)
+    lookups = [r for r in results if r.call.name == "lookup_order"]
+    refunds = _refunds_of_each(conv, lookups, every_refund.text, lang) if every_refund and lookups else None
+    if every_refund and refunds is not None and refunds.content:  # said once, for every order, where it was asked
+        said.append((0, requests.index(every_refund), refunds.content))
     asked = 0
     for result in conv.results_since_user():
         if result.call.name in ("list_my_orders", "recall_memory") and result not in results:
             continue  # it led to the step after it
         if _told(result):
             continue  # the application said what the yes made
+        if (
+            every_refund
+            and refunds is not None
+            and result in lookups
+            and not _asked_for_itself(result, conv.results_since_user(), requests, every_refund)
+        ):
+            continue  # looked up for its refunds, which are said above
         data = result.data()
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
@@ -1050,11 +1067,46 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             if found is not None and not found.tool_calls and found.content:  # or that no order (or several) holds it
                 said.append((0, index, found.content))
             continue
+        if request is every_refund and refunds is not None:
+            continue
         answer = _answer(conv, request.text, request.understood)
         if not answer.tool_calls and answer.content:
             said.append((0, index, answer.content))
     said.sort(key=lambda item: item[:2])  # in the order asked ("0817到哪了？退款几天到账？": the parcel first)
     return Reply("\n".join(dict.fromkeys(text for _, _, text in said if text)))  # each said once
+
+
+def _every_refund_asked(conv: Conversation, requests: list[splitting.Request]) -> splitting.Request | None:
+    """The request asking after the customer's refunds as a whole ("did I ask for any refund before?"), if any."""
+    return next(
+        (
+            r
+            for r in requests
+            if r.understood.intent is Intent.STATUS
+            and nlu.EVERY_REFUND.search(r.text)
+            and not slots.order_numbers(r.text)
+            and _asks_after_refunds(conv, r.text, "lookup_order")
+        ),
+        None,
+    )
+
+
+def _asked_for_itself(
+    result: ToolResult, results: list[ToolResult], requests: list[splitting.Request], but: splitting.Request
+) -> bool:
+    """Whether a lookup answers a request other than ``but`` too: one naming its order (by number or end) that is
+    answered by no other result ("has 0932 shipped?" is answered by its track, not by its lookup)."""
+    order = str(result.call.args().get("order_number") or "")
+    other = any(
+        r.call.id != result.call.id and r.call.name != "list_my_orders" and r.call.args().get("order_number") == order
+        for r in results
+    )
+    return not other and any(
+        order.endswith(n[-4:])
+        for r in requests
+        if r is not but
+        for n in [*slots.order_numbers(r.text), *slots.order_tails(r.text)]
+    )
 
 
 def _asked_in(result: ToolResult, requests: list[splitting.Request], before: int) -> int:
@@ -1545,8 +1597,8 @@ def _asks_after_refunds(conv: Conversation, text: str, tool: str) -> bool:
     yet?", "我有退款吗"): the shop's refunds of every order answer it, never one order guessed at."""
     return (
         tool == "lookup_order"
-        and bool(nlu.REFUND.search(text))
-        and not _LAST_TIME.search(text)
+        and bool(nlu.REFUND.search(text) or nlu.EVERY_REFUND.search(text))
+        and not (_LAST_TIME.search(text) and not nlu.EVERY_REFUND.search(text))
         and "list_my_orders" in conv.tools
         and "lookup_order" in conv.tools
     )

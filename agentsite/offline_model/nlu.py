@@ -246,7 +246,9 @@ _REFUND_CLAIMED = _re(
 # Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "did I ask for any refund?"):
 # every order's, never one order named elsewhere in the message.
 EVERY_REFUND = _re(
-    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|(?i:\bwhich\s+refunds\b|\bany\s+refunds?\b|"
+    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|"
+    r"(?i:\bwhich\s+refunds\b|\bany\s+refunds?\b|\brefunds?\s+(?:before|in\s+the\s+past|previously)\b|"
+    r"\bever\s+(?:\w+\s+){0,2}?(?:requested|asked\s+for|had|got|gotten|received|claimed)\s+(?:a\s+)?refunds?\b|"
     r"\ball\s+(?:of\s+)?my\s+refunds\b|\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:my\s+)?refunds\b)"
 )
 
@@ -254,10 +256,10 @@ EVERY_REFUND = _re(
 # The customer's refunds to be looked up ("查下我的退款", "看看我退款", "有退款记录吗", "check my refunds"): what the
 # record holds, asked as a request.
 _REFUNDS_LOOKED_UP = _re(
-    r"(?:查|看|瞅|翻|列|显示|罗列)(?:一?下|看|查|一查|一看|出|个)?[^，。？?退]{0,4}退款|退款(?:记录|情况|明细|单子|状态)|(?:有没有|有无|有没)[^，。？?]{0,4}退款|"
+    r"(?:查|看|瞅|翻|列|显示|罗列)(?:一?下|看|查|一查|一看|出|个)?(?:[^，。？?退\d]{0,4}|[^，。？?退\d]{0,3}(?:ORD-\d{4}-)?\d{3,6}的?)退款|退款(?:记录|情况|明细|单子|状态)|(?:有没有|有无|有没)[^，。？?]{0,4}退款|"
     r"退款[^，。？?]{0,3}(?:有(?:没有)?记录|记录(?:有|在)|到(?:账|了)?没|批(?:了|下来)?没|通过(?:了)?没)|"
     r"退款[^，。？?]{0,4}(?:哪个|哪笔|哪单)|(?:哪个|哪笔|哪单)[^，。？?]{0,6}退款|"
-    r"(?i:\b(?:check|look\s+up|see|show\s+me|pull\s+up|view)\s+(?:on\s+)?(?:my|all\s+my|the)\s+refunds?\b|"
+    r"(?i:\b(?:check|look\s+up|see|show\s+me|pull\s+up|view)\s+(?:on\s+)?(?:my|all\s+my|the|(?:the\s+)?(?:order\s+)?#?(?:ORD-\d{4}-)?\d{3,6}(?:'?s)?)\s+refunds?\b|"
     r"\brefunds?\s+(?:history|records?|list)\b|\blist\s+(?:of\s+)?(?:my\s+)?refunds\b)"
 )
 
@@ -343,6 +345,8 @@ TRACK = _re(
     # "is 0931 arriving tmrw?", "will it be here tomorrow?", "when 0923 ships": when it comes
     r"\bwhen\s+(?:\S+\s+){0,3}?(?:ships|arrives|comes|gets\s+here|is\s+(?:shipped|delivered|dispatched))\b|"
     r"\b(?:is|are)\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:arriving|coming|getting\s+here|being\s+delivered)\b|"
+    r"^\s*(?:and\s+|also\s+|so\s+)?(?:is|are|was|were)\s+(?:it|they|#?\d{3,6}|(?:order\s+)?ORD-\d{4}-\d{3,6}|(?:my|the)\s+\S+)\s+"
+    r"(?:already\s+)?(?:delivered|shipped|dispatched|out\s+for\s+delivery)\b|"
     r"\bwill\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:be\s+here|arrive|come|get\s+here|be\s+delivered)\b|"
     # "my coffee grinder was delivered, right?", "the headphones shipped already, didn't they?": how it stands
     r"\b(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:already\s+)?(?:delivered|shipped|dispatched|sent)|"
@@ -421,7 +425,14 @@ _HOW_IS_THE_ONE_ENDING = _re(
     r"(?:现在)?(?:怎么样了?|咋样了?|啥情况|什么情况|情况如何|如何了|呢|到哪了|进展如何|有进展吗)\s*[？?。!！]*\s*$|"
     r"(?i:^\s*(?:and\s+|so\s+)?(?:how'?s|how\s+is|how\s+about|what\s+about|any\s+news\s+on|any\s+update\s+on|"
     r"update\s+on)\s+(?:order\s+|my\s+|the\s+)?#?\d{3,6}(?:\s+(?:doing|going|getting\s+on|coming\s+along|now))?"
-    r"\s*[?.!]*\s*$)"
+    r"\s*[?.!]*\s*$)|"
+    r"^\s*#?\d{3,6}\s*[?？]+\s*$|"  # "0817?"
+    # "帮我查一下0817吧", "看看0931", "check 0931 pls", "can you pull up #0923?": an order looked up by its end
+    r"^\s*(?:请|麻烦|麻烦你|你)?(?:帮我|帮忙|给我)?(?:查|查询|查看|看|看看|找|调)(?:一下|下|一查|查)?(?:我的)?"
+    r"(?:订单|单子|那单)?\s*\d{3,6}\s*(?:号订单|这单|那单|的订单|订单)?\s*(?:吧|呢|啊|呀|好吗|可以吗|行吗|谢谢)?\s*[？?。!！~]*\s*$|"
+    r"(?i:^\s*(?:(?:can|could|would)\s+you\s+|pls\s+|please\s+)?(?:check|look\s+at|pull\s+up|find|see|"
+    r"look\s+for)\s+(?:on\s+)?(?:order\s+|my\s+order\s+|my\s+|the\s+)?#?\d{3,6}(?:\s+(?:for\s+me|pls|please|"
+    r"thanks|thx))*\s*[?.!]*\s*$)"
 )
 
 # A change of address asked for in words of change, whether or not the new one is given yet.
@@ -901,6 +912,8 @@ def classify(text: str) -> Understanding:
             return result(Intent.POLICY)
         asks_after = asks_about_an_orders_refund(text) or asks_after_a_refund(text)
         return result(Intent.STATUS if asks_after else Intent.REFUND)
+    if EVERY_REFUND.search(text) and is_question(text):
+        return result(Intent.STATUS)  # "我以前退过款吗？": every order's refunds, looked up
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

@@ -115,7 +115,9 @@ def requests(text: str) -> list[Request]:
     lists_facts = whole.intent is Intent.ASK_FACT and len(listed_here) > 1 and not asks_more
     # "单号最后三位816，发货没": its parts ask about the one order those digits end; found once, for all of it
     # (not "how do you contact me now, and where is 0931?", nor the items of a list)
-    about_the_order = all(g.understood.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) for g in groups)
+    about_the_order = all(
+        g.understood.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) and not EVERY_REFUND.search(g.words) for g in groups
+    )  # "did I ask for any refund before? and has 0932 shipped?": every order's refunds, then that one
     lists_facts = lists_facts or (slots.order_tail(text) is not None and about_the_order and not listed)
     weighed = asks_what_a_change_would_do(text)  # "if I mute them, will I still get…": its "if" is no request
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts or weighed:
@@ -180,6 +182,7 @@ def _what_it_asks(request: Request) -> tuple[object, ...]:
         _topic_of(request),
         described.thing_named(request.text),
         address_of_an_order,
+        bool(EVERY_REFUND.search(request.text)),  # "have i ever requested a refund? also how is 0931 doing"
     )
 
 
