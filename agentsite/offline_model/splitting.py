@@ -30,6 +30,21 @@ _BOUNDARY = re.compile(
 
 
 _ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
+# "them"/"它们" in a part after one naming the notifications ("switch my notifications to sms and also turn them
+# off on weekends"): the notifications, which the part is read with.
+_PRONOUN = re.compile(r"(?i)\b(?:them|they|it)\b|它们|它")
+
+
+def _with_referent(part: str, before: str) -> str:
+    """``part`` with a pronoun standing for the notifications the message named before it put back."""
+    if slots.NOTIFICATION_NOUN.search(part) or not slots.NOTIFICATION_NOUN.search(before):
+        return part
+    if classify(part).intent is not Intent.OTHER or not (found := _PRONOUN.search(part)):
+        return part
+    noun = "通知" if found.group().startswith("它") else "notifications"
+    return f"{part[: found.start()]}{noun}{part[found.end() :]}"
+
+
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
 
 
@@ -96,6 +111,7 @@ def requests(text: str) -> list[Request]:
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
+        part = _with_referent(part, text[:start])
         understood = classify(part)
         if understood.intent is Intent.OTHER and is_question(part) and _names_an_order(part):
             # "…, also is 0931 ok??": a question about an order asks how it stands, never joins the request
@@ -126,7 +142,7 @@ def requests(text: str) -> list[Request]:
     firsts = [g.first for g in groups]
     found = []
     for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
-        part = text[starts[group.first] : ends[after - 1]].strip()
+        part = _with_referent(text[starts[group.first] : ends[after - 1]].strip(), text[: starts[group.first]])
         understood = classify(part)
         if understood.intent is Intent.OTHER:  # "ok so just confirm for me: what's my address": what its part asks
             understood = group.understood

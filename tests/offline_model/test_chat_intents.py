@@ -1433,6 +1433,18 @@ def test_muting_at_some_times_only_says_the_setting_has_no_schedule(say, text):
     assert said.calls == [] and ("无法只在某些时间" in said.content or "muted only at some times" in said.content), said
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["pls switch my notifications to sms and also turn them off on weekends lol", "通知改成短信发，周末把它们关掉"],
+)
+def test_them_after_the_notifications_is_the_notifications(say, text):
+    """Red team, session 19: "turn them off on weekends" named nothing, so the message stayed one request and its
+    SMS part was lost. "them" stands for the notifications named before it: the channel is proposed and the
+    schedule is told to be impossible."""
+    said = say(text)
+    assert said.names == ["update_contact_channel"] and said.calls[0][1] == {"channel": "sms"}, said
+
+
 @pytest.mark.parametrize("text", ["mute my notifications", "把通知关了", "mute notifications, I'm off for the weekend"])
 def test_a_mute_without_a_schedule_is_still_proposed(say, text):
     assert say(text).names == ["update_notification_preference"]
