@@ -117,8 +117,12 @@ _ASKS_TO_ACT = _re(
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
 REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
-    r"退了吧|给我退|(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"退了吧|给我退|(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
+    # "fine, full amount then" (after a partial refund was refused): the full amount, asked for, not asked about
+    r"\b(?:the\s+)?full\s+(?:amount|total|price)\b(?![^?]*\?)|"
+    # "can I get $100 back on 0870?", "I want 50 bucks back": money back, by its amount
+    r"\b(?:get|want|need|like|have)\s+(?:[$€£¥]\s?\d[\d,.]*|\d[\d,.]*\s*(?:dollars|bucks|usd|eur|euros|pounds|gbp))\s+back\b|"
     r"\breturn\s+(?:it|this|that|the|my|an?|these|them|ord|order|item|items|product|purchase|parcel|package|part|some|"
     r"one|all|everything)\b|\b(?:a|the|my)\s+return\b(?!\s+(?:polic|window|period|address))|return\s+(?:request|label|form)|"
     r"(?:to|can\s+i|i'?d\s+like\s+to|want\s+to|wanna|need\s+to|possible\s+to)\s+return\b|"
@@ -160,7 +164,10 @@ _REFUND_ASKED_FOR = _re(
     r"process|issue|give|start|send)|\b(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?:get|have|give|issue|"
     r"process|refund|request|start|return)|\brequest\s+(?:a|my)\s+refund|\brefund\s+(?:me|it|this|that|order|ord-)(?![^?？]*[?？]\s*$)"
     r"|\bgive\s+me|\bstart\s+a|\bprocess\s+a|\brefund\s+now|\b(?:can|could|may)\s+i\s+(?:please\s+)?(?:send|get|have)\b"
-    r"|\b(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+me\s+)?to\b|^\s*(?:and\s+)?get\s+(?:reimbursed|a\s+refund)\b)"
+    r"|\b(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+me\s+)?to\b|^\s*(?:and\s+)?get\s+(?:reimbursed|a\s+refund)\b"
+    # "so can 0901 be refunded?", as "0901能退款吗": asked for (a proposal or the shop's refusal answers it)
+    r"|\b(?:can|could)\s+(?:it|this|that|they|(?:my|the|this|that)\s+(?:[\w-]+\s+){0,2}?[\w-]+|(?:order\s+)?#?"
+    r"(?:ORD-\d{4}-)?\d{3,6})\s+(?:please\s+)?be\s+(?:refunded|returned)\b)"
 )
 
 

@@ -178,13 +178,14 @@ MONEY_RE = re.compile(
 _MONEY_NAMED = re.compile(
     r"(?:金额|退款额)(?:改成|改为|换成|是|为|要|改)?\s*(\d[\d,]*(?:\.\d+)?)(?![\d号%])"
     r"|(?i:\bamount\s+(?:of\s+|to\s+|is\s+|=\s*)?(\d[\d,]*(?:\.\d+)?)\b)"
+    r"|(?:只|就)?退(?:给)?我\s*([1-9][\d,]*(?:\.\d+)?)(?![\d号%的单])"  # "0901退我300就行"
 )
 
 
 def money_asked(text: str) -> float | None:
     """The one amount of money ``text`` names, or ``None`` (none, or several different ones)."""
     plain = _plain(text)
-    found = [a or b for a, b in MONEY_RE.findall(plain)] + [a or b for a, b in _MONEY_NAMED.findall(plain)]
+    found = ["".join(groups) for pattern in (MONEY_RE, _MONEY_NAMED) for groups in pattern.findall(plain)]
     amounts = {float(amount.replace(",", "")) for amount in found}
     return amounts.pop() if len(amounts) == 1 else None
 

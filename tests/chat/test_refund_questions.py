@@ -82,6 +82,9 @@ def test_a_question_or_a_claim_about_a_refund_proposes_none(customers, username,
         ("alice", "Would it be possible to get my money back for ORD-2025-0923?"),
         ("wang", "ORD-2025-0816 我要退款"),
         ("wang", "0816能退款吗，不想要了"),
+        # red team, session 19: answered with the order's status, which does not say whether it can be
+        ("li", "so can 0901 be refunded? just say yes or no"),
+        ("alice", "could ORD-2025-0923 be returned?"),
     ],
 )
 def test_a_refund_asked_for_is_still_proposed(customers, username, text):
