@@ -366,21 +366,27 @@ _EVERY_ORDER = re.compile(
     r"(?i:\ball\s+(?:of\s+)?(?:my|the)\s+(?:orders|parcels|packages|deliveries|stuff)\b|\bevery\s+(?:order|parcel|package)\b|"
     r"\beach\s+(?:of\s+my\s+)?(?:orders?|parcels?|packages?)\b|\ball\s+orders\b)"
 )
-# Tracked at most, for a question about every order.
-_TRACKS = 8
+# Orders tracked or refunded at most, for a request about every order.
+_EACH_ORDER = 8
 
 
-def _tracks_of_each(conv: Conversation, results: list[ToolResult], question: str) -> Reply | None:
-    """After the list for a question tracking every order: a track of each order not cancelled."""
+def _each_order(conv: Conversation, results: list[ToolResult], question: str) -> Reply | None:
+    """After the list for a request about every order: a track of each order not cancelled ("track all my
+    orders"), or a refund of each asked for ("把所有订单都退款"), which the shop proposes one at a time or
+    refuses with its reason."""
     if len(results) != 1 or results[0].call.name != "list_my_orders" or not _EVERY_ORDER.search(question):
         return None
-    if nlu.classify(question).intent is not Intent.TRACK or "track_shipment" not in conv.tools:
+    intent = nlu.classify(question).intent
+    tool = {Intent.TRACK: "track_shipment", Intent.REFUND: "request_refund"}.get(intent)
+    if tool is None or tool not in conv.tools:
         return None
-    listed = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in ("cancelled", "refunded")]
-    numbers = [n for n in listed if isinstance(n, str)][:_TRACKS]
+    skipped = ("cancelled", "refunded") if tool == "track_shipment" else ()  # a refund's refusal says why
+    listed = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in skipped]
+    numbers = [n for n in listed if isinstance(n, str)][:_EACH_ORDER]
     if not numbers:
         return None
-    return Reply(None, tuple(PlannedCall("track_shipment", {"order_number": n}) for n in numbers))
+    reason = {"reason": _clip(question)} if tool == "request_refund" else {}
+    return Reply(None, tuple(PlannedCall(tool, {"order_number": n, **reason}) for n in numbers))
 
 
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
@@ -398,8 +404,13 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     placed_then = _by_when_placed(conv, text) and _day_refunds_requested(conv, text) is None
     if not orders and placed_then:  # "my most recent order", "the order I placed on 30 Nov"
         return _call("list_my_orders")
-    if not orders and tool == "track_shipment" and _EVERY_ORDER.search(text) and "list_my_orders" in conv.tools:
-        return _call("list_my_orders")  # "track all my orders", "所有订单的物流": each order is tracked
+    if (
+        not orders
+        and tool in ("track_shipment", "request_refund")
+        and _EVERY_ORDER.search(text)
+        and "list_my_orders" in conv.tools
+    ):
+        return _call("list_my_orders")  # "track all my orders", "把所有订单都退款": each order, one by one
     if not orders and _asks_after_refunds(conv, text, tool):  # "any refunds on my account?": every order's
         return _call("list_my_orders")
     if not orders:
@@ -1662,8 +1673,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     lang = reply_language(conv, question)
     if len(results) > 1 and all(r.call.name == "list_my_orders" and r.call.args().get("item") for r in results):
         return _the_things_named(conv, results, question, lang)  # "refund the desk lamp and the coffee grinder"
-    if tracks := _tracks_of_each(conv, results, question):
-        return tracks
+    if each := _each_order(conv, results, question):
+        return each
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named
