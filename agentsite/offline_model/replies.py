@@ -591,6 +591,15 @@ def earlier_chats(entries: list[MemoryEntry]) -> list[tuple[str, str]]:
     return sorted(found, key=lambda recap: recap[0], reverse=True)
 
 
+def _recap_to_you(recap: str, lang: str) -> str:
+    """A recap, written of the customer ("Asked about their orders"), as said to them ("You asked about your
+    orders"); the Chinese recap names nobody."""
+    if lang == "zh":
+        return recap
+    said = re.sub(r"^\s*Asked about\b", "You asked about", recap)
+    return re.sub(r"\btheir\b", "your", said)
+
+
 def earlier_chat(recaps: list[tuple[str, str]], day: dt.date | None, lang: str) -> str:
     """An earlier chat, from its recap: the one of the day asked about, else the latest; said as our notes of
     it, which the shop's records outrank."""
@@ -610,6 +619,7 @@ def earlier_chat(recaps: list[tuple[str, str]], day: dt.date | None, lang: str) 
             else f"I have no notes of a chat on {day.isoformat()}. "
         )
     date, recap = chosen or recaps[0]
+    recap = _recap_to_you(recap, lang)
     if lang == "zh":
         return (
             f"{missing}我记录的{date}的对话：{recap}"
@@ -629,7 +639,9 @@ def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
     promises = [_to_you(PROMISE_LABEL.sub("", c), lang) for c in confirmed if PROMISE_LABEL.match(c)]
     records = [_to_you(_RECORD_LABEL.sub("", c), lang) for c in confirmed if not PROMISE_LABEL.match(c)]
     others = [e for e in entries if e.content and e.tag != "confirmed"]
-    recaps = [f"{date}: {recap.rstrip('。.')}" for date, recap in earlier_chats(others)]  # our notes, not their words
+    recaps = [  # our notes, not their words
+        f"{date}: {_recap_to_you(recap, lang).rstrip('。.')}" for date, recap in earlier_chats(others)
+    ]
     noted = [_to_you(_RECORD_LABEL.sub("", e.content), lang) for e in others if not _EARLIER_CHAT.match(e.content)]
     if lang == "zh":
         groups = [

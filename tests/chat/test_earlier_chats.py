@@ -67,6 +67,8 @@ def test_an_earlier_chat_is_told_from_its_recap(settings, lang, question, mode):
     done, not_done = DONE[lang]
     assert done in reply and not_done in reply, reply
     assert ("notes" in reply) if lang == "en" else ("笔记" in reply), reply  # ours, not the shop's record
+    # said to the customer, not of them (round 15: "Asked about their orders")
+    assert lang == "zh" or ("You asked about" in reply and "their" not in reply), reply
 
 
 def test_no_earlier_chat_is_said_as_none():
