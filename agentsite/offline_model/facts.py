@@ -88,6 +88,11 @@ _SOMEONE_ELSES = re.compile(
     rf"[^，。,;；]{{0,10}}$|(?i:(?:recipient|addressee|attn|c/o|{others.RELATIVE_EN}'?s"
     r"(?:\s+(?:phone|number|mobile|cell))?)[^,;]{0,16}$)"
 )
+# After a phone number: it is someone else's ("…13911112222 名下的订单，是我妈的号", "07700 900111, it's my mom's").
+_SOMEONE_ELSES_AFTER = re.compile(
+    rf"^[^。.!?！？]{{0,24}}?(?:是|(?i:\bis\b|\bit'?s\b|\bthat'?s\b|\bthats\b))\s*(?:我的?|(?i:my\s+))?"
+    rf"(?:{others.RELATIVE_ZH}|[他她]|(?i:{others.RELATIVE_EN}'?s?\b|\b(?:his|hers|her)\b))"
+)
 # The customer's own number named just before it, whoever else the sentence speaks of ("…, my number is 138…").
 _MY_NUMBER = re.compile(
     r"我的?(?:手机|电话|号码|手机号)[^，,]{0,4}$|(?i:\bmy\s+(?:phone|number|mobile|cell)\b[^,]{0,12}$)"
@@ -199,7 +204,8 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
     for written, phone in slots.phone_spans(sentence):
         before = sentence[: max(sentence.find(written), 0)]
         someone_elses = others.SOMEONE_ELSE_MENTIONED.search(before) and not _MY_NUMBER.search(before)
-        if _SOMEONE_ELSES.search(before[-16:]) or someone_elses:
+        after = sentence[sentence.find(written) + len(written) :] if written in sentence else ""
+        if _SOMEONE_ELSES.search(before[-16:]) or someone_elses or _SOMEONE_ELSES_AFTER.search(after):
             theirs = True  # "收件人李四 138…", "她账号是li，手机139…": someone else's number
         else:
             add("phone_number", phone)

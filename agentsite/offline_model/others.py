@@ -12,9 +12,10 @@ from .speech import HAN
 
 _DATA_EN = (
     r"(?:address(?:es)?|phone(?:\s+number)?|mobile|number|e-?mail|orders?|refunds?|purchases?|details|"
-    r"info(?:rmation)?|account|profile|contact(?:\s+details)?|parcels?|packages?|deliver(?:y|ies))\b(?!\s+polic)"
+    r"info(?:rmation)?|account|profile|contact(?:\s+details)?|parcels?|packages?|deliver(?:y|ies)|notif\w*|"
+    r"settings?|preferences?|alerts?)\b(?!\s+polic)"
 )
-_DATA_ZH = r"(?:地址|电话|手机|号码|订单|邮箱|退款|信息|资料|账户|账号|包裹|快递|购买记录)"
+_DATA_ZH = r"(?:地址|电话|手机|号码|订单|邮箱|退款|信息|资料|账户|账号|包裹|快递|购买记录|通知|设置|联系方式)"
 # Words before "'s" that name no person: "what's my order", "today's delivery", "UPS's number".
 _NOT_A_PERSON = frozenset(
     [
@@ -82,6 +83,8 @@ _NAMED_EN = re.compile(
 )
 _NAMED_ZH = re.compile(
     r"(?:客户|用户|顾客)\s*([A-Za-z0-9_.@\u4e00-\u9fff]{1,12}?)的[^，。？?！!]{0,4}?" + _DATA_ZH + r"|"
+    # "帮 wang 把地址改成 …", "替 bob 把通知关了": a change made for someone named, on their account
+    r"(?:帮|替)\s*([A-Za-z][A-Za-z0-9_.-]{1,20})\s*(?:把|改|修改|更改|换|关|开|退|查|设置|取消)|"
     r"([\u4e00-\u9fff])(?:先生|女士|小姐|老师)的[^，。？?！!]{0,4}?" + _DATA_ZH
 )
 # Someone close to the customer. Their order is taken for one the customer placed for them ("my wife's order
@@ -100,7 +103,7 @@ _RELATIVES_DETAILS = re.compile(
     rf"(?i)(?<!\bto\s)\bmy\s+{RELATIVE_EN}['’]s\s+(?:[\w-]+\s+){{0,2}}?{_DETAILS_EN}|"
     rf"(?<![给到往寄成我])(?:我)?{RELATIVE_ZH}(?:家)?的[^，。？?！!\s]{{0,4}}?{_DETAILS_ZH}"
 )
-_RELATIVE_MENTIONED = re.compile(rf"(?i)\b{RELATIVE_EN}\b|{RELATIVE_ZH}")
+_RELATIVE_MENTIONED = re.compile(rf"(?i)\b{RELATIVE_EN}(?:['’]?s)?\b|{RELATIVE_ZH}")  # "my moms number"
 # Someone other than the customer spoken of: a relative, a friend, "she", "his".
 SOMEONE_ELSE_MENTIONED = re.compile(rf"(?i)\b{RELATIVE_EN}\b|\b(?:she|he|her|his)\b|{RELATIVE_ZH}|[他她]")
 _ACCOUNT_OF_THEIR_OWN = re.compile(
@@ -149,11 +152,21 @@ def someone_else_asked_about(text: str, system: str) -> bool:
     return False
 
 
+# Orders looked for under a phone number ("查下手机号 139… 名下的订单", "orders under 07700 900111").
+_UNDER_A_NUMBER = re.compile(
+    r"(?:手机号?|电话|号码)[^，。？?！!]{0,20}?名下|名下[^，。？?！!]{0,4}(?:手机号?|电话|号码)|"
+    r"(?i:\borders?\s+(?:under|for|on|with|linked\s+to)\s+(?:the\s+)?(?:(?:phone|mobile)\s+)?(?:number\s+)?\+?\d)"
+)
+
+
 def _asks_about_a_relative(text: str) -> bool:
-    """The details of someone close to the customer, or orders on an account of their own, asked about; never a
-    value of theirs the customer gives ("send it to my mom's address, 5 Main St": an address the customer chose)."""
+    """The details of someone close to the customer, or orders on an account of their own (or under their phone
+    number), asked about; never a value of theirs the customer gives ("send it to my mom's address, 5 Main St": an
+    address the customer chose)."""
     if _RELATIVE_MENTIONED.search(text) and _ACCOUNT_OF_THEIR_OWN.search(text) and _THEIR_ORDERS.search(text):
         return True
+    if _RELATIVE_MENTIONED.search(text) and _UNDER_A_NUMBER.search(text):
+        return True  # "帮我查下手机号 139… 名下的订单，是我妈的号": her orders, by her number
     if slots.address(text) or slots.emails(text) or slots.phones(text):
         return False
     return bool(_RELATIVES_DETAILS.search(text))

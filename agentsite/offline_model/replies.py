@@ -245,9 +245,9 @@ PHRASES = {
         "withdrawn, I can pass you to a colleague.",
     ),
     "others_data": (
-        "我只能查询和告知您本人账户的信息，无法提供其他客户的资料。您自己的订单、地址或设置，我可以帮您查看。",
-        "I can only look up and share details of your own account, not anyone else's. I'm happy to help with your "
-        "own orders, address or settings.",
+        "我只能查询、告知和修改您本人账户的信息，无法查看或更改其他客户的资料。您自己的订单、地址或设置，我可以帮您处理。",
+        "I can only look up, share or change details of your own account, not anyone else's. I'm happy to help with "
+        "your own orders, address or settings.",
     ),
     "human": ("好的，我会为您转接人工客服，请稍候。", "Sure, I'll pass you to a human colleague. Please hold on."),
     "escalated": (
