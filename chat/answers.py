@@ -19,7 +19,8 @@ def _longest_first(words: str) -> str:
 
 # Words that open an answer, perhaps after a filler ("actually", "wait", "等等").
 _FILLER = (
-    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|well|hold on|等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我)"
+    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|fine|alright|all right|well|hold on|"
+    r"等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我|好吧|好的|行吧)"
     r"[\s,，.。!！-]*)*"
 )
 _YES_EN = (

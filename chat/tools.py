@@ -181,9 +181,9 @@ def _proposer(tool: str) -> Callable[..., JSONObject]:
 
 # Changes that move money: confirmed only by a word that confirms on its own ("确认", "yes"), never a casual "ok".
 MOVES_MONEY = frozenset({"request_refund"})
-# Changes made only on a word that confirms on its own ("确认", "yes"), never on "ok", "好的" or "嗯": money, and
-# where the customer's parcels go.
-NEEDS_A_CLEAR_YES = MOVES_MONEY | {"update_shipping_address", "update_order_address"}
+# Every change is made only on a word that confirms on its own ("确认", "yes"), never on "ok fine", "好的" or "嗯":
+# each proposal asks for that word, and a casual answer may only acknowledge what was said.
+NEEDS_A_CLEAR_YES = frozenset(PROPOSE)
 
 # The shop-owned key (``memory.keys.SHOP_OWNED``) each change tool sets, and the argument holding its value.
 CHANGED_KEY = {

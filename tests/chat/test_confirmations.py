@@ -205,7 +205,7 @@ def test_a_yes_naming_the_change_right_after_the_reminder_goes_ahead(customers, 
         ("alice", "mute notifications", "separately, can i get a partial refund of 30 on ORD-2025-0924?", "yes please"),
         ("bob", "refund the water bottles", "also i need to update my address", "yes"),
         ("alice", "switch my contact channel to sms", "oh and can you update my address too?", "yes"),
-        ("wang", "帮我把通知关了", "地址也要改一下", "好的"),
+        ("wang", "帮我把通知关了", "地址也要改一下", "是的"),
         ("li", "ORD-2025-0901 退款", "能部分退款吗，退一半就行", "是的"),
     ],
 )
@@ -518,7 +518,7 @@ def test_a_yes_to_the_offer_to_set_up_a_lapsed_change_proposes_it(customers, lan
         # round-8 red team's: the change was made and the reply only tracked the parcel
         ("alice", "mute my notifications", "yes. also when does 0924 get here", "notifications are now muted", "UPS"),
         ("bob", "refund the backpack", "yes. also what's the tracking number for it?", "$129.00", "JD014600007399"),
-        ("wang", "帮我把通知关了", "好的，另外ORD-2025-0817到哪了", "已设置为静音", "SF1234567890"),
+        ("wang", "帮我把通知关了", "确认，另外ORD-2025-0817到哪了", "已设置为静音", "SF1234567890"),
     ],
 )
 def test_a_yes_followed_by_a_question_says_what_the_yes_made(customers, username, proposal, answer, done, answered):

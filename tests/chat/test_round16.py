@@ -2,6 +2,8 @@
 
 - A change asked for another customer ("帮 wang 把地址改成 …", "set bob's notifications to off") was proposed for
   the asker's own account, and a "确认" later made it.
+- "ok fine", "对", "好的" made a settings change that asked for a yes ("Reply 'yes' to confirm").
+- "好吧 算了" was answered "好的，那我不做任何修改" while the change still waited, and "确认" then made it.
 - "帮我查下手机号 139… 名下的订单，是我妈的号" kept the mother's number as the customer's own.
 """
 
@@ -49,6 +51,47 @@ def test_a_change_for_another_customer_is_refused(username, asked, then):
 
     assert "anyone else's" in reply or "其他客户" in reply, reply
     assert not PendingAction.objects.filter(customer=user).exists() and _profile(user) == before, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "asked", "casual", "yes"),
+    [
+        ("bob", "turn my notifications off", "ok fine", "yes"),
+        ("li", "联系方式改成短信", "好的", "确认"),
+        ("wang", "把通知关了吧", "对", "确认"),
+        ("alice", "switch me to sms", "alright", "yes"),
+    ],
+)
+def test_a_setting_changes_only_on_a_clear_yes(username, asked, casual, yes):
+    user, conversation = _customer(username)
+    before = _profile(user)
+
+    run_turn(user.pk, conversation, asked)
+    reply = run_turn(user.pk, conversation, casual).reply
+
+    assert _profile(user) == before, reply
+    run_turn(user.pk, conversation, yes)
+    assert _profile(user) != before
+
+
+@pytest.mark.parametrize(
+    ("username", "asked", "no", "yes"),
+    [
+        ("chen", "帮我把地址改成 上海市黄浦区南京东路1号", "好吧 算了", "确认"),
+        ("bob", "mute my notifications", "ok never mind", "yes"),
+        ("li", "以后用微信联系我", "行吧，不改了", "确认"),
+    ],
+)
+def test_a_no_after_an_acknowledgement_drops_the_change(username, asked, no, yes):
+    user, conversation = _customer(username)
+    before = _profile(user)
+
+    run_turn(user.pk, conversation, asked)
+    run_turn(user.pk, conversation, no)
+    run_turn(user.pk, conversation, yes)
+
+    assert _profile(user) == before
+    assert not PendingAction.objects.filter(customer=user, status=PendingAction.Status.PENDING).exists()
 
 
 @pytest.mark.parametrize(
