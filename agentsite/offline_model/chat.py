@@ -1202,6 +1202,15 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if channel and channel != record_of(conv, "contact_channel") and "update_contact_channel" in tools:
             return _call("update_contact_channel", channel=channel)
         return Reply(replies.phrase("account_email", lang))
+    if nlu.asks_to_change_phone(text):  # the account's number, never the phone as the contact channel
+        channel = slots.contact_channel(text)  # "…and text me from now on": that change still asked
+        if (
+            channel not in (None, "phone")
+            and channel != record_of(conv, "contact_channel")
+            and "update_contact_channel" in tools
+        ):
+            return _call("update_contact_channel", channel=channel)
+        return Reply(replies.phrase("account_phone", lang))
     partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
     if partial and slots.money_asked(text) is None:
         return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end

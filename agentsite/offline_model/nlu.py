@@ -301,6 +301,23 @@ def asks_to_change_email(text: str) -> bool:
     return bool(slots.emails(text)) and bool(_EMAIL_CHANGE.search(text))
 
 
+# A change of the account's phone number asked for ("把我电话改成 138…", "my new number is 07700 …"): no channel.
+_PHONE_CHANGE = _re(
+    r"(?:电话|手机|号码|手机号)(?:号码?)?\s*(?:改成|改为|换成|换为|更新为|更新成|变成|变更为|修改为|换了|改了|变了)"
+    r"|(?:改|换|更新|修改|更改|变更)(?:一下|下)?(?:我的?)?(?:电话|手机|号码)|新(?:的)?(?:电话|手机|号码|手机号)"
+    r"|(?i:\b(?:change|update|switch|replace|set|correct|fix)\s+(?:my\s+|the\s+)?(?:phone|mobile|cell)"
+    r"(?:\s+number)?\s+(?:to|for|with)\b|\bnew\s+(?:phone\s+|mobile\s+|cell\s+)?(?:number|phone|mobile)\s+"
+    r"(?:is|will\s+be)\b|\b(?:phone|mobile|cell)(?:\s+number)?\s+(?:has\s+)?changed\b|\bmy\s+(?:phone|mobile|cell)"
+    r"(?:\s+number)?\s+is\s+(?:now|actually)\b|\bmy\s+number\s+is\s+now\b|\bchanged\s+my\s+(?:phone|number|mobile))"
+)
+
+
+def asks_to_change_phone(text: str) -> bool:
+    """Whether ``text`` asks to change the phone number on the account to one it gives: "电话" there names the
+    number, not the phone as a channel, and no tool of ours changes the account."""
+    return bool(slots.phones(text)) and bool(_PHONE_CHANGE.search(text))
+
+
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"

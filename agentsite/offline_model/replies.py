@@ -211,6 +211,11 @@ PHRASES = {
         "I can't change the email on your account here: a colleague can, and I can pass you to one. Your contact "
         "channel has not changed.",
     ),
+    "account_phone": (
+        "我这里无法修改您账户登记的电话号码，这需要人工客服处理，需要的话我可以为您转接。您的联系方式设置没有改变。",
+        "I can't change the phone number on your account here: a colleague can, and I can pass you to one. Your "
+        "contact channel has not changed.",
+    ),
     "account_email_aside": (  # said before a channel change asked in the same message
         "我这里无法修改您账户登记的邮箱，这需要人工客服处理，需要的话我可以为您转接。",
         "I can't change the email on your account here: a colleague can, and I can pass you to one.",

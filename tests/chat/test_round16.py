@@ -4,6 +4,7 @@
   the asker's own account, and a "确认" later made it.
 - "ok fine", "对", "好的" made a settings change that asked for a yes ("Reply 'yes' to confirm").
 - "好吧 算了" was answered "好的，那我不做任何修改" while the change still waited, and "确认" then made it.
+- "顺便把我电话改成 138…" proposed the phone as the contact channel; the number stayed as it was.
 - "帮我查下手机号 139… 名下的订单，是我妈的号" kept the mother's number as the customer's own.
 """
 
@@ -92,6 +93,26 @@ def test_a_no_after_an_acknowledgement_drops_the_change(username, asked, no, yes
 
     assert _profile(user) == before
     assert not PendingAction.objects.filter(customer=user, status=PendingAction.Status.PENDING).exists()
+
+
+@pytest.mark.parametrize(
+    ("username", "asked", "yes", "said"),
+    [
+        ("li", "我想把通知关了，顺便把我电话改成 13800000000", "确认", "无法修改您账户登记的电话号码"),
+        ("alice", "change my phone number to 07700900999", "yes", "can't change the phone number"),
+        ("bob", "my new number is 07700900555, call me on that", "yes", "can't change the phone number"),
+    ],
+)
+def test_a_new_phone_number_is_no_contact_channel(username, asked, yes, said):
+    user, conversation = _customer(username)
+    channel = CustomerProfile.objects.get(user=user).contact_channel
+
+    reply = run_turn(user.pk, conversation, asked).reply
+    run_turn(user.pk, conversation, yes)
+
+    assert said in reply, reply
+    assert CustomerProfile.objects.get(user=user).contact_channel == channel
+    assert not PendingAction.objects.filter(customer=user, tool="update_contact_channel").exists(), reply
 
 
 @pytest.mark.parametrize(
