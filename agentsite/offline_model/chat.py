@@ -1080,11 +1080,24 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             continue
         if request is every_refund and refunds is not None:
             continue
+        if request.understood.intent is Intent.LIST_ORDERS and (whole := _whole_list(conv, results)) is not None:
+            # "do i have any refunds going on? list my orders pls": the list that led to the refunds, said too
+            said.append((0, index, replies.tool_result(whole, lang, conv.latest_user_text, conv.today)))
+            continue
         answer = _answer(conv, request.text, request.understood)
         if not answer.tool_calls and answer.content:
             said.append((0, index, answer.content))
     said.sort(key=lambda item: item[:2])  # in the order asked ("0817到哪了？退款几天到账？": the parcel first)
     return Reply("\n".join(dict.fromkeys(text for _, _, text in said if text)))  # each said once
+
+
+def _whole_list(conv: Conversation, results: list[ToolResult]) -> ToolResult | None:
+    """The list of every order this message led to, if it was taken as a step to another (a list among this
+    step's results is said with them)."""
+    for result in conv.results_since_user():
+        if result.call.name == "list_my_orders" and not result.call.args() and result not in results:
+            return result
+    return None
 
 
 def _every_refund_asked(conv: Conversation, requests: list[splitting.Request]) -> splitting.Request | None:

@@ -35,6 +35,18 @@ _ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
 _PRONOUN = re.compile(r"(?i)\b(?:them|they|it)\b|它们|它")
 
 
+# A tag that makes the clause before it a question ("…, right?", "…，对吧？").
+_TAG = re.compile(
+    r"(?i)\s*(?:right|correct|yes|yeah|isn'?t\s+it|wasn'?t\s+it|didn'?t\s+(?:it|you|they)|hasn'?t\s+it|haven'?t\s+you|"
+    r"no|ok|对吧|是吧|对不对|是不是|没错吧|对吗|是吗)\s*[?？]"
+)
+# A part naming only a thing of the customer's ("my notifs", "我的地址"), after another: asked about.
+_ONLY_A_THING_OF_MINE = re.compile(
+    r"(?i)\s*(?:my|我的)\s*(?![^.!~。！]*\b(?:is|are|was|were|has|have|had|got|keeps?|does|do)\b)[\w-]+(?:\s+[\w-]+)?"
+    r"\s*[.!~。！]*\s*"
+)
+
+
 def _with_referent(part: str, before: str) -> str:
     """``part`` with a pronoun standing for the notifications the message named before it put back."""
     if slots.NOTIFICATION_NOUN.search(part) or not slots.NOTIFICATION_NOUN.search(before):
@@ -104,7 +116,10 @@ def requests(text: str) -> list[Request]:
     marks = [
         m
         for m in _BOUNDARY.finditer(text)
-        if m.start() > 0 and m.end() < len(text) and not inside[0] < m.start() < inside[1]
+        if m.start() > 0
+        and m.end() < len(text)
+        and not inside[0] < m.start() < inside[1]
+        and not _TAG.match(text, m.end())  # "…switched to SMS, right?": the tag ends the clause it follows
     ]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
     groups: list[_Part] = []
@@ -113,6 +128,9 @@ def requests(text: str) -> list[Request]:
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
         part = _with_referent(part, text[:start])
         understood = classify(part)
+        if understood.intent is Intent.OTHER and _ONLY_A_THING_OF_MINE.fullmatch(part):
+            part = f"{part.strip()}?"  # "…, right? also my notifs": asked about, as "my notifs?" is
+            understood = classify(part)
         if understood.intent is Intent.OTHER and is_question(part) and _names_an_order(part):
             # "…, also is 0931 ok??": a question about an order asks how it stands, never joins the request
             # before it (a refund of 0870 once took 0931 with it)
@@ -144,11 +162,14 @@ def requests(text: str) -> list[Request]:
     for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
         part = _with_referent(text[starts[group.first] : ends[after - 1]].strip(), text[: starts[group.first]])
         understood = classify(part)
+        if understood.intent is Intent.OTHER and _ONLY_A_THING_OF_MINE.fullmatch(part):
+            part = f"{part}?"  # "also my notifs": asked about
         if understood.intent is Intent.OTHER:  # "ok so just confirm for me: what's my address": what its part asks
             understood = group.understood
         if (
             len(numbers) == 1
             and not slots.order_numbers(part)
+            and not slots.order_tails(part)  # "…退款 ORD-2025-0942, and check 一下 0941 物流": 0941's own
             and understood.intent in _ABOUT_AN_ORDER
             and not EVERY_REFUND.search(part)  # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds
         ):

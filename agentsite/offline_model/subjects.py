@@ -37,7 +37,8 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
         _re(
             r"联系方式|联络方式|联系渠道|(?:怎么|如何|用什么|通过什么|通过啥|用啥|以什么|哪种|什么|啥|一般)(?:方式)?[^，。？?]{0,4}"
             r"(?:联系|联络|沟通|通知)我|(?:会|是)(?:给我)?(?:打电话|发短信|发邮件|发微信)[^，。]{0,8}(?:吗|还是)|"
-            r"(?i:contact\s+(?:method|channel|preference|option|setting)|how\s+(?:will|do|should|would|did|does|are)\s+(?:you|"
+            r"(?i:contact\s+(?:method|channel|preference|option|setting)|\bmy\s+contact\s+(?:got|was|is|has|had)\s+"
+            r"(?:been\s+)?(?:switched|changed|set|moved|updated)\b|how\s+(?:will|do|should|would|did|does|are)\s+(?:you|"
             r"support|the\s+shop|your\s+team|they)\s+(?:\w+\s+){0,3}?(?:contact|reach|get\s+(?:in\s+touch\s+with|hold\s+of)|"
             r"message|notify)\s+me|preferred\s+(?:contact|channel|way)|(?:which|what)\s+(?:channel|way|contact)|"
             r"(?:do|will|would|are)\s+you\s+(?:\w+\s+){0,2}?(?:call|text|email|phone|message|reach|contact)(?:ing)?\s+me\b)"
@@ -137,7 +138,7 @@ def fact_question(text: str) -> str:
 # What may stand between two subjects of one question that lists them: "address, notification setting and
 # contact channel", "收货地址、通知设置和联系方式". Anything else ("contact me, by phone?") is not a list.
 _LIST_GAP = re.compile(
-    r"(?:\s|[,，、/&?？;；]|和|跟|与|及|以及|还有|我的|我|的|设置|偏好|是|呢|账户|账号|那|什么|啥|"
+    r"(?:\s|[,，、/&+?？;；]|和|跟|与|及|以及|还有|我的|我|的|设置|偏好|是|呢|账户|账号|那|什么|啥|"
     r"(?i:and|plus|as\s+well\s+as|also|my|the|settings?|preferences?|number|what'?s|what\s+is|is|are|whether|if|"
     r"tell\s+me)\b)*"
 )

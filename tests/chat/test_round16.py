@@ -130,3 +130,31 @@ def test_orders_under_someone_elses_number_are_theirs(username, text):
 
     assert "anyone else's" in reply or "其他客户" in reply, reply
     assert not LongTermMemory.objects.filter(customer=user, key="phone_number").exists()
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        ("bob", "hey, do i have any refunds going on? list my orders pls", ["for any of your orders", "You have 3"]),
+        ("bob", "contact channel + notifications?", ["by email", "notifications are turned on"]),
+        (
+            "bob",
+            "last chat you confirmed my contact got switched to SMS, right? just double checking. also my notifs",
+            ["by email", "notifications are turned on"],
+        ),
+        ("bob", "where is 0931? and my address", ["ORD-2025-0931", "742 Evergreen Terrace"]),
+        (
+            "chen",
+            "hi 我想退款 ORD-2025-0942 因为 size 不对, and 顺便 check 一下 0941 物流 thx",
+            ["ORD-2025-0941的物流"],
+        ),
+    ],
+)
+def test_every_part_of_a_message_is_answered(username, text, said):
+    """Round 16: the list of orders that led to the refunds was not said; "+" listed nothing; "…, right?" was cut
+    from its clause and "also my notifs" asked nothing; 0941 was tracked as the message's other order, 0942."""
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said), reply
