@@ -342,6 +342,8 @@ RECORD = {
     "zh": "本店承诺：{kind}（{order}），{status}，期限{due}",
     "en": "The shop's promise: {kind} ({order}), {status}, due {due}",
 }
+# A promise with no due time: said so, rather than "due to be set".
+NO_DUE = {"zh": ("期限待定", "暂无期限"), "en": ("due to be set", "no due date yet")}
 STATUS_WORDS = {
     "zh": {"open": "进行中", "overdue": "已超时", "done": "已完成", "cancelled": "已取消"},
     "en": {"open": "open", "overdue": "overdue", "done": "done", "cancelled": "cancelled"},
@@ -381,9 +383,10 @@ def report_text(promises: list[Promise], language: str) -> str:
 def record_line(promise: Promise, language: str) -> str:
     """A promise as the memory block shows it (a shop record, never a memory)."""
     lang = "zh" if language.startswith("zh") else "en"
-    return RECORD[lang].format(
+    line = RECORD[lang].format(
         kind=KINDS[lang].get(promise.kind, promise.kind),
         order=promise.order or NO_ORDER[lang],
         status=STATUS_WORDS[lang].get(promise.status, promise.status),
         due=_when(promise.due_at, lang),
     )
+    return line if promise.due_at else line.replace(*NO_DUE[lang])  # "due to be set" read as a date to come

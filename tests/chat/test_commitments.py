@@ -235,3 +235,17 @@ def test_the_handoffs_promise_reads_as_a_reply_in_this_chat_not_a_phone_call(lan
     line = record_line(promise, language)
 
     assert said in line and not_said not in line, line
+
+
+@pytest.mark.parametrize(("language", "said"), [("zh", "暂无期限"), ("en", "no due date yet")])
+def test_a_promise_with_no_due_time_says_so(language, said):
+    """Red team, session 20: "What we promised: refund (ORD-2025-0932), open, due to be set"."""
+    from chat.commitments import Promise, record_line
+
+    promise = Promise(
+        id=1, kind="refund", status="open", outcome="", order="ORD-2025-0932", due_at=None, closed_at=None
+    )
+
+    line = record_line(promise, language)
+
+    assert said in line and "to be set" not in line and "期限待定" not in line, line
