@@ -96,6 +96,7 @@ _ABOUT_THE_SHOP = _re(
 
 _ASKS_TO_BE_TOLD = re.compile(
     r"你(?:还)?记得|告诉我|提醒我|查一下我的|(?:帮我)?(?:查|看)(?:一)?下(?:我的|账户|账号)|"
+    r"(?:帮我)?(?:查|看)(?:一)?下[^，。？?]{0,20}?(?:哪个|哪里|哪儿|什么|啥)|"  # "帮我查下 ORD-… 寄到哪个地址？"
     r"(?:报|发|说|讲|念|列|读)(?:给)?(?:我)?(?:一下|下)|给我(?:看看|说说|讲讲)|"
     r"(?i:do\s+you\s+(?:know|remember)|tell\s+me|remind\s+me|"
     r"(?:can|could)\s+you\s+(?:check|confirm|look\s+up)\s+(?:what|when|which|how|my|whether|if))"

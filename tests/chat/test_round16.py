@@ -158,3 +158,12 @@ def test_every_part_of_a_message_is_answered(username, text, said):
     reply = run_turn(user.pk, conversation, text).reply
 
     assert all(words in reply for words in said), reply
+
+
+def test_which_address_an_order_goes_to_is_looked_up():
+    """Round 16: "帮我查下 ORD-2025-0817 寄到哪个地址？" asked for a new address."""
+    user, conversation = _customer("wang")
+
+    reply = run_turn(user.pk, conversation, "帮我查下 ORD-2025-0817 寄到哪个地址？").reply
+
+    assert "寄往：浙江省杭州市西湖区文三路 398 号" in reply and "新的收货地址" not in reply, reply
