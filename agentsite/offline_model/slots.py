@@ -375,7 +375,7 @@ def _without_the_request_after(address: str) -> str:
 # The town, state, postcode or country typed after the street in lower case, without a comma ("10 downing
 # street london", "12 oak lane apt 4 springfield il 62704 usa", "…, 75002 paris france"): the words up to the
 # end of the clause, when none of them is one that speaks to us rather than names a place.
-_TOWN_TYPED_AFTER = re.compile(r"^((?:\s+(?:[A-Za-z0-9][A-Za-z0-9'\-]*)){1,8})\s*(?=[,.;!?，。！？\n]|$)")
+_TOWN_TYPED_AFTER = re.compile(r"^((?:\s+(?:[A-Za-z0-9][A-Za-z0-9'\-]*)){1,8})\s*(?=[,.;!?，。！？)）\n]|$)")
 _NOT_A_TOWN_WORD = re.compile(
     r"(?i)^(?:please|pls|plz|kindly|thanks?|thx|ty|cheers|now|asap|today|tomorrow|instead|from|for|and|then|"
     r"ok|okay|right|too|also|is|it|that|this|my|the|to|as|of|on|in|at|by|with|if|so|but|or|yes|no|not|going|"

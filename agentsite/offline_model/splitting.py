@@ -35,6 +35,10 @@ _ABOUT_AN_ORDER = (Intent.REFUND, Intent.TRACK, Intent.STATUS)
 _PRONOUN = re.compile(r"(?i)\b(?:them|they|it)\b|它们|它")
 
 
+# An order spoken of as "it" ("send it to …", "把它寄到…"), in a part after one naming it.
+_IT = re.compile(
+    r"(?i)\b(?:send|ship|deliver|redirect|forward|move)\s+(?:it|this|that|this\s+one|that\s+one)\b|把它|这单|那单"
+)
 # A tag that makes the clause before it a question ("…, right?", "…，对吧？").
 _TAG = re.compile(
     r"(?i)\s*(?:right|correct|yes|yeah|isn'?t\s+it|wasn'?t\s+it|didn'?t\s+(?:it|you|they)|hasn'?t\s+it|haven'?t\s+you|"
@@ -174,6 +178,13 @@ def requests(text: str) -> list[Request]:
             and not EVERY_REFUND.search(part)  # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds
         ):
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
+        elif (
+            len(numbers) == 1
+            and understood.intent is Intent.SET_ADDRESS
+            and not _names_an_order(part)
+            and _IT.search(part)
+        ):
+            part = f"{part} {numbers[0]}"  # "when will ORD-… arrive? and can u send it to (1 Main St Austin)": its
         elif (
             len(tails) == 1
             and not numbers

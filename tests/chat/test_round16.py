@@ -160,6 +160,16 @@ def test_every_part_of_a_message_is_answered(username, text, said):
     assert all(words in reply for words in said), reply
 
 
+def test_a_parcel_sent_elsewhere_is_that_orders_address_in_full():
+    """Round 16: "…send it to my new address instead (1 Main St Austin)" proposed "1 Main St" as the default."""
+    user, conversation = _customer("bob")
+
+    text = "when will ORD-2025-0931 arrive? and can u send it to my new address instead (1 Main St Austin)"
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert "can no longer change" in reply and not PendingAction.objects.filter(customer=user).exists(), reply
+
+
 def test_which_address_an_order_goes_to_is_looked_up():
     """Round 16: "帮我查下 ORD-2025-0817 寄到哪个地址？" asked for a new address."""
     user, conversation = _customer("wang")
