@@ -393,6 +393,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
     if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
         orders = [o] if (o := described.described_order(conv, text)) else []
+    if not orders and _THE_OTHER.search(text) and recent_order(conv) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "and the other one, when does it ship?": not the one spoken of
     every_refund = bool(nlu.EVERY_REFUND.search(text))  # "我之前申请过退款吗": "之前" is ever, of every order
     if not orders and _LAST_TIME.search(text) and not every_refund:
         if last := order_from_last_time(conv):
@@ -1227,6 +1229,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
     if partial and slots.money_asked(text) is None:
         return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
+    if intent is Intent.OTHER and _THE_OTHER.search(text) and recent_order(conv) and "list_my_orders" in tools:
+        return _call("list_my_orders")  # "另一单呢？": what was asked of the order spoken of, of the other one
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so
         if "list_my_orders" in tools:
@@ -1486,6 +1490,46 @@ def _recalled_entries(result: ToolResult) -> list[MemoryEntry]:
     return entries
 
 
+# An order named as not the one spoken of ("the other one", "另一单"), perhaps by how it stands ("…thats still
+# processing", "还没发货的那个").
+_THE_OTHER = re.compile(
+    r"(?i)\bthe\s+other\s+(?:one|order|parcel|package)\b|\bmy\s+other\s+(?:one|order|parcel|package)\b|"
+    r"另一(?:个|单|笔)|另外(?:那|一)(?:个|单|笔)|其他那(?:个|单)"
+)
+_STANDS = (
+    (
+        re.compile(r"(?i)still\s+processing|not\s+(?:yet\s+)?shipped|hasn'?t\s+shipped|未发货|还没发|没发货"),
+        ("pending", "paid", "processing"),
+    ),
+    (
+        re.compile(r"(?i)in\s+transit|on\s+(?:its|the)\s+way|\bshipped\b|已发货|在路上|运输中"),
+        ("shipped", "in_transit"),
+    ),
+    (re.compile(r"(?i)\bdelivered\b|\barrived\b|签收|已送达|到了的"), ("delivered",)),
+)
+
+
+def _the_other_order(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply | None:
+    """After the list for a request about "the other one": the request, for the one order that is not the one
+    spoken of (and stands as the request says, if it says); several are offered to choose from."""
+    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _THE_OTHER.search(question):
+        return None
+    spoken = recent_order(conv)
+    others = [o for o in _listed(results[0]) if o.get("order_number") != spoken]
+    statuses = next((wanted for pattern, wanted in _STANDS if pattern.search(question)), None)
+    fitting = [str(o.get("order_number")) for o in others if statuses is None or o.get("status") in statuses]
+    if len(fitting) != 1:
+        return Reply(replies.which_order(fitting or [str(o.get("order_number")) for o in others], lang))
+    whole = f"{question} {fitting[0]}"
+    understood = nlu.classify(whole)
+    if nlu.classify(question).intent is Intent.OTHER:  # "另一单呢？": what was asked of the one spoken of
+        before = next((t.text for t in conv.earlier_turns() if t.role == "user"), "")
+        asked = nlu.classify(before).intent
+        intent = asked if asked in _ABOUT_ONE_ORDER else Intent.STATUS
+        understood = nlu.Understanding(intent, understood.lang, "", understood.injection)
+    return _answer(conv, whole, understood)
+
+
 def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
     """After listing the orders for a tracking, refund or chasing request without a number: the one order that
     fits is the order (tracked, chased, or its refund proposed, and so named); several are offered to choose
@@ -1697,6 +1741,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         return _the_things_named(conv, results, question, lang)  # "refund the desk lamp and the coffee grinder"
     if each := _each_order(conv, results, question):
         return each
+    if other := _the_other_order(conv, results, question, lang):
+        return other
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named
@@ -1760,8 +1806,8 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     data = result.data()
     tracked = data.get("order_number") if isinstance(data, dict) else None
     named = slots.order_numbers(question) or slots.order_tail(question) or described.names_a_thing(question)
-    if result.call.name != "track_shipment" or named:
-        return ""  # the order was named (in full, by its end or by what is in it): nothing else was meant
+    if result.call.name != "track_shipment" or named or _THE_OTHER.search(question):
+        return ""  # the order was named (in full, by its end, by what is in it, or as the other): nothing else was
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
     spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)
     seen = status_seen(conv, spoken) if spoken and spoken != tracked else None

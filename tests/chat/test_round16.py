@@ -160,6 +160,29 @@ def test_every_part_of_a_message_is_answered(username, text, said):
     assert all(words in reply for words in said), reply
 
 
+@pytest.mark.parametrize(
+    ("username", "first", "other", "named", "not_named"),
+    [
+        (
+            "bob",
+            "when will ORD-2025-0931 arrive?",
+            "and the other one thats still processing, when does it ship?",
+            ["ORD-2025-0932"],
+            "ORD-2025-0931",
+        ),
+        ("li", "0901到哪了", "另外那个订单呢", ["ORD-2025-0902", "ORD-2025-0850"], "ORD-2025-0901"),
+    ],
+)
+def test_the_other_order_is_not_the_one_spoken_of(username, first, other, named, not_named):
+    """Round 16: "the other one" was answered about the order just spoken of (or with a policy)."""
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, first)
+
+    reply = run_turn(user.pk, conversation, other).reply
+
+    assert all(number in reply for number in named) and not_named not in reply, reply
+
+
 def test_a_parcel_sent_elsewhere_is_that_orders_address_in_full():
     """Round 16: "…send it to my new address instead (1 Main St Austin)" proposed "1 Main St" as the default."""
     user, conversation = _customer("bob")
@@ -177,3 +200,21 @@ def test_which_address_an_order_goes_to_is_looked_up():
     reply = run_turn(user.pk, conversation, "帮我查下 ORD-2025-0817 寄到哪个地址？").reply
 
     assert "寄往：浙江省杭州市西湖区文三路 398 号" in reply and "新的收货地址" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("language", "first", "other"), [("zh", "{n}到哪了", "另一单呢？"), ("en", "where is {n}?", "and the other one?")]
+)
+def test_the_other_one_of_two_is_asked_what_the_first_was(language, first, other):
+    """Round 16: "另一单呢？" was not understood. With two orders, the other one is asked what the first was."""
+    from tests.factories import CustomerFactory, OrderFactory
+
+    user = CustomerFactory(profile__language="zh-hans" if language == "zh" else "en")
+    spoken, theirs = OrderFactory(customer=user, status="shipped"), OrderFactory(customer=user, status="processing")
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, first.format(n=spoken.number))
+
+    reply = run_turn(user.pk, conversation, other).reply
+
+    assert theirs.number in reply and spoken.number not in reply, reply
+    assert ("物流信息" if language == "zh" else "Shipment for order") in reply, reply  # tracked, as the first was
