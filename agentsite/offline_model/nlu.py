@@ -806,6 +806,15 @@ def as_mandarin(text: str) -> str:
 
 # A statement asking to be agreed with ("my default address is 18 Mill Road now, right?"): a question about
 # what the shop has, answered from its record; never a change to propose.
+# A setting the customer believes they changed already ("我记得我已经把通知打开了", "pretty sure i turned notifications
+# on"): how it stands is asked, whatever it was.
+_SETTING_CLAIMED = _re(
+    r"(?:记得|以为|好像|应该)[^，。？?]{0,4}已经[^，。？?]{0,12}(?:开|关|改|换|设)[^，。？?]{0,4}了\s*[。.!！]*\s*$|"
+    r"(?i:\b(?:pretty\s+sure|i\s+thought|i\s+remember|i\s+believe)\s+(?:that\s+)?i\s+(?:had\s+|'d\s+|already\s+)*"
+    r"(?:turned|switched|set|muted|unmuted|changed)\b[^.?!]*[.!]*\s*$)"
+)
+
+
 def _profile_subject(text: str) -> str:
     """The first thing about the customer a sentence names, other than an order (by its words, else by a value
     of it: "联系我用短信对吧" names the channel)."""
@@ -859,6 +868,11 @@ def classify(text: str) -> Understanding:
         return result(Intent.LIST_ORDERS)  # the list, with what it comes to
     if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):
         return result(Intent.ASK_FACT, said)  # "my address is X now, right?": how it stands, not a change
+    if _SETTING_CLAIMED.search(text) and (said := _profile_subject(text)) in (
+        "notification_preference",
+        "contact_channel",
+    ):
+        return result(Intent.ASK_FACT, said)  # "我记得我已经把通知打开了": the record answers, no change asked
     if ASKS_HOW_IT_STANDS.search(text) and not is_request(text) and (said := _profile_subject(text)):
         return result(Intent.ASK_FACT, said)  # "is my address still X or Y?", "短信还是邮件？": how it stands
     if asks_if_bot(text):

@@ -134,7 +134,7 @@ def is_request(text: str) -> bool:
 
 _WH_START = re.compile(r"(?i)^\s*(?:what|whats|when|where|which|who|whom|whose|how)\b")
 # A question about how things stand ("我之前把通知静音了吗"), whatever request words it holds.
-_STATE_QUESTION = re.compile(r"(?:之前|以前|是不是|有没有|现在|目前|已经)[^，。]*吗[?？]?\s*$")
+_STATE_QUESTION = re.compile(r"(?:之前|以前|是不是|有没有|现在|目前|已经|你们会|会不会)[^，。]*吗[?？]?\s*$")
 
 
 def asks_about(text: str) -> bool:

@@ -203,6 +203,30 @@ def test_which_address_an_order_goes_to_is_looked_up():
 
 
 @pytest.mark.parametrize(
+    ("username", "mute", "yes", "claim", "said"),
+    [
+        ("wang", "把通知关了", "确认", "发货的时候你们会给我发通知吗？我记得我已经把通知打开了", "静音"),
+        (
+            "bob",
+            "mute my notifications",
+            "yes",
+            "will you notify me when it ships? pretty sure i turned them on",
+            "muted",
+        ),
+    ],
+)
+def test_a_setting_believed_changed_is_answered_from_the_record(username, mute, yes, claim, said):
+    """Round 16: "我记得我已经把通知打开了" (muted on record) proposed turning them on and left the question."""
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, mute)
+    run_turn(user.pk, conversation, yes)
+
+    reply = run_turn(user.pk, conversation, claim).reply
+
+    assert said in reply and not PendingAction.objects.filter(customer=user, status="pending").exists(), reply
+
+
+@pytest.mark.parametrize(
     ("language", "first", "other"), [("zh", "{n}到哪了", "另一单呢？"), ("en", "where is {n}?", "and the other one?")]
 )
 def test_the_other_one_of_two_is_asked_what_the_first_was(language, first, other):
