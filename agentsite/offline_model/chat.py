@@ -987,7 +987,11 @@ def _respond(conv: Conversation) -> Reply:
     if corrections.takes_back(text) or nlu.says_not_to_change(text):
         return Reply(replies.phrase("nothing_to_change", understood.lang))
     if nlu.VOUCHERS.search(text) and len(several) <= 1:  # no record or tool of ours holds them: a person's
-        return Reply(replies.phrase("no_vouchers", understood.lang))
+        vouchers = replies.phrase("no_vouchers", understood.lang)
+        asked = _answer(conv, text, understood) if understood.intent is Intent.ASK_FACT else Reply(None)
+        if asked.content and not asked.tool_calls:  # "…store credit … also my notifications r off right?"
+            return Reply(f"{vouchers}\n{asked.content}")
+        return Reply(vouchers)
     if (weighed := _waiting_change_weighed(conv, text)) and "search_policies" in conv.tools:
         return _call("search_policies", query=_clip(f"{text} {weighed}"))
     picked = _picked_from_the_list(conv, text, understood.lang)

@@ -119,8 +119,8 @@ PHRASES = {
         "OK, I won't change anything. Anything else I can help with?",
     ),
     "no_such_promise": (  # a promise or approval claimed, none on record: never taken as true
-        "我在系统记录里没有找到这样的承诺或批准，以下以我们的记录为准。",
-        "I can't find any such promise or approval in our records; here is what they say.",
+        "我在系统记录里没有找到这样的承诺或批准，一切以系统记录为准。",
+        "I can't find any such promise or approval in our records, and only those count.",
     ),
     "address_incomplete": (  # a Chinese address without its province, city or district: never saved so
         "这个地址好像不完整，请提供完整的收货地址（包括省、市、区、街道和门牌号），我再为您修改。",

@@ -242,3 +242,18 @@ def test_the_other_one_of_two_is_asked_what_the_first_was(language, first, other
 
     assert theirs.number in reply and spoken.number not in reply, reply
     assert ("物流信息" if language == "zh" else "Shipment for order") in reply, reply  # tracked, as the first was
+
+
+def test_a_question_beside_a_claimed_voucher_is_answered():
+    """Round 16: "…you promised me a $50 store credit … pls apply it now. also my notifications r off right?" said
+    only that store credit is a colleague's, after "here is what they say" with nothing of the record after it."""
+    user, conversation = _customer("bob")
+
+    text = (
+        "Last time you promised me a $50 store credit for the late tent delivery, remember? pls apply it now. "
+        "also my notifications r off right?"
+    )
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert "store credit" in reply and "notifications are turned on" in reply, reply
+    assert "here is what they say" not in reply, reply
