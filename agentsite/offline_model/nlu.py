@@ -132,7 +132,8 @@ REFUND = _re(
 REFUND_PROGRESS = _re(
     r"退款(?:进度|状态|到账|处理)|退款[^，。]{0,6}(?:到哪|到账了|处理(?:到|了)|好了|成功|还没|收到)|被退款了|退了吗|退款了吗|"
     r"有(?:没有)?(?:退款|退货)(?:申请|记录|单)?(?:吗|么|没|嘛)|(?:退款|退货)(?:申请|记录)(?:了)?(?:吗|么|没)|"
-    r"(?i:refund\s+(?:status|progress)|(?:has|have|did|was|is)\s+(?:my\s+|the\s+)?refund|refund\s+(?:for\s+\S+\s+)?"
+    r"(?i:refund\s+(?:(?:for\s+|on\s+|of\s+)?(?:order\s+)?#?(?:ORD-\d{4}-)?\d{3,6}\s*(?:的\s*|'s\s+)?)?(?:status|progress)|"
+    r"(?:has|have|did|was|is)\s+(?:my\s+|the\s+)?refund|refund\s+(?:for\s+\S+\s+)?"
     r"(?:been|gone\s+through|processed|come\s+through)|where\s+is\s+my\s+refund|when\s+will\s+(?:i\s+get\s+)?my\s+refund|"
     r"did\s+you\s+receive\s+(?:it|my\s+return)|where'?s\s+my\s+money|where\s+is\s+my\s+money)|我的钱(?:呢|到哪)|钱(?:怎么)?还没(?:退|到)"
 )
@@ -253,7 +254,7 @@ _REFUND_CLAIMED = _re(
 # Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "did I ask for any refund?"):
 # every order's, never one order named elsewhere in the message.
 EVERY_REFUND = _re(
-    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|"
+    r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|(?:问|说|提)过(?:的)?退款(?:的事)?|"
     r"(?i:\bwhich\s+refunds\b|\bany\s+refunds?\b|\brefunds?\s+(?:before|in\s+the\s+past|previously)\b|"
     r"\bever\s+(?:\w+\s+){0,2}?(?:requested|asked\s+for|had|got|gotten|received|claimed)\s+(?:a\s+)?refunds?\b|"
     r"\ball\s+(?:of\s+)?my\s+refunds\b|\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:my\s+)?refunds\b)"

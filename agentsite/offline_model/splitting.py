@@ -127,6 +127,7 @@ def requests(text: str) -> list[Request]:
     ]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
     groups: list[_Part] = []
+    told: _Part | None = None  # the part before, if it named a request without asking it
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
@@ -142,6 +143,18 @@ def requests(text: str) -> list[Request]:
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
         if asked and not (groups and _same_request(groups[-1], understood, part)):
             groups.append(_Part(i if groups else 0, understood, part))
+        elif understood.intent in ACTIONABLE and not asked:
+            told = _Part(i, understood, part)  # "我之前问过退款的事": said, and asked about by the part after it
+            continue
+        elif (
+            told is not None
+            and told.first == i - 1
+            and understood.intent is Intent.OTHER
+            and is_question(part)
+            and not (groups and _same_request(groups[-1], told.understood, told.words))
+        ):
+            groups.append(_Part(told.first if groups else 0, told.understood, told.words))  # "…，结果怎么样了"
+        told = None
     # "what are my address and contact channel?": answered as one, unless a part asks something the list does
     # not hold ("… and is there a refund on 0924?", "… ? and how do you contact me?")
     listed_here = listed_subjects(text)

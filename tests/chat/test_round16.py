@@ -257,3 +257,26 @@ def test_a_question_beside_a_claimed_voucher_is_answered():
 
     assert "store credit" in reply and "notifications are turned on" in reply, reply
     assert "here is what they say" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        (
+            "li",
+            "通知现在是开着的吧？还有我之前问过退款的事，结果怎么样了",
+            ["通知目前设置为开启", "ORD-2025-0850"],
+            "0902",
+        ),
+        ("chen", "can you check my 订单 status pls, 还有 refund 0942 的 progress", ["ORD-2025-0942"], "申请退款"),
+    ],
+)
+def test_a_refund_asked_after_is_looked_up_not_proposed(username, text, said, not_said):
+    """Round 16: "…我之前问过退款的事，结果怎么样了" was dropped (a guess at "the order from last time" here),
+    and "refund 0942 的 progress" proposed a refund of 0942."""
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said) and not_said not in reply, reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply
