@@ -783,7 +783,9 @@ _PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
 # The change just proposed, asked about before answering it: "will I still get shipping updates if I do that?",
 # "is that going to change the address on my order in transit too?", "那样的话还能收到物流提醒吗".
 _THAT_CHANGE = re.compile(
-    r"那样|这样|这么(?:改|做|设)|改了(?:以后|之后)?|关了(?:以后|之后)?|(?i:\bif\s+(?:i|you|we)\s+(?:do|did|change|make)\s+(?:that|this|it)\b|"
+    r"那样|这样|这么(?:改|做|设)|改了(?:以后|之后)?|关了(?:以后|之后)?|(?:如果)?确认(?:的话|了?以后|了?之后)|"
+    r"(?i:\bif\s+(?:i|you|we)\s+(?:do|did|change|make)\s+(?:that|this|it)\b|\bif\s+i\s+(?:say\s+yes|confirm|agree)\b|"
+    r"\bonce\s+(?:i\s+)?confirm|"
     r"\b(?:is|will|would|does)\s+(?:that|this|it)\b|\bdoing\s+(?:that|so)\b|\bafter\s+(?:that|this)\b)"
 )
 _CONSEQUENCE = re.compile(

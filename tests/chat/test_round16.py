@@ -280,3 +280,26 @@ def test_a_refund_asked_after_is_looked_up_not_proposed(username, text, said, no
 
     assert all(words in reply for words in said) and not_said not in reply, reply
     assert not PendingAction.objects.filter(customer=user).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("username", "change", "weighed", "said"),
+    [
+        ("li", "地址改成 北京市朝阳区建国路88号", "确认的话会不会影响我已经下的订单？", "修改收货地址"),
+        (
+            "alice",
+            "change my address to 5 Elm Road, Leeds LS1 4AB",
+            "if i say yes, will my existing orders go there too?",
+            "Changing your address",
+        ),
+    ],
+)
+def test_what_a_yes_would_do_is_answered_from_the_policy(username, change, weighed, said):
+    """Round 16: "确认的话会不会影响我已经下的订单？" listed li's orders; the English form was not understood."""
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, change)
+
+    reply = run_turn(user.pk, conversation, weighed).reply
+
+    assert said in reply and "您共有" not in reply, reply
+    assert PendingAction.objects.get(customer=user).status == "pending"  # it waits, unchanged
