@@ -112,6 +112,11 @@ _ASKED_FOR = {
 }
 
 
+# A bare yes or no in Chinese ("确认" is the word the proposal asked for, not a choice of language); the English
+# ones are in _ANY_LANGUAGE.
+_ONLY_AN_ANSWER = re.compile(r"\s*(?:确认|确定|好的?|是的?|对|嗯+|行|取消|不(?:要|用)?|算了)[\s,，.。!！~]*")
+
+
 def language_of(text: str, default: str = "zh") -> str:
     """The language to answer ``text`` in: ``zh`` for Chinese, ``en`` for Latin words of its own, and for text
     that tells none ("ok", "ORD-…") the customer's language, ``default``. Text in both keeps the customer's
@@ -120,6 +125,8 @@ def language_of(text: str, default: str = "zh") -> str:
     asked = [language for language, pattern in _ASKED_FOR.items() if pattern.search(text)]
     if len(asked) == 1:
         return asked[0]
+    if _ONLY_AN_ANSWER.fullmatch(text):  # "确认" from an English customer answers in English: it tells no language
+        return default
     han = len(_CJK.findall(text))
     words = len(re.findall(r"[A-Za-z]{2,}", _ANY_LANGUAGE.sub(" ", text)))
     if not han or not words:

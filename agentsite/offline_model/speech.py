@@ -67,8 +67,14 @@ ASKS_HOW_IT_STANDS = re.compile(
 )
 
 
+# A bare yes or no in Chinese: "确认" from an English customer is the word the proposal asked for.
+_ONLY_AN_ANSWER_ZH = re.compile(r"\s*(?:确认|确定|好的?|是的?|对|嗯+|行|取消|不(?:要|用)?|算了)[\s,，.。!！~]*")
+
+
 def tells_no_language(text: str) -> bool:
-    """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816")."""
+    """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816", "确认")."""
+    if _ONLY_AN_ANSWER_ZH.fullmatch(text):
+        return True
     return not HAN.search(text) and not re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text))
 
 

@@ -303,3 +303,16 @@ def test_what_a_yes_would_do_is_answered_from_the_policy(username, change, weigh
 
     assert said in reply and "您共有" not in reply, reply
     assert PendingAction.objects.get(customer=user).status == "pending"  # it waits, unchanged
+
+
+@pytest.mark.parametrize(
+    ("username", "change", "yes", "said"), [("alice", "mute my notifications", "确认", "Done: your")]
+)
+def test_a_chinese_yes_from_an_english_customer_is_answered_in_english(username, change, yes, said):
+    """Round 16: alice's "确认" was answered "已为您处理完成。": the word the proposal asked for tells no language."""
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, change)
+
+    reply = run_turn(user.pk, conversation, yes).reply
+
+    assert said in reply, reply

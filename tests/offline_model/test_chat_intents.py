@@ -653,7 +653,7 @@ def test_an_order_cancelled_already_or_a_setting_cancelled_is_no_handover(say, t
 
 
 def test_the_reply_is_in_the_language_of_the_latest_message(say):
-    zh_texts = ["你好", "谢谢你", "我想问一下", "确认", "好的，就这样吧谢谢"]
+    zh_texts = ["你好", "谢谢你", "我想问一下", "好的，就这样吧谢谢"]
     en_texts = ["hello", "thanks a lot", "I have a question", "yes", "ok thanks"]
     for text in zh_texts:
         content = say(text).content
@@ -667,6 +667,9 @@ def test_the_reply_is_in_the_language_of_the_latest_message(say):
         {"role": "user", "content": "thank you"},
     ]
     assert not re.search(r"[\u4e00-\u9fff]", say(messages).content)
+    # a bare yes tells no language: the customer's (round 16: an English customer's "确认" was answered in Chinese)
+    assert re.search(r"[\u4e00-\u9fff]", say("确认", system="你是演示商店的客服。\n客户：王小明").content)
+    assert not re.search(r"[\u4e00-\u9fff]", say("确认", system="You are the agent.\nCustomer: Alice Smith").content)
 
 
 def test_bare_confirmations_are_acknowledged_briefly(say):
