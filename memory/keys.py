@@ -97,11 +97,22 @@ def normalise_birthday(value: str) -> str:
     raise InvalidValue(f"not a birthday: {value!r}")
 
 
+# Words around a choice that name no other value ("通知已开启", "notifications are on", "用微信联系我"): a choice is
+# read without them; a negation ("不要开启") is kept, and the value is then not understood.
+_AROUND_A_CHOICE = re.compile(
+    r"通知|提醒|推送|联系方式|联系我|联系|已经|已|设置为|设置成|设为|改成|改为|换成|都|是|为|用|通过|请|了|吧|的|"
+    r"\b(?:notifications?|alerts?|contact(?:\s+me)?|channel|are|is|set|to|turned|switched|please|my|by|via|be|should|now)\b"
+    r"|[\s,，.。!！:：]"
+)
+
+
 def _choice(canonical: dict[str, tuple[str, ...]]) -> Callable[[str], str]:
     lookup = {alias.lower(): name for name, aliases in canonical.items() for alias in (name, *aliases)}
 
     def normalise(value: str) -> str:
         key = value.strip().lower()
+        if key not in lookup:
+            key = _AROUND_A_CHOICE.sub("", key)
         if key not in lookup:
             raise InvalidValue(f"{value!r} is not one of {', '.join(canonical)}")
         return lookup[key]

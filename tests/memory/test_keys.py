@@ -67,8 +67,28 @@ def test_choices_and_identifiers_normalise():
 
 
 @pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("notification_preference", "通知已开启", "on"),  # red team, session 20: a correction refused as unreadable
+        ("notification_preference", "notifications are turned off", "mute"),
+        ("contact_channel", "用微信联系我", "wechat"),
+        ("contact_channel", "by text please", "sms"),
+    ],
+)
+def test_a_choice_is_read_in_a_sentence_around_it(key, value, expected):
+    assert normalise(key, value) == expected
+
+
+@pytest.mark.parametrize(
     ("key", "value"),
-    [("notification_preference", "sometimes"), ("order_number", "0816"), ("email", "nope"), ("unknown_key", "x")],
+    [
+        ("notification_preference", "sometimes"),
+        ("notification_preference", "不要开启"),  # a negation is never read past
+        ("contact_channel", "不用微信"),
+        ("order_number", "0816"),
+        ("email", "nope"),
+        ("unknown_key", "x"),
+    ],
 )
 def test_bad_values_and_unknown_keys_are_refused(key, value):
     with pytest.raises(InvalidValue):
