@@ -393,7 +393,7 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
     if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
         orders = [o] if (o := described.described_order(conv, text)) else []
-    if not orders and _THE_OTHER.search(text) and recent_order(conv) and "list_my_orders" in conv.tools:
+    if not orders and _other_asked(text) and recent_order(conv) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "and the other one, when does it ship?": not the one spoken of
     every_refund = bool(nlu.EVERY_REFUND.search(text))  # "我之前申请过退款吗": "之前" is ever, of every order
     if not orders and _LAST_TIME.search(text) and not every_refund:
@@ -1235,7 +1235,10 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
     if partial and slots.money_asked(text) is None:
         return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
-    if intent is Intent.OTHER and _THE_OTHER.search(text) and recent_order(conv) and "list_my_orders" in tools:
+    if intent is Intent.OTHER and _THE_SAME.search(text) and (asked := _asked_before(conv)) in _ABOUT_ONE_ORDER:
+        # "and also the same for the other one (0931)", "0816也一样": what was asked before, of this order
+        return _answer(conv, text, nlu.Understanding(asked, lang, "", understood.injection))
+    if intent is Intent.OTHER and _other_asked(text) and recent_order(conv) and "list_my_orders" in tools:
         return _call("list_my_orders")  # "另一单呢？": what was asked of the order spoken of, of the other one
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so
@@ -1515,25 +1518,41 @@ _STANDS = (
 )
 
 
+def _other_asked(text: str) -> bool:
+    """Whether ``text`` names an order only as "the other one" (not also by its number or its end)."""
+    return bool(_THE_OTHER.search(text)) and not slots.order_numbers(text) and not slots.order_tails(text)
+
+
 def _the_other_order(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply | None:
     """After the list for a request about "the other one": the request, for the one order that is not the one
     spoken of (and stands as the request says, if it says); several are offered to choose from."""
-    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _THE_OTHER.search(question):
+    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _other_asked(question):
         return None
     spoken = recent_order(conv)
-    others = [o for o in _listed(results[0]) if o.get("order_number") != spoken]
+    others = [o for o in _listed(results[0]) if o.get("order_number") not in (spoken, None)]
     statuses = next((wanted for pattern, wanted in _STANDS if pattern.search(question)), None)
     fitting = [str(o.get("order_number")) for o in others if statuses is None or o.get("status") in statuses]
+    if not others:
+        return None
     if len(fitting) != 1:
         return Reply(replies.which_order(fitting or [str(o.get("order_number")) for o in others], lang))
     whole = f"{question} {fitting[0]}"
     understood = nlu.classify(whole)
     if nlu.classify(question).intent is Intent.OTHER:  # "另一单呢？": what was asked of the one spoken of
-        before = next((t.text for t in conv.earlier_turns() if t.role == "user"), "")
-        asked = nlu.classify(before).intent
+        asked = _asked_before(conv)
         intent = asked if asked in _ABOUT_ONE_ORDER else Intent.STATUS
         understood = nlu.Understanding(intent, understood.lang, "", understood.injection)
     return _answer(conv, whole, understood)
+
+
+# The request before asked again of another order ("the same for 0931", "0816也一样").
+_THE_SAME = re.compile(r"(?i)\b(?:the\s+)?same\s+(?:for|with|thing\s+for)\b|\bdo\s+the\s+same\b|同样|也一样|一样的")
+
+
+def _asked_before(conv: Conversation) -> Intent:
+    """What the customer's message before the latest asked."""
+    before = next((t.text for t in conv.earlier_turns() if t.role == "user"), "")
+    return nlu.classify(before).intent
 
 
 def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
@@ -1812,7 +1831,7 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     data = result.data()
     tracked = data.get("order_number") if isinstance(data, dict) else None
     named = slots.order_numbers(question) or slots.order_tail(question) or described.names_a_thing(question)
-    if result.call.name != "track_shipment" or named or _THE_OTHER.search(question):
+    if result.call.name != "track_shipment" or named or _other_asked(question):
         return ""  # the order was named (in full, by its end, by what is in it, or as the other): nothing else was
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
     spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)

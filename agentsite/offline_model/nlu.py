@@ -246,6 +246,7 @@ def asks_about_an_orders_refund(text: str) -> bool:
 _REFUND_CLAIMED = _re(
     r"退过(?:款|钱)?了?|已(?:经)?(?:原路|全额)?退(?:回|款|还|给|了)|退回了|退款已|给我退了|退款(?:成功|到账)了|"
     r"(?i:\balready\s+(?:been\s+)?refunded|\brefunded\s+(?:me|it|us|my)\b|\b(?:has|have|had)\s+been\s+refunded|"
+    r"\b(?:got|get|was|were|been)\s+refunded\b|\brefunded\s+already\b|\bget\s+back\s+in\s+total\b|"
     r"\brefund\s+(?:has|had|was)\s+(?:been\s+|already\s+)?(?:processed|issued|sent|paid|made|approved|completed)|"
     r"\bgot\s+(?:my|the)\s+(?:money|refund)\s+back)"
 )
@@ -255,6 +256,8 @@ _REFUND_CLAIMED = _re(
 # every order's, never one order named elsewhere in the message.
 EVERY_REFUND = _re(
     r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|(?:问|说|提)过(?:的)?退款(?:的事)?|"
+    r"有没有退款(?!记录)|有退款(?:在处理|吗)|退款(?:在处理|处理中)的|"
+    r"(?i:\brefunds?\s+(?:pending|in\s+progress|going\s+on|open|outstanding)\b)|"
     r"(?i:\bwhich\s+refunds\b|\bany\s+refunds?\b|\brefunds?\s+(?:before|in\s+the\s+past|previously)\b|"
     r"\bever\s+(?:\w+\s+){0,2}?(?:requested|asked\s+for|had|got|gotten|received|claimed)\s+(?:a\s+)?refunds?\b|"
     r"\ball\s+(?:of\s+)?my\s+refunds\b|\b(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:my\s+)?refunds\b)"
@@ -797,11 +800,23 @@ _CANTONESE = [
 ]
 
 
+# Text-speak for the words the rules are written in ("how will u contact me", "r my notifs on"), in lower case
+# only: "U.S." and "R&D" stay as typed.
+_TEXT_SPEAK = [
+    (re.compile(r"(?<![\w.&'’-])u(?![\w.&'’-])"), "you"),
+    (re.compile(r"(?<![\w.&'’-])ur(?![\w.&'’-])"), "your"),
+    (re.compile(r"(?<![\w.&'’-])r(?![\w.&'’-])"), "are"),
+]
+
+
 def as_mandarin(text: str) -> str:
-    """``text`` in simplified characters, with common Cantonese words in their Mandarin ones."""
+    """``text`` in simplified characters, with common Cantonese words in their Mandarin ones, and English
+    text-speak (u, ur, r) in the words it stands for."""
     text = text.translate(_SIMPLIFIED)
     for cantonese, mandarin in _CANTONESE:
         text = text.replace(cantonese, mandarin)
+    for speak, word in _TEXT_SPEAK:
+        text = speak.sub(word, text)
     return text
 
 

@@ -416,7 +416,9 @@ def no_order_ending(tail: str, lang: str) -> str:
 
 
 def which_order(orders: list[str], lang: str) -> str:
-    """Several orders fit: ask which one, naming them."""
+    """Several orders fit: ask which one, naming them (none named: the order number is asked for)."""
+    if not orders:
+        return phrase("ask_order", lang)
     named = "、".join(orders) if lang == "zh" else ", ".join(orders)
     if lang == "zh":
         return f"您有几个订单都符合：{named}。请问是哪一个？"

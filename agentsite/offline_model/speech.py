@@ -63,7 +63,9 @@ ASKS_HOW_IT_STANDS = re.compile(
     r"(?:我|之前|以前)?(?:有没有|是不是|是否|有无)[^，。？?]{0,4}(?:设置|设|改|换|调)(?:成|为|到)|"
     r"(?i:^\s*(?:[\w']+(?:\s+[\w']+)?\s*[-,:–]\s*)?(?:hey|hi|so|and|just|quick\s+one|ok(?:ay)?)?[\s,]*"
     r"(?:is|are|am|do|does|did|has|have|was|were)\s+(?:my|i|you|it|they|we|the|your)\b.{0,120}?"
-    r"(?:\bor\b|\bstill\b))"
+    r"(?:\bor\b|\bstill\b)|"
+    # "hmm my address still 221 baker st?": the verb left out
+    r"^\s*(?:hmm+|so|and|ok(?:ay)?)?[\s,]*my\s+(?:[\w-]+\s+){1,2}?still\b[^?]{0,80}\?)"
 )
 
 

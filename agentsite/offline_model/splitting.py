@@ -178,6 +178,8 @@ def requests(text: str) -> list[Request]:
     found = []
     for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
         part = _with_referent(text[starts[group.first] : ends[after - 1]].strip(), text[: starts[group.first]])
+        if (mark := text[ends[after - 1] : ends[after - 1] + 1]) in ("?", "？"):
+            part = f"{part}{mark}"  # "notifications on or off? address?": asked, as its part was read
         understood = classify(part)
         if understood.intent is Intent.OTHER and _ONLY_A_THING_OF_MINE.fullmatch(part):
             part = f"{part}?"  # "also my notifs": asked about

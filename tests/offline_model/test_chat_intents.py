@@ -1557,7 +1557,7 @@ def test_what_the_orders_come_to_is_summed_without_cancelled_or_refunded_ones(sa
             "where is ORD-2025-0924, how long do refunds take, and do you ship to Ireland?",
             ["how long do refunds take", "do you ship to Ireland?"],
         ),
-        ("ORD-2025-0817到哪了？退款一般几天到账？运费谁出？", ["退款一般几天到账", "运费谁出？"]),
+        ("ORD-2025-0817到哪了？退款一般几天到账？运费谁出？", ["退款一般几天到账？", "运费谁出？"]),
         # one that points back at the first is the same question
         ("What is your refund policy? How long does it take?", ["What is your refund policy? How long does it take?"]),
     ],

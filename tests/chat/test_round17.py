@@ -1,0 +1,71 @@
+"""Red team, session 20 (round 17): answers that misread what was asked.
+
+- "my backpack got refunded already right?" proposed a refund of it.
+- "how will u contact me, email or sms?" was answered with the account's email address ("u" is "you").
+- "notifications on or off? address? any refunds pending?" said "Nothing needs changing", and "有没有退款在处理"
+  beside other questions listed the orders instead of their refunds.
+- "hmm my address still 221 baker st?" looked for an order ending in 221.
+- "…do the same for the other one (0931)" offered a choice between two orders; "the other one" with no other
+  order to choose from offered "Several of your orders fit: ."
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from chat.models import PendingAction
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _customer(username: str):
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    return user, short_term.store().start(user.pk).id
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        (
+            "bob",
+            "yo, so my backpack got refunded already right? how much did i get back in total across all my orders?",
+            ["no refund on record for this order"],
+            "Shall I request",
+        ),
+        ("alice", "quick q - how will u contact me, email or sms?", ["We'll contact you by email"], "email address"),
+        (
+            "bob",
+            "notifications on or off? address? any refunds pending?",
+            ["notifications are turned on", "742 Evergreen", "no refunds on record for any"],
+            "Nothing needs changing",
+        ),
+        (
+            "wang",
+            "我的联系方式、通知、地址分别是什么？有没有退款在处理？",
+            ["通过邮件联系您", "文三路 398 号", "都没有退款记录"],
+            "您共有",
+        ),
+        ("alice", "hmm my address still 221 baker st?", ["221 Baker Street, London"], "ORD-"),
+    ],
+)
+def test_what_was_asked_is_answered_from_the_record(username, text, said, not_said):
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said) and not_said not in reply, reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply
+
+
+def test_the_other_one_named_by_its_end_is_that_order():
+    user, conversation = _customer("bob")
+    run_turn(user.pk, conversation, "where is 0932?")
+
+    reply = run_turn(user.pk, conversation, "and also the same for the other one (0931)").reply
+
+    assert "ORD-2025-0931" in reply and "Several of your orders" not in reply, reply
