@@ -118,6 +118,21 @@ _THEIR_ORDERS = re.compile(
     rf"[他她](?:们)?(?:的|最近|上次|之前|都)?[^，。？?！!]{{0,8}}?(?:{_DATA_ZH}|买了|下单|下了|订了|退|通知|改)|"
     r"\b(?:refund|cancel|change|update|mute|track)\s+(?:his|her|their)\b"
 )
+# Someone else at the keyboard: "its actually alice typing", "im on bobs laptop".
+_SOMEONE_ELSE_TYPING = re.compile(
+    r"(?i)\b(?:it'?s|this\s+is|i'?m|i\s+am)\s+(?:actually\s+|really\s+)?([a-z]{2,20})\s+(?:typing|here|writing|speaking)\b|"
+    r"\bon\s+([a-z]{2,20})['’]?s\s+(?:laptop|phone|account|computer|pc|login)\b"
+)
+# A person named by a Chinese name before their details ("王伟的手机号是多少"): a common surname and one or two
+# characters, not the words those characters also begin ("周末的订单", "方便的地址").
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
+    "崔钟谭陆汪范石廖贾夏韦方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_HAN_NAMED = re.compile(
+    rf"(?<![我你您他她的在是])(?!周[一二三四五六日天末]|高[端价档铁]|方[便式]|马上|黄色|白色|江[苏西]|何时|任何|万一|程序|石家庄)"
+    rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)的(?:手机号?|电话|号码|地址|邮箱|订单|退款|账号|账户)"
+)
 _CUSTOMER_LINE = re.compile(r"^(?:Customer: |客户：)(.+)$", re.M)
 
 
@@ -144,7 +159,7 @@ def someone_else_asked_about(text: str, system: str) -> bool:
         return True
     account = customer_name(system)
     own = _names_of(account) if account else set()
-    for pattern in (_NAMED_EN, _NAMED_ZH):
+    for pattern in (_NAMED_EN, _NAMED_ZH, _SOMEONE_ELSE_TYPING, _HAN_NAMED):
         for m in pattern.finditer(text):
             name = next((g for g in m.groups() if g), "").lower().strip("'’")
             if name and name not in _NOT_A_PERSON and name not in own:
