@@ -396,6 +396,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     if not orders and _other_asked(text) and recent_order(conv) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "and the other one, when does it ship?": not the one spoken of
     every_refund = bool(nlu.EVERY_REFUND.search(text))  # "我之前申请过退款吗": "之前" is ever, of every order
+    if not orders and _LAST_MONTH.search(text) and conv.today and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "我上个月那单": the order placed last month, not the one of the last chat
     if not orders and _LAST_TIME.search(text) and not every_refund:
         if last := order_from_last_time(conv):
             orders = [last]
@@ -1518,6 +1520,25 @@ _STANDS = (
 )
 
 
+# An order named by the month it was placed in: the one before this ("我上个月那单", "my order from last month").
+_LAST_MONTH = re.compile(r"上个?月(?:的|那|下的|买的)|(?i:\b(?:order|one)\s+(?:i\s+placed\s+|from\s+)?last\s+month\b)")
+
+
+def _placed_last_month(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply | None:
+    """After the list for a request about the order placed last month: the request, for the one order placed
+    then; several are offered to choose from, and none is said by asking for the number."""
+    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _LAST_MONTH.search(question):
+        return None
+    if conv.today is None or slots.order_numbers(question) or slots.order_tails(question):
+        return None
+    month = (conv.today.replace(day=1) - dt.timedelta(days=1)).strftime("%Y-%m")
+    placed = [str(o.get("order_number")) for o in _listed(results[0]) if str(o.get("placed_at", "")).startswith(month)]
+    if len(placed) != 1:
+        return Reply(replies.which_order(placed, lang))
+    whole = f"{question} {placed[0]}"
+    return _answer(conv, whole, nlu.classify(whole))
+
+
 def _other_asked(text: str) -> bool:
     """Whether ``text`` names an order only as "the other one" (not also by its number or its end)."""
     return bool(_THE_OTHER.search(text)) and not slots.order_numbers(text) and not slots.order_tails(text)
@@ -1768,6 +1789,8 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         return each
     if other := _the_other_order(conv, results, question, lang):
         return other
+    if placed := _placed_last_month(conv, results, question, lang):
+        return placed
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named

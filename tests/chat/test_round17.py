@@ -11,10 +11,13 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from agentsite import clock
 from chat.agent import run_turn
 from chat.models import PendingAction
 from memory import session as short_term
@@ -97,3 +100,23 @@ def test_a_refund_disputed_and_to_be_cancelled_goes_to_a_person():
     turn = run_turn(user.pk, conversation, text)
 
     assert turn.state == "escalated", (turn.state, turn.reply)  # withdrawing a refund is staff's: handed over
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order"),
+    [
+        ("li", "我上个月那单退款到账了吗？", "ORD-2025-0850"),
+        ("li", "my order from last month, was it refunded?", "ORD-2025-0850"),
+        ("bob", "where is my order from last month?", "ORD-2025-0870"),
+    ],
+)
+def test_the_order_placed_last_month_is_that_order(username, text, order):
+    """Round 17: "我上个月那单退款到账了吗？" answered about the December order (last month read as the last chat)."""
+    today = clock.now().date()
+    if not 6 <= today.day <= 28:  # the demo's orders 0.5 and 4 days old this month, the one 30 days old the last
+        clock.advance((today.replace(day=28) + timedelta(days=4)).replace(day=10) - today)
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert order in reply and reply.count("ORD-") == 1, reply
