@@ -1044,6 +1044,10 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     every_refund = _every_refund_asked(conv, requests)
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
         if result.call.name == "list_my_orders":
+            for request in _wanted(requests):  # "…，地址先不改。我上个月那单退款到账了吗？": the order placed then
+                placed = _placed_last_month(conv, [result], request.text, lang)
+                if placed is not None and (placed.tool_calls or placed.content):
+                    return placed
             named = _each_named_by_its_end(conv, requests, result)
             looked_up = _refunds_of_each(conv, [result], every_refund.text, lang) if every_refund else None
             calls = [*(named.tool_calls if named else ()), *(looked_up.tool_calls if looked_up else ())]

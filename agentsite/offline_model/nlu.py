@@ -690,6 +690,7 @@ VOUCHERS = _re(
 _NOT_WANTED = _re(
     r"(?i:\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+){0,2}?(?:change|update|move|switch|refund|return)\b)"
     r"|(?:不要|别|不用|不必)再?(?:帮我)?(?:把[^，。,.]{0,12})?(?:改|退)"
+    r"|(?:先|暂时|暂且|还是)(?:不|别)(?:改|换|退)"  # "地址先不改"
 )
 _IN_ITS_PLACE = _re(r"而是|改成[^，。]*吧|(?i:\binstead\b|\brather\b|\bbut\b|\bjust\b)")
 
