@@ -1066,7 +1066,8 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     if every_refund and refunds is not None and refunds.content:  # said once, for every order, where it was asked
         said.append((0, requests.index(every_refund), refunds.content))
     asked = 0
-    for result in conv.results_since_user():
+    since_user = conv.results_since_user()
+    for result in since_user:
         if result.call.name in ("list_my_orders", "recall_memory") and result not in results:
             continue  # it led to the step after it
         if _told(result):
@@ -1075,7 +1076,7 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             every_refund
             and refunds is not None
             and result in lookups
-            and not _asked_for_itself(result, conv.results_since_user(), requests, every_refund)
+            and not _asked_for_itself(result, since_user, requests, every_refund)
         ):
             continue  # looked up for its refunds, which are said above
         data = result.data()
@@ -1203,6 +1204,21 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
 _ABOUT_ONE_ORDER = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE)
 
 
+def _account_detail(conv: Conversation, text: str, phrase: str, lang: str, its_own_word: str = "") -> Reply:
+    """A new email or phone number for the account, which a colleague changes: said so, unless a channel is asked
+    for beside it ("…and please text me from now on"), which is proposed. The detail's own word ("电话") names
+    no channel."""
+    channel = slots.contact_channel(text)
+    if (
+        channel
+        and channel != its_own_word
+        and channel != record_of(conv, "contact_channel")
+        and "update_contact_channel" in conv.tools
+    ):
+        return _call("update_contact_channel", channel=channel)
+    return Reply(replies.phrase(phrase, lang))
+
+
 def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Reply:
     """What the agent does about one request."""
     lang, intent, tools = understood.lang, understood.intent, conv.tools
@@ -1225,19 +1241,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         record = replies.chases_on_record(list(conv.memories), lang)
         return Reply(replies.phrase("expedite_disputed", lang) + ("" if lang == "zh" else " ") + record)
     if nlu.asks_to_change_email(text):  # the account's email: a colleague's to change, never the channel
-        channel = slots.contact_channel(text)  # "…and please text me from now on": that change still asked
-        if channel and channel != record_of(conv, "contact_channel") and "update_contact_channel" in tools:
-            return _call("update_contact_channel", channel=channel)
-        return Reply(replies.phrase("account_email", lang))
+        return _account_detail(conv, text, "account_email", lang)
     if nlu.asks_to_change_phone(text):  # the account's number, never the phone as the contact channel
-        channel = slots.contact_channel(text)  # "…and text me from now on": that change still asked
-        if (
-            channel not in (None, "phone")
-            and channel != record_of(conv, "contact_channel")
-            and "update_contact_channel" in tools
-        ):
-            return _call("update_contact_channel", channel=channel)
-        return Reply(replies.phrase("account_phone", lang))
+        return _account_detail(conv, text, "account_phone", lang, its_own_word="phone")
     partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
     if partial and slots.money_asked(text) is None:
         return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
