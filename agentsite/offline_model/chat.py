@@ -1753,9 +1753,11 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
         if not numbers:
             return Reply(replies.phrase("no_orders", lang))
         return Reply(None, tuple(PlannedCall("lookup_order", {"order_number": n}) for n in numbers))
-    listed = any(r.call.name == "list_my_orders" for r in conv.results_since_user())
-    if listed and results and all(r.call.name == "lookup_order" for r in results):  # each order of the list
+    lists = [r for r in conv.results_since_user() if r.call.name == "list_my_orders"]
+    if lists and results and all(r.call.name == "lookup_order" for r in results):  # each order of the list
         found = [data for r in results if isinstance(data := r.data(), dict)]
+        if day is None and _some_of_the_list(lists[-1], found):  # "还没发货的那个有退款吗": that order's
+            return Reply("\n".join(replies.refunds_of_order(data, lang) for data in found))
         if day is not None:  # "which refunds did I request yesterday?": those requested that day
             found = [_refunds_requested_on(data, day) for data in found]
         said = [
@@ -1768,6 +1770,14 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
             return Reply(replies.no_refund_requested_on(day, lang))
         return Reply("\n".join(said) if said else replies.phrase("no_refunds", lang))
     return None
+
+
+def _some_of_the_list(listed: ToolResult, found: list[dict[str, Any]]) -> bool:
+    """Whether the orders looked up are fewer than the list's (one picked out: "the other one", "还没发货的那个"):
+    what they hold answers, never "none of your orders" said of orders not looked at."""
+    every = {o.get("order_number") for o in _listed(listed) if o.get("status") != "pending"}
+    looked = {data.get("order_number") for data in found}
+    return bool(looked) and looked < every and len(looked) < _REFUND_LOOKUPS
 
 
 # A question about the refunds the customer asked for ("which refunds did I request yesterday?", "我昨天申请了哪些"):
