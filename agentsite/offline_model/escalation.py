@@ -106,6 +106,9 @@ def asks_for_a_person(text: str) -> bool:
     return bool(HUMAN.search(text)) and not _NOT_ASKING_FOR_A_PERSON.search(text)
 
 
+# "能", "可以", "能不能", "还能": whether something may be done, asked
+_CAN = r"(?:还)?(?:能不能|可不可以|能否|可否|能|可以)"
+
 # Cancelling an order is staff's to do (no tool cancels one): "cancel my order ORD-…", "cancel the backpack
 # order", "帮我把订单取消掉", "这单不要了，取消吧", "退单". Not an order cancelled already ("why was my order
 # cancelled?", "订单被取消了"), a cancellation kept ("don't cancel it"), nor a proposal declined ("cancel that").
@@ -117,10 +120,18 @@ _CANCEL_ORDER = _re(
     r"|(?:这单|那单|订单|单子)[^。？?！!]{0,8}?[，,]\s*(?:那就|就|那)?(?:帮我|给我)?取消(?:掉|了吧|吧)"
     r"|(?:帮我|给我|麻烦|请)把?[^，。？?！!]{0,12}?(?:订单|单子|这单|那单)[^，。？?！!]{0,4}?取消(?:掉|了)?"
     r"|退单|撤单|撤销订单"
+    # an order named by its end, or picked out ("还没发货的那个"), asked whether it can still be cancelled
+    r"|(?<!不要)(?<!别)(?<!不用)取消(?:掉)?(?:一下)?[^，。？?！!,.\d]{0,4}?(?<!\d)(?i:ORD-?\d{4}-?)?\d{4}(?!\d)"
+    r"|(?<!\d)\d{4}(?!\d)[^，。？?！!\d]{0,6}?" + _CAN + r"(?:帮我)?取消(?!了|的原因|成功|与否)"
+    r"|(?:那个|这个|那一?单|这一?单|那一个|这一个)[，,\s]*(?:现在)?"
+    + _CAN
+    + r"(?:帮我)?取消(?:掉)?(?!了|退款|通知|提醒|推送|订阅)"
     r"|(?i:(?<!don't\s)(?<!not\s)(?<!never\s)\bcancel(?:l?ing)?\s+(?:(?:my|the|this|that|an?|our|both|all|these|those)\s+)?"
     r"(?:[\w'-]+\s+){0,3}?(?:orders?|purchases?)\b|\bcancel(?:l?ing)?\s+(?:order\s+)?#?ORD[-_ ]?\d"
     r"|\bcall\s+off\s+(?:my|the)\s+order|\bcancel\s+(?:my|the|these|those|this)\s+(?!notif|alerts?|e-?mails?|texts?|sms\b|"
-    r"messages?|subscriptions?|newsletters?|changes?|requests?|address|updates?|proposals?|refunds?|calls?|mute)[\w-]{3,})"
+    r"messages?|subscriptions?|newsletters?|changes?|requests?|address|updates?|proposals?|refunds?|calls?|mute)[\w-]{3,}"
+    r"|(?<!don't\s)(?<!not\s)\bcancel(?:l?ing)?\s+(?:order\s+)?(?:#|no\.?\s*)?(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}\b"
+    r"|\b(?:(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}|order|one|purchase)\b[^.?!]{0,40}?\b(?:still\s+)?be\s+cancel+ed\b)"
 )
 
 
@@ -134,6 +145,8 @@ _WITHDRAW_REFUND = _re(
     r"|\b(?:never|didn'?t|did\s+not)\s+(?:ask|asked|request|requested|apply|applied)\s+for\s+(?:a|any|this|that|the)\s+"
     r"refund\b[^.!]{0,100}?\b(?:cancel|withdraw|retract)\s+(?:it|that|this)\b)"
     r"|(?:没有?|从没|从来没)(?:申请|要求|让你退)(?:过)?(?:这个|这笔)?退款[^。！!]{0,30}?(?:取消|撤回|撤销)"
+    r"|" + _CAN + r"(?:帮我)?(?:取消|撤回|撤销)(?:掉)?(?:这个|那个|这笔|那笔)?退款(?:申请)?(?!了)"
+    r"|退款(?:申请)?[^，。？?！!]{0,4}?" + _CAN + r"(?:帮我)?(?:取消|撤回|撤销)(?!了)"
 )
 
 

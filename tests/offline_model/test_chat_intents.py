@@ -627,6 +627,16 @@ def test_asking_for_a_person_escalates(say):
         "actually just cancel the water bottles, i don't need them anymore",
         "I changed my mind, cancel the refund for the headphones pls",
         "我的退款申请撤回吧",
+        # asked as a question, the order named by its end or picked out (round 17's li)
+        "0902能取消吗",
+        "能取消0902吗",
+        "0816还能取消吗",
+        "还没发货的那个能取消吗",
+        "那另一个呢？还没发货的那个，能取消退款吗",
+        "退款申请还能撤回吗",
+        "can i cancel 0932?",
+        "can 0932 still be cancelled?",
+        "can the order that hasn't shipped be cancelled?",
     ],
 )
 def test_cancelling_an_order_or_withdrawing_a_refund_is_handed_to_a_person(say, text):
@@ -646,6 +656,11 @@ def test_cancelling_an_order_or_withdrawing_a_refund_is_handed_to_a_person(say, 
         "退款取消了吗",
         "cancel my notifications",
         "取消通知",
+        "why was 0702 cancelled?",
+        "0702取消了吗",
+        "通知能取消吗",
+        "那个通知能取消吗",
+        "我的退款取消了吗",
     ],
 )
 def test_an_order_cancelled_already_or_a_setting_cancelled_is_no_handover(say, text):
