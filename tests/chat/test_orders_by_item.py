@@ -156,3 +156,29 @@ def test_a_thing_in_no_order_is_said_by_name(customers):
     _, reply = _talk(customers["alice"], "refund the desk lamp and the teapot")
 
     assert 'couldn\'t find "teapot"' in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "item", "orders"),
+    [
+        ("chen", "air purifier", ["ORD-2025-0941"]),
+        ("chen", "green tea", ["ORD-2025-0942"]),
+        ("li", "yoga mat", ["ORD-2025-0902"]),
+        ("wang", "mechanical keyboard", ["ORD-2025-0790"]),
+        ("alice", "咖啡研磨机", ["ORD-2025-0924"]),
+        ("bob", "水杯", ["ORD-2025-0932"]),
+        # nothing of theirs is one: the closest name does not stand clear of the next
+        ("li", "blender", []),
+        ("bob", "electric toothbrush", []),
+        ("alice", "笔记本电脑", []),
+        ("chen", "微波炉", []),
+        # a part of a thing is not the thing
+        ("alice", "耳机套", []),
+        ("chen", "purifier filter", []),
+    ],
+)
+def test_a_thing_named_in_the_other_language_is_found_when_its_name_stands_clear(customers, username, item, orders):
+    """Round 17: chen's "air purifier" was in none of her orders, all named in Chinese."""
+    from chat.shop import list_orders
+
+    assert [o["order_number"] for o in list_orders(customers[username].pk, item=item)] == orders
