@@ -1768,6 +1768,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
         ]
         if day is not None and not said:
             return Reply(replies.no_refund_requested_on(day, lang))
+        if said and nlu.REFUNDED_IN_TOTAL.search(question):  # "how much did I get back in total?"
+            said.append(replies.refunds_total_text(found, lang))
         return Reply("\n".join(said) if said else replies.phrase("no_refunds", lang))
     return None
 

@@ -252,9 +252,21 @@ _REFUND_CLAIMED = _re(
 )
 
 
+# What the customer's refunds come to: "how much did I get back in total?", "我一共退了多少钱", "退款总共多少".
+_REFUNDED_IN_TOTAL = (
+    r"(?:总共|一共|总计|合计|累计|加起来|全部|所有)[^，。？?]{0,8}?退(?:了|款|回|给我|还)?[^，。？?]{0,6}?(?:多少|几)|"
+    r"退(?:了|回|给我|还)?(?:多少|几)(?:钱)?[^，。？?]{0,4}(?:总共|一共)|退款(?:总额|总共|一共|合计|加起来)|"
+    r"(?i:\bhow\s+much\b[^.?!]{0,30}?\b(?:get|got|gotten|received?|getting)\s+(?:\w+\s+){0,2}?back\b|"
+    r"\bhow\s+much\b[^.?!]{0,30}?\brefund(?:ed|s)?\b[^.?!]{0,30}?\b(?:in\s+total|total|overall|altogether|so\s+far|"
+    r"in\s+all|combined)\b|\btotal\s+(?:amount\s+)?(?:of\s+)?(?:my\s+|all\s+(?:my\s+)?)?refunds\b|"
+    r"\brefunds\s+(?:add\s+up|come\s+to|total)\b)"
+)
+REFUNDED_IN_TOTAL = _re(_REFUNDED_IN_TOTAL)
+
 # Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "did I ask for any refund?"):
 # every order's, never one order named elsewhere in the message.
 EVERY_REFUND = _re(
+    _REFUNDED_IN_TOTAL + "|"
     r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|(?:问|说|提)过(?:的)?退款(?:的事)?|"
     r"有没有退款(?!记录)|有退款(?:在处理|吗)|退款(?:在处理|处理中)的|"
     r"(?i:\brefunds?\s+(?:pending|in\s+progress|going\s+on|open|outstanding)\b)|"
@@ -881,6 +893,8 @@ def classify(text: str) -> Understanding:
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
 
     has_order = bool(slots.order_numbers(text))
+    if REFUNDED_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):
+        return result(Intent.STATUS)  # every order's refunds, with what they come to
     if SPENT_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):
         return result(Intent.LIST_ORDERS)  # the list, with what it comes to
     if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):

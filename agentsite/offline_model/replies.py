@@ -737,6 +737,42 @@ def refunds_text(data: dict[str, Any], lang: str, asked_about_a_refund: bool) ->
     return "Refunds on record: " + "; ".join(said) + "."
 
 
+def refunds_total_text(orders: list[dict[str, Any]], lang: str) -> str:
+    """What the refunds on record come to, each currency apart: approved ones (the money back) and those still
+    being processed; an order marked refunded without refund details is named, its total never counted as
+    money back."""
+    approved: dict[str, float] = {}
+    waiting: dict[str, float] = {}
+    unrecorded = []
+    for data in orders:
+        code = str(data.get("currency") or ("CNY" if lang == "zh" else "")).upper()
+        refunds = [r for r in data.get("refunds") or [] if isinstance(r, dict)]
+        if not refunds and data.get("status") == "refunded":
+            unrecorded.append(str(data.get("order_number") or ""))
+        for refund in refunds:
+            sums = {"approved": approved, "requested": waiting}.get(str(refund.get("status")))
+            try:
+                amount = float(str(refund.get("amount")))
+            except (TypeError, ValueError):
+                continue
+            if sums is not None:
+                sums[code] = sums.get(code, 0.0) + amount
+
+    def shown(sums: dict[str, float]) -> str:
+        joined = [money(f"{total:.2f}", code, lang) for code, total in sums.items()]
+        return ("、" if lang == "zh" else " and ").join(joined)
+
+    if lang == "zh":
+        said = [f"已批准的退款合计{shown(approved)}" if approved else "目前没有已批准的退款"]
+        said += [f"处理中的退款{shown(waiting)}"] if waiting else []
+        tail = f"（订单{'、'.join(unrecorded)}没有退款明细，未计入）" if unrecorded else ""
+        return "；".join(said) + tail + "。"
+    said = [f"Approved refunds come to {shown(approved)}" if approved else "No refund has been approved yet"]
+    said += [f"{shown(waiting)} is still being processed"] if waiting else []
+    tail = f" ({_join(unrecorded, lang)}: no refund details, so not counted)" if unrecorded else ""
+    return "; ".join(said) + tail + "."
+
+
 def nothing_holds(thing: str, lang: str) -> str:
     """That no order of the customer's holds the thing they named."""
     if lang == "zh":
