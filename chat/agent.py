@@ -27,6 +27,7 @@ from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import (
     agrees_only_loosely,
+    asks_or_offers,
     confirmation_then_more,
     declined_then_asked,
     declines_all,
@@ -41,6 +42,7 @@ from chat.answers import (
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
+    MOVES_MONEY,
     NEEDS_A_CLEAR_YES,
     TOOLS,
     ToolContext,
@@ -261,8 +263,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 # is not said, unless it names the change's kind.
                 (person_offered and not names_the_kind(text, waiting.tool))
                 # Something else was talked about since the proposal, and the reply to it may have asked or offered
-                # something of its own: a yes naming no change may answer that.
-                or (waiting.interruptions and not names_the_change(text, waiting.tool))
+                # something of its own: a yes naming no change may answer that. Unless the reply asked nothing
+                # and ended naming the change ("Reply 'yes' to go ahead"): the yes answers that.
+                or (
+                    waiting.interruptions
+                    and not names_the_change(text, waiting.tool)
+                    and not _only_the_change_asked(session, waiting)
+                )
             )
         ):
             return _ask_about_alone(store, ctx, waiting, prompts.ASKED_AGAIN, emit)  # a yes to that confirms it
@@ -384,6 +391,21 @@ def _with_notice(reply: str, action: PendingAction | None, wording: dict[str, st
     values = {**action.arguments, **action.shown}  # named as proposed: "a refund of $320.00 … (Tent)"
     notice = wording[language].format(summary=actions.proposed(action.tool, values, language))
     return f"{reply}\n{notice}" if reply else notice
+
+
+def _only_the_change_asked(session: short_term.Session, action: PendingAction) -> bool:
+    """Whether the last reply ended with the notice that ``action`` still waits ("Reply 'yes' to go ahead") after
+    answering a request about something else, and asked nothing of its own: a bare "yes" then answers the change.
+    Never for money, nor after a request about the same kind of change ("could I get 100 back instead?")."""
+    asked = next((m.content for m in reversed(session.messages) if m.role == Role.USER), "")
+    if action.tool in MOVES_MONEY or names_the_kind(asked, action.tool):
+        return False
+    reply = _last_reply(session)
+    for language in prompts.ON_HOLD:
+        notice = _with_notice("", action, prompts.ON_HOLD, language)
+        if reply.rstrip().endswith(notice):
+            return not asks_or_offers(reply.rstrip()[: -len(notice)])
+    return False
 
 
 def _entry(role: Role, content: str) -> Entry:

@@ -188,6 +188,21 @@ _OFFERS_A_PERSON = re.compile(
 )
 
 
+# A reply that asks or offers something of its own, which a "yes" after it may answer instead of the change.
+_ASKS_OR_OFFERS = re.compile(
+    r"[?？]|需要我|要不要|是否需要|您看可以|请(?:提供|告诉|发|给|确认|选择)|没有完全理解|没听懂|"
+    r"(?i:\b(?:shall|should)\s+i\b|\bwould\s+you\s+like\b|\bdo\s+you\s+want\b|\bif\s+you(?:'d)?\s+(?:want|like)\b|"
+    r"\bwant\s+me\s+to\b|\bplease\s+(?:give|tell|send|provide|confirm|choose|let\s+me\s+know)\b|\bcould\s+you\b|"
+    r"\bdidn'?t\s+(?:quite\s+)?understand\b)"
+)
+
+
+def asks_or_offers(reply: str) -> bool:
+    """Whether the agent's reply asked a question, offered something or asked for something a bare "yes" could
+    answer, or did not understand the request (a yes may insist on it)."""
+    return bool(_ASKS_OR_OFFERS.search(reply))
+
+
 def offers_a_person(reply: str) -> bool:
     """Whether the agent's reply offered to hand the customer to a colleague."""
     return bool(_OFFERS_A_PERSON.search(reply))

@@ -228,6 +228,32 @@ def test_a_yes_after_talk_of_something_else_is_asked_about_the_change_alone(
     assert PendingAction.objects.get(pk=waiting.pk).status == "done"
 
 
+@pytest.mark.parametrize(
+    ("username", "proposal", "between", "yes", "done"),
+    [
+        # round 18: "yes" after "(Still waiting…: Reply 'yes' to go ahead…)" was asked about again, every time
+        ("alice", "can you switch my contact channel to SMS?", "hmm wait, when is 0923 shipping?", "yes", True),
+        ("wang", "把通知关了吧", "0817到哪了", "是的", True),
+        # money is asked about alone whatever came between
+        ("li", "ORD-2025-0901 退款", "0902发货了吗", "是的", False),
+        # the request between was about the same kind of change
+        ("bob", "mute my notifications", "what are my notifications set to now?", "yes", False),
+    ],
+)
+def test_a_yes_right_after_a_reminder_that_asked_nothing_else_answers_it(
+    customers, username, proposal, between, yes, done
+):
+    user = customers[username]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, proposal)
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+    run_turn(user.pk, conversation, between)
+
+    reply = run_turn(user.pk, conversation, yes).reply
+
+    assert PendingAction.objects.get(pk=waiting.pk).status == ("done" if done else "pending"), reply
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_confirmation_after_its_time_changes_nothing(customers, settings, lang):
     user, conversation, order = _proposed(customers, lang)
