@@ -595,7 +595,8 @@ def withdrawn_changes(action_ids: Collection[str]) -> set[str]:
 
     A proposal is withdrawn when the customer said no to it or asked for another value instead: it was
     cancelled without a refusal of the shop, and the same change was not proposed again in the
-    conversation and left standing (a change re-proposed, confirmed or waiting is still wanted).
+    conversation and left standing (a change re-proposed, confirmed or waiting is still wanted); or it lapsed
+    and another value of it was proposed after it.
     """
     ids = [pk for pk in action_ids if is_uuid(pk)]
     found = set()
@@ -605,7 +606,24 @@ def withdrawn_changes(action_ids: Collection[str]) -> set[str]:
         )
         if not same.exclude(status=PendingAction.Status.CANCELLED, result={}).exists():
             found.add(str(action.pk))
+    for action in PendingAction.objects.filter(pk__in=ids, status=PendingAction.Status.LAPSED):
+        if _corrected_later(action):
+            found.add(str(action.pk))
     return found
+
+
+def _corrected_later(action: PendingAction) -> bool:
+    """Whether another value of the same change was proposed after ``action`` in its conversation: "yes - oh wait,
+    make it 11 Downing Street, not 10" lapses the first while the second is proposed, and the first is no longer
+    what the customer asks for."""
+    later = PendingAction.objects.filter(
+        conversation_id=action.conversation_id, tool=action.tool, created_at__gt=action.created_at
+    ).exclude(pk=action.pk)
+    order = action.arguments.get("order_number")
+    return any(
+        a.arguments.get("order_number") == order and _what_it_changes(a.arguments) != _what_it_changes(action.arguments)
+        for a in later
+    )
 
 
 def _withdraw(ctx: ToolContext, action_ids: list[str]) -> None:

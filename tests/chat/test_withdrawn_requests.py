@@ -126,3 +126,21 @@ def test_a_change_that_lapsed_is_still_a_request(lang):
 
     assert stated in reply and RECORD["shipping_address"][lang] in reply, reply
     assert _requests(user, "shipping_address") == {stated}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_change_that_lapsed_as_another_value_was_asked_for_is_withdrawn(lang):
+    """Round 18: "yes - oh wait, actually make it 11 Downing Street, not 10" after a question in between lapsed the
+    first proposal rather than replacing it, and the next chat said "You asked for 10 Downing Street…"."""
+    user = _customer(lang, f"corrected-{lang}")
+    conversation = short_term.store().start(user.pk).id
+    first = _proposed(user, conversation, "shipping_address", lang, 2)
+    run_turn(user.pk, conversation, "What is your returns policy?" if lang == "en" else "退货政策是什么？")
+    second = _proposed(user, conversation, "shipping_address", lang, 5)
+    assert PendingAction.objects.get(conversation_id=conversation, arguments__address=first).status == "lapsed"
+    run_turn(user.pk, conversation, YES[lang])
+
+    reply = _asked_later(user, conversation, "shipping_address", lang)
+
+    assert second in reply and first not in reply, reply
+    assert _requests(user, "shipping_address") == set()
