@@ -822,12 +822,32 @@ _TEXT_SPEAK = [
 ]
 
 
+# The shop's English words in a Chinese sentence ("我想把notification关掉", "contact channel现在是啥",
+# "帮我refund一下"): read as the Chinese words the rules are written in. Only where the text holds Chinese and no
+# English clause.
+_SHOP_WORDS_IN_CHINESE = [
+    (
+        re.compile(r"(?i)\s*(?<![A-Za-z])(?:contact\s+(?:channel|method|info|details|preference)s?)(?![A-Za-z])\s*"),
+        "联系方式",
+    ),
+    (re.compile(r"(?i)\s*(?<![A-Za-z])(?:notifications?|notifs?|push\s+notifications?)(?![A-Za-z])\s*"), "通知"),
+    (re.compile(r"(?i)\s*(?<![A-Za-z])(?:shipping\s+|delivery\s+|default\s+)?address(?![A-Za-z])\s*"), "地址"),
+    (re.compile(r"(?i)\s*(?<![A-Za-z])refund(?:ed|s)?(?![A-Za-z])\s*"), "退款"),
+    (re.compile(r"(?i)\s*(?<![A-Za-z])tracking(?![A-Za-z])\s*"), "物流"),
+]
+_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_ENGLISH_CLAUSE = re.compile(r"[A-Za-z]+\s+[A-Za-z]+\s+[A-Za-z]+")  # "change my address to 上海…" is English
+
+
 def as_mandarin(text: str) -> str:
-    """``text`` in simplified characters, with common Cantonese words in their Mandarin ones, and English
-    text-speak (u, ur, r) in the words it stands for."""
+    """``text`` in simplified characters, with common Cantonese words in their Mandarin ones, the shop's English
+    words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words it stands for."""
     text = text.translate(_SIMPLIFIED)
     for cantonese, mandarin in _CANTONESE:
         text = text.replace(cantonese, mandarin)
+    if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
+        for english, chinese in _SHOP_WORDS_IN_CHINESE:
+            text = english.sub(chinese, text)
     for speak, word in _TEXT_SPEAK:
         text = speak.sub(word, text)
     return text
