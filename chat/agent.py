@@ -32,6 +32,7 @@ from chat.answers import (
     declined_then_asked,
     declines_all,
     final_answer,
+    in_simplified,
     is_bare_confirmation,
     is_cancellation,
     is_confirmation,
@@ -223,7 +224,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         if waiting is not None:  # "no wait, actually yes": the answer the customer ended on is the answer
-            text = final_answer(text, {**waiting.arguments, "summary": waiting.summary})
+            text = final_answer(in_simplified(text), {**waiting.arguments, "summary": waiting.summary})
         history = store.history_of(session)
         declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it

@@ -230,6 +230,19 @@ def agrees_only_loosely(text: str, *, after_something_else: bool = False) -> boo
     return bool(_ACKNOWLEDGEMENT_ONLY.match(text)) or (is_confirmation(text) and not _EXPLICIT.search(text))
 
 
+# The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
+# what such an answer may name ("郵件", "短信通知", "這個地址"), in the simplified ones the answers are read in.
+_SIMPLIFIED = str.maketrans(
+    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際",
+    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际",
+)
+
+
+def in_simplified(text: str) -> str:
+    """``text`` with the traditional characters of an answer in simplified ones (the rest as typed)."""
+    return text.translate(_SIMPLIFIED)
+
+
 def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> bool:
     """An agreement to the waiting change, and nothing else.
 

@@ -811,3 +811,16 @@ def test_an_address_changes_only_on_a_word_that_confirms_on_its_own(lang, ask, l
     assert PendingAction.objects.get(conversation_id=conversation).status == "pending", reply
     run_turn(user.pk, conversation, "确认" if lang == "zh" else "yes")
     assert PendingAction.objects.get(conversation_id=conversation).status == "done"
+
+
+@pytest.mark.parametrize(("answer", "status"), [("確認", "done"), ("對，確定", "done"), ("不用了，謝謝", "cancelled")])
+def test_an_answer_in_traditional_characters_is_read_as_in_simplified(customers, answer, status):
+    """Round 18: "確認" was answered "好的。还有什么可以帮您？" while the change still waited."""
+    user = customers["wang"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "把通知关了吧")
+    waiting = PendingAction.objects.get(conversation_id=conversation, status="pending")
+
+    reply = run_turn(user.pk, conversation, answer).reply
+
+    assert PendingAction.objects.get(pk=waiting.pk).status == status, reply
