@@ -484,6 +484,22 @@ ADDRESS_CHANGE_ASKED = _re(
     r"(?:delivered|sent|shipped)|(?:from\s+now\s+on|going\s+forward|instead\s+of).{0,60}(?:deliver|send|ship|go)|"
     r"(?:deliver|send|ship|go)\w*\s.{0,60}(?:from\s+now\s+on|going\s+forward|instead\s+of\s+(?:home|work)))"
 )
+# A change of address said not to be wanted ("我没说要改地址", "取消地址修改", "i never asked to change my address"),
+# and one the customer believes made ("现在应该已经是北京的了吧", "has my address been updated?"): neither asks for a
+# new one.
+_CHANGE_NOT_WANTED = _re(
+    r"(?:没|没有|从没|从来没|并没有?|又没)(?:说|让你?|要求|叫你|想|打算|申请)(?:过)?(?:要)?(?:你)?(?:帮我)?(?:改|修改|换|更改|变更)|"
+    r"(?:不要|别|不用|无需|不需要|先不|不想)(?:帮我)?(?:再)?(?:改|修改|换|更改|变更)|"
+    r"取消(?:掉)?(?:这个|那个|我的)?(?:地址)?(?:的)?(?:修改|更改|变更)|"
+    r"(?i:\b(?:didn'?t|did\s+not|never)\s+(?:ask(?:ed)?|sa(?:y|id)|want(?:ed)?|t(?:ell|old)\s+you)\b[^.?!]{0,20}?"
+    r"\b(?:change|update)|"
+    r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:change|update)\b|\bcancel\s+(?:the\s+|my\s+)?address\s+change)"
+)
+_CHANGE_BELIEVED_MADE = _re(
+    r"(?:已经|应该|现在)[^，。？?]{0,16}(?:是|改成|换成|变成|改好|改了)[^，。？?]{0,16}(?:了吧|吧|了吗|了没有?)|"
+    r"改好了(?:吗|没|吧)|"
+    r"(?i:\b(?:is|was|has)\s+(?:my\s+)?(?:default\s+|shipping\s+)?address\s+(?:been\s+)?(?:changed|updated)\b)"
+)
 # An address named earlier in the chat, pointed at rather than written again: "send my headphones order there
 # too", "0901也寄到这个地址", "use the same address for ORD-…".
 TO_THE_ADDRESS_SAID = _re(
@@ -732,7 +748,27 @@ def says_not_to_change(text: str) -> bool:
     if SARCASM.search(text) or puts_off_a_change(text):
         return True
     found = _NOT_WANTED.search(text)
-    return found is not None and not _IN_ITS_PLACE.search(text[found.end() :])
+    if found is None or _IN_ITS_PLACE.search(text[found.end() :]):
+        return False
+    rest = re.split(r"[，,。.!！；;]", text[found.end() :], maxsplit=1)[1:]  # "别改地址了，我问的是0901什么时候到"
+    return not (rest and classify(rest[0]).intent not in _NOTHING_ASKED_AFTER)
+
+
+# What may follow "don't change it" and ask nothing else ("…, I'll keep them", "…，谢谢"); anything else after it
+# ("别改地址了，我问的是0901什么时候到", "不要改地址了，通知关掉吧") is what the message asks.
+_NOTHING_ASKED_AFTER = frozenset(
+    {
+        Intent.OTHER,
+        Intent.DENY,
+        Intent.CONFIRM,
+        Intent.ACKNOWLEDGE,
+        Intent.THANKS,
+        Intent.GOODBYE,
+        Intent.GREETING,
+        Intent.APOLOGY,
+        Intent.SET_ADDRESS,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -969,6 +1005,17 @@ def classify(text: str) -> Understanding:
         and not slots.address(text)
     ):
         return result(Intent.POLICY)  # "改了地址，已经发货的会跟着改吗": how changes work, not one asked for
+    if ADDRESS_CHANGE_ASKED.search(text) and not slots.address(text):
+        if _CHANGE_NOT_WANTED.search(text):  # "我没说要改地址啊？？", "取消地址修改": no new address to ask for
+            clauses = re.split(r"(?<=[，,。.!！；;？?])\s*", text)
+            rest = "".join(c for c in clauses if not _CHANGE_NOT_WANTED.search(c)).strip()
+            if rest and (inner := classify(rest)).intent not in (Intent.OTHER, Intent.SET_ADDRESS):
+                return Understanding(
+                    inner.intent, lang, inner.subject, injection or inner.injection
+                )  # "…，我问的是0901"
+            return result(Intent.ASK_FACT, "shipping_address") if is_question(text) else result(Intent.DENY)
+        if _CHANGE_BELIEVED_MADE.search(text):  # "…现在应该已经是北京的了吧？": how it stands
+            return result(Intent.ASK_FACT, "shipping_address")
     if subject == "shipping_address" and ADDRESS_CHANGE_ASKED.search(text) and not _HOW_IT_STANDS.search(text):
         subject = ""  # "能修改收货地址吗": a change, asked as a question ("地址更新了没有？" asks how it stands)
     about_a_parcel = subject in ("shipping_address", "phone_number") and TRACK.search(

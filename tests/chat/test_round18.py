@@ -1,0 +1,49 @@
+"""Red team, session 21 (round 18): a new address asked for that nobody offered.
+
+- "取消地址修改", "我没说要改地址啊？？你为啥老让我提供新地址", "i never asked you to change my address" were answered
+  "请提供新的收货地址…" / "Could you give me the new shipping address…".
+- "上次我让你把地址改成北京公司那个，现在应该已经是北京的了吧？" (a change believed made) asked for the address instead
+  of giving the record's.
+- "别改地址了，我问的是0901什么时候到" answered "好的，那我不做任何修改" and dropped the question.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from chat.models import PendingAction
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+LI_ADDRESS = "广东省深圳市南山区科技园路 12 号 3 栋 1201 室"
+
+
+def _customer(username: str):
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    return user, short_term.store().start(user.pk).id
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        ("li", "取消地址修改", "不会执行"),
+        ("li", "我没说要改地址啊？？你为啥老让我提供新地址", LI_ADDRESS),
+        ("li", "上次我让你把地址改成北京公司那个，现在应该已经是北京的了吧？", LI_ADDRESS),
+        ("li", "别改地址了，我问的是0901什么时候到", "ZT5566778899"),
+        ("bob", "i never asked you to change my address", "won't go ahead"),
+        ("bob", "has my address been updated?", "742 Evergreen Terrace"),
+    ],
+)
+def test_no_new_address_is_asked_for_when_none_was_offered(username, text, said):
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert said in reply, reply
+    assert "新的收货地址" not in reply and "new shipping address" not in reply, reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply
