@@ -367,12 +367,12 @@ EXPEDITE_DECLINED = _re(
     + EXPEDITE_DISPUTED.pattern
 )
 TRACK = _re(
-    r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到|啥时候(?:能)?到|"
+    r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到(?!账)|啥时候(?:能)?到(?!账)|"
     r"(?:能|会|可以)在?[^，。？?]{0,8}?(?:之前|以前|前)(?:送)?到|"
     r"(?:快递|包裹)(?:现在)?的?位置|(?:快递|包裹)呢|"
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
     r"信息|状态|更新|到了没)|物流|追踪|跟踪|查(?:一下|下)?(?:快递|包裹)|运单|配送|派送|到哪(?:了|里|儿)|"
-    r"在哪(?:里|儿)?了|(?:什么时候|什么时间|啥时间|何时|几时|多久)(?:能)?(?:到|送到|送达|到货|收到|发货)|还没(?:收到|到)|"
+    r"在哪(?:里|儿)?了|(?:什么时候|什么时间|啥时间|何时|几时|多久)(?:能)?(?:到(?!账)|送到|送达|到货|收到|发货)|还没(?:收到|到(?!账))|"
     r"发货了(?:吗|没)|到了没|到没到|送到了(?:吗|没)|签收了?(?:吗|没)|签收没|(?:快递|物流)?(?<!订)单号(?:是)?多少|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|(?<!that's\s)(?<!that\sis\s)(?<!\bis\s)\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
     r"\bparcel\b|\bpackage\b|\bcourier\b|in\s+transit|\beta\b|dispatch(?:ed)?|out\s+for\s+delivery|"
     r"(?:delivery|shipping)\s+update|news\s+on\s+my\s+(?:delivery|parcel|package|order)|tracking\s+(?:number|info|link)|"
@@ -458,6 +458,8 @@ SPENT_IN_TOTAL = _re(
     r"(?i:\bhow\s+much\b[^.?!]{0,25}\b(?:spent|spend|paid)\b(?!\s+(?:for|on)\s+(?:the|my|that|this|those|order|ORD|#?\d))|\b(?:what'?s|what\s+is|tell\s+me)\s+(?:the\s+)?total\s+"
     r"(?:of|for|across)\s+(?:all\s+)?(?:my\s+)?orders\b|\bin\s+total\b[^.?!]{0,20}\b(?:spent|spend|paid)\b)"
 )
+# Money arriving in the customer's account ("哪天到账", "打款了吗"): a refund's progress.
+_MONEY_ARRIVING = _re(r"到账|打款|退回来了?(?:吗|没)")
 # The end of an order's number and "how is it": "0902怎么样了", "我那个0902呢", "how's 0923 doing?", "what about
 # 0923?". The digits are looked for in the customer's orders.
 _HOW_IS_THE_ONE_ENDING = _re(
@@ -875,6 +877,20 @@ _HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _ENGLISH_CLAUSE = re.compile(r"[A-Za-z]+\s+[A-Za-z]+\s+[A-Za-z]+")  # "change my address to 上海…" is English
 
 
+# A message the customer says they received ("我收到你们官方邮件说…", "i got an email saying…", "短信里写着…"): the
+# channel it came by is no channel asked for, nor the account's email asked after.
+_MEDIUM_OF_A_MESSAGE = re.compile(
+    r"收到(?:了)?(?:你们|贵司|官方|客服|一条|一封)?(?:的)?(?:官方)?(?:邮件|短信|微信)|(?:邮件|短信|微信)(?:里|上|中)(?:说|写|显示)|"
+    r"(?i:\b(?:got|received|had|get)\s+(?:an?\s+|your\s+)?(?:e-?mail|text|sms)\b|"
+    r"\b(?:e-?mail|text|sms)\s+(?:from\s+(?:you|your\s+team)\s+)?(?:saying|said|says|that\s+said)\b)"
+)
+_CHANNEL_WORD = re.compile(r"(?i)邮件|短信|微信|\be-?mail\b|\btext\b|\bsms\b")
+
+
+def _as_a_message(found: re.Match[str]) -> str:
+    return _CHANNEL_WORD.sub(lambda m: "message" if m.group().isascii() else "消息", found.group())
+
+
 def as_mandarin(text: str) -> str:
     """``text`` in simplified characters, with common Cantonese words in their Mandarin ones, the shop's English
     words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words it stands for."""
@@ -926,7 +942,7 @@ def classify(text: str) -> Understanding:
     classified as if it were not there.
     """
     lang = detect_language(text)
-    text = as_mandarin(text)
+    text = _MEDIUM_OF_A_MESSAGE.sub(_as_a_message, as_mandarin(text))
     injection = bool(INJECTION.search(text))
     if injection:
         text = INJECTION.sub(" ", text)
@@ -1057,6 +1073,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.LIST_ORDERS)
     if _HOW_IS_THE_ONE_ENDING.search(text) and slots.order_tails(text):
         return result(Intent.STATUS)
+    if _MONEY_ARRIVING.search(text) and (has_order or slots.order_tails(text)):
+        return result(Intent.STATUS)  # "0941大概哪天到账": the order's refunds, never its parcel
     if STATUS.search(text) or (STATUS_DETAIL.search(text) and (has_order or _ORDER_IN_SIGHT.search(text))):
         return result(Intent.STATUS)
     if several:

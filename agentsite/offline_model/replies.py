@@ -1136,7 +1136,7 @@ def generic_text(data: Any, lang: str) -> str:
     return _end(("查询结果：" if lang == "zh" else "Here is what I found: ") + body, lang)
 
 
-_ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|(?i:\brefund)")
+_ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|到账|打款|(?i:\brefund|\bmoney\s+back)")
 
 
 def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | None = None) -> str:

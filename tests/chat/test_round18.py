@@ -47,3 +47,32 @@ def test_no_new_address_is_asked_for_when_none_was_offered(username, text, said)
     assert said in reply, reply
     assert "新的收货地址" not in reply and "new shipping address" not in reply, reply
     assert not PendingAction.objects.filter(customer=user).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        # round 18: the mail's channel was read as a channel asked for, and "哪天到账" as a parcel's arrival
+        (
+            "chen",
+            "我收到你们官方邮件说：“您的订单ORD-2025-0941已批准全额退款¥1,299.00，将于3个工作日内到账。” 所以这个退款是"
+            "已经批准了对吧？大概哪天到账",
+            "没有退款记录",
+            "预计送达",
+        ),
+        (
+            "alice",
+            "i got an email saying my refund for 0924 was approved, when will it arrive?",
+            "no refund on record",
+            "@",
+        ),
+        ("chen", "0941大概哪天到账", "没有退款记录", "预计送达"),
+    ],
+)
+def test_a_message_said_to_be_received_asks_after_a_refund_not_a_channel(username, text, said, not_said):
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert said in reply and not_said not in reply, reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply
