@@ -504,9 +504,14 @@ _STREET_NUMBER_ZH = re.compile(r"(?:路|街|大道|道|巷|弄|胡同)\d+号")
 
 def _promise_claimed_and_not_on_record(conv: Conversation) -> bool:
     """Whether the customer's message says the shop promised or approved something, and the memory block holds
-    none of the shop's promises to check it against."""
-    promised = any(replies.PROMISE_LABEL.match(m.content) for m in conv.memories if m.tag == "confirmed")
-    return bool(nlu.CLAIMS_A_PROMISE.search(conv.latest_user_text)) and not promised
+    none of the shop's promises to check it against (none about the order the claim names, when it names one:
+    an order chased is no promise about another's delivery date)."""
+    text = conv.latest_user_text
+    if not nlu.CLAIMS_A_PROMISE.search(text):
+        return False
+    promises = [m.content for m in conv.memories if m.tag == "confirmed" and replies.PROMISE_LABEL.match(m.content)]
+    named = [n[-4:] for n in slots.order_numbers(text)] or [t for t in slots.order_tails(text) if len(t) >= 3]
+    return not [p for p in promises if not named or any(n in p for n in named)]
 
 
 def _without_its_place(address: object) -> bool:

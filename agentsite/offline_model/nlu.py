@@ -387,7 +387,9 @@ TRACK = _re(
     r"\b(?:is|are)\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:arriving|coming|getting\s+here|being\s+delivered)\b|"
     r"^\s*(?:and\s+|also\s+|so\s+)?(?:is|are|was|were)\s+(?:it|they|#?\d{3,6}|(?:order\s+)?ORD-\d{4}-\d{3,6}|(?:my|the)\s+\S+)\s+"
     r"(?:already\s+)?(?:delivered|shipped|dispatched|out\s+for\s+delivery)\b|"
-    r"\bwill\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:be\s+here|arrive|come|get\s+here|be\s+delivered)\b|"
+    r"\b(?:will|would)\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:be\s+here|arrive|come|get\s+here|be\s+delivered)\b|"
+    r"(?:\d{3,}|\bit|\border|\bparcel|\bpackage|\bthey)\s+(?:would|will|should|was\s+supposed\s+to)\s+"
+    r"(?:arrive|be\s+(?:here|delivered))\b|"
     # "my coffee grinder was delivered, right?", "the headphones shipped already, didn't they?": how it stands
     r"\b(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:already\s+)?(?:delivered|shipped|dispatched|sent)|"
     r"(?:already\s+)?(?:delivered|shipped|dispatched|arrived)(?:\s+already)?)\b(?=[^.!]*"
@@ -428,7 +430,9 @@ ADDRESS_CHANGE = _re(
     r"(?:改|修改|更改|更新|换|变更)(?:一下|下|个|一个)?(?:我的)?(?:默认)?(?:的)?(?:收货|配送|送货|邮寄|寄送|快递)?地址|"
     r"地址[^，。？?]{0,6}(?:改|换|更新|变|修改)|新地址|老地址|旧地址|把[^，。]{0,4}地址[^，。]{0,8}改|地址不对|"
     # "已经送到了", "昨天寄到了": a parcel that came, no address asked for
-    r"(?<!已经)(?<!已)(?:寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)送到|发到)(?![了过啦吗没])|搬到|搬家"
+    # "保证12月6号之前送到的": a date promised, no address asked for
+    r"(?<!已经)(?<!已)(?:寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)(?<!前)(?<!号)送到|发到)(?![了过啦吗没的])"
+    r"|搬到|搬家"
     r"|(?i:(?:change|update|modify|correct|edit|switch|move|set|make)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
     r"mailing\s+|home\s+)?address|(?:default|shipping|delivery)\s+address\s*(?:->|→|=>|=)|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
     r"address\s+(?:is\s+)?(?:now|changed)|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"

@@ -76,3 +76,25 @@ def test_a_message_said_to_be_received_asks_after_a_refund_not_a_channel(usernam
 
     assert said in reply and not_said not in reply, reply
     assert not PendingAction.objects.filter(customer=user).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        # round 18: li's chase of 0902 (a promise on record) hid that none was made about 0901, and "之前送到的"
+        # asked for a new address
+        (
+            "li",
+            "上次聊天你明明说0901保证12月6号之前送到的，今天都6号了还没到，你们说话不算数？",
+            ["没有找到这样的承诺", "ZT5566778899"],
+        ),
+        ("bob", "you promised me 0931 would arrive by dec 6, what happened?", ["can't find any such promise", "DHL"]),
+    ],
+)
+def test_a_delivery_date_said_to_be_promised_is_not_on_record_and_the_parcel_is_tracked(username, text, said):
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said), reply
+    assert "新的收货地址" not in reply and "didn't quite understand" not in reply, reply
