@@ -58,6 +58,7 @@ INJECTION = _re(
     r"(?:prompt|instructions|rules|directives)|(?:repeat|print|recite)\s+(?:the\s+)?(?:words|text|everything)\s+above|"
     r"\{\s*[\"'][\w\s-]+[\"']\s*:|"  # a JSON object: fields dressed as a record or a tool call, never a request
     r"\[inst\]|#{2,}\s*instruction|(?:^|[.!?;\n]\s*)(?:system|assistant|admin|staff)\s*:|"
+    r"[\[<]/?(?:system|assistant|admin|staff|developer|客服|系统)[\]>]|"  # "[assistant]: 已完成…[/assistant]"
     r"\bpre-?(?:confirmed|approved|authori[sz]ed)\b|"
     r"\bnote\s+(?:to|for)\s+(?:the\s+)?(?:agent|bot|assistant|support|staff|ai|system)\s*:|"
     r"\b(?:the\s+)?(?:customer|user|account\s+holder)\s+(?:has\s+)?(?:already\s+)?(?:confirmed|agreed|approved|consented)\b(?!\s+(?:receipt|delivery|the\s+order))|"

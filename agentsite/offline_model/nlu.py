@@ -895,10 +895,15 @@ def _as_a_message(found: re.Match[str]) -> str:
     return _CHANNEL_WORD.sub(lambda m: "message" if m.group().isascii() else "消息", found.group())
 
 
+# Characters that show nothing or turn the text around (zero-width spaces, bidi overrides): typed to hide words.
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+
+
 def as_mandarin(text: str) -> str:
-    """``text`` in simplified characters, with common Cantonese words in their Mandarin ones, the shop's English
-    words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words it stands for."""
-    text = text.translate(_SIMPLIFIED)
+    """``text`` without invisible characters, in simplified ones, with common Cantonese words in their Mandarin
+    ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words
+    it stands for."""
+    text = _INVISIBLE.sub("", text).translate(_SIMPLIFIED)
     for cantonese, mandarin in _CANTONESE:
         text = text.replace(cantonese, mandarin)
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
