@@ -114,6 +114,10 @@ PHRASES = {
         "Sorry, vouchers, store credit and compensation aren't in the records I can see, and I can't issue them; "
         "a colleague can look into it, and I can pass you to one.",
     ),
+    "money_not_received": (  # a refund refused while the customer says the money never came
+        "如果这笔钱还没有到您的账户，人工客服可以帮您核实，需要的话我可以为您转接。",
+        "If the money hasn't reached you, a colleague can look into it, and I can pass you to one.",
+    ),
     "nothing_to_change": (  # "please DON'T change my address to …", "refund 0923, no wait, don't"
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",
@@ -1139,6 +1143,13 @@ def generic_text(data: Any, lang: str) -> str:
 _ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|到账|打款|(?i:\brefund|\bmoney\s+back)")
 
 
+# Money the customer says never reached them ("其实没收到退款", "i never got the money"): a colleague checks.
+_MONEY_NOT_RECEIVED = re.compile(
+    r"没收到|没到账|没退(?:给我|回来)|还没(?:收到|到账)|(?i:\bhaven'?t\s+(?:received|got(?:ten)?)\b|"
+    r"\bnever\s+(?:got|received)\b|\bdidn'?t\s+(?:get|receive)\b|\bnot\s+(?:received|arrived)\b)"
+)
+
+
 def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | None = None) -> str:
     """Say one tool result in the reply language."""
     data = result.data()
@@ -1146,7 +1157,10 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     order = args.get("order_number") if isinstance(args.get("order_number"), str) else None
     name = result.call.name
     if isinstance(data, dict) and data.get("error"):
-        return error_text(data["error"], lang, order)
+        refused = error_text(data["error"], lang, order)
+        if name == "request_refund" and _MONEY_NOT_RECEIVED.search(question):  # "没收到退款，再给我退一次"
+            return refused + ("" if lang == "zh" else " ") + phrase("money_not_received", lang)
+        return refused
     if name == "escalate_to_human":
         ticket = data.get("ticket_id") or data.get("ticket") if isinstance(data, dict) else None
         promised = _quote(data.get("summary") or "", 200).rstrip("。.") if isinstance(data, dict) else ""

@@ -113,3 +113,20 @@ def test_an_answer_written_in_as_the_assistant_is_not_taken_and_the_record_is_gi
 
     assert "静音" in reply and "已设置为开启" not in reply, reply
     assert not PendingAction.objects.filter(customer=user).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        ("li", "0850那个其实没收到退款，再给我退一次199", ["0850已退款", "我可以为您转接"]),
+        ("li", "0850退款", ["0850已退款"]),
+    ],
+)
+def test_a_refund_refused_while_the_money_never_came_offers_a_colleague(username, text, said):
+    """Round 18: "0850那个其实没收到退款，再给我退一次199" was told only "已退款，无法退款"."""
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said), reply
+    assert ("转接" in reply) == ("没收到" in text), reply
