@@ -91,7 +91,8 @@ _DECLINE_EN = (
     r"hold\s+off|let'?s\s+not|i'?d\s+rather\s+(?:not|you\s+didn'?t)|rather\s+not|call\s+it\s+off|i\s+decline|"
     r"decline|on\s+second\s+thought|(?:i\s+(?:have\s+|'ve\s+)?)?changed?\s+my\s+mind|skip\s+it|drop\s+it|"
     r"not\s+any\s*more|i\s+don'?t\s+want|let\s+me\s+think|i'?ll\s+think|maybe\s+later|"
-    r"not\s+at\s+(?:this|the)\s+(?:time|moment))\b"
+    r"not\s+at\s+(?:this|the)\s+(?:time|moment)|"
+    r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same))\b"
 )
 _DECLINE_ZH = (
     r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别|先别|先不|暂时不|"
@@ -116,7 +117,10 @@ _DECLINE_BLOCKER = re.compile(
     r"|(?i:\d[^,.;!?]*\bnot\s+(?:\w+\s+)?\d)|是[^，。]{0,16}\d[^，。]*不是"
 )
 # A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
-_NEGATED_AGAIN = re.compile(r"(?i)不(?:退|改|换|用|要)|别|算了|先不|\b(?:don'?t|do\s+not|not|no)\b")
+_NEGATED_AGAIN = re.compile(
+    r"(?i)不(?:退|改|换|用|要|动)|别|算了|先不|保持原样|\b(?:don'?t|do\s+not|not|no)\b|"
+    r"\b(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same)\b"
+)
 # A yes that only thanks ("ok thanks", "好的谢谢") acknowledges what was said; it agrees to nothing.
 _THANKS_ONLY = re.compile(
     r"(?i)^\s*(?:ok(?:ay)?|k|alright|fine|cool|great|好的?|嗯+|行)[\s,，.。!！~]*"

@@ -124,7 +124,8 @@ _NOT_A_THING_EN = frozenset(
         "cheapest ending ends digits number numbers other another big small right correct again also btw though "
         "lol pls plz asap thanks thank ok okay arrived came broken damaged arrive arrives arriving come comes coming "
         "reach reaches ship ships shipping deliver delivers work works working fit fits here there today tomorrow "
-        "been being approve approves cost costs costed default",
+        "been being approve approves cost costs costed default msg msgs message messages question questions reply "
+        "replies answer answers request requests mail",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".

@@ -130,3 +130,24 @@ def test_a_refund_refused_while_the_money_never_came_offers_a_colleague(username
 
     assert all(words in reply for words in said), reply
     assert ("转接" in reply) == ("没收到" in text), reply
+
+
+def test_a_word_about_the_chat_is_no_thing_bought():
+    """Round 18: "did you read my msg? refund for the tent" looked for an item called "msg"."""
+    user, conversation = _customer("bob")
+
+    reply = run_turn(user.pk, conversation, "did you read my msg? refund for the tent").reply
+
+    assert "ORD-2025-0870" in reply and "couldn't find" not in reply, reply
+
+
+@pytest.mark.parametrize("no", ["no leave 0932 as is", "leave 0932 as it is", "no, keep it the same"])
+def test_leaving_the_order_as_it_is_declines_the_change(no):
+    """Round 18: "no leave 0932 as is" was "Sorry, I didn't quite understand", and the change kept waiting."""
+    user, conversation = _customer("bob")
+    run_turn(user.pk, conversation, "send the water bottles to 5 Oak Lane, Leeds LS1 1AA")
+    waiting = PendingAction.objects.get(customer=user, status="pending")
+
+    reply = run_turn(user.pk, conversation, no).reply
+
+    assert PendingAction.objects.get(pk=waiting.pk).status == "cancelled", reply
