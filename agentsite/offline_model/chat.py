@@ -391,6 +391,8 @@ def _each_order(conv: Conversation, results: list[ToolResult], question: str) ->
 
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
+    if not orders and described.picked_by_state(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "那个运输中的啥时候到": the one the list says is in transit
     if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
         orders = [o] if (o := described.described_order(conv, text)) else []
     if not orders and _other_asked(text) and recent_order(conv) and "list_my_orders" in conv.tools:
@@ -1049,13 +1051,17 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     every_refund = _every_refund_asked(conv, requests)
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
         if result.call.name == "list_my_orders":
+            picked: list[PlannedCall] = []
             for request in _wanted(requests):  # "…，地址先不改。我上个月那单退款到账了吗？": the order placed then
                 placed = _placed_last_month(conv, [result], request.text, lang)
                 if placed is not None and (placed.tool_calls or placed.content):
                     return placed
+                if described.picked_by_state(request.text):  # "那个运输中的啥时候到？还有…": the one in transit
+                    found = _the_other_order(conv, [result], request.text, lang)
+                    picked += found.tool_calls if found is not None else ()
             named = _each_named_by_its_end(conv, requests, result)
             looked_up = _refunds_of_each(conv, [result], every_refund.text, lang) if every_refund else None
-            calls = [*(named.tool_calls if named else ()), *(looked_up.tool_calls if looked_up else ())]
+            calls = [*picked, *(named.tool_calls if named else ()), *(looked_up.tool_calls if looked_up else ())]
             if calls:  # "did I ask for any refund before? and has 0932 shipped?": each order's record, and 0932's
                 return Reply(None, tuple({(c.name, c.arguments_text()): c for c in calls}.values()))
         if result.call.name == "list_my_orders":
@@ -1257,6 +1263,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return _answer(conv, text, nlu.Understanding(asked, lang, "", understood.injection))
     if intent is Intent.OTHER and _other_asked(text) and recent_order(conv) and "list_my_orders" in tools:
         return _call("list_my_orders")  # "另一单呢？": what was asked of the order spoken of, of the other one
+    if intent is Intent.OTHER and described.picked_by_state(text) and "list_my_orders" in tools:
+        return _call("list_my_orders")  # "is the processing one shipped yet?": the one the list says
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so
         if "list_my_orders" in tools:
@@ -1524,7 +1532,7 @@ _THE_OTHER = re.compile(
 )
 _STANDS = (
     (
-        re.compile(r"(?i)still\s+processing|not\s+(?:yet\s+)?shipped|hasn'?t\s+shipped|未发货|还没发|没发货"),
+        re.compile(r"(?i)\bprocessing\b|not\s+(?:yet\s+)?shipped|hasn'?t\s+shipped|未发货|还没发|没发货"),
         ("pending", "paid", "processing"),
     ),
     (
@@ -1560,13 +1568,21 @@ def _other_asked(text: str) -> bool:
 
 
 def _the_other_order(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply | None:
-    """After the list for a request about "the other one": the request, for the one order that is not the one
-    spoken of (and stands as the request says, if it says); several are offered to choose from."""
-    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _other_asked(question):
+    """After the list for a request about "the other one" or one picked out by how it stands ("那个运输中的"): the
+    request, for the one order that is not the one spoken of (for "the other") and stands as the request says, if
+    it says; several are offered to choose from."""
+    other = _other_asked(question)
+    if (
+        len(results) != 1
+        or results[0].call.name != "list_my_orders"
+        or not (other or described.picked_by_state(question))
+    ):
         return None
-    spoken = recent_order(conv)
+    spoken = recent_order(conv) if other else None  # "the one in transit" may be the one spoken of
     others = [o for o in _listed(results[0]) if o.get("order_number") not in (spoken, None)]
-    statuses = next((wanted for pattern, wanted in _STANDS if pattern.search(question)), None)
+    picked = described.PICKED_BY_STATE.search(question)
+    said = picked.group() if picked and not other else question  # "is the processing one shipped yet?": processing
+    statuses = next((wanted for pattern, wanted in _STANDS if pattern.search(said)), None)
     fitting = [str(o.get("order_number")) for o in others if statuses is None or o.get("status") in statuses]
     if not others:
         return None
@@ -1881,8 +1897,8 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     data = result.data()
     tracked = data.get("order_number") if isinstance(data, dict) else None
     named = slots.order_numbers(question) or slots.order_tail(question) or described.names_a_thing(question)
-    if result.call.name != "track_shipment" or named or _other_asked(question):
-        return ""  # the order was named (in full, by its end, by what is in it, or as the other): nothing else was
+    if result.call.name != "track_shipment" or named or _other_asked(question) or described.picked_by_state(question):
+        return ""  # the order was named (in full, by its end, by what is in it, as the other or by how it stands)
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]
     spoken = next((o for o in earlier if isinstance(o, str) and o != tracked), None) or recent_order(conv)
     seen = status_seen(conv, spoken) if spoken and spoken != tracked else None

@@ -106,6 +106,22 @@ def described_order(conv: Conversation, text: str) -> str | None:
     return number
 
 
+# An order picked out by how it stands, with no number: "那个运输中的", "还没发货的那个", "the one in transit", "the
+# shipped one". The customer's list says which (``chat._the_other_order``).
+PICKED_BY_STATE = re.compile(
+    r"(?:运输中|已发货|还没发货|没发货|未发货|在路上|已签收|签收了)的(?:那个|那单|那笔|那件)|"
+    r"(?:那个|那单|那笔)(?:运输中|已发货|还没发货|未发货)的|"
+    r"(?i:\bthe\s+(?:one|order|parcel|package)\s+(?:that'?s\s+|that\s+is\s+|which\s+is\s+)?(?:still\s+)?"
+    r"(?:in\s+transit|on\s+(?:its|the)\s+way|shipped|delivered|processing|not\s+(?:yet\s+)?shipped)\b|"
+    r"\bthe\s+(?:shipped|delivered|processing|undelivered)\s+(?:one|order)\b)"
+)
+
+
+def picked_by_state(text: str) -> bool:
+    """Whether ``text`` picks an order out only by how it stands (no number, nor the end of one)."""
+    return bool(PICKED_BY_STATE.search(text)) and not slots.order_numbers(text) and not slots.order_tails(text)
+
+
 # Something bought, named as what the request is about: "the water bottles", "my coffee grinder order",
 # "键盘有问题", "绿茶那单发货了没", "上个月买的键盘…". The orders holding an item so named then say which order.
 _NAMED_THING_EN = re.compile(r"(?i)(?=\b(?:the|my|that|this|those|these|for|of)\s+[a-z])")  # each, overlapping

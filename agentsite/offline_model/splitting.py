@@ -191,6 +191,7 @@ def requests(text: str) -> list[Request]:
             and not slots.order_tails(part)  # "…退款 ORD-2025-0942, and check 一下 0941 物流": 0941's own
             and understood.intent in _ABOUT_AN_ORDER
             and not EVERY_REFUND.search(part)  # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds
+            and not described.PICKED_BY_STATE.search(part)  # "那个运输中的啥时候到？…0850…": the one in transit
         ):
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
         elif (
@@ -206,6 +207,7 @@ def requests(text: str) -> list[Request]:
             and not _names_an_order(part)
             and _about_an_order(understood, part)
             and not EVERY_REFUND.search(part)
+            and not described.PICKED_BY_STATE.search(part)
         ):
             part = f"{tails[0]} {part}"  # "那0816寄到哪？还没发货能不能也改成新地址": that order's too
         if (

@@ -151,3 +151,26 @@ def test_leaving_the_order_as_it_is_declines_the_change(no):
     reply = run_turn(user.pk, conversation, no).reply
 
     assert PendingAction.objects.get(pk=waiting.pk).status == "cancelled", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        # round 18: "the one in transit" was the order named elsewhere in the message (0850, refunded)
+        (
+            "li",
+            "那个运输中的啥时候到？还有我现在的收货地址和通知设置是啥，顺便0850那个退款退到哪了",
+            ["ZT5566778899", LI_ADDRESS, "通知", "ORD-2025-0850当前状态：已退款"],
+            "0850的物流信息",
+        ),
+        ("li", "那个运输中的啥时候到？", ["ZT5566778899"], "0902"),
+        ("bob", "when does the one in transit arrive?", ["ORD-2025-0931", "DHL"], "order number"),
+        ("bob", "is the processing one shipped yet?", ["ORD-2025-0932", "processing"], "0931"),
+    ],
+)
+def test_an_order_picked_out_by_how_it_stands_is_the_one_that_stands_so(username, text, said, not_said):
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said) and not_said not in reply, reply
