@@ -291,9 +291,15 @@ def _proposed_just_now(conv: Conversation, key: str) -> str | None:
         return None
     tool, argument = CHANGE_TOOLS[key]
     for call in _calls_of_late(conv):
+        if call.name in _PROPOSING and call.name != tool:
+            return None  # one change waits at a time: a later one replaced this key's ("…已被这项新请求取代")
         if call.name == tool and isinstance(value := call.args().get(argument), str):
             return value
     return None
+
+
+# The tools whose call proposes a change that waits for the customer's yes.
+_PROPOSING = frozenset({tool for tool, _ in CHANGE_TOOLS.values()} | {"request_refund", "update_order_address"})
 
 
 def _calls_of_late(conv: Conversation) -> Iterator[ToolCall]:

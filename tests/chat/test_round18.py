@@ -174,3 +174,15 @@ def test_an_order_picked_out_by_how_it_stands_is_the_one_that_stands_so(username
     reply = run_turn(user.pk, conversation, text).reply
 
     assert all(words in reply for words in said) and not_said not in reply, reply
+
+
+def test_a_change_replaced_by_another_is_not_said_to_wait():
+    """Round 18: the reply said "…“今后通过短信联系您”已被这项新请求取代…", and the next one "您要求的改为短信还在等待您确认"."""
+    user, conversation = _customer("wang")
+    run_turn(user.pk, conversation, "0817有退款记录吗？顺便把我的联系方式改成短信")
+    run_turn(user.pk, conversation, "好的，另外0817那个保温杯也帮我退了，漏水")
+
+    reply = run_turn(user.pk, conversation, "0817现在有退款记录了吗？联系方式是啥？").reply
+
+    assert "通过邮件联系您" in reply and "尚未生效" in reply, reply
+    assert "还在等待您确认" not in reply, reply
