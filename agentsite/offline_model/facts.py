@@ -110,6 +110,31 @@ _AFTER_AN_ABBREVIATION = "".join(rf"(?<!\b{word}\.)" for word in speech.ABBREVIA
 _SENTENCE_SPLIT = re.compile(rf"(?<=[。！？!?；;\n])|(?<=[.]){_AFTER_AN_ABBREVIATION}\s+(?=[A-Z\u4e00-\u9fff])")
 
 
+# A clause that answers the agent or asks for something ("yes and also refund 0931 for me, it never arrived"): no
+# part of what happened to the customer.
+_ANSWER_OR_REQUEST = re.compile(r"(?i)^\s*(?:yes|yep|yeah|ok(?:ay)?|sure|确认|好的|是的|对)\b|^\s*(?:确认|好的|是的)")
+
+
+def _what_happened(sentence: str) -> str:
+    """The sentence from the clause telling what happened, without the answers and requests before it; an order
+    it named before that clause is kept beside it."""
+    clauses = re.split(r"(?<=[,，])\s*", sentence)
+    start = 0
+    while (
+        start < len(clauses) - 1
+        and not EXPERIENCE_CUE.search(clauses[start])
+        and (_ANSWER_OR_REQUEST.search(clauses[start]) or speech.is_request(clauses[start]))
+    ):
+        start += 1
+    if start == 0:
+        return sentence
+    kept = "".join(clauses[start:]).strip()
+    before = "".join(clauses[:start])
+    named = slots.order_numbers(before) or [t for t in slots.order_tails(before) if len(t) >= 3]
+    dropped = [n for n in named if n not in kept]
+    return f"{kept} ({', '.join(dropped)})" if dropped else kept
+
+
 def sentences(text: str) -> list[str]:
     """Split into sentences; commas stay inside (addresses and corrections need them)."""
     return [s.strip() for s in _SENTENCE_SPLIT.split(text) if s and s.strip()]
@@ -220,7 +245,7 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
     if subjects.fact_question(sentence):
         return []  # "我登记的地址和通知偏好都报一下" asks to be told; it states nothing
     if EXPERIENCE_CUE.search(sentence) and (_FIRST_PERSON.search(sentence) or _SHOP_NOUN.search(sentence)):
-        return [Fact("", sentence, EXPERIENCE, hedged, correction)]
+        return [Fact("", _what_happened(sentence), EXPERIENCE, hedged, correction)]
     if DURABLE_CUE.search(sentence) and _FIRST_PERSON.search(sentence) and not speech.is_request(sentence):
         kind = PREFERENCE if _PREFERENCE_CUE.search(sentence) else FACT
         return [Fact("", sentence, kind, hedged, correction)]

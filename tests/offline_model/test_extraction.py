@@ -269,6 +269,20 @@ def test_other_durable_facts_and_experiences_have_an_empty_key(extract):
     assert memories[0]["content"].startswith("The customer usually works")
 
 
+@pytest.mark.parametrize(
+    ("said", "content"),
+    [
+        # round 18: "The customer reported that yes and also refund 0931 for them, it never arrived"
+        ("yes and also refund 0931 for me, it never arrived", "The customer reported that it never arrived (0931)"),
+        ("确认，另外0817也帮我退了，收到的时候就破损了", "客户反映收到的时候就破损了 (0817)"),
+    ],
+)
+def test_an_experience_keeps_what_happened_without_the_answer_and_request_before_it(extract, said, content):
+    memories = extract([("customer", said)])
+
+    assert [m["content"] for m in memories if m["type"] == "experience"] == [content], memories
+
+
 def test_only_the_customers_statements_count(extract):
     memories = extract(
         [("agent", "Your birthday is March 15 and you prefer WeChat, right?"), ("customer", "Where is my parcel?")]
