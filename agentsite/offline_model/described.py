@@ -140,7 +140,7 @@ _NOT_A_THING_EN = frozenset(
         "cheapest ending ends digits number numbers other another big small right correct again also btw though "
         "lol pls plz asap thanks thank ok okay arrived came broken damaged arrive arrives arriving come comes coming "
         "reach reaches ship ships shipping deliver delivers work works working fit fits here there today tomorrow "
-        "been being approve approves cost costs costed default msg msgs message messages question questions reply "
+        "been being approve approves cost costs costed default old msg msgs message messages question questions reply "
         "replies answer answers request requests mail",
     )
 )
@@ -169,6 +169,9 @@ def thing_named(text: str) -> str:
         for word in re.findall(r"[A-Za-z][A-Za-z\-]*", clause)[1:4]:  # after the determiner
             if word.lower() in _NOT_A_THING_EN or word.lower().rstrip("s") in _NOT_A_THING_EN:
                 break  # "the water bottles order" ends at "order"; "the item arrived" names nothing
+            if word.lower() in _PLACES_EN:
+                words = []  # "road is my old place": a place lived at, no thing bought
+                break
             if words and _HAPPENED_TO_IT.fullmatch(word):
                 break  # "my insulated bottle", but "the tent approved"
             words.append(word)

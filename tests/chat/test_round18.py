@@ -186,3 +186,26 @@ def test_a_change_replaced_by_another_is_not_said_to_wait():
 
     assert "通过邮件联系您" in reply and "尚未生效" in reply, reply
     assert "还在等待您确认" not in reply, reply
+
+
+def test_an_english_address_corrected_mid_message_is_proposed_as_corrected():
+    """Round 18: "…5 Oak Road, Leeds - no sorry, 5 Oak LANE, Leeds LS1 1AA. road is my old place" looked for an
+    item called "old"."""
+    user, conversation = _customer("bob")
+    text = "update my address to 5 Oak Road, Leeds - no sorry, 5 Oak LANE, Leeds LS1 1AA. road is my old place"
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(customer=user, status="pending")
+    assert proposed.arguments["address"].lower() == "5 oak lane, leeds ls1 1aa", reply
+
+
+def test_a_refund_of_another_order_instead_is_proposed():
+    """Round 18: "不要了，改成退0942那个，签收的那个有点问题" was not understood."""
+    user, conversation = _customer("chen")
+    run_turn(user.pk, conversation, "0941退款")
+
+    reply = run_turn(user.pk, conversation, "不要了，改成退0942那个，签收的那个有点问题").reply
+
+    proposed = PendingAction.objects.get(customer=user, status="pending")
+    assert proposed.arguments["order_number"] == "ORD-2025-0942", reply
