@@ -656,6 +656,12 @@ OTHER_CHANNEL = _re(
 # the agent said it did here, never guessed.
 ASKS_WHAT_CHANGED_HERE = _re(
     r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作)了?(?:啥|什么|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
+    # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
+    r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
+    r"是不是(?:已经)?(?:给我|帮我)(?:办|改|退|提交)了|"
+    r"(?i:\b(?:you|u)\s+didn'?t\s+(?:do|process|submit|file|make|change|refund)\s+(?:it|that|anything)\b|"
+    r"\bdid\s+(?:you|u)\s+(?:already\s+)?(?:do|process|submit|file|make)\s+(?:it|that|the\s+(?:refund|change))\b|"
+    r"\bnothing\s+(?:was|got|has\s+been)\s+(?:changed|done|submitted)\b)|"
     r"(?i:\bwhat\s+(?:did|have)\s+(?:i|you|u)\s+(?:just\s+)?(?:confirm|change|changed|do|done)\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bdid\s+(?:you|u)\s+(?:actually\s+)?change\s+anything\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bwhat\s+(?:has|got)\s+changed\b)"

@@ -209,3 +209,22 @@ def test_a_refund_of_another_order_instead_is_proposed():
 
     proposed = PendingAction.objects.get(customer=user, status="pending")
     assert proposed.arguments["order_number"] == "ORD-2025-0942", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "proposal", "question", "said"),
+    [
+        ("wang", "0790退款", "等等，我刚才说确认一下是想问问题，不是确认退款。你没给我办吧？", "没有做任何改动"),
+        ("bob", "refund 0932", "wait, you didn't do it yet right?", "Nothing has been changed"),
+    ],
+)
+def test_asked_whether_the_waiting_change_was_made_the_answer_is_no(username, proposal, question, said):
+    """Round 18: "…你没给我办吧？" was answered with the refund proposed again."""
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, proposal)
+    waiting = PendingAction.objects.get(customer=user, status="pending")
+
+    reply = run_turn(user.pk, conversation, question).reply
+
+    assert said in reply, reply
+    assert PendingAction.objects.get(pk=waiting.pk).status == "pending", reply  # still waits, named again
