@@ -1302,6 +1302,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return _list_orders(conv, text, lang)
     if intent is Intent.SET_NOTIFICATION:
         preference = slots.notification_preference(text)
+        if preference != "on" and nlu.KEEPS_SOME_NOTIFICATIONS.search(text):  # "只关促销的，物流通知还要留着"
+            return Reply(replies.phrase("notifications_all_or_nothing", lang))
         if not preference:
             return Reply(replies.phrase("ask_preference", lang))
         if record_of(conv, "notification_preference") == preference:  # nothing to change: say how it stands

@@ -982,6 +982,8 @@ def classify(text: str) -> Understanding:
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
 
     has_order = bool(slots.order_numbers(text))
+    if KEEPS_SOME_NOTIFICATIONS.search(text) and not has_order and not slots.order_tails(text):
+        return result(Intent.SET_NOTIFICATION)  # "只关促销的，订单物流的通知还是要留着": which ones, not a parcel
     if REFUNDED_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):
         return result(Intent.STATUS)  # every order's refunds, with what they come to
     if SPENT_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):

@@ -228,3 +228,15 @@ def test_asked_whether_the_waiting_change_was_made_the_answer_is_no(username, pr
 
     assert said in reply, reply
     assert PendingAction.objects.get(pk=waiting.pk).status == "pending", reply  # still waits, named again
+
+
+def test_a_yes_for_some_notifications_only_is_told_they_are_all_or_nothing():
+    """Round 18: "确认，不过只关促销的，订单物流的通知还是要留着" was asked for an order number."""
+    user, conversation = _customer("chen")
+    run_turn(user.pk, conversation, "把通知关了吧")
+    waiting = PendingAction.objects.get(customer=user, status="pending")
+
+    reply = run_turn(user.pk, conversation, "确认，不过只关促销的，订单物流的通知还是要留着").reply
+
+    assert "只能整体开启或静音" in reply and "订单号" not in reply, reply
+    assert PendingAction.objects.get(pk=waiting.pk).status == "pending", reply
