@@ -31,6 +31,7 @@ from chat.answers import (
     confirmation_then_more,
     declined_then_asked,
     declines_all,
+    declines_the_kind,
     final_answer,
     in_simplified,
     is_bare_confirmation,
@@ -51,6 +52,7 @@ from chat.tools import (
     asked_again,
     cancel_pending,
     cancel_queued,
+    cancel_queued_of,
     confirm_pending,
     hold,
     lapse,
@@ -229,6 +231,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
         split = declined_then_asked(text) if waiting is not None else None
+        if split is None and waiting is not None:  # "短信那个可以，通知先别关": the waiting mute, said not to be made
+            split = declines_the_kind(text, waiting.tool)
+            if split is None:  # "phone is fine but dont mute the notifications after all": the mute asked for next
+                cancel_queued_of(ctx, lambda tool: declines_the_kind(text, tool) is not None)
         if split is not None and not split[1]:
             return _decline(store, ctx, emit, every=declines_all(split[0]))  # "no X. but yes to Y": Y proposed next
         if split is not None:

@@ -442,6 +442,28 @@ def declined_then_asked(text: str) -> tuple[str, str] | None:
     return found
 
 
+# A change said not to be made: a no before a verb of change ("通知先别关", "别改了", "dont mute the notifications").
+_NEGATED_CHANGE = re.compile(
+    r"(?:别|不要|先别|先不|不用|不必|暂时不|暂时别|还是别|还是不)(?:再)?(?:帮我|给我)?(?:把)?[^，。,.;；!！?？]{0,6}?"
+    r"(?:关|静音|改|换|动|退|申请|开)"
+    r"|(?i:\b(?:don'?t|dont|do\s+not|no\s+need\s+to|never\s+mind|stop)\b[^.,;!?]{0,25}?"
+    r"\b(?:mute|silence|turn|switch|change|update|refund|move)\b)"  # not "send": "don't send me alerts" is a mute
+)
+_CLAUSE = re.compile(r"[，,。.;；!！?？]+|(?i:\s+but\s+)|不过|但是")
+
+
+def declines_the_kind(text: str, tool: str) -> tuple[str, str] | None:
+    """A clause saying not to make a change of the waiting change's kind, anywhere in the message ("短信那个可以，
+    通知先别关", "phone is fine but dont mute the notifications after all"): ``(that clause, the rest)``, else
+    ``None``. The change is dropped and the rest answered."""
+    clauses = [c for c in _CLAUSE.split(text) if c.strip()]
+    for clause in clauses:
+        if _NEGATED_CHANGE.search(clause) and names_the_kind(clause, tool):
+            rest = "，".join(c.strip() for c in clauses if c is not clause)
+            return clause.strip(), rest
+    return None
+
+
 def is_cancellation(text: str) -> bool:
     """A no to the waiting change: opens with a decline that does not start a request of its own."""
     opener = _DECLINE.match(text)

@@ -571,6 +571,18 @@ def cancel_queued(ctx: ToolContext) -> int:
     return dropped
 
 
+def cancel_queued_of(ctx: ToolContext, said_not_to: Callable[[str], bool]) -> int:
+    """Drop the changes asked for after the waiting one whose tool the customer said not to make ("…but dont mute
+    the notifications after all"): ``said_not_to(tool)`` tells which."""
+    queued = PendingAction.objects.filter(
+        conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
+    )
+    ids = [str(a.pk) for a in queued if said_not_to(a.tool)]
+    dropped = queued.filter(pk__in=ids).update(status=PendingAction.Status.CANCELLED, decided_at=clock.now())
+    _withdraw(ctx, ids)
+    return dropped
+
+
 def cancel_pending(ctx: ToolContext) -> PendingAction | None:
     """Drop the conversation's pending change (the customer said no)."""
     with transaction.atomic():

@@ -240,3 +240,29 @@ def test_a_yes_for_some_notifications_only_is_told_they_are_all_or_nothing():
 
     assert "只能整体开启或静音" in reply and "订单号" not in reply, reply
     assert PendingAction.objects.get(pk=waiting.pk).status == "pending", reply
+
+
+def test_a_waiting_change_said_not_to_be_made_beside_something_else_is_dropped():
+    """Round 19: "短信那个可以，通知先别关" was answered "无需更改" while the mute still waited, and "确认" then made it."""
+    user, conversation = _customer("chen")
+    run_turn(user.pk, conversation, "联系方式改成短信吧，另外通知也关了")
+    waiting = PendingAction.objects.get(customer=user, status="pending", tool="update_notification_preference")
+
+    run_turn(user.pk, conversation, "短信那个可以，通知先别关")
+    run_turn(user.pk, conversation, "确认")
+
+    assert PendingAction.objects.get(pk=waiting.pk).status == "cancelled"
+    from chat.models import CustomerProfile
+
+    assert CustomerProfile.objects.get(user=user).notification_preference == "on"
+
+
+def test_a_change_asked_for_next_and_said_not_to_be_made_is_dropped():
+    """Round 19: "phone is fine but dont mute the notifications after all" left the mute queued behind the phone."""
+    user, conversation = _customer("alice")
+    run_turn(user.pk, conversation, "switch me to phone and mute notifications")
+    queued = PendingAction.objects.get(customer=user, status="queued")
+
+    run_turn(user.pk, conversation, "phone is fine but dont mute the notifications after all")
+
+    assert PendingAction.objects.get(pk=queued.pk).status == "cancelled"
