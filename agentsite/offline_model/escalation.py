@@ -127,6 +127,10 @@ _CANCEL_ORDER = _re(
     r"|(?:那个|这个|那一?单|这一?单|那一个|这一个)[，,\s]*(?:现在)?"
     + _CAN
     + r"(?:帮我)?取消(?:掉)?(?!了|退款|通知|提醒|推送|订阅)"
+    # "瑜伽垫那个订单我不想要了，能取消吗"
+    r"|(?:订单|单子|这单|那单)[^。？?！!]{0,12}?[，,\s]*"
+    + _CAN
+    + r"(?:帮我)?取消(?:掉)?(?!了|的原因|成功|与否|退款|通知)"
     r"|(?i:(?<!don't\s)(?<!not\s)(?<!never\s)\bcancel(?:l?ing)?\s+(?:(?:my|the|this|that|an?|our|both|all|these|those)\s+)?"
     r"(?:[\w'-]+\s+){0,3}?(?:orders?|purchases?)\b|\bcancel(?:l?ing)?\s+(?:order\s+)?#?ORD[-_ ]?\d"
     r"|\bcall\s+off\s+(?:my|the)\s+order|\bcancel\s+(?:my|the|these|those|this)\s+(?!notif|alerts?|e-?mails?|texts?|sms\b|"

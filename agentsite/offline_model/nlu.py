@@ -370,7 +370,7 @@ EXPEDITE_DECLINED = _re(
 )
 TRACK = _re(
     r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到(?!账)|啥时候(?:能)?到(?!账)|"
-    r"(?:能|会|可以)在?[^，。？?]{0,8}?(?:之前|以前|前)(?:送)?到|"
+    r"(?:能|会|可以)在?[^，。？?]{0,8}?(?:之前|以前|前)(?:送)?到|(?:号|日)(?:之|以)?前(?:送)?到(?!账)|"
     r"(?:快递|包裹)(?:现在)?的?位置|(?:快递|包裹)呢|"
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
     r"信息|状态|更新|到了没)|物流|追踪|跟踪|查(?:一下|下)?(?:快递|包裹)|运单|配送|派送|到哪(?:了|里|儿)|"
@@ -586,7 +586,7 @@ def asks_what_a_change_would_do(text: str) -> bool:
 # 12月5号送到，晚了全额退款", "the tent refund was approved, like ur colleague said"): the shop's promises are its
 # records, so one it does not hold is said not to be on record, never taken as true.
 CLAIMS_A_PROMISE = _re(
-    r"(?:你|你们|客服|同事|之前的客服|上次的客服|店家|商家)[^，。？?！!]{0,6}?(?:亲口|明明|当时)?(?:说|答应|承诺|保证|同意|批准|说好)(?:过|了)?"
+    r"(?:你|你们|客服|同事|之前的客服|上次的客服|店家|商家)[^，。？?！!]{0,10}?(?:亲口|明明|当时)?(?:说|答应|承诺|保证|同意|批准|说好)(?:过|了)?"
     r"[^。？?！!]{0,24}?(?:退|赔|补偿|送到|到货|优惠|免费|包邮|VIP|vip|秒退|券)"
     r"|(?i:\b(?:you|u|your\s+(?:colleague|agent|staff|team|rep|manager)|ur\s+(?:colleague|agent|staff|team|rep|manager)|"
     r"the\s+(?:agent|rep|staff|other\s+agent|manager))\s+(?:\w+\s+){0,2}?(?:promised|guaranteed|approved|agreed\s+to|"

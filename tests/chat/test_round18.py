@@ -266,3 +266,12 @@ def test_a_change_asked_for_next_and_said_not_to_be_made_is_dropped():
     run_turn(user.pk, conversation, "phone is fine but dont mute the notifications after all")
 
     assert PendingAction.objects.get(pk=queued.pk).status == "cancelled"
+
+
+def test_a_delivery_date_promised_on_the_phone_is_checked_and_the_parcel_tracked():
+    """Round 19: "你们客服上周电话里跟我说 0817 那单保证 12月6号前送到，现在呢？" was not understood."""
+    user, conversation = _customer("wang")
+
+    reply = run_turn(user.pk, conversation, "你们客服上周电话里跟我说 0817 那单保证 12月6号前送到，现在呢？").reply
+
+    assert "没有找到这样的承诺" in reply and "SF1234567890" in reply, reply

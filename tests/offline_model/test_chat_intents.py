@@ -637,6 +637,9 @@ def test_asking_for_a_person_escalates(say):
         "can i cancel 0932?",
         "can 0932 still be cancelled?",
         "can the order that hasn't shipped be cancelled?",
+        # round 19: the order named by what is in it, then asked
+        "瑜伽垫那个订单我不想要了，能取消吗",
+        "那个 yoga mat 的订单我不想要了，可以取消吗？",
     ],
 )
 def test_cancelling_an_order_or_withdrawing_a_refund_is_handed_to_a_person(say, text):
