@@ -6,6 +6,7 @@ long-term memory and the shop's data never disagree. See README.md ("The demo sh
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 from datetime import timedelta
 from decimal import Decimal
@@ -31,6 +32,8 @@ REFUNDABLE = {
     Order.Status.IN_TRANSIT,
     Order.Status.DELIVERED,
 }
+
+logger = logging.getLogger(__name__)
 
 
 class ShopError(Exception):
@@ -170,7 +173,11 @@ def _named_in_the_other_language(item: str, orders: Any) -> list[Order]:
     if len(names) < 2 or not item.strip() or _PART_OF_A_THING.search(item):
         return []  # one name has nothing to stand clear of; a part is not the thing
     embedder = get_embedder()
-    scores = embedder.embed_passages(names) @ embedder.embed_queries([item])[0]
+    try:
+        scores = embedder.embed_passages(names) @ embedder.embed_queries([item])[0]
+    except Exception:  # the embedding service down: the name is then found in no order, as before this step
+        logger.warning("item names not embedded; %r matched by its words only", item[:40], exc_info=True)
+        return []
     ranked = sorted(zip(scores.tolist(), names, strict=True), reverse=True)
     (best, name), (second, _) = ranked[0], ranked[1]
     if (

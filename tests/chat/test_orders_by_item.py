@@ -182,3 +182,27 @@ def test_a_thing_named_in_the_other_language_is_found_when_its_name_stands_clear
     from chat.shop import list_orders
 
     assert [o["order_number"] for o in list_orders(customers[username].pk, item=item)] == orders
+
+
+class _DownEmbedder:
+    """An embedding service that cannot be reached."""
+
+    name, dimensions = "down", 384
+
+    def embed_queries(self, texts):
+        raise ConnectionError("embedding service unreachable")
+
+    embed_passages = embed_queries
+
+
+def test_a_thing_in_the_other_language_is_found_in_no_order_while_embeddings_are_down(customers, settings):
+    from chat.shop import list_orders
+    from memory import embeddings
+
+    settings.MEMORY_EMBEDDING_BACKEND = "tests.chat.test_orders_by_item._DownEmbedder"
+    embeddings.reset_embedder()
+    try:
+        assert list_orders(customers["chen"].pk, item="air purifier") == []
+        assert [o["order_number"] for o in list_orders(customers["chen"].pk, item="空气净化器")] == ["ORD-2025-0941"]
+    finally:
+        embeddings.reset_embedder()
