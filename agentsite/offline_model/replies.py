@@ -229,6 +229,10 @@ PHRASES = {
         "I couldn't find what you named in any of your orders. Which order do you mean? Please give me its number.",
     ),
     "no_orders": ("您目前没有订单记录。", "I couldn't find any orders on your account."),
+    "none_so_filtered": (  # an empty list of the orders holding an item, or in one status: others may exist
+        "没有找到符合的订单。请问是哪个订单？请告诉我订单号。",
+        "None of your orders fits that. Which order do you mean? Please give me its number.",
+    ),
     "no_refunds": ("您的订单目前都没有退款记录。", "There are no refunds on record for any of your orders."),
     "partial_refund": (
         "这里只能为订单申请全额退款；部分退款需要人工客服处理，需要的话我可以为您转接。",
@@ -1175,6 +1179,8 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     if isinstance(data, list) and name == "list_my_orders":
         data = {"orders": data}
     if isinstance(data, dict) and isinstance(data.get("orders"), list):
+        if not data["orders"] and (args.get("item") or args.get("status")):  # none so filtered: never "no orders"
+            return phrase("none_so_filtered", lang)
         day, phrase_ = day_asked(question, today)
         listed = orders_text(data["orders"], lang, day, phrase_)
         return listed + ("\n" + spent_text(data["orders"], lang) if nlu.SPENT_IN_TOTAL.search(question) else "")

@@ -275,3 +275,14 @@ def test_a_delivery_date_promised_on_the_phone_is_checked_and_the_parcel_tracked
     reply = run_turn(user.pk, conversation, "你们客服上周电话里跟我说 0817 那单保证 12月6号前送到，现在呢？").reply
 
     assert "没有找到这样的承诺" in reply and "SF1234567890" in reply, reply
+
+
+def test_an_empty_list_of_orders_so_filtered_never_says_there_are_no_orders():
+    """Round 19: "…please ship the unshipped order there and update my profile" said "I couldn't find any orders on
+    your account" to alice, who has three."""
+    user, conversation = _customer("alice")
+    text = "I moved! new address is 10 Downing Street, London SW1A 2AA. please ship the unshipped order there"
+
+    reply = run_turn(user.pk, conversation, text + " and update my profile").reply
+
+    assert "couldn't find any orders on your account" not in reply, reply
