@@ -286,3 +286,16 @@ def test_an_empty_list_of_orders_so_filtered_never_says_there_are_no_orders():
     reply = run_turn(user.pk, conversation, text + " and update my profile").reply
 
     assert "couldn't find any orders on your account" not in reply, reply
+
+
+def test_a_default_address_changed_back_beside_an_orders_proposes_both():
+    """Round 19: "默认收货地址改回 …，0816 那单也改回这个地址" proposed only the order's; the default was dropped unsaid."""
+    user, conversation = _customer("wang")
+    text = "默认收货地址改回 浙江省杭州市西湖区文三路 398 号，0816 那单也改回这个地址"
+    run_turn(user.pk, conversation, "默认收货地址改成 上海市浦东新区世纪大道100号")
+    run_turn(user.pk, conversation, "确认")
+
+    run_turn(user.pk, conversation, text)
+
+    asked = PendingAction.objects.filter(customer=user, status__in=["pending", "queued"])
+    assert sorted(a.tool for a in asked) == ["update_order_address", "update_shipping_address"]
