@@ -57,8 +57,24 @@ def _money_at(text: str) -> int | None:
     return m.start() if m else None
 
 
+def _thing_at(text: str) -> int | None:
+    """Where a thing bought is named ("refund the backpack - no wait, I meant the water bottles")."""
+    from .described import thing_named  # described reads facts, which read the rules that read corrections
+
+    thing = thing_named(text)
+    at = text.find(thing) if thing else -1
+    return at if at >= 0 else None
+
+
 # Each kind of value a correction replaces, found in the part before the correction and the part after it.
-_KINDS: tuple[Callable[[str], int | None], ...] = (_order_at, _order_end_at, _address_at, _channel_at, _money_at)
+_KINDS: tuple[Callable[[str], int | None], ...] = (
+    _order_at,
+    _order_end_at,
+    _address_at,
+    _channel_at,
+    _money_at,
+    _thing_at,
+)
 
 
 def whole_address(taken_back: str, given: str) -> str:

@@ -299,3 +299,15 @@ def test_a_default_address_changed_back_beside_an_orders_proposes_both():
 
     asked = PendingAction.objects.filter(customer=user, status__in=["pending", "queued"])
     assert sorted(a.tool for a in asked) == ["update_order_address", "update_shipping_address"]
+
+
+def test_a_thing_bought_corrected_mid_message_is_the_one_proposed():
+    """Round 19: "refund the backpack pls - no wait, sorry, I meant the water bottles, keep the backpack" proposed the
+    backpack ($129)."""
+    user, conversation = _customer("bob")
+    text = "refund the backpack pls - no wait, sorry, I meant the water bottles, keep the backpack"
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(customer=user, status="pending")
+    assert proposed.arguments["order_number"] == "ORD-2025-0932", reply
