@@ -133,8 +133,10 @@ def list_orders(customer_id: int, status: str | None = None, item: str | None = 
             named = named.filter(items__name__icontains=word)
         named = named.distinct()  # one row per order, however many of its items match
         # a name mistyped ("headphnes", "grindr"): the orders whose items hold a word close to each one
-        found = list(named[:20]) or [o for o in orders.prefetch_related("items")[:200] if _close(words, o)]
-        found = found or _named_in_the_other_language(item or "", orders)
+        found = list(named[:20])
+        if not found:  # read once for both: a name mistyped, else one in the other language
+            held = list(orders.prefetch_related("items")[:200])
+            found = [o for o in held if _close(words, o)] or _named_in_the_other_language(item or "", held)
     return [
         {
             "order_number": o.number,
@@ -164,11 +166,10 @@ _PART_OF_A_THING = re.compile(
 )
 
 
-def _named_in_the_other_language(item: str, orders: Any) -> list[Order]:
+def _named_in_the_other_language(item: str, orders: list[Order]) -> list[Order]:
     """The orders holding the one item whose name, in the other language, means what the customer named ("air
     purifier" for 空气净化器, "背包" for "Hiking backpack"): the closest of the customer's item names by embedding,
     and only when it stands clear of the next (docs/agent.md, "Things named in the other language")."""
-    orders = list(orders.prefetch_related("items")[:200])
     names = sorted({i.name for o in orders for i in o.items.all()})
     if len(names) < 2 or not item.strip() or _PART_OF_A_THING.search(item):
         return []  # one name has nothing to stand clear of; a part is not the thing

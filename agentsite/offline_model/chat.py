@@ -298,8 +298,8 @@ def _proposed_just_now(conv: Conversation, key: str) -> str | None:
     return None
 
 
-# The tools whose call proposes a change that waits for the customer's yes.
-_PROPOSING = frozenset({tool for tool, _ in CHANGE_TOOLS.values()} | {"request_refund", "update_order_address"})
+# The tools whose call proposes a change that waits for the customer's yes: those a proposal is worded for.
+_PROPOSING = frozenset(replies.PROPOSALS)
 
 
 def _calls_of_late(conv: Conversation) -> Iterator[ToolCall]:
