@@ -36,7 +36,10 @@ def try_advisory_lock(namespace: int, key: int) -> Iterator[bool]:
             held = bool(cursor.fetchone()[0])
         yield held
     finally:
-        own.close()  # ends the transaction, and the lock with it
+        try:
+            own.rollback()  # the server gives the lock back before it answers: the next caller finds it free
+        finally:
+            own.close()  # closing alone leaves the release to the exiting backend, which may run late
 
 
 _TABLE = LeaseRow._meta.db_table
