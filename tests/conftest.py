@@ -72,6 +72,19 @@ def fresh_rate_window() -> None:
     clock.advance(timedelta(seconds=61 - now.second - now.microsecond / 1e6))
 
 
+@pytest.fixture
+def at_noon() -> None:
+    """Move the shared clock on to the next noon (UTC): demo orders are placed hours before now, so which day
+    one was placed on ("the order I placed yesterday") would otherwise depend on the hour the test runs."""
+    from datetime import timedelta
+
+    from agentsite import clock
+
+    now = clock.now()
+    noon = now.replace(hour=12, minute=0, second=0, microsecond=0)
+    clock.advance(noon - now if noon > now else noon + timedelta(days=1) - now)
+
+
 @pytest.fixture(autouse=True)
 def _channels_still_closes_connections() -> Iterator[None]:
     """Fail the test that leaves ``channels.db.close_old_connections`` patched out (tests/chat/wsclient.py says how).

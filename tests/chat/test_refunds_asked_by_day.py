@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def bob_after_a_refund():
+def bob_after_a_refund(at_noon):
     call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     bob = CustomerFactory._meta.model.objects.get(username="bob")
     conversation = short_term.store().start(bob.pk).id
