@@ -14,10 +14,10 @@ from . import slots
 # correct nothing; one that says so anywhere ("门牌号写错了"). English words that also start clauses of their own
 # ("actually", "sorry", "no") count only when they take something back ("actually no", "sorry, I mean", "no, …").
 _MARKER = re.compile(
-    r"(?:说错了|打错了|写错了|搞错了|弄错了|填错了)[，,。.;；!！\s:：]*"
+    r"(?:[说說讲講打写寫搞弄填][错錯]了)[，,。.;；!！\s:：]*"
     r"|(?:^|(?<=[，,。.;；!！?？~～…\s]))\s*(?:"
-    r"(?:哦|噢|喔|啊|呃|额|嗯)?(?:不对不对|不对|不是不是|不是|更正一下|纠正一下|更正|"
-    r"等等|等一下|算了)(?=[，,。.;；!！\s:：]|$)"
+    r"(?:哦|噢|喔|啊|呃|额|嗯|唔)?(?:[不唔][对對係][不唔][对對係]|[不唔][对對係啱]|不是不是|不是|[更纠糾]正一下|更正|"
+    r"等等|等一下|[等]一[阵陣]|算了)(?=[，,。.;；!！\s:：…]|$)"
     r"|(?i:(?:no+\s*,?\s*)?wait\s*,?\s*(?:no\b)?|no\s*(?=[,.;:!—–-])|(?:sorry|oops|my\s+bad)\s*(?=[,.;:!—–-])|"
     r"(?:sorry|oops|my\s+bad)\s*,?\s*(?:i\s+meant?\b|make\s+(?:it|that)\b|no\b|typo\b|wrong\s+(?:one|number|address)\b)|i\s+meant?\b(?!\s+it\b)|"
     r"actually\s*,?\s*(?:no\b|make\s+(?:it|that)\b|change\s+(?:it|that)\b|i\s+meant?\b)|scratch\s+that|"
@@ -25,49 +25,63 @@ _MARKER = re.compile(
     r")"
 )
 # The later part adds to the first rather than replacing it: "…, wait, also ORD-…", "等等，ORD-…也退".
-_ADDS_BEFORE = re.compile(r"还有|也|以及|另外|再|(?i:\b(?:also|too|and|as\s+well|plus|another)\b)")
+_ADDS_BEFORE = re.compile(
+    r"还有|也|以及|另外|再|顺便|(?i:\b(?:also|too|and|as\s+well|plus|another|btw|by\s+the\s+way)\b)"
+)
 _ADDS_AFTER = re.compile(r"^[^，,。.;；!！?？]{0,16}?(?:也|还要|(?i:\btoo\b|\bas\s+well\b))")
 
 
-def _order_at(text: str) -> int | None:
+Span = tuple[int, int]
+
+
+def _span_of(found: str, text: str) -> Span | None:
+    at = text.find(found) if found else -1
+    return (at, at + len(found)) if at >= 0 else None
+
+
+def _order_at(text: str) -> Span | None:
     m = re.search(r"(?<![A-Za-z0-9])ORD[-_ ]?\d{4}[-_ ]?\d{4,6}(?![0-9])", text, re.I)
-    return m.start() if m else None
+    return m.span() if m else None
 
 
-def _order_end_at(text: str) -> int | None:
+def _order_end_at(text: str) -> Span | None:
     """Where the end of an order's number stands ("帮我退0901，不对，是0902"), when the text has no whole one."""
     tails = slots.order_tails(text)
-    at = text.find(tails[0]) if tails else -1
-    return at if at >= 0 else None
+    return _span_of(tails[0], text) if tails else None
 
 
-def _address_at(text: str) -> int | None:
-    found = slots.address(text)
-    at = text.find(found) if found else -1
-    return at if at >= 0 else None
+def _address_at(text: str) -> Span | None:
+    return _span_of(slots.address(text) or "", text)
 
 
-def _channel_at(text: str) -> int | None:
-    starts = [m.start() for _, pattern in slots.CHANNEL_PATTERNS if (m := re.search(pattern, text))]
-    return min(starts, default=None)
+def _channel_at(text: str) -> Span | None:
+    spans = [m.span() for _, pattern in slots.CHANNEL_PATTERNS if (m := re.search(pattern, text))]
+    return min(spans, default=None)
 
 
-def _money_at(text: str) -> int | None:
+def _money_at(text: str) -> Span | None:
     m = slots.MONEY_RE.search(text)
-    return m.start() if m else None
+    return m.span() if m else None
 
 
-def _thing_at(text: str) -> int | None:
+# A thing given alone after a correction: "…，不对，是瑜伽垫", "哦不对，我是说瑜伽垫吧".
+_THING_ALONE_ZH = re.compile(
+    r"(?:我说的是|我是说|应该是|就是|是)?([\u4e00-\u9fff]{2,6}?)(?:那单|那个|那笔|才对|吧|啦|呀)?"
+)
+
+
+def _thing_at(text: str) -> Span | None:
     """Where a thing bought is named ("refund the backpack - no wait, I meant the water bottles")."""
-    from .described import thing_named  # described reads facts, which read the rules that read corrections
+    from .described import NOT_A_THING_ZH, thing_named  # described reads facts, which read rules reading this
 
-    thing = thing_named(text)
-    at = text.find(thing) if thing else -1
-    return at if at >= 0 else None
+    if thing := thing_named(text):
+        return _span_of(thing, text)
+    alone = _THING_ALONE_ZH.fullmatch(text.strip(" ，,。.:：;；…!！"))
+    return _span_of(alone.group(1), text) if alone and not NOT_A_THING_ZH.search(alone.group(1)) else None
 
 
 # Each kind of value a correction replaces, found in the part before the correction and the part after it.
-_KINDS: tuple[Callable[[str], int | None], ...] = (
+_KINDS: tuple[Callable[[str], Span | None], ...] = (
     _order_at,
     _order_end_at,
     _address_at,
@@ -198,11 +212,20 @@ def _corrected_once(text: str) -> str | None:
             # "…2号楼1203 不是，是1204"; in a list, the items after it stay ("…；不对，是200号；通知关掉")
             return head.replace(old, new).rstrip(" ；;") + (f"；{rest}" if rest.strip() else "")
         for value_at in _KINDS:
-            before, after = value_at(head), value_at(tail)
-            if before is None or after is None or _ADDS_BEFORE.search(tail[:after]) or _ADDS_AFTER.search(tail[after:]):
+            was, given = value_at(head), value_at(tail)
+            if was is None or given is None:
+                continue
+            (before, old_end), (after, new_end) = was, given
+            if _ADDS_BEFORE.search(tail[:after]) or _ADDS_AFTER.search(tail[after:]):
                 continue
             if value_at is _address_at and (old := slots.address(head)) and (new := slots.address(tail)):
                 return head[:before] + whole_address(old, new) + tail[after + len(new) :]
+            if _SAYS_WHAT_TO_DO.search(asked_after := head[old_end:]):
+                # the request follows the value ("跑步鞋的退款，啊不对，是瑜伽垫那单", "0901退款，不对，是0902"): the
+                # new value takes the old one's place and the request is kept
+                rest = tail[new_end:]
+                more = f"，{rest.strip(' ，,。.')}" if _SAYS_WHAT_TO_DO.search(rest) else ""
+                return head[:before] + tail[after:new_end] + asked_after.rstrip(" ，,。.;；:：-—…") + more
             return head[:before] + tail[after:]
     return None
 

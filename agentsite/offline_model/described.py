@@ -147,12 +147,13 @@ _NOT_A_THING_EN = frozenset(
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
-    r"^(?:那么?|还有|另外|那)?(?:请|麻烦|帮我|给我|你)?(?:帮我|给我)?(?:把|将)?"
+    r"^(?:那么?|还有|另外|那)?(?:请|麻烦|帮我|给我|你)?(?:帮我|给我)?(?:申请|办理?)?(?:把|将)?"
+    r"(?:我说的是|我是说|应该是|就是|是)?"  # a thing given again: "啊不对，是瑜伽垫那单"
     r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的|那个|这个)?([\u4e00-\u9fff]{2,6}?)"
     r"(?:那单|那个|这单|的订单|的那单|那笔|有问题|坏了|不想要|不要了|到哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
-    r"想退|能退|要退|退款|退了|呢|买的)"
+    r"想退|能退|要退|的?退款|的?退货|退了|呢|买的)"
 )
-_NOT_A_THING_ZH = re.compile(
+NOT_A_THING_ZH = re.compile(
     r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几]|发货|发的|单号|订单|那单|这单|"
     r"快递|包裹|东西|上次|之前|最新|尾号|什么|物流|运单|快件|进度|状态|情况|信息|发票|地址|通知|售后|客服|账号|账户|邮箱|"
     r"电话|手机号|生日|名字|联系|政策|运费|价格|优惠|活动|会员|积分|今天|昨天|前天|申请|提交|办理|要求|"
@@ -177,8 +178,8 @@ def thing_named(text: str) -> str:
             words.append(word)
         if words:
             return " ".join(words)
-    zh = _NAMED_THING_ZH.match(text.strip())
-    return zh.group(1) if zh and not _NOT_A_THING_ZH.search(zh.group(1)) else ""
+    zh = _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…"))
+    return zh.group(1) if zh and not NOT_A_THING_ZH.search(zh.group(1)) else ""
 
 
 # Where a parcel may go, not what is in it: "change my address to my office: …".
@@ -205,7 +206,7 @@ def thing_sent(text: str) -> str:
     if thing and not kind_of_address and thing.split()[0].lower() not in _PLACES_EN:
         return thing
     m = _ADDRESS_OF_A_THING_ZH.search(text)
-    if m and not _NOT_A_THING_ZH.search(m.group(1)) and not _PLACES_ZH.search(m.group(1)):
+    if m and not NOT_A_THING_ZH.search(m.group(1)) and not _PLACES_ZH.search(m.group(1)):
         return m.group(1)
     return ""
 

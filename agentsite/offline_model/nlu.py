@@ -834,12 +834,21 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 # Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
-    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾",
+    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
-    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几",
+    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对",
 )
+# Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
+_CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
 # Cantonese as typed ("我嘅訂單去咗邊？", "點解仲未發貨"), read in the Mandarin words the rules use.
 _CANTONESE = [
+    ("唔是", "不是"),
+    ("唔啱", "不对"),
+    ("唔对", "不对"),
+    ("开住", "开着"),
+    ("关住", "关着"),
+    ("是咪", "是不是"),
+    ("联络", "联系"),
     ("去咗邊", "到哪了"),
     ("喺邊度", "在哪里"),
     ("喺邊", "在哪"),
@@ -854,7 +863,6 @@ _CANTONESE = [
     ("冇", "没"),
     ("嘅", "的"),
     ("咗", "了"),
-    ("係", "是"),
     ("佢", "他"),
     ("俾", "给"),
     ("睇", "看"),
@@ -911,7 +919,7 @@ def as_mandarin(text: str) -> str:
     """``text`` without invisible characters, in simplified ones, with common Cantonese words in their Mandarin
     ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words
     it stands for."""
-    text = _INVISIBLE.sub("", text).translate(_SIMPLIFIED)
+    text = _CANTONESE_IS.sub("是", _INVISIBLE.sub("", text)).translate(_SIMPLIFIED)
     for cantonese, mandarin in _CANTONESE:
         text = text.replace(cantonese, mandarin)
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):

@@ -311,3 +311,21 @@ def test_a_thing_bought_corrected_mid_message_is_the_one_proposed():
 
     proposed = PendingAction.objects.get(customer=user, status="pending")
     assert proposed.arguments["order_number"] == "ORD-2025-0932", reply
+
+
+@pytest.mark.parametrize(
+    ("text", "tool", "argument", "value"),
+    [
+        ("帮我申请跑步鞋的退款，啊不对不对，是瑜伽垫那单", "request_refund", "order_number", "ORD-2025-0902"),
+        ("幫我把通知關掉……唔係唔係，通知保持開住，係想改聯絡方式做電話", "update_contact_channel", "channel", "phone"),
+    ],
+)
+def test_a_chinese_or_cantonese_correction_mid_message_proposes_what_was_meant(text, tool, argument, value):
+    """Round 19: "…跑步鞋的退款，啊不对不对，是瑜伽垫那单" answered about a third order (0850); "…唔係唔係，通知保持開住，
+    係想改聯絡方式做電話" proposed the mute it took back."""
+    user, conversation = _customer("li")
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.filter(customer=user, status__in=["pending", "queued"])
+    assert [(a.tool, a.arguments[argument]) for a in proposed] == [(tool, value)], reply

@@ -16,6 +16,12 @@ from tests.offline_model.systems import WANG
         ("唔該幫我退款 ORD-2025-0816", "谢谢帮我退款 ORD-2025-0816"),
         ("ORD-2025-0817 嘅狀態係點？", "ORD-2025-0817 的状态是什么？"),
         ("我想睇下我嘅地址", "我想看下我的地址"),
+        # round 19: 係 was read as 系 (the traditional form of 系), so "唔係唔係" took nothing back and the mute was proposed
+        (
+            "幫我把通知關掉……唔係唔係，通知保持開住，係想改聯絡方式做電話",
+            "帮我把通知关掉……不是不是，通知保持开着，是想改联系方式做电话",
+        ),
+        ("我嘅訂單係咪發咗貨？", "我的订单是不是发了货？"),
     ],
 )
 def test_cantonese_is_answered_as_mandarin(say, cantonese, mandarin):
