@@ -1540,14 +1540,27 @@ _THE_OTHER = re.compile(
 )
 _STANDS = (
     (
-        re.compile(r"(?i)\bprocessing\b|not\s+(?:yet\s+)?shipped|hasn'?t\s+shipped|未发货|还没发|没发货"),
+        re.compile(
+            r"(?i)\bprocessing\b|\bpending\b|\bunshipped\b|not\s+(?:yet\s+)?(?:been\s+)?shipped|"
+            r"(?:hasn'?t|has\s+not)\s+(?:yet\s+)?(?:been\s+)?shipped|未发货|还没发|没发货|待发货|在处理|处理中|已付款|付了款"
+        ),
         ("pending", "paid", "processing"),
     ),
+    (  # not there yet: on its way or not sent
+        re.compile(
+            r"(?i)not\s+(?:yet\s+)?(?:been\s+)?(?:delivered|arrived)|(?:hasn'?t|has\s+not)\s+(?:yet\s+)?(?:been\s+)?"
+            r"(?:delivered|arrived)|\bundelivered\b|还没到|没到|未送达|未签收|没签收"
+        ),
+        ("pending", "paid", "processing", "shipped", "in_transit"),
+    ),
     (
-        re.compile(r"(?i)in\s+transit|on\s+(?:its|the)\s+way|\bshipped\b|已发货|在路上|运输中"),
+        re.compile(
+            r"(?i)in\s+transit|on\s+(?:its|the)\s+way|\bshipped\b|"
+            r"已发货|已经发货|发货了|发了货|已发出|已经发出|发出了|在路上|运输中|在运输"
+        ),
         ("shipped", "in_transit"),
     ),
-    (re.compile(r"(?i)\bdelivered\b|\barrived\b|签收|已送达|到了的"), ("delivered",)),
+    (re.compile(r"(?i)\bdelivered\b|\barrived\b|签收|已送达|送到了|到了的"), ("delivered",)),
 )
 
 

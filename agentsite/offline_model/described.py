@@ -106,14 +106,23 @@ def described_order(conv: Conversation, text: str) -> str | None:
     return number
 
 
+# How an order stands, in the words a customer picks it out by ("已经发货的", "还在处理的", "that has shipped").
+_STATE_ZH = (
+    r"(?:已经|还|都|正在)?(?:运输中|在运输|在路上|已发货|发货了|发了货|已发出|发出了|还没发货|还没发|没发货|未发货|待发货|"
+    r"已签收|签收了|已送达|送到了|到了|还没到|没到|在处理|处理中|已付款|付了款|发货|发出)"
+)
+_STATE_EN = (
+    r"(?:in\s+transit|on\s+(?:its|the)\s+way|(?:been\s+)?shipped|(?:been\s+)?delivered|arrived|processing|"
+    r"not\s+(?:yet\s+)?(?:shipped|delivered|arrived)(?:\s+yet)?|(?:hasn'?t|has\s+not)\s+(?:yet\s+)?(?:been\s+)?"
+    r"(?:shipped|delivered|arrived)(?:\s+yet)?)"
+)
 # An order picked out by how it stands, with no number: "那个运输中的", "还没发货的那个", "the one in transit", "the
 # shipped one". The customer's list says which (``chat._the_other_order``).
 PICKED_BY_STATE = re.compile(
-    r"(?:运输中|已发货|还没发货|没发货|未发货|在路上|已签收|签收了)的(?:那个|那单|那笔|那件)|"
-    r"(?:那个|那单|那笔)(?:运输中|已发货|还没发货|未发货)的|"
-    r"(?i:\bthe\s+(?:one|order|parcel|package)\s+(?:that'?s\s+|that\s+is\s+|which\s+is\s+)?(?:still\s+)?"
-    r"(?:in\s+transit|on\s+(?:its|the)\s+way|shipped|delivered|processing|not\s+(?:yet\s+)?shipped)\b|"
-    r"\bthe\s+(?:shipped|delivered|processing|undelivered)\s+(?:one|order)\b)"
+    rf"{_STATE_ZH}的(?:那个|那单|那笔|那件|那张)|(?:那个|那单|那笔|那张|订单)[^，。？?]{{0,2}}?{_STATE_ZH}的|"
+    r"(?i:\b(?:the|my)\s+(?:one|order|parcel|package)\s+(?:that'?s\s+|that\s+is\s+|which\s+is\s+|that\s+has\s+|"
+    rf"which\s+has\s+|that\s+|which\s+)?(?:still\s+|already\s+)?{_STATE_EN}\b|"
+    r"\bthe\s+(?:shipped|delivered|processing|undelivered|unshipped|pending)\s+(?:one|order)\b)"
 )
 
 
@@ -141,7 +150,8 @@ _NOT_A_THING_EN = frozenset(
         "lol pls plz asap thanks thank ok okay arrived came broken damaged arrive arrives arriving come comes coming "
         "reach reaches ship ships shipping deliver delivers work works working fit fits here there today tomorrow "
         "been being approve approves cost costs costed default old msg msgs message messages question questions reply "
-        "replies answer answers request requests mail",
+        "replies answer answers request requests mail hasn hasnt haven havent isn isnt wasn wasnt doesn doesnt didn "
+        "didnt won wont cant aren arent",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".

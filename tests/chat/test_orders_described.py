@@ -1,0 +1,43 @@
+"""Orders picked out by how they stand (red team, round 19 and before).
+
+- "那个已经发货的 tracking number 是多少？" asked for an order number (已经发货的 was not read as a state), "where is the
+  one that has shipped?" said how a delivered order stood beside the shipped one, and "the one that hasn't arrived
+  yet" named a thing called "hasnt".
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from chat.agent import run_turn
+from chat.models import PendingAction
+from memory import session as short_term
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _ask(username: str, text: str) -> str:
+    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    user = get_user_model().objects.get(username=username)
+    reply = run_turn(user.pk, short_term.store().start(user.pk).id, text).reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply  # a question proposes nothing
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        ("wang", "那个已经发货的 tracking number 是多少？", ["SF1234567890"], ["0816"]),
+        ("wang", "我那个还在处理的订单怎么样了", ["ORD-2025-0816"], ["0817"]),
+        ("alice", "what is in my order thats still processing?", ["Noise-cancelling headphones"], ["0924"]),
+        ("alice", "where is the one that has shipped?", ["1Z999AA10123456784"], ["0880"]),
+        ("alice", "and the one that hasnt arrived yet?", ["ORD-2025-0923", "ORD-2025-0924"], ["0880"]),
+        ("wang", "还没到的那个现在在哪？", ["ORD-2025-0816", "ORD-2025-0817"], ["0790"]),
+    ],
+)
+def test_an_order_picked_out_by_how_it_stands_is_that_order(username, text, said, not_said):
+    reply = _ask(username, text)
+
+    assert all(s in reply for s in said) and not any(s in reply for s in not_said), reply
