@@ -492,6 +492,32 @@ ADDRESS_CHANGE_ASKED = _re(
     r"(?:delivered|sent|shipped)|(?:from\s+now\s+on|going\s+forward|instead\s+of).{0,60}(?:deliver|send|ship|go)|"
     r"(?:deliver|send|ship|go)\w*\s.{0,60}(?:from\s+now\s+on|going\s+forward|instead\s+of\s+(?:home|work)))"
 )
+# Where an order goes, asked ("where will ORD-… ship to?", "which address is 0923 going to?", "is the order that
+# hasn't shipped yet going to 221 Baker Street?"): its record says, through its status; no change is asked for.
+# "where do you ship to?" asks the shop, and "will you send it to …" asks for a change.
+_DESTINATION_ASKED = _re(
+    r"(?i:\bwhere\s+(?:will|would|does|do|is|are|did|was)\b(?!\s+you\b)[^.?!]{0,50}?\b(?:ship(?:ping|ped)?|"
+    r"deliver(?:ing|ed)?|sen[dt]|sending|going|go|head(?:ed|ing)?)\s+to\s*[?.!]*\s*$|"
+    r"\bwhere\s+(?:will|would|does|is|are)\b(?!\s+you\b)[^.?!]{0,50}?\bbe(?:ing)?\s+(?:sent|delivered|shipped)\s*[?.!]*\s*$|"
+    r"\b(?:what|which)\s+address\b[^.?!]{0,50}?\b(?:ship(?:ping|ped|s)?|deliver(?:ing|ed|s)?|sen[dt]|sending|going|"
+    r"go(?:es)?|head(?:ed|ing)?)\b(?![^.?!]{0,30}\b(?:instead|from\s+now|in\s+future)\b)|"
+    r"^\s*(?:is|are|will)\b(?!\s+you\b)[^.?!]{0,60}?\b(?:going|go|ship(?:ping)?|headed|heading|be\s+(?:sent|delivered|shipped)|"
+    r"being\s+(?:sent|delivered|shipped))\s+to\b[^?]*\?)"
+)
+_ORDER_SPOKEN_OF = _re(r"(?i:\b(?:order|parcel|package|it|one)\b)")  # "my orders" in general: the profile's
+# Orders not placed yet go to the default address, which the profile answers: "where will my next order ship to?".
+_ORDERS_TO_COME = _re(r"(?i:\b(?:next|future|new|upcoming)\s+(?:orders?|parcels?|packages?)\b|\bfrom\s+now\s+on\b)")
+
+
+def asks_where_an_order_goes(text: str) -> bool:
+    """Whether ``text`` asks where an order placed will be delivered, rather than asking to change it."""
+    return (
+        bool(_DESTINATION_ASKED.search(text))
+        and not _ORDERS_TO_COME.search(text)
+        and bool(slots.order_numbers(text) or slots.order_tails(text) or _ORDER_SPOKEN_OF.search(text))
+    )
+
+
 # A change of address said not to be wanted ("我没说要改地址", "取消地址修改", "i never asked to change my address"),
 # and one the customer believes made ("现在应该已经是北京的了吧", "has my address been updated?"): neither asks for a
 # new one.
@@ -1019,6 +1045,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.CONFIRM)
     if DENY.match(text):
         return result(Intent.DENY)
+    if asks_where_an_order_goes(text):
+        return result(Intent.STATUS)  # the order's record says where it goes
     subject = fact_question(text)
     if subject == "order_number":  # "how is the order from last time doing?" asks how it stands
         if TRACK.search(text):

@@ -1,8 +1,10 @@
-"""Orders picked out by how they stand (red team, round 19 and before).
+"""Orders picked out by how they stand, and where an order goes asked about (red team, round 19 and before).
 
 - "那个已经发货的 tracking number 是多少？" asked for an order number (已经发货的 was not read as a state), "where is the
   one that has shipped?" said how a delivered order stood beside the shipped one, and "the one that hasn't arrived
   yet" named a thing called "hasnt".
+- "where will ORD-2025-0923 ship to?" asked for a new shipping address; "is the order that hasn't shipped yet going
+  to 221 Baker Street?" tracked it and never said where it goes.
 """
 
 from __future__ import annotations
@@ -41,3 +43,17 @@ def test_an_order_picked_out_by_how_it_stands_is_that_order(username, text, said
     reply = _ask(username, text)
 
     assert all(s in reply for s in said) and not any(s in reply for s in not_said), reply
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("where will ORD-2025-0923 ship to?", ["ORD-2025-0923", "221 Baker Street"]),
+        ("which address does 0924 ship to", ["ORD-2025-0924", "221 Baker Street"]),
+        ("is the order that hasn't shipped yet going to 221 Baker Street?", ["ORD-2025-0923", "221 Baker Street"]),
+    ],
+)
+def test_where_an_order_goes_is_answered_from_its_record(text, said):
+    reply = _ask("alice", text)
+
+    assert all(s in reply for s in said) and "new shipping address" not in reply, reply
