@@ -52,7 +52,12 @@ def _order(data: Any) -> list[str]:
 
 def _orders(data: Any) -> list[str]:
     orders = data.get("orders") if isinstance(data, dict) else None
-    return [v for order in (orders if isinstance(orders, list) else []) for v in _fields(order, _ORDER_FIELDS)]
+    values = []
+    for order in orders if isinstance(orders, list) else []:
+        values += _fields(order, _ORDER_FIELDS)
+        items = order.get("items") if isinstance(order, dict) else None
+        values += [v for item in (items if isinstance(items, list) else []) for v in _fields(item, ("name",))]
+    return values
 
 
 def _articles(data: Any) -> list[str]:

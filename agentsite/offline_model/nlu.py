@@ -443,8 +443,18 @@ ADDRESS_CHANGE = _re(
 )
 # Several orders ("all", "history", "哪些"): read before a status question; "这单" is one order.
 _SEVERAL_ORDERS = _re(
-    r"全部|所有|都|哪些|记录|历史|列表|清单|(?i:\ball\b|history|\blist\b|everything|\borders\b|purchases)"
+    r"全部|所有|都|哪些|记录|历史|列表|清单|每个|每一?单|各个|分别|"
+    r"(?i:\ball\b|history|\blist\b|everything|\borders\b|purchases|\beach\b|\bevery\b)"
 )
+# What an order holds, asked ("还没发货的那个里面买了啥", "what's in it?"): its record says, not its parcel's tracking.
+_WHAT_IT_HOLDS = _re(
+    r"买了(?:什么|啥|哪些)|买的(?:是)?(?:什么|啥)|里面(?:有|是|装)?(?:的是)?(?:什么|啥)|装的(?:是)?(?:什么|啥)|什么(?:东西|商品)|"
+    r"(?i:\bwhat(?:'s|s|\s+is|\s+was|\s+are|\s+were)\s+in\b|\bwhat\s+did\s+i\s+(?:buy|order|get|purchase)\b|"
+    r"\b(?:what|which)\s+(?:items?|products?|things?)\b)"
+)
+_WHERE_IT_IS = _re(r"物流|快递|单号|到哪|在哪|什么时候到|几时到|(?i:\bwhere\b|\btrack|\bwhen\b|\barriv|\bdeliver)")
+# An order in sight: named, pointed at, or the noun ("what did I order?" holds the verb and asks for the list).
+_ORDER_POINTED_AT = _re(r"单|那个|这个|那笔|(?i:(?<!\bi\s)(?<!\bwe\s)\border\b|\b(?:the|that|this)\s+one\b|\bit\b)")
 _ONE_ORDER = _re(r"这单|那单|这个订单|那个订单|这笔|那笔|(?i:this\s+order|that\s+order)")
 # Details of one order ("总价", "买了几个"): a status question when an order is in sight.
 STATUS_DETAIL = _re(r"总价|总额|总共|多少钱|买了几|几件|买了什么|买的什么|买的啥|有哪些东西|里面有什么")
@@ -1121,6 +1131,10 @@ def classify(text: str) -> Understanding:
         return result(Intent.STATUS if asks_after else Intent.REFUND)
     if EVERY_REFUND.search(text) and is_question(text):
         return result(Intent.STATUS)  # "我以前退过款吗？": every order's refunds, looked up
+    one_in_sight = has_order or slots.order_tails(text) or _ORDER_POINTED_AT.search(text)
+    if _WHAT_IT_HOLDS.search(text) and not _WHERE_IT_IS.search(text) and one_in_sight:
+        several_asked = _SEVERAL_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
+        return result(Intent.LIST_ORDERS if several_asked else Intent.STATUS)  # what the record says it holds
     if TRACK.search(text):
         return result(Intent.TRACK)
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

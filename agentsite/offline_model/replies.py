@@ -935,6 +935,8 @@ def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day
             bits.append(money(o.get("total"), o.get("currency"), lang))
         if o.get("placed_at"):
             bits.append(("下单于" if lang == "zh" else "placed ") + when(o["placed_at"]))
+        if o.get("items"):  # what it holds tells the orders apart
+            bits.append(("商品：" if lang == "zh" else "items: ") + _items(o["items"], lang))
         lines.append(f"- {number}：{'，'.join(bits)}" if lang == "zh" else f"- {number}: {', '.join(bits)}")
         if on_day and str(o.get("placed_at", "")).startswith(on_day.isoformat()):
             matching.append(str(number))

@@ -57,3 +57,19 @@ def test_where_an_order_goes_is_answered_from_its_record(text, said):
     reply = _ask("alice", text)
 
     assert all(s in reply for s in said) and "new shipping address" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        ("alice", "what did I buy in each order?", ["Noise-cancelling headphones", "Coffee grinder", "Desk lamp"], []),
+        ("wang", "我的订单都买了什么", ["无线蓝牙耳机", "保温杯", "机械键盘", "手机壳"], []),
+        ("wang", "还没发货的那个里面买了啥", ["ORD-2025-0816", "无线蓝牙耳机"], ["保温杯"]),
+    ],
+)
+def test_what_orders_hold_is_said_when_asked(username, text, said, not_said):
+    """Round 19: "what did I buy in each", "买了什么也说下", "还没发货的那个里面买了啥" were answered with a list without
+    items or the parcel's tracking: the list now says what each order holds, and what one holds is its status."""
+    reply = _ask(username, text)
+
+    assert all(s in reply for s in said) and not any(s in reply for s in not_said), reply

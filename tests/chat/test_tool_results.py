@@ -67,3 +67,16 @@ def test_an_orders_refunds_must_survive_a_shortening():
         "refunds": [{"amount": "89.00", "status": "approved", "requested_at": "2031-05-02"}],
     }
     assert {"approved", "2031-05-02"} <= set(must_keep("lookup_order", raw))
+
+
+def test_a_list_of_orders_must_keep_what_each_holds():
+    raw = {
+        "orders": [
+            {"order_number": "ORD-2031-0001", "status": "shipped", "total": "12.50", "items": [{"name": "Kettle"}]},
+            {"order_number": "ORD-2031-0002", "status": "processing", "items": [{"name": "Mug", "quantity": 2}]},
+        ]
+    }
+    assert must_keep("list_my_orders", raw) == ["ORD-2031-0001", "shipped", "12.50", "Kettle", "ORD-2031-0002"] + [
+        "processing",
+        "Mug",
+    ]
