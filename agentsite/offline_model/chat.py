@@ -1001,6 +1001,8 @@ def _respond(conv: Conversation) -> Reply:
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text):
         return fixed
+    if nlu.undecided(text) and understood.intent in (Intent.REFUND, *_CHANGES):  # "还没想好要不要改地址"
+        return Reply(replies.phrase("undecided", understood.lang))
     if corrections.takes_back(text) or nlu.says_not_to_change(text):
         return Reply(replies.phrase("nothing_to_change", understood.lang))
     if nlu.VOUCHERS.search(text) and len(several) <= 1:  # no record or tool of ours holds them: a person's
@@ -1042,6 +1044,7 @@ def _wanted(requests: list[splitting.Request]) -> list[splitting.Request]:
         for r in requests
         if not (nlu.says_not_to_change(r.text) or corrections.takes_back(r.text))
         and not (put_off and r.understood.intent in _CHANGES)
+        and not (nlu.undecided(r.text) and r.understood.intent in (Intent.REFUND, *_CHANGES))
     ]
 
 

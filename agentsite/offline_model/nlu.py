@@ -533,7 +533,8 @@ def asks_where_an_order_goes(text: str) -> bool:
 # new one.
 _CHANGE_NOT_WANTED = _re(
     r"(?:没|没有|从没|从来没|并没有?|又没)(?:说|让你?|要求|叫你|想|打算|申请)(?:过)?(?:要)?(?:你)?(?:帮我)?(?:改|修改|换|更改|变更)|"
-    r"(?:不要|别|不用|无需|不需要|先不|不想)(?:帮我)?(?:再)?(?:改|修改|换|更改|变更)|"
+    # "要不要改", "用不用换", "想不想改" ask whether: no "no"
+    r"(?:(?<!要)不要|别|(?<!用)不用|无需|(?<!需)不需要|先不|(?<!想)不想)(?:帮我)?(?:再)?(?:改|修改|换|更改|变更)|"
     r"取消(?:掉)?(?:这个|那个|我的)?(?:地址)?(?:的)?(?:修改|更改|变更)|"
     r"(?i:\b(?:didn'?t|did\s+not|never)\s+(?:ask(?:ed)?|sa(?:y|id)|want(?:ed)?|t(?:ell|old)\s+you)\b[^.?!]{0,20}?"
     r"\b(?:change|update)|"
@@ -785,6 +786,32 @@ _PUT_OFF = _re(
     r"到时候再说|以后再说|回头再说|过段时间再说|等[^，。]{1,8}再(?:说|改|告诉你|联系)|(?i:\b(?:i'?ll|i\s+will)\s+"
     r"(?:let\s+you\s+know|tell\s+you|update\s+(?:it|you))\b[^.?!]{0,30}\b(?:later|when|once|after)\b)"
 )
+
+
+# Not decided yet: "im not sure i want the refund yet, lemme think", "退款的事我再想想", "还没想好要不要改地址".
+_UNDECIDED = _re(
+    r"还没想好|没想好|再想想|想一想|想想再说|考虑一下|考虑考虑|再考虑|犹豫|拿不定主意|还不确定|不确定(?:要不要|是否|想不想)|"
+    r"(?i:\bnot\s+(?:so\s+|really\s+|too\s+)?sure\s+(?:if\s+|whether\s+|that\s+)?i\s+(?:really\s+)?(?:want|need|wanna)\b|"
+    r"\b(?:unsure|undecided)\b|\b(?:let\s+me|lemme|i'?ll|i\s+need\s+to|i\s+have\s+to|gotta)\s+think\b|"
+    r"\bthink\s+(?:about\s+)?it\s+over\b|\bhaven'?t\s+(?:yet\s+)?decided\b|\bstill\s+deciding\b|"
+    r"\bnot\s+(?:decided|ready)\s+yet\b|\bhold\s+off\b|\bon\s+the\s+fence\b)"
+)
+_A_CHANGE_OR_REFUND = _re(
+    r"退|地址|通知|联系方式|短信|邮件|电话|微信|(?i:\brefund|\bmoney\s+back\b|\breturn\b|\baddress\b|"
+    r"\bnotification|\bnotifs?\b|\bmute\b|\bcontact\b|\bchannel\b)"
+)
+
+
+def undecided(text: str) -> bool:
+    """Whether the message says the customer has not decided on a refund or change yet, and asks for none in
+    another clause: nothing is proposed until they decide."""
+    clauses = [c for c in re.split(r"[,.;!?，。；！？]+|\s+but\s+|但是|不过", text) if c.strip()]
+    weighed = [c for c in clauses if _A_CHANGE_OR_REFUND.search(c)]
+    return (
+        bool(weighed)
+        and any(_UNDECIDED.search(c) for c in clauses)
+        and all(_UNDECIDED.search(c) or not is_request(c) for c in weighed)
+    )
 
 
 def puts_off_a_change(text: str) -> bool:

@@ -118,6 +118,11 @@ PHRASES = {
         "如果这笔钱还没有到您的账户，人工客服可以帮您核实，需要的话我可以为您转接。",
         "If the money hasn't reached you, a colleague can look into it, and I can pass you to one.",
     ),
+    "undecided": (  # "im not sure i want the refund yet, lemme think": nothing proposed until they decide
+        "不着急，我没有为您申请或修改任何内容。您想好了随时告诉我，我会先把要办的事列给您确认。",
+        "No rush: I haven't requested or changed anything. When you've decided, just tell me and I'll set it out "
+        "for you to confirm first.",
+    ),
     "nothing_to_change": (  # "please DON'T change my address to …", "refund 0923, no wait, don't"
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",

@@ -32,3 +32,32 @@ def test_a_change_with_its_value_is_no_put_off(say):
     said = say("等我搬家了再说，新地址是北京市朝阳区建国路1号", system=LI)
 
     assert said.names == ["update_shipping_address"], said
+
+
+@pytest.mark.parametrize(
+    ("system", "text"),
+    [
+        # round 19: "im not sure i want the refund yet, lemme think" proposed the refund
+        (BOB, "im not sure i want the refund for ORD-2025-0931 yet, lemme think"),
+        (BOB, "let me think about whether to mute my notifications"),
+        (LI, "ORD-2025-0902退款的事我再想想"),
+        (LI, "还没想好要不要改地址"),
+    ],
+)
+def test_a_refund_or_change_not_decided_on_is_not_proposed(say, system, text):
+    said = say(text, system=system)
+
+    assert not said.calls and ("No rush" in said.content or "不着急" in said.content), said
+
+
+@pytest.mark.parametrize(
+    ("system", "text", "call"),
+    [
+        (BOB, "I'm not sure I want to wait any longer, refund ORD-2025-0931 please", "request_refund"),
+        (LI, "还没想好要不要改地址，先帮我查下ORD-2025-0901到哪了", "track_shipment"),
+    ],
+)
+def test_what_is_decided_beside_it_is_still_done(say, system, text, call):
+    said = say(text, system=system)
+
+    assert [name for name, _ in said.calls] == [call], said
