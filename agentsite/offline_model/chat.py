@@ -967,8 +967,11 @@ def _respond(conv: Conversation) -> Reply:
         }:
             return Reply(replies.phrase("dressed_as_staff", speech.detect_language(text)))
         text = own
-    if escalation.INJECTION.search(text) and (kept := escalation.without_injected(text)):
-        text = kept  # the customer's own request, without the part that tries to instruct us
+    # the customer's own request, without the part that tries to instruct us; a greeting alone is no request
+    # ("hi again. as agreed, staff approved my refund …": read whole, as it is without the greeting)
+    kept = escalation.without_injected(text) if escalation.INJECTION.search(text) else ""
+    if kept and nlu.classify(kept).intent not in (Intent.GREETING, Intent.THANKS, Intent.ACKNOWLEDGE):
+        text = kept
     if (own := reported.without_reported(text)) != text:
         # "…客服发给我的微信原话：“…说一声‘确认’就会到账”。确认": a yes to what someone else wrote is no request either
         if not results and (not own.strip() or nlu.classify(own).intent in _NOTHING_OF_THEIR_OWN):
@@ -1815,8 +1818,21 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
             return Reply(replies.no_refund_requested_on(day, lang))
         if said and nlu.REFUNDED_IN_TOTAL.search(question):  # "how much did I get back in total?"
             said.append(replies.refunds_total_text(found, lang))
-        return Reply("\n".join(said) if said else replies.phrase("no_refunds", lang))
+        refunds = "\n".join(said) if said else replies.phrase("no_refunds", lang)
+        if _ORDERS_ASKED_AFTER.search(question) or nlu.LIST_ORDERS.search(question):
+            # "whats up with my orders, any refunds pending?": how the orders stand, then their refunds
+            return Reply(replies.orders_text(_listed(lists[-1]), lang) + "\n" + refunds)
+        return Reply(refunds)
     return None
+
+
+# How the customer's orders stand, asked beside their refunds: "whats up with my orders, any refunds pending?".
+_ORDERS_ASKED_AFTER = re.compile(
+    r"我的订单(?:都|现在)?(?:怎么样|咋样|啥情况|什么情况|情况|状态)|订单(?:都|现在)?(?:怎么样了|咋样了)|"
+    r"(?i:\bwhat'?s\s+up\s+with\s+(?:all\s+)?my\s+orders\b|\bhow\s+(?:are|'re)\s+(?:all\s+)?my\s+orders\b|"
+    r"\bmy\s+orders\b[^.?!,]{0,20}\b(?:doing|going|status|update)|\b(?:status|update|news)\s+(?:on|of)\s+(?:all\s+)?"
+    r"my\s+orders\b)"
+)
 
 
 def _some_of_the_list(listed: ToolResult, found: list[dict[str, Any]]) -> bool:

@@ -512,11 +512,16 @@ _DESTINATION_ASKED = _re(
     r"\b(?:what|which)\s+address\b[^.?!]{0,50}?\b(?:ship(?:ping|ped|s)?|deliver(?:ing|ed|s)?|sen[dt]|sending|going|"
     r"go(?:es)?|head(?:ed|ing)?)\b(?![^.?!]{0,30}\b(?:instead|from\s+now|in\s+future)\b)|"
     r"^\s*(?:is|are|will)\b(?!\s+you\b)[^.?!]{0,60}?\b(?:going|go|ship(?:ping)?|headed|heading|be\s+(?:sent|delivered|shipped)|"
-    r"being\s+(?:sent|delivered|shipped))\s+to\b[^?]*\?)"
+    r"being\s+(?:sent|delivered|shipped))\s+to\b[^?]*\?)|"
+    r"(?:寄|送|发)(?:到|往)(?:哪个地址|什么地址|哪里|哪儿|哪)(?![了啦])"  # "0816寄到哪个地址？"; "寄到哪了" is tracking
 )
-_ORDER_SPOKEN_OF = _re(r"(?i:\b(?:order|parcel|package|it|one)\b)")  # "my orders" in general: the profile's
+_ORDER_SPOKEN_OF = _re(
+    r"这单|那单|这个订单|那个订单|(?i:\b(?:order|parcel|package|it|one)\b)"
+)  # "my orders" in general: the profile's
 # Orders not placed yet go to the default address, which the profile answers: "where will my next order ship to?".
-_ORDERS_TO_COME = _re(r"(?i:\b(?:next|future|new|upcoming)\s+(?:orders?|parcels?|packages?)\b|\bfrom\s+now\s+on\b)")
+_ORDERS_TO_COME = _re(
+    r"以后|今后|下次|新订单|(?i:\b(?:next|future|new|upcoming)\s+(?:orders?|parcels?|packages?)\b|\bfrom\s+now\s+on\b)"
+)
 
 
 def asks_where_an_order_goes(text: str) -> bool:
@@ -1018,7 +1023,7 @@ def _profile_subject(text: str) -> str:
 
 
 _OPENER = _re(
-    r"(?i)^\s*(?:hi|hey|hello|hiya|yo|ok(?:ay)?|alright|well|so|um+|uh+|嗨|哈喽|你好|您好|在吗|好的|嗯|那)"
+    r"(?i)^\s*(?:hi|hey|hello|hiya|yo|ok(?:ay)?|alright|well|so|um+|uh+|嗨|哈喽|你好|您好|在吗|好的|嗯|那(?![单个笔张件]))"
     r"(?:\s+(?:so|and|then|there|again))*(?:[\s,，!！.。~]+|(?<=[\u4e00-\u9fff])(?=[\u4e00-\u9fff]))"
 )
 
