@@ -793,6 +793,12 @@ def _order_back_to_the_default(conv: Conversation, text: str) -> Reply | None:
 
 
 _PERSON_OFFERED = re.compile(r"为您转接|(?i:\bpass\s+you\s+(?:on\s+)?to\b)")
+# A yes to that offer in the words of the offer: "好的，帮我转一下", "转吧", "pls pass me on", "connect me".
+_PASS_ME_ON = re.compile(
+    r"^\s*(?:(?:嗯+|好的?|行|可以|麻烦)[\s,，]*)?(?:那)?(?:请|麻烦)?(?:帮我|给我)?转(?:接|过去)?(?:一下|吧|给同事|人工)?(?:吧|了|谢谢)?"
+    r"[\s,，.。!！~]*$|(?i:^\s*(?:(?:yes|yeah|ok(?:ay)?|sure)[\s,]*)?(?:please\s+|pls\s+)?(?:pass|put|transfer|connect|"
+    r"hand)\s+me\s+(?:on|over|through)?\b[^.?!]{0,30}[\s.!]*$)"
+)
 
 
 # The change just proposed, asked about before answering it: "will I still get shipping updates if I do that?",
@@ -862,7 +868,7 @@ def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
         earlier
         and earlier[0].role == "assistant"
         and _PERSON_OFFERED.search(earlier[0].text)
-        and (_TAKEN_UP.match(text) or nlu.CONFIRM.match(text))
+        and (_TAKEN_UP.match(text) or nlu.CONFIRM.match(text) or _PASS_ME_ON.match(text))
         and "escalate_to_human" in conv.tools
     ):
         asked = next((t.text for t in earlier if t.role == "user"), text)

@@ -1151,7 +1151,7 @@ def generic_text(data: Any, lang: str) -> str:
     return _end(("查询结果：" if lang == "zh" else "Here is what I found: ") + body, lang)
 
 
-_ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|到账|打款|(?i:\brefund|\bmoney\s+back)")
+_ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|退给我|到账|打款|钱(?:还)?没(?:退|回来|到)|(?i:\brefund|\bmoney\s+back)")
 
 
 # Money the customer says never reached them ("其实没收到退款", "i never got the money"): a colleague checks.
@@ -1194,7 +1194,10 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     if isinstance(data, dict) and (isinstance(data.get("events"), list) or name == "track_shipment"):
         return shipment_text(data, lang, order)
     if isinstance(data, dict) and (data.get("order_number") or name == "lookup_order"):
-        refunds = refunds_text(data, lang, bool(_ABOUT_A_REFUND.search(question)))
+        about_a_refund = bool(_ABOUT_A_REFUND.search(question))
+        refunds = refunds_text(data, lang, about_a_refund)
+        if about_a_refund and _MONEY_NOT_RECEIVED.search(question):  # "0702那个取消的单子钱还没退给我": the record,
+            refunds += ("" if lang == "zh" else " ") + phrase("money_not_received", lang)  # then a colleague
         return order_text(data, lang, order) + ((" " if lang == "en" else "") + refunds if refunds else "")
     if isinstance(data, dict) and data.get("status"):
         return _action_text(data, lang, order)

@@ -329,3 +329,23 @@ def test_a_chinese_or_cantonese_correction_mid_message_proposes_what_was_meant(t
 
     proposed = PendingAction.objects.filter(customer=user, status__in=["pending", "queued"])
     assert [(a.tool, a.arguments[argument]) for a in proposed] == [(tool, value)], reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "yes", "said"),
+    [
+        ("wang", "0702那个取消的单子钱还没退给我", "好的，帮我转一下", ["已取消", "没有退款记录", "转接"]),
+        ("bob", "I never got my money back for 0870", "pls pass me on", ["no refund on record", "colleague"]),
+        ("li", "0850没收到退款", "好的", ["已退款", "转接"]),
+    ],
+)
+def test_money_said_not_received_gets_the_record_and_a_colleague_on_a_yes(username, text, yes, said):
+    """Round 18: "0702那个取消的单子钱还没退给我" got the order's status alone: neither that no refund is on record
+    nor a colleague; "好的，帮我转一下" after a colleague was offered was not understood."""
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+    run_turn(user.pk, conversation, yes)
+
+    assert all(words in reply for words in said), reply
+    assert short_term.store().load(conversation).state == "escalated", reply
