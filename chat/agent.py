@@ -37,6 +37,7 @@ from chat.answers import (
     is_bare_confirmation,
     is_cancellation,
     is_confirmation,
+    keeps_it_as_it_is,
     names_the_change,
     names_the_kind,
     offers_a_person,
@@ -242,7 +243,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             declined = _drop_and_say(store, ctx, every=declines_all(no))
             history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
-        elif waiting is not None and is_cancellation(text):
+        elif waiting is not None and (
+            is_cancellation(text)
+            or keeps_it_as_it_is(text, waiting.tool, waiting.arguments, speaker.records if speaker else {})
+        ):
             return _decline(store, ctx, emit, every=declines_all(text))
         loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
         if waiting is not None and (waiting.interruptions or waiting.tool in NEEDS_A_CLEAR_YES) and loosely:

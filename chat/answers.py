@@ -95,7 +95,7 @@ _DECLINE_EN = (
     r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same))\b"
 )
 _DECLINE_ZH = (
-    r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别|先别|先不|暂时不|"
+    r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别(?![的人处])|先别|先不|暂时不|"
     r"没必要|免了|罢了|不必|拒绝|我不同意|不同意|还是算了|还是不|先放着|我不要|我不想|我再(?:想想|考虑)|再考虑|"
     r"改主意|再说吧)"
 )
@@ -247,12 +247,21 @@ def in_simplified(text: str) -> str:
     return text.translate(_SIMPLIFIED)
 
 
+# "nothing else needs changing" after a yes ("确认，别的不用改了", "yes, that's all"): part of the yes, no no.
+_NOTHING_ELSE = re.compile(
+    # a sign-off ("好的就这些了", "that's all") stays one: it agrees to nothing
+    r"(?:别的|其他的?|其它的?|其余的?)(?:都|就)?(?:不用|不需要|无需|不必)(?:再)?(?:改|动|换|变|修改)了?|"
+    r"(?i:\bnothing\s+else\s+(?:needs?\s+(?:changing|to\s+change|to\s+be\s+changed)|to\s+change)\b)"
+)
+
+
 def is_confirmation(text: str, proposal: Mapping[str, Any] | None = None) -> bool:
     """An agreement to the waiting change, and nothing else.
 
     ``proposal`` is the waiting change's arguments: a channel, setting or number the answer names must be
     among them. Without one (nothing waits, or the corpus) the values are not compared.
     """
+    text = _NOTHING_ELSE.sub(" ", text).strip(" ,，.。!！")
     opener = _YES.match(text)
     if not opener or _BLOCKER.search(text) or _THANKS_ONLY.match(text):
         return False
@@ -450,18 +459,66 @@ _NEGATED_CHANGE = re.compile(
     r"\b(?:mute|silence|turn|switch|change|update|refund|move)\b)"  # not "send": "don't send me alerts" is a mute
 )
 _CLAUSE = re.compile(r"[，,。.;；!！?？]+|(?i:\s+but\s+)|不过|但是")
+# "the rest need no change" ("确认，别的不用改了", "yes, don't change anything else"): no no to the waiting change.
+_ANYTHING_ELSE = re.compile(r"别的|其他|其它|另外|其余|(?i:\belse\b|\bother\b|\bmore\b|\bthe\s+rest\b)")
 
 
 def declines_the_kind(text: str, tool: str) -> tuple[str, str] | None:
     """A clause saying not to make a change of the waiting change's kind, anywhere in the message ("短信那个可以，
-    通知先别关", "phone is fine but dont mute the notifications after all"): ``(that clause, the rest)``, else
+    通知先别关", "phone is fine but dont mute the notifications after all"), or not to make a change naming no kind
+    at all ("算了，还是用邮件吧，不用改了", "never mind, don't change it"): ``(that clause, the rest)``, else
     ``None``. The change is dropped and the rest answered."""
     clauses = [c for c in _CLAUSE.split(text) if c.strip()]
     for clause in clauses:
-        if _NEGATED_CHANGE.search(clause) and names_the_kind(clause, tool):
+        if not _NEGATED_CHANGE.search(clause) or _ANYTHING_ELSE.search(clause):
+            continue
+        if names_the_kind(clause, tool) or not any(names_the_kind(clause, kind) for kind in _KIND_WORDS):
             rest = "，".join(c.strip() for c in clauses if c is not clause)
             return clause.strip(), rest
     return None
+
+
+# Saying to keep a setting as it is on record, while a change of it waits ("哦不对 还是开着吧 确认", "keep them on",
+# "算了还是用邮件吧", "stick with email"): a no to that change, whatever yes it ends with.
+_KEPT_SETTING = {
+    (
+        "update_notification_preference",
+        "on",
+    ): r"开着|保持开|(?i:\b(?:keep|leave)\s+(?:them|it|(?:my\s+)?notif\w*)\s+on\b|"
+    r"\bstay\s+on\b)",
+    (
+        "update_notification_preference",
+        "mute",
+    ): r"关着|保持(?:静音|关闭)|(?i:\b(?:keep|leave)\s+(?:them|it|(?:my\s+)?notif\w*)\s+"
+    r"(?:off|muted)\b|\bstay\s+(?:off|muted)\b)",
+}
+_KEEP_A_CHANNEL = (
+    r"还是|继续|保持|照旧|依旧|仍然|就用|(?i:\bkeep\b|\bstick\s+with\b|\bstay\s+with\b|\bstill\b|\bis\s+fine\b)"
+)
+_SETTING_ARGUMENT = {"update_notification_preference": "preference", "update_contact_channel": "channel"}
+_SETTING_KEY = {
+    "update_notification_preference": "notification_preference",
+    "update_contact_channel": "contact_channel",
+}
+
+
+def keeps_it_as_it_is(text: str, tool: str, arguments: Mapping[str, Any], records: Mapping[str, str]) -> bool:
+    """Whether ``text`` says to keep the setting a waiting change would change as it stands on record, naming no
+    other value of it and asking nothing."""
+    current = records.get(_SETTING_KEY.get(tool, ""))
+    if not current or current == arguments.get(_SETTING_ARGUMENT.get(tool, "")) or re.search(r"[?？]|吗|呢", text):
+        return False
+    if tool == "update_contact_channel":
+        others = [p for channel, p in _CHANNEL_WORDS.items() if channel != current]
+        return (
+            current in _CHANNEL_WORDS
+            and bool(re.search(rf"(?:{_KEEP_A_CHANNEL})[^，,。.;；]{{0,8}}(?:{_CHANNEL_WORDS[current]})", text))
+            and not any(re.search(p, text) for p in others)
+        )
+    kept = _KEPT_SETTING.get((tool, current))
+    return bool(kept and re.search(kept, text)) and not re.search(
+        _NOTIFICATION.get(str(arguments.get("preference")), r"(?!)"), text
+    )
 
 
 def is_cancellation(text: str) -> bool:

@@ -349,3 +349,54 @@ def test_money_said_not_received_gets_the_record_and_a_colleague_on_a_yes(userna
 
     assert all(words in reply for words in said), reply
     assert short_term.store().load(conversation).state == "escalated", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "asked", "taken_back"),
+    [
+        # session 22: "好的，那我不做任何修改" was said, the phone change stayed waiting, and "确认" then made it
+        ("li", "以后打电话联系我吧", "算了，还是用邮件吧，不用改了"),
+        ("li", "把通知关了", "嗯…还是保持现在这样吧，别改了"),
+        ("alice", "change my address to 5 Oak Lane, London", "hmm, actually don't change it, i'll stay put"),
+        # round 20: "好的，那我不做任何修改", the mute still waiting, and "确认" muted
+        ("chen", "把通知关了", "嗯好 哦不对 还是开着吧 确认"),
+        ("bob", "text me from now on", "hmm no, stick with email"),
+    ],
+)
+def test_a_change_said_not_to_be_made_in_a_clause_of_its_own_is_dropped(username, asked, taken_back):
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, asked)
+
+    reply = run_turn(user.pk, conversation, taken_back).reply
+    after = run_turn(user.pk, conversation, "yes" if username in ("alice", "bob") else "确认").reply
+
+    assert not PendingAction.objects.filter(customer=user, status__in=["pending", "queued", "done"]).exists(), (
+        reply,
+        after,
+    )
+
+
+@pytest.mark.parametrize(
+    ("username", "asked", "yes"),
+    [
+        ("li", "以后打电话联系我吧", "确认，别的不用改了"),
+        ("li", "以后打电话联系我吧", "确认，其他的都不用改"),
+        ("bob", "text me from now on", "yes, nothing else needs changing"),
+    ],
+)
+def test_a_yes_saying_nothing_else_needs_changing_confirms(username, asked, yes):
+    user, conversation = _customer(username)
+    run_turn(user.pk, conversation, asked)
+
+    reply = run_turn(user.pk, conversation, yes).reply
+
+    assert PendingAction.objects.get(customer=user).status == "done", reply
+
+
+def test_asking_how_a_setting_stands_while_its_change_waits_keeps_the_change_waiting():
+    user, conversation = _customer("li")
+    run_turn(user.pk, conversation, "把通知关了")
+
+    reply = run_turn(user.pk, conversation, "通知还开着吗？").reply
+
+    assert PendingAction.objects.get(customer=user).status == "pending", reply
