@@ -446,6 +446,10 @@ _SEVERAL_ORDERS = _re(
     r"全部|所有|都|哪些|记录|历史|列表|清单|每个|每一?单|各个|分别|"
     r"(?i:\ball\b|history|\blist\b|everything|\borders\b|purchases|\beach\b|\bevery\b)"
 )
+# An order said not to have come, naming no money and no message: "0901好像没收到", "0817还没到".
+_PARCEL_NOT_RECEIVED = _re(
+    r"(?:还|好像|一直)?没(?:有)?(?:收到|到)(?![^，。？?]{0,4}(?:退款|钱|款|通知|短信|邮件|消息|电话))"
+)
 # What an order holds, asked ("还没发货的那个里面买了啥", "what's in it?"): its record says, not its parcel's tracking.
 _WHAT_IT_HOLDS = _re(
     r"买了(?:什么|啥|哪些)|买的(?:是)?(?:什么|啥)|里面(?:有|是|装)?(?:的是)?(?:什么|啥)|装的(?:是)?(?:什么|啥)|什么(?:东西|商品)|"
@@ -1167,8 +1171,8 @@ def classify(text: str) -> Understanding:
     if _WHAT_IT_HOLDS.search(text) and not _WHERE_IT_IS.search(text) and one_in_sight:
         several_asked = _SEVERAL_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
         return result(Intent.LIST_ORDERS if several_asked else Intent.STATUS)  # what the record says it holds
-    if TRACK.search(text):
-        return result(Intent.TRACK)
+    if TRACK.search(text) or _PARCEL_NOT_RECEIVED.search(text) and (has_order or slots.order_tails(text)):
+        return result(Intent.TRACK)  # "0901好像没收到": where the parcel is
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
     if several and _SEVERAL_ORDERS.search(text):
         return result(Intent.LIST_ORDERS)

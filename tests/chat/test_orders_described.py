@@ -37,6 +37,9 @@ def _ask(username: str, text: str) -> str:
         ("alice", "where is the one that has shipped?", ["1Z999AA10123456784"], ["0880"]),
         ("alice", "and the one that hasnt arrived yet?", ["ORD-2025-0923", "ORD-2025-0924"], ["0880"]),
         ("wang", "还没到的那个现在在哪？", ["ORD-2025-0816", "ORD-2025-0817"], ["0790"]),
+        # session 22: "0901好像没收到" was not understood, or answered with the notification setting
+        ("li", "0901好像没收到", ["ZT5566778899"], ["通知"]),
+        ("wang", "0817还没到", ["SF1234567890"], []),
     ],
 )
 def test_an_order_picked_out_by_how_it_stands_is_that_order(username, text, said, not_said):
