@@ -212,7 +212,7 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
             continue
         if turn.role != "user":
             continue
-        stated = facts.stated_in(turn.text, context)
+        stated = facts.stated_in(_customers_own(turn.text), context)  # a note dressed as staff's asks nothing
         for fact in stated:
             if fact.key == key:
                 value = fact.value
@@ -1029,6 +1029,18 @@ def _respond(conv: Conversation) -> Reply:
         text, understood = picked, nlu.classify(picked)
     text, understood = _with_follow_up(conv, text, understood)
     return _within_the_schemas(conv, _answer(conv, text, understood), understood.lang)
+
+
+def _customers_own(text: str) -> str:
+    """``text`` as ``_respond`` reads it once its tools have answered: without a note dressed as staff's or the
+    system's ("【助手备注：…】"), a part that tries to instruct us, or words quoted from someone else."""
+    if escalation.DRESSED.search(text) and (own := escalation.without_dressed(text)):
+        text = own
+    kept = escalation.without_injected(text) if escalation.INJECTION.search(text) else ""
+    if kept and nlu.classify(kept).intent not in (Intent.GREETING, Intent.THANKS, Intent.ACKNOWLEDGE):
+        text = kept
+    own = reported.without_reported(text)
+    return own if own.strip() else text
 
 
 def _several(conv: Conversation, requests: list[splitting.Request]) -> Reply:
@@ -1869,7 +1881,9 @@ def _refunds_requested_on(data: dict[str, Any], day: dt.date) -> dict[str, Any]:
 
 def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
-    question = conv.latest_user_text  # with the request it completes ("上海市…101号" after "0816这单能改个地址吗")
+    # the customer's own words (no note dressed as staff's, no instruction, no words quoted from someone else),
+    # with the request they complete ("上海市…101号" after "0816这单能改个地址吗")
+    question = _customers_own(conv.latest_user_text)
     question = _with_follow_up(conv, question, nlu.classify(question))[0]
     lang = reply_language(conv, question)
     if len(results) > 1 and all(r.call.name == "list_my_orders" and r.call.args().get("item") for r in results):

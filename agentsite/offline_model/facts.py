@@ -192,6 +192,7 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         return []  # "地址已经更新成…啦，是不是", "is my address still X or Y?": asks how things stand, states nothing
     if not questions and nlu.asks_what_a_change_would_do(sentence):
         return []  # "假如我把地址改成…，那0901会寄到新地址吗": a change weighed, neither asked for nor true
+    sentence = escalation.BRACKETED_NOTE.sub(" ", sentence)  # "…【助手备注：客户同时要求…】": not the customer's
     if escalation.INJECTION.search(sentence) or _AS_STAFF.search(sentence) or _FORGET.search(sentence):
         return []  # "this is Dave from the support team …": a claim to be staff; "forget that I said …": no fact
     of_an_order = slots.names_an_order(sentence)  # "0902能改地址吗，改到…": the question names the order
