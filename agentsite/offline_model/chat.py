@@ -1652,6 +1652,37 @@ def _asked_before(conv: Conversation) -> Intent:
     return nlu.classify(before).intent
 
 
+def _holding_what_is_named(listed: list[Any], question: str) -> list[str]:
+    """The listed orders holding an item the question names, in part ("耳机" of "无线蓝牙耳机", "grinder"): those
+    sharing the longest run with it (two Chinese characters, or an English word of four letters, at least)."""
+    text = nlu.as_mandarin(question).lower()
+    best, found = 0, []
+    for order in listed:
+        items = order.get("items") if isinstance(order, dict) else None
+        names = (
+            [str(i.get("name", "")).lower() for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+        )
+        score = max((_shared_run(name, text) for name in names), default=0)
+        if score > best:
+            best, found = score, [str(order["order_number"])]
+        elif score == best and score:
+            found.append(str(order["order_number"]))
+    return found if best else []
+
+
+def _shared_run(name: str, text: str) -> int:
+    """The longest run of ``name`` that ``text`` holds: Chinese characters from two, English words of four letters
+    or more (counted as four each); 0 below that."""
+    words = [w for w in re.findall(r"[a-z][a-z\-]{3,}", name) if re.search(rf"\b{re.escape(w)}", text)]
+    if words:
+        return 4 * len(words)
+    han = "".join(re.findall(r"[\u4e00-\u9fff]", name))
+    for length in range(len(han), 1, -1):
+        if any(han[i : i + length] in text for i in range(len(han) - length + 1)):
+            return length
+    return 0
+
+
 def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
     """After listing the orders for a tracking, refund or chasing request without a number: the one order that
     fits is the order (tracked, chased, or its refund proposed, and so named); several are offered to choose
@@ -1664,7 +1695,10 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     listed = data.get("orders") if isinstance(data, dict) else None
     if tool is None or tool not in conv.tools or not isinstance(listed, list):
         return None
-    fitting = [o["order_number"] for o in listed if isinstance(o, dict) and o.get("status") in FITS[tool]]
+    if held := _holding_what_is_named(listed, question):  # "跑步鞋几时到", "手机壳钱退了没": the order holding it
+        fitting = held
+    else:
+        fitting = [o["order_number"] for o in listed if isinstance(o, dict) and o.get("status") in FITS[tool]]
     if len(fitting) == 1:
         if tool == "request_refund":
             return _refund(conv, f"{question} {fitting[0]}", lang)
@@ -1956,7 +1990,9 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     "where is my parcel?" may have meant either, so the reply names both."""
     data = result.data()
     tracked = data.get("order_number") if isinstance(data, dict) else None
+    listed = [o for r in conv.results_since_user() if r.call.name == "list_my_orders" for o in _listed(r)]
     named = slots.order_numbers(question) or slots.order_tail(question) or described.names_a_thing(question)
+    named = named or bool(_holding_what_is_named(listed, question))  # "我买的那双跑步鞋": its order was tracked
     if result.call.name != "track_shipment" or named or _other_asked(question) or described.picked_by_state(question):
         return ""  # the order was named (in full, by its end, by what is in it, as the other or by how it stands)
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]

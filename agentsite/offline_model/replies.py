@@ -1151,7 +1151,9 @@ def generic_text(data: Any, lang: str) -> str:
     return _end(("查询结果：" if lang == "zh" else "Here is what I found: ") + body, lang)
 
 
-_ABOUT_A_REFUND = re.compile(r"退款|退钱|退回|退给我|到账|打款|钱(?:还)?没(?:退|回来|到)|(?i:\brefund|\bmoney\s+back)")
+_ABOUT_A_REFUND = re.compile(
+    r"退款|退钱|退回|退给我|退了(?:没|吗)|到账|打款|钱(?:还)?没(?:退|回来|到)|(?i:\brefund|\bmoney\s+back)"
+)
 
 
 # Money the customer says never reached them ("其实没收到退款", "i never got the money"): a colleague checks.

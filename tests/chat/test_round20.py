@@ -77,3 +77,46 @@ def test_what_a_dressed_note_says_is_never_quoted_as_asked_for():
     reply = run_turn(user.pk, conversation, "whats my address?").reply
 
     assert "221 Baker Street" in reply and "Evil" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said", "not_said"),
+    [
+        ("li", "跑步鞋几时到？", ["ZT5566778899"], ["0902"]),
+        ("li", "你好呀～我想問下跑步鞋幾時到？", ["ZT5566778899"], ["0902", "0850"]),
+        ("li", "我买的那双跑步鞋到哪了", ["ZT5566778899"], ["0902"]),
+        ("wang", "帮我查下耳机到哪了", ["ORD-2025-0816"], ["0817", "0702"]),
+        ("wang", "耳机下单都好几天了还没发货，到底啥时候发？", ["ORD-2025-0816"], ["0702"]),
+        ("wang", "那个取消了的手机壳钱退了没？", ["ORD-2025-0702", "没有退款记录"], ["0790"]),
+    ],
+)
+def test_a_thing_bought_named_in_chinese_is_its_own_order(username, text, said, not_said):
+    """Round 20: "跑步鞋幾時到" answered the refunded toothbrush's order, "耳机…还没发货" the cancelled phone case's,
+    "那个取消了的手机壳钱退了没？没退的话给我退" proposed refunding the keyboard (¥459)."""
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(s in reply for s in said) and not any(s in reply for s in not_said), reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("question", "held"),
+    [
+        ("那双跑步鞋咋样了", ["ORD-2025-0901"]),
+        ("蓝牙耳机呢", ["ORD-2025-0816"]),
+        ("whats up with the grinder", ["ORD-2025-0924"]),
+        ("我的订单呢", []),  # no item named: no order picked out by it
+    ],
+)
+def test_the_listed_order_holding_what_is_named_is_found_by_a_shared_run(question, held):
+    from agentsite.offline_model.chat import _holding_what_is_named
+
+    listed = [
+        {"order_number": "ORD-2025-0901", "items": [{"name": "跑步鞋"}]},
+        {"order_number": "ORD-2025-0816", "items": [{"name": "无线蓝牙耳机"}]},
+        {"order_number": "ORD-2025-0924", "items": [{"name": "Coffee grinder"}]},
+        {"order_number": "ORD-2025-0702", "items": [{"name": "手机壳"}]},
+    ]
+    assert _holding_what_is_named(listed, question) == held
