@@ -397,6 +397,9 @@ def _each_order(conv: Conversation, results: list[ToolResult], question: str) ->
 
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
+    picks_by_price = _CHEAPEST.search(text) or _DEAREST.search(text)
+    if picks_by_price and not orders and not slots.order_tails(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "the cheapest one": the list says which
     if not orders and described.picked_by_state(text) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "那个运输中的啥时候到": the one the list says is in transit
     if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
@@ -1652,6 +1655,29 @@ def _asked_before(conv: Conversation) -> Intent:
     return nlu.classify(before).intent
 
 
+# An order picked by its total ("最多几天能到" asks a time, so only words of price).
+_CHEAPEST = re.compile(r"最便宜|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)")
+_DEAREST = re.compile(r"最贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b)")
+
+
+def _by_price(listed: list[Any], question: str) -> list[str]:
+    """The order a question picks by its total ("the cheapest one", "最贵的那单"), among those neither cancelled nor
+    refunded: empty when it picks none."""
+    cheapest, dearest = _CHEAPEST.search(question), _DEAREST.search(question)
+    if bool(cheapest) == bool(dearest):
+        return []
+    priced = []
+    for order in listed:
+        if isinstance(order, dict) and order.get("status") not in ("cancelled", "refunded"):
+            try:
+                priced.append((float(str(order.get("total"))), str(order.get("order_number"))))
+            except ValueError:
+                continue
+    if not priced:
+        return []
+    return [(min if cheapest else max)(priced)[1]]
+
+
 def _holding_what_is_named(listed: list[Any], question: str) -> list[str]:
     """The listed orders holding an item the question names, in part ("耳机" of "无线蓝牙耳机", "grinder"): those
     sharing the longest run with it (two Chinese characters, or an English word of four letters, at least)."""
@@ -1693,9 +1719,14 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     )
     data = result.data()
     listed = data.get("orders") if isinstance(data, dict) else None
+    priced = _by_price(listed, question) if isinstance(listed, list) else []
+    if intent is Intent.STATUS and len(priced) == 1 and "lookup_order" in conv.tools:
+        return _call("lookup_order", order_number=priced[0])  # "whats the status of my most expensive order?"
     if tool is None or tool not in conv.tools or not isinstance(listed, list):
         return None
-    if held := _holding_what_is_named(listed, question):  # "跑步鞋几时到", "手机壳钱退了没": the order holding it
+    if priced:  # "refund the cheapest one", "最贵的那单到哪了"
+        fitting = priced
+    elif held := _holding_what_is_named(listed, question):  # "跑步鞋几时到", "手机壳钱退了没": the order holding it
         fitting = held
     else:
         fitting = [o["order_number"] for o in listed if isinstance(o, dict) and o.get("status") in FITS[tool]]

@@ -120,3 +120,22 @@ def test_the_listed_order_holding_what_is_named_is_found_by_a_shared_run(questio
         {"order_number": "ORD-2025-0702", "items": [{"name": "手机壳"}]},
     ]
     assert _holding_what_is_named(listed, question) == held
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        # round 20: the greeting alone was answered
+        ("li", "在吗？我有几单啊，列出来看看", ["ORD-2025-0901", "ORD-2025-0902", "ORD-2025-0850"]),
+        # round 20: the tent ($320), the dearest, was proposed for "the cheapest one"
+        ("bob", "refund the cheapest one thats not already being refunded", ["ORD-2025-0932", "$45.00"]),
+        ("wang", "最贵的那单到哪了", ["ORD-2025-0790"]),
+        ("alice", "whats the status of my most expensive order?", ["ORD-2025-0923"]),
+    ],
+)
+def test_a_greeting_before_a_request_and_an_order_picked_by_price(username, text, said):
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(s in reply for s in said), reply
