@@ -220,7 +220,12 @@ def _corrected_once(text: str) -> str | None:
                 continue
             if value_at is _address_at and (old := slots.address(head)) and (new := slots.address(tail)):
                 return head[:before] + whole_address(old, new) + tail[after + len(new) :]
-            if _SAYS_WHAT_TO_DO.search(asked_after := head[old_end:]):
+            asked_after = head[old_end:]  # no other value of the kind, nor a correction: "SMS, no wait, email."
+            if (
+                _SAYS_WHAT_TO_DO.search(asked_after)
+                and value_at(asked_after) is None
+                and not _MARKER.search(asked_after)
+            ):
                 # the request follows the value ("跑步鞋的退款，啊不对，是瑜伽垫那单", "0901退款，不对，是0902"): the
                 # new value takes the old one's place and the request is kept
                 rest = tail[new_end:]

@@ -109,6 +109,8 @@ def test_a_request_taken_back_for_another_is_the_other(text, meant):
         # Cantonese and traditional markers
         ("退0901，唔係，係0902", "退0902"),
         ("退0901，不對，是0902", "退0902"),
+        # round 20: the value before the last correction was proposed (email)
+        ("switch my contact to SMS, no wait, email. actually make it wechat", "switch my contact to wechat"),
     ],
 )
 def test_a_value_taken_back_before_the_requests_words_is_replaced_where_it_stood(text, meant):
