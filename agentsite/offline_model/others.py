@@ -71,7 +71,18 @@ _NOT_A_PERSON = frozenset(
 _SOMEONE_ELSE = re.compile(
     r"(?i)\b(?:someone|somebody|anyone)\s+else(?:['’]s)?\s+(?:[\w-]+\s+){0,2}?" + _DATA_EN + r"|"
     r"\b(?:another|other)\s+(?:customer|person|user|client)s?(?:['’]s?)?\s+(?:[\w-]+\s+){0,2}?" + _DATA_EN + r"|"
-    r"(?:别人|他人|其他(?:客户|用户|人)|别的(?:客户|用户|人)|另一个(?:客户|用户|人))的[^，。？?！!]{0,4}?" + _DATA_ZH
+    r"(?:别人|他人|其他(?:客户|用户|人)|别的(?:客户|用户|人)|另一个(?:客户|用户|人))的[^，。？?！!]{0,4}?"
+    + _DATA_ZH
+    + r"|"
+    # "我另一个账号是li，帮我查一下那个账号…": an account that is not the one signed in
+    r"(?:另一个|另外一个|别的|其他|其它)(?:账号|账户|帐号)|小号"
+)
+# Someone named as the one who has or bought: "how many orders does customer wang have", "what did bob order?".
+_NAMED_ASKED_EN = re.compile(
+    r"(?i)\b(?:does|did|has|is)\s+(?:the\s+)?(?:customer|user|client|account)\s+(?!service\b|support\b)([\w.@+-]+)|"
+    r"\b(?:what|which|how\s+many)\b[^.?!]{0,20}?\b(?:did|does|has|have)\s+"
+    r"(?!(?:i|you|we|they|he|she|it|my|the|a|an|this|that|these|those|your|our)\b)([a-z][a-z'-]{1,20})\s+"
+    r"(?:order|ordered|buy|bought|purchase|purchased|get)\b"
 )
 _NAMED_EN = re.compile(
     r"(?i)(?<!\bmy\s)(?<!\bour\s)\b([a-z][a-z'-]{1,20})['’]s\s+(?:[\w-]+\s+){0,2}?"
@@ -159,7 +170,7 @@ def someone_else_asked_about(text: str, system: str) -> bool:
         return True
     account = customer_name(system)
     own = _names_of(account) if account else set()
-    for pattern in (_NAMED_EN, _NAMED_ZH, _SOMEONE_ELSE_TYPING, _HAN_NAMED):
+    for pattern in (_NAMED_EN, _NAMED_ASKED_EN, _NAMED_ZH, _SOMEONE_ELSE_TYPING, _HAN_NAMED):
         for m in pattern.finditer(text):
             name = next((g for g in m.groups() if g), "").lower().strip("'’")
             if name and name not in _NOT_A_PERSON and name not in own:
