@@ -1646,7 +1646,10 @@ def _the_other_order(conv: Conversation, results: list[ToolResult], question: st
 
 
 # The request before asked again of another order ("the same for 0931", "0816也一样").
-_THE_SAME = re.compile(r"(?i)\b(?:the\s+)?same\s+(?:for|with|thing\s+for)\b|\bdo\s+the\s+same\b|同样|也一样|一样的")
+_THE_SAME = re.compile(
+    r"(?i)\b(?:the\s+)?same\s+(?:for|with|thing\s+for)\b|\bdo\s+the\s+same\b|\bsame\s+(?:deal|thing|again)\b|"
+    r"同样|也一样|一样的|照样|也这样"
+)
 
 
 def _asked_before(conv: Conversation) -> Intent:

@@ -1033,8 +1033,16 @@ def _profile_subject(text: str) -> str:
 
 
 _OPENER = _re(
-    r"(?i)^\s*(?:hi|hey|hello|hiya|yo|ok(?:ay)?|alright|well|so|um+|uh+|嗨|哈喽|你好|您好|在吗|好的|嗯|那(?![单个笔张件]))"
+    r"(?i)^\s*(?:hi|hey|hello|hiya|yo|ok(?:ay)?|alright|well|so|um+|uh+|cool|great|nice|perfect|awesome|"
+    r"嗨|哈喽|你好|您好|在吗|好的|嗯|那(?![单个笔张件]))"
     r"(?:\s+(?:so|and|then|there|again))*(?:[\s,，!！.。~～?？]+|(?<=[\u4e00-\u9fff])(?=[\u4e00-\u9fff]))"
+)
+
+
+# A request pointing back at one made before, for another order: "and the other one too, same deal", "另一单也一样".
+_POINTS_BACK = _re(
+    r"(?i:\bthe\s+other\s+(?:one|order)\b|\bsame\s+(?:deal|thing|again|for)\b|\bdo\s+the\s+same\b)|"
+    r"另一(?:个|单|笔)|也一样|同样"
 )
 
 
@@ -1066,6 +1074,8 @@ def classify(text: str) -> Understanding:
             Intent.THANKS,
         ):
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
+        if _POINTS_BACK.search(rest):  # "cool. and the other one too, same deal": a request, read from the chat
+            return result(Intent.OTHER)
 
     has_order = bool(slots.order_numbers(text))
     if KEEPS_SOME_NOTIFICATIONS.search(text) and not has_order and not slots.order_tails(text):

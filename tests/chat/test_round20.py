@@ -139,3 +139,24 @@ def test_a_greeting_before_a_request_and_an_order_picked_by_price(username, text
     reply = run_turn(user.pk, conversation, text).reply
 
     assert all(s in reply for s in said), reply
+
+
+def test_the_same_again_for_the_other_one_after_an_acknowledgement_is_a_request():
+    """Round 20: "cool. and the other one too, same deal" after a refund got "All right. Anything else…", which
+    reads as done."""
+    user, conversation = _customer("alice")
+    run_turn(user.pk, conversation, "refund the coffee grinder please")
+    run_turn(user.pk, conversation, "yes")
+
+    reply = run_turn(user.pk, conversation, "cool. and the other one too, same deal").reply
+
+    assert "ORD-2025-0923" in reply and "All right" not in reply, reply
+
+
+def test_every_setting_listed_in_one_question_is_said():
+    """Round 20: "whats my address, channel and notification setting now" said the notifications alone."""
+    user, conversation = _customer("bob")
+
+    reply = run_turn(user.pk, conversation, "whats my address, channel and notification setting now").reply
+
+    assert all(s in reply for s in ("742 Evergreen Terrace", "email", "turned on")), reply
