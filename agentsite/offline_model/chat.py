@@ -1569,13 +1569,13 @@ _STANDS = (
     (
         re.compile(
             r"(?i)\bprocessing\b|\bpending\b|\bunshipped\b|not\s+(?:yet\s+)?(?:been\s+)?shipped|"
-            r"(?:hasn'?t|has\s+not)\s+(?:yet\s+)?(?:been\s+)?shipped|未发货|还没发|没发货|待发货|在处理|处理中|已付款|付了款"
+            r"(?:hasn'?t|haven'?t|has\s+not|have\s+not)\s+(?:yet\s+)?(?:been\s+)?shipped|未发货|还没发|没发货|待发货|在处理|处理中|已付款|付了款"
         ),
         ("pending", "paid", "processing"),
     ),
     (  # not there yet: on its way or not sent
         re.compile(
-            r"(?i)not\s+(?:yet\s+)?(?:been\s+)?(?:delivered|arrived)|(?:hasn'?t|has\s+not)\s+(?:yet\s+)?(?:been\s+)?"
+            r"(?i)not\s+(?:yet\s+)?(?:been\s+)?(?:delivered|arrived)|(?:hasn'?t|haven'?t|has\s+not|have\s+not)\s+(?:yet\s+)?(?:been\s+)?"
             r"(?:delivered|arrived)|\bundelivered\b|还没到|没到|未送达|未签收|没签收"
         ),
         ("pending", "paid", "processing", "shipped", "in_transit"),
@@ -1679,6 +1679,18 @@ def _by_price(listed: list[Any], question: str) -> list[str]:
     if not priced:
         return []
     return [(min if cheapest else max)(priced)[1]]
+
+
+def _the_ones_that_stand_so(result: ToolResult, question: str, lang: str) -> str:
+    """The listed orders a question asking which stand some way picks out ("我哪些单还没到？"); "" when it asks no
+    such thing."""
+    statuses = next((wanted for pattern, wanted in _STANDS if pattern.search(question)), None)
+    if not nlu.WHICH_ORDERS.search(question) or statuses is None:
+        return ""
+    picked = [o for o in _listed(result) if o.get("status") in statuses]
+    if not picked:
+        return replies.phrase("none_so_filtered", lang)
+    return replies.orders_text(picked, lang, head="这些订单符合：" if lang == "zh" else "These of your orders fit:")
 
 
 def _holding_what_is_named(listed: list[Any], question: str) -> list[str]:
@@ -2006,6 +2018,9 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
                 parts.append(said or replies.not_sure(understood.subject, lang))
             else:
                 parts.append(_recall(conv, question, lang, entries).content or "")
+            continue
+        if result.call.name == "list_my_orders" and (picked := _the_ones_that_stand_so(result, question, lang)):
+            parts.append(picked)  # "我哪些单还没到？": those not there yet
             continue
         if len(results) == 1 and (aside := _spoken_of_aside(conv, result, question, lang)):
             parts.append(aside)

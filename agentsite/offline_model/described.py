@@ -113,7 +113,7 @@ _STATE_ZH = (
 )
 _STATE_EN = (
     r"(?:in\s+transit|on\s+(?:its|the)\s+way|(?:been\s+)?shipped|(?:been\s+)?delivered|arrived|processing|"
-    r"not\s+(?:yet\s+)?(?:shipped|delivered|arrived)(?:\s+yet)?|(?:hasn'?t|has\s+not)\s+(?:yet\s+)?(?:been\s+)?"
+    r"not\s+(?:yet\s+)?(?:shipped|delivered|arrived)(?:\s+yet)?|(?:hasn'?t|haven'?t|has\s+not|have\s+not)\s+(?:yet\s+)?(?:been\s+)?"
     r"(?:shipped|delivered|arrived)(?:\s+yet)?)"
 )
 # An order picked out by how it stands, with no number: "那个运输中的", "还没发货的那个", "the one in transit", "the

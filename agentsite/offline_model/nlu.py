@@ -447,6 +447,8 @@ _SEVERAL_ORDERS = _re(
     r"全部|所有|都|哪些|记录|历史|列表|清单|每个|每一?单|各个|分别|"
     r"(?i:\ball\b|history|\blist\b|everything|\borders\b|purchases|\beach\b|\bevery\b)"
 )
+# Which of the customer's orders stand some way: "我哪些单还没到？", "which of my orders haven't arrived yet?".
+WHICH_ORDERS = _re(r"哪些(?:单|订单)|哪几(?:单|个订单|笔)|(?i:\bwhich\s+(?:of\s+)?(?:my\s+)?orders\b)")
 # An order said not to have come, naming no money and no message: "0901好像没收到", "0817还没到".
 _PARCEL_NOT_RECEIVED = _re(
     r"(?:还|好像|一直)?没(?:有)?(?:收到|到)(?![^，。？?]{0,4}(?:退款|钱|款|通知|短信|邮件|消息|电话))"
@@ -1187,6 +1189,8 @@ def classify(text: str) -> Understanding:
     if _WHAT_IT_HOLDS.search(text) and not _WHERE_IT_IS.search(text) and one_in_sight:
         several_asked = _SEVERAL_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)
         return result(Intent.LIST_ORDERS if several_asked else Intent.STATUS)  # what the record says it holds
+    if WHICH_ORDERS.search(text) and not has_order:
+        return result(Intent.LIST_ORDERS)  # "我哪些单还没到？": the list, those that stand so picked out
     if TRACK.search(text) or _PARCEL_NOT_RECEIVED.search(text) and (has_order or slots.order_tails(text)):
         return result(Intent.TRACK)  # "0901好像没收到": where the parcel is
     several = LIST_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

@@ -925,7 +925,9 @@ def shipment_text(data: dict[str, Any], lang: str, order: str | None) -> str:
     return _end(text, lang) + (" " + _end(extra, lang) if extra else "")
 
 
-def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day_phrase: str = "") -> str:
+def orders_text(
+    orders: list[Any], lang: str, on_day: dt.date | None = None, day_phrase: str = "", head: str | None = None
+) -> str:
     if not orders:
         return phrase("no_orders", lang)
     lines = []
@@ -945,7 +947,8 @@ def orders_text(orders: list[Any], lang: str, on_day: dt.date | None = None, day
         lines.append(f"- {number}：{'，'.join(bits)}" if lang == "zh" else f"- {number}: {', '.join(bits)}")
         if on_day and str(o.get("placed_at", "")).startswith(on_day.isoformat()):
             matching.append(str(number))
-    head = f"您共有{len(orders)}个订单：" if lang == "zh" else f"You have {len(orders)} orders:"
+    if head is None:
+        head = f"您共有{len(orders)}个订单：" if lang == "zh" else f"You have {len(orders)} orders:"
     if matching:
         found = "、".join(matching) if lang == "zh" else ", ".join(matching)
         head = (
