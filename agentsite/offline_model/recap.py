@@ -188,6 +188,8 @@ def recap(conv: Conversation) -> str:
         open_item = ""  # answered, or dropped: nothing waits
     elif open_item:
         outcome = ""  # the change not confirmed is named by itself
+    if ended == "resolved" and dropped and not done:
+        outcome = ""  # every change asked for was dropped: "resolved" would read as handled; "not done" says it
     # Shorter and shorter until it fits: what was done and not done is the recap's point, so fewer orders and
     # requests go first, then the outcome, then what was not done, and only then what was done.
     shorter = [(keep, keep, outcome, len(dropped), len(done)) for keep in (6, 4, 3, 2, 1)]

@@ -143,3 +143,18 @@ agent: 好的，已取消，什么都没有改动。还有什么可以帮您？"
 
     assert "未办理（未改动）：将您的默认收货地址改为北京市朝阳区建国路88号" in recap, recap
     assert "已办" not in recap
+
+
+def test_a_chat_whose_changes_were_all_dropped_is_not_said_resolved(client):
+    """Session 22: "…未办理（未改动）：今后通过电话联系您；将您的通知设置为静音。结果：已解决" for a chat where nothing
+    was handled."""
+    transcript = """Ended: resolved
+customer: 以后打电话联系我吧
+agent: 需要我今后通过电话联系您吗？请回复“确认”以继续。
+customer: 算了，不用改了
+agent: 好的，已取消，什么都没有改动。
+customer: 谢谢，再见
+agent: 感谢您的咨询，再见！"""
+    recap = _recap(client, transcript, "zh", 80)
+
+    assert "未改动" in recap and "已解决" not in recap, recap
