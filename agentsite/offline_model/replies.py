@@ -1000,7 +1000,7 @@ _NOT_A_TOPIC = frozenset(
 # A topic asked about in words its article does not use: "能退吗", "退得了吗" ask about refunds and returns.
 _TOPIC_WORDS = (
     (
-        re.compile(r"退(?!出|订|回去)|(?i:\brefund|\breturn)"),
+        re.compile(r"退(?!出|订|回去)|到账|打款|(?i:\brefund|\breturn|\bmoney\s+back\b)"),  # "确认了多久能到账？"
         {"退款", "退货", "refund", "refunds", "return", "returns"},
     ),
 )

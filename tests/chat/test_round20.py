@@ -176,3 +176,14 @@ def test_which_orders_stand_some_way_is_answered_with_those(username, text, said
     reply = run_turn(user.pk, conversation, text).reply
 
     assert all(s in reply for s in said) and not any(s in reply for s in not_said), reply
+
+
+def test_when_the_money_would_arrive_asked_beside_a_waiting_refund_is_the_policy():
+    """Round 20: "确认吗？确认了多久能到账？" got "抱歉，没有找到相关的政策说明", though the refund policy says it."""
+    user, conversation = _customer("wang")
+    run_turn(user.pk, conversation, "0790退款")
+
+    reply = run_turn(user.pk, conversation, "确认吗？确认了多久能到账？").reply
+
+    assert "3 个工作日" in reply and "没有找到" not in reply, reply
+    assert PendingAction.objects.get(customer=user).status == "pending", reply
