@@ -151,7 +151,7 @@ _NOT_A_THING_EN = frozenset(
         "reach reaches ship ships shipping deliver delivers work works working fit fits here there today tomorrow "
         "been being approve approves cost costs costed default old msg msgs message messages question questions reply "
         "replies answer answers request requests mail hasn hasnt haven havent isn isnt wasn wasnt doesn doesnt didn "
-        "didnt won wont cant aren arent contact channel setting settings",
+        "didnt won wont cant aren arent contact channel setting settings unshipped undelivered pending paid",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".

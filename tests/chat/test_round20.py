@@ -187,3 +187,14 @@ def test_when_the_money_would_arrive_asked_beside_a_waiting_refund_is_the_policy
 
     assert "3 个工作日" in reply and "没有找到" not in reply, reply
     assert PendingAction.objects.get(customer=user).status == "pending", reply
+
+
+def test_an_order_named_by_its_state_is_no_thing_bought():
+    """Round 19: "send the unshipped order there" looked for a thing called "unshipped" and said none of the orders
+    held it. (The order's own address is still not proposed beside the default: see the session-22 note.)"""
+    user, conversation = _customer("alice")
+    text = "my new address is 5 Oak Lane, London. send the unshipped order there and make it my default too"
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert "couldn't find" not in reply and "5 Oak Lane" in reply, reply
