@@ -552,6 +552,12 @@ _CHANGE_NOT_WANTED = _re(
     r"\b(?:change|update)|"
     r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:change|update)\b|\bcancel\s+(?:the\s+|my\s+)?address\s+change)"
 )
+# Whether they asked for a change, asked: "我有没有提过要改地址？", "did I ever ask you to change my address?".
+_ASKED_IF_ASKED = _re(
+    r"我(?:之前|以前|上次)?(?:有没有|是不是|有)(?:跟你|和你|向你)?(?:提过|说过|让你|叫你|要求过?|申请过)|"
+    r"(?i:\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+|previously\s+)?(?:ask(?:ed)?|tell|told|request(?:ed)?|say|said|"
+    r"mention(?:ed)?)\b[^.?!]{0,30}\b(?:change|update|switch|mute|move)\b)"
+)
 _CHANGE_BELIEVED_MADE = _re(
     r"(?:已经|应该|现在)[^，。？?]{0,16}(?:是|改成|换成|变成|改好|改了)[^，。？?]{0,16}(?:了吧|吧|了吗|了没有?)|"
     r"改好了(?:吗|没|吧)|"
@@ -1140,6 +1146,8 @@ def classify(text: str) -> Understanding:
         and not slots.address(text)
     ):
         return result(Intent.POLICY)  # "改了地址，已经发货的会跟着改吗": how changes work, not one asked for
+    if _ASKED_IF_ASKED.search(text) and (said := _profile_subject(text)):
+        return result(Intent.ASK_FACT, said)  # "我有没有提过要改地址？": the record, and what they asked if anything
     if ADDRESS_CHANGE_ASKED.search(text) and not slots.address(text):
         if _CHANGE_NOT_WANTED.search(text):  # "我没说要改地址啊？？", "取消地址修改": no new address to ask for
             clauses = re.split(r"(?<=[，,。.!！；;？?])\s*", text)

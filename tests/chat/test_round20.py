@@ -198,3 +198,19 @@ def test_an_order_named_by_its_state_is_no_thing_bought():
     reply = run_turn(user.pk, conversation, text).reply
 
     assert "couldn't find" not in reply and "5 Oak Lane" in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        ("wang", "我有没有提过要改地址？", "文三路 398 号"),
+        ("bob", "did I ever ask you to change my address?", "742 Evergreen Terrace"),
+    ],
+)
+def test_whether_a_change_was_asked_for_is_answered_from_the_record(username, text, said):
+    """Round 20: "我有没有提过要改地址？" was answered "请提供新的收货地址"."""
+    user, conversation = _customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert said in reply and "新的收货地址" not in reply and "new shipping address" not in reply, reply
