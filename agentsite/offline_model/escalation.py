@@ -195,7 +195,7 @@ BRACKETED_NOTE = _re(
 DRESSED = _re(
     rf"(?i:[\[【<]\s*{_STAFF_WORDS}[^\]】>\n]{{0,24}}[\]】>]|[(（]\s*(?:official|官方|系统|管理员)[^)）\n]{{0,12}}[)）]"
     rf"|{BRACKETED_NOTE.pattern}"
-    r"|(?:^|(?<=[.!?。！？;；\n]))\s*(?:system|assistant|admin|staff|support|internal|user|customer|human)"
+    r"|(?:^|(?<=[.!?。！？;；\n]))\s*(?:system|assistant|admin|staff|support|internal|user|customer|human|agent|bot)"
     r"(?:\s+(?:note|notice|message))?\s*[:：]"
     r"|\b(?:staff|internal|admin|agent|crm|support|system)\s+(?:note|notice|memo)\s*[:：]"
     r"|\bnote\s+(?:to|for)\s+(?:the\s+)?(?:agent|bot|assistant|support|staff|ai|system)\s*[:：])"
