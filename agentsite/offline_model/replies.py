@@ -304,7 +304,7 @@ def say_value(key: str, value: str, lang: str) -> str:
         return dates.format_mm_dd(value, lang)
     if key == "notification_preference":
         if lang == "zh":
-            return "静音（已关闭）" if value == "mute" else "开启"
+            return "静音（不接收通知）" if value == "mute" else "开启"  # never "已关闭" beside "not applied"
         return "muted" if value == "mute" else "turned on"
     if key == "contact_channel":
         return slots.CHANNEL_NAMES[lang].get(value, value)
