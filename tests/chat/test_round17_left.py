@@ -11,24 +11,16 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.core.management import call_command
 
 from chat.agent import run_turn
 from chat.models import Order, Refund
-from memory import session as short_term
+from tests.chat.demo_chat import demo_customer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _customer(username: str):
-    call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    user = get_user_model().objects.get(username=username)
-    return user, short_term.store().start(user.pk).id
-
-
 def test_a_refund_question_about_one_order_picked_out_is_answered_for_that_order():
-    user, conversation = _customer("li")
+    user, conversation = demo_customer("li")
     run_turn(user.pk, conversation, "0850退款到账了吗？")
 
     reply = run_turn(user.pk, conversation, "那另一个呢？还没发货的那个，有退款吗").reply
@@ -47,7 +39,7 @@ def test_a_refund_question_about_one_order_picked_out_is_answered_for_that_order
     ],
 )
 def test_what_the_refunds_come_to_is_summed_from_the_record(username, text, said):
-    user, conversation = _customer(username)
+    user, conversation = demo_customer(username)
     if username == "bob":
         Refund.objects.create(
             order=Order.objects.get(number="ORD-2025-0870"), amount="30.00", reason="r", status="approved"
@@ -60,7 +52,7 @@ def test_what_the_refunds_come_to_is_summed_from_the_record(username, text, said
 
 
 def test_what_was_spent_is_still_what_the_orders_come_to():
-    user, conversation = _customer("alice")
+    user, conversation = demo_customer("alice")
 
     reply = run_turn(user.pk, conversation, "how much did i spend in total?").reply
 
