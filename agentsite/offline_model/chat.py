@@ -479,9 +479,36 @@ _PART_OF_IT = re.compile(
 )
 
 
+# An order named by what it cost: "refund the $129 one", "我想退那个178块的", "the 320 dollar thing".
+_NAMED_BY_AMOUNT = re.compile(
+    r"(?i)\b(?:the|that|my)\s+[$£€¥]\s?(\d[\d,]*(?:\.\d+)?)\s+(?:one|order|thing|item)\b|"
+    r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|quid|pounds?|euros?)\s+(?:one|order|thing|item)\b|"
+    r"(?:那个|那笔|那单)?(\d[\d,]*(?:\.\d+)?)\s*(?:块|元)(?:钱)?的(?:那个|那单|订单|那笔)?"
+)
+
+
+def _by_amount(listed: list[Any], question: str) -> list[str]:
+    """The listed orders whose total is the amount the question names an order by ("the $129 one")."""
+    m = _NAMED_BY_AMOUNT.search(question)
+    if not m:
+        return []
+    amount = float(next(g for g in m.groups() if g).replace(",", ""))
+    found = []
+    for order in listed:
+        try:
+            total = float(str(order.get("total"))) if isinstance(order, dict) else None
+        except ValueError:
+            total = None
+        if total is not None and abs(total - amount) < 0.005:
+            found.append(str(order.get("order_number")))
+    return found
+
+
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     if not slots.order_numbers(text) and _by_when_placed(conv, text):
         return _call("list_my_orders")
+    if not slots.order_numbers(text) and _NAMED_BY_AMOUNT.search(text) and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "refund the $129 one": the list says which, never a part of another
     orders = (
         slots.order_numbers(text)
         or ([o] if (o := described.described_order(conv, text)) else [])
@@ -1739,7 +1766,9 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
         return _call("lookup_order", order_number=priced[0])  # "whats the status of my most expensive order?"
     if tool is None or tool not in conv.tools or not isinstance(listed, list):
         return None
-    if priced:  # "refund the cheapest one", "最贵的那单到哪了"
+    if amounted := _by_amount(listed, question):  # "refund the $129 one"
+        fitting = amounted
+    elif priced:  # "refund the cheapest one", "最贵的那单到哪了"
         fitting = priced
     elif held := _holding_what_is_named(listed, question):  # "跑步鞋几时到", "手机壳钱退了没": the order holding it
         fitting = held

@@ -61,3 +61,20 @@ def test_a_mute_not_made_is_never_said_already_off():
     reply = run_turn(user.pk, conversation, "通知还开着吗？").reply
 
     assert "开启" in reply and "已关闭" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order", "amount"),
+    [
+        # round 21: read as a partial refund ($129) of the tent ($320), refused
+        ("bob", "refund the $129 one pls", "ORD-2025-0931", "129.00"),
+        ("wang", "我想退那个178块的", "ORD-2025-0817", "178.00"),
+    ],
+)
+def test_an_order_named_by_what_it_cost_is_that_order(username, text, order, amount):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    proposed = PendingAction.objects.get(customer=user)
+    assert (proposed.arguments["order_number"], proposed.shown.get("amount")) == (order, amount), reply
