@@ -41,6 +41,7 @@ from chat.answers import (
     names_the_change,
     names_the_kind,
     offers_a_person,
+    says_nothing_changes,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
@@ -340,6 +341,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 6. Short-term memory again: the reply (naming a change that still waits, or lapsed), and the state
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
+        if held is not None and says_nothing_changes(reply):  # told no change will be made: none waits for a yes
+            cancel_pending(ctx)
+            held = None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)
         if lapsed_now is not None and asked_again(lapsed_now):
             lapsed_now = None  # the same change proposed anew this turn: its question says what waits

@@ -97,7 +97,8 @@ _DECLINE_EN = (
 _DECLINE_ZH = (
     r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别(?![的人处])|先别|先不|暂时不|"
     r"没必要|免了|罢了|不必|拒绝|我不同意|不同意|还是算了|还是不|先放着|我不要|我不想|我再(?:想想|考虑)|再考虑|"
-    r"改主意|再说吧|唔(?:好|使|要|用)|算啦|都係唔|我?(?:再)?[諗谂]下)"  # Cantonese: "唔好改住，我諗下先"
+    # Cantonese: "唔好改住，我諗下先", "都係算啦"
+    r"改主意|再说吧|唔(?:好|使|要|用|係|改|退)|算啦|都[係是](?:唔|算)|我?(?:再)?[諗谂]下)"
 )
 # The order a no is about may come first: "0942先不退了", "ORD-2025-0790 算了".
 _ORDER_FIRST = r"(?:(?:ORD[-_ ]?\d{4}[-_ ]?\d{4}|\d{3,6})\s*(?:那个|这个|那单|这单|的)?\s*)?"
@@ -519,6 +520,16 @@ def keeps_it_as_it_is(text: str, tool: str, arguments: Mapping[str, Any], record
     return bool(kept and re.search(kept, text)) and not re.search(
         _NOTIFICATION.get(str(arguments.get("preference")), r"(?!)"), text
     )
+
+
+# The reply telling the customer no change will be made ("好的，那我不做任何修改", "OK, I won't change anything"):
+# a change still waiting is then dropped, so that no later yes makes what the customer was told would not be.
+_SAYS_NOTHING_CHANGES = re.compile(r"不做任何修改|不会做任何修改|(?i:\bI\s+won'?t\s+change\s+anything\b)")
+
+
+def says_nothing_changes(reply: str) -> bool:
+    """Whether the agent's reply says it will make no change."""
+    return bool(_SAYS_NOTHING_CHANGES.search(reply))
 
 
 def is_cancellation(text: str) -> bool:

@@ -442,10 +442,12 @@ def test_a_sign_off_agrees_to_nothing(customers, lang, bye):
     conversation = short_term.store().start(user.pk).id
     run_turn(user.pk, conversation, "please mute my notifications" if lang == "en" else "通知帮我关一下")
 
-    run_turn(user.pk, conversation, bye)
+    reply = run_turn(user.pk, conversation, bye).reply
 
     assert CustomerProfile.objects.get(user=user).notification_preference == "on"
-    assert PendingAction.objects.get(conversation_id=conversation).status == "pending"
+    # sarcasm is read as a no and said to be one ("OK, I won't change anything"): then nothing waits for a yes
+    expected = "cancelled" if bye == "yeah right" else "pending"
+    assert PendingAction.objects.get(conversation_id=conversation).status == expected, reply
 
 
 @pytest.mark.parametrize(

@@ -78,3 +78,30 @@ def test_an_order_named_by_what_it_cost_is_that_order(username, text, order, amo
 
     proposed = PendingAction.objects.get(customer=user)
     assert (proposed.arguments["order_number"], proposed.shown.get("amount")) == (order, amount), reply
+
+
+@pytest.mark.parametrize(
+    ("asked", "taken_back"),
+    [
+        ("地址改成广东省深圳市南山区后海大道2号", "啊唔係，都係唔改住啦。"),
+        ("0902退款", "都係算啦，唔退住"),
+    ],
+)
+def test_a_cantonese_take_back_leaves_nothing_for_a_later_yes(asked, taken_back):
+    """Round 21: "啊唔係，都係唔改住啦" got "好的，那我不做任何修改" while the address change still waited for a yes; and
+    "都係算啦，唔退住" was not understood and the refund was made on the next "确认"."""
+    user, conversation = demo_customer("li")
+    run_turn(user.pk, conversation, asked)
+
+    reply = run_turn(user.pk, conversation, taken_back).reply
+    run_turn(user.pk, conversation, "确认")
+
+    assert PendingAction.objects.get(customer=user).status == "cancelled", reply
+
+
+def test_a_reply_saying_no_change_will_be_made_leaves_none_waiting():
+    from chat.answers import says_nothing_changes
+
+    assert says_nothing_changes("好的，那我不做任何修改。还有什么可以帮您？")
+    assert says_nothing_changes("OK, I won't change anything. Anything else I can help with?")
+    assert not says_nothing_changes("您的通知目前设置为开启。无需更改。")
