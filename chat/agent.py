@@ -46,6 +46,7 @@ from chat.answers import (
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
+    CHANGED_KEY,
     MOVES_MONEY,
     NEEDS_A_CLEAR_YES,
     TOOLS,
@@ -190,6 +191,13 @@ _recall = timings.timed("recall")(recall)
 _summarise = timings.timed("model")(llm.summarise)
 
 
+def _keeps_it_as_it_is(text: str, waiting: PendingAction, speaker: Speaker | None) -> bool:
+    """``answers.keeps_it_as_it_is`` for the waiting change, against the record of the key it would set."""
+    key, argument = CHANGED_KEY.get(waiting.tool, ("", ""))
+    current = speaker.records.get(key) if speaker else None
+    return keeps_it_as_it_is(text, waiting.tool, current, waiting.arguments.get(argument))
+
+
 @_timed_turn
 def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emit = lambda frame: None) -> TurnResult:
     """Answer one customer message in one conversation."""
@@ -244,10 +252,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             declined = _drop_and_say(store, ctx, every=declines_all(no))
             history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
-        elif waiting is not None and (
-            is_cancellation(text)
-            or keeps_it_as_it_is(text, waiting.tool, waiting.arguments, speaker.records if speaker else {})
-        ):
+        elif waiting is not None and (is_cancellation(text) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
         loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
         if waiting is not None and (waiting.interruptions or waiting.tool in NEEDS_A_CLEAR_YES) and loosely:

@@ -496,18 +496,12 @@ _KEPT_SETTING = {
 _KEEP_A_CHANNEL = (
     r"还是|继续|保持|照旧|依旧|仍然|就用|(?i:\bkeep\b|\bstick\s+with\b|\bstay\s+with\b|\bstill\b|\bis\s+fine\b)"
 )
-_SETTING_ARGUMENT = {"update_notification_preference": "preference", "update_contact_channel": "channel"}
-_SETTING_KEY = {
-    "update_notification_preference": "notification_preference",
-    "update_contact_channel": "contact_channel",
-}
 
 
-def keeps_it_as_it_is(text: str, tool: str, arguments: Mapping[str, Any], records: Mapping[str, str]) -> bool:
-    """Whether ``text`` says to keep the setting a waiting change would change as it stands on record, naming no
-    other value of it and asking nothing."""
-    current = records.get(_SETTING_KEY.get(tool, ""))
-    if not current or current == arguments.get(_SETTING_ARGUMENT.get(tool, "")) or re.search(r"[?？]|吗|呢", text):
+def keeps_it_as_it_is(text: str, tool: str, current: str | None, proposed: Any) -> bool:
+    """Whether ``text`` says to keep the setting a waiting change of ``tool`` (to ``proposed``) would change as it
+    stands on record (``current``), naming no other value of it and asking nothing."""
+    if not current or current == proposed or re.search(r"[?？]|吗|呢", text):
         return False
     if tool == "update_contact_channel":
         others = [p for channel, p in _CHANNEL_WORDS.items() if channel != current]
@@ -517,9 +511,7 @@ def keeps_it_as_it_is(text: str, tool: str, arguments: Mapping[str, Any], record
             and not any(re.search(p, text) for p in others)
         )
     kept = _KEPT_SETTING.get((tool, current))
-    return bool(kept and re.search(kept, text)) and not re.search(
-        _NOTIFICATION.get(str(arguments.get("preference")), r"(?!)"), text
-    )
+    return bool(kept and re.search(kept, text)) and not re.search(_NOTIFICATION.get(str(proposed), r"(?!)"), text)
 
 
 # The reply telling the customer no change will be made ("好的，那我不做任何修改", "OK, I won't change anything"):

@@ -37,11 +37,13 @@ def _shipment(data: Any) -> list[str]:
     return values
 
 
+def _item_names(order: Any) -> list[str]:
+    items = order.get("items") if isinstance(order, dict) else None
+    return [v for item in (items if isinstance(items, list) else []) for v in _fields(item, ("name",))]
+
+
 def _order(data: Any) -> list[str]:
-    values = _fields(data, (*_ORDER_FIELDS, "currency", "shipping_address"))
-    items = data.get("items") if isinstance(data, dict) else None
-    for item in items if isinstance(items, list) else []:
-        values += _fields(item, ("name",))
+    values = _fields(data, (*_ORDER_FIELDS, "currency", "shipping_address")) + _item_names(data)
     refunds = data.get("refunds") if isinstance(data, dict) else None
     for refund in refunds if isinstance(refunds, list) else []:
         values += _fields(refund, ("amount", "status", "requested_at"))
@@ -52,12 +54,11 @@ def _order(data: Any) -> list[str]:
 
 def _orders(data: Any) -> list[str]:
     orders = data.get("orders") if isinstance(data, dict) else None
-    values = []
-    for order in orders if isinstance(orders, list) else []:
-        values += _fields(order, _ORDER_FIELDS)
-        items = order.get("items") if isinstance(order, dict) else None
-        values += [v for item in (items if isinstance(items, list) else []) for v in _fields(item, ("name",))]
-    return values
+    return [
+        v
+        for order in (orders if isinstance(orders, list) else [])
+        for v in _fields(order, _ORDER_FIELDS) + _item_names(order)
+    ]
 
 
 def _articles(data: Any) -> list[str]:

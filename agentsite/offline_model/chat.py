@@ -493,15 +493,19 @@ def _by_amount(listed: list[Any], question: str) -> list[str]:
     if not m:
         return []
     amount = float(next(g for g in m.groups() if g).replace(",", ""))
-    found = []
-    for order in listed:
-        try:
-            total = float(str(order.get("total"))) if isinstance(order, dict) else None
-        except ValueError:
-            total = None
-        if total is not None and abs(total - amount) < 0.005:
-            found.append(str(order.get("order_number")))
-    return found
+    return [
+        str(o.get("order_number"))
+        for o in listed
+        if (total := _total_of(o)) is not None and abs(total - amount) < 0.005
+    ]
+
+
+def _total_of(order: Any) -> float | None:
+    """A listed order's total as a number, ``None`` when it has none that reads as one."""
+    try:
+        return float(str(order.get("total"))) if isinstance(order, dict) else None
+    except ValueError:
+        return None
 
 
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
@@ -1696,13 +1700,11 @@ def _by_price(listed: list[Any], question: str) -> list[str]:
     cheapest, dearest = _CHEAPEST.search(question), _DEAREST.search(question)
     if bool(cheapest) == bool(dearest):
         return []
-    priced = []
-    for order in listed:
-        if isinstance(order, dict) and order.get("status") not in ("cancelled", "refunded"):
-            try:
-                priced.append((float(str(order.get("total"))), str(order.get("order_number"))))
-            except ValueError:
-                continue
+    priced = [
+        (total, str(o.get("order_number")))
+        for o in listed
+        if (total := _total_of(o)) is not None and o.get("status") not in ("cancelled", "refunded")
+    ]
     if not priced:
         return []
     return [(min if cheapest else max)(priced)[1]]
