@@ -13,6 +13,7 @@ from typing import Any
 
 from . import (
     corrections,
+    dates,
     described,
     escalation,
     facts,
@@ -398,8 +399,9 @@ def _each_order(conv: Conversation, results: list[ToolResult], question: str) ->
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
     picks_by_price = _CHEAPEST.search(text) or _DEAREST.search(text)
+    picks_by_price = picks_by_price or _amount_naming(text)
     if picks_by_price and not orders and not slots.order_tails(text) and "list_my_orders" in conv.tools:
-        return _call("list_my_orders")  # "the cheapest one": the list says which
+        return _call("list_my_orders")  # "the cheapest one", "the $45 one": the list says which
     if not orders and described.picked_by_state(text) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "那个运输中的啥时候到": the one the list says is in transit
     if not orders and not (nlu.EVERY_REFUND.search(text) and not described.names_a_thing(text)):
@@ -479,17 +481,25 @@ _PART_OF_IT = re.compile(
 )
 
 
-# An order named by what it cost: "refund the $129 one", "我想退那个178块的", "the 320 dollar thing".
+# An order named by what it cost: "refund the $129 one", "我想退那个178块的", "the 320 dollar thing", "the order
+# that cost $45", "四百五十九元那单" (Chinese numerals are read as digits first).
 _NAMED_BY_AMOUNT = re.compile(
     r"(?i)\b(?:the|that|my)\s+[$£€¥]\s?(\d[\d,]*(?:\.\d+)?)\s+(?:one|order|thing|item)\b|"
     r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|quid|pounds?|euros?)\s+(?:one|order|thing|item)\b|"
-    r"(?:那个|那笔|那单)?(\d[\d,]*(?:\.\d+)?)\s*(?:块|元)(?:钱)?的(?:那个|那单|订单|那笔)?"
+    r"\b(?:one|order|thing|item)\s+(?:that|which)?\s*(?:was|cost|costing|for|worth|of)\s+(?:only\s+|about\s+)?"
+    r"(?:[$£€¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|quid|pounds?|euros?)\b)|"
+    r"(?:那个|那笔|那单)?(\d[\d,]*(?:\.\d+)?)\s*(?:块|元|蚊)(?:钱)?(?:的|那单|那个|那笔|嗰张|嗰單|嗰张)(?:那个|那单|订单|那笔)?"
 )
+
+
+def _amount_naming(text: str) -> re.Match[str] | None:
+    """Where ``text`` names an order by what it cost, if it does."""
+    return _NAMED_BY_AMOUNT.search(slots.with_zh_amounts_as_digits(text))
 
 
 def _by_amount(listed: list[Any], question: str) -> list[str]:
     """The listed orders whose total is the amount the question names an order by ("the $129 one")."""
-    m = _NAMED_BY_AMOUNT.search(question)
+    m = _amount_naming(question)
     if not m:
         return []
     amount = float(next(g for g in m.groups() if g).replace(",", ""))
@@ -511,7 +521,7 @@ def _total_of(order: Any) -> float | None:
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     if not slots.order_numbers(text) and _by_when_placed(conv, text):
         return _call("list_my_orders")
-    if not slots.order_numbers(text) and _NAMED_BY_AMOUNT.search(text) and "list_my_orders" in conv.tools:
+    if not slots.order_numbers(text) and _amount_naming(text) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "refund the $129 one": the list says which, never a part of another
     orders = (
         slots.order_numbers(text)
@@ -760,10 +770,105 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
     return combined, nlu.Understanding(again.intent, lang, again.subject, again.injection)
 
 
+# A request cut short to the order it is now about, the rest carried from the one before: "and the water
+# bottles?", "what about 0932?", "那保温杯呢？", "那个178块的呢".
+_CUT_SHORT_EN = re.compile(
+    r"(?i)^\s*(?:(?:ok(?:ay)?|and|so|also|then|hmm+)[,\s]+)*(?:what\s+about|how\s+about|what\s+of|and|also|same\s+for)"
+    r"\s+(?P<x>(?:the|my|that|this|order|#)?\s*[\w$£€¥#\-.,' ]{1,40}?)\s*[?？.!]*\s*$"
+)
+_CUT_SHORT_ZH = re.compile(
+    r"^\s*(?:那|那么|还有|另外|然后)?(?P<x>[^，。？?！!]{1,14}?)(?:呢|怎么样|怎样|如何)\s*[?？。!！]*\s*$"
+)
+# What the request cut short asks again, for the order now named.
+_ASKED_AGAIN = {
+    ("en", Intent.TRACK): "where is {}",
+    ("en", Intent.STATUS): "what is the status of {}",
+    ("zh", Intent.TRACK): "{}那单到哪了",
+    ("zh", Intent.STATUS): "{}那单现在什么状态",
+}
+
+
+def _cut_short(conv: Conversation, text: str, understood: nlu.Understanding) -> tuple[str, nlu.Understanding]:
+    """A request cut short to an order ("and the water bottles?" after "where is my backpack?") as the request
+    before it, asked of that order: a tracking again if that was one, how the order stands otherwise. Only a
+    lookup is carried over; a change or a refund is never asked for by a message that does not ask it."""
+    if understood.intent is not Intent.OTHER or _other_asked(text):
+        return text, understood
+    m = _CUT_SHORT_EN.match(text) or _CUT_SHORT_ZH.match(text)
+    if not m:
+        return text, understood
+    previous = Intent.OTHER
+    for turn in [t for t in conv.earlier_turns() if t.role == "user"][:_CUT_SHORT_CHAIN]:
+        previous = nlu.classify(turn.text).intent
+        if previous is not Intent.OTHER or not (_CUT_SHORT_EN.match(turn.text) or _CUT_SHORT_ZH.match(turn.text)):
+            break  # "what about the tent?" after "and the bottles?": the request both were cut from
+    if previous not in _ORDER_INTENTS:
+        return text, understood
+    lang = "zh" if m.re is _CUT_SHORT_ZH else "en"
+    asked = _ASKED_AGAIN[(lang, Intent.TRACK if previous is Intent.TRACK else Intent.STATUS)].format(m.group("x"))
+    again = nlu.classify(asked)
+    if again.intent not in (Intent.TRACK, Intent.STATUS) or not _names_an_order(m.group("x")):
+        return text, understood  # "what about you?", "然后呢？": no order named
+    return asked, nlu.Understanding(again.intent, understood.lang, again.subject, understood.injection)
+
+
+def _names_an_order(words: str) -> bool:
+    """Whether ``words`` pick out an order: its number or last digits, a thing bought, what it cost, its price
+    among the others or how it stands ("the other one" is read by ``_the_other_order``)."""
+    return bool(
+        slots.order_numbers(words)
+        or slots.order_tails(words)
+        or described.thing_named(f"the {words}" if words.isascii() else f"{words}那单")
+        or _amount_naming(words if words.isascii() else f"{words}的")
+        or _CHEAPEST.search(words)
+        or _DEAREST.search(words)
+        or described.picked_by_state(words if words.isascii() else f"{words}的那个")
+    )
+
+
+# What a request cut short may follow: one about an order, at most this many messages of them back.
+_ORDER_INTENTS = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE)
+_CUT_SHORT_CHAIN = 6
+
+
+def _as_asked(conv: Conversation, text: str, understood: nlu.Understanding) -> tuple[str, nlu.Understanding]:
+    """``text`` with what the chat before it leaves unsaid: the request a bare answer finishes, or the one a
+    request cut short to an order repeats."""
+    completed = _with_follow_up(conv, text, understood)
+    return completed if completed[0] != text else _cut_short(conv, text, understood)
+
+
 _SHORT_PICK = re.compile(
     r"(?i)^\s*(?:the\s+|order\s+|no\.?\s*|#|就是|是|要)?(\d{1,4})\s*(?:one|order|那个|那单|这个|这单|号|的)?"
     r"\s*(?:please|pls|吧|谢谢|thanks)?\s*[.!。！?？]*\s*$"
 )
+
+
+# An order picked by where it stood in the list just shown: "第二个订单", "最后那单", "the second one".
+_ORDINALS_EN = ("first", "second", "third", "fourth", "fifth", "sixth")
+_AT_POSITION = re.compile(
+    r"第\s*([一二两三四五六1-6])\s*(?:个|单|笔|张)(?:订单)?|最后(?:一个|一单|那个|那单|一笔|那笔)"
+    r"|(?i:\bthe\s+(first|second|third|fourth|fifth|sixth|last|1st|2nd|3rd|4th|5th|6th)"
+    r"(?:\s+(?:one|order|item)\b|\s+(?:on|in)\s+the\s+list\b|\s+of\s+them\b|\s*(?=[?!.,]|$)))"
+)
+
+
+_LIST_IN_SIGHT = 3  # replies back in which a list shown is still the one a place in it names
+
+
+def _replies_said(earlier: list[Turn]) -> list[str]:
+    """What the agent said to the customer, most recent first (not its steps to tools)."""
+    return [t.text for t in earlier if t.role == "assistant" and not t.tool_calls and t.text]
+
+
+def _position(at: re.Match[str]) -> int | None:
+    """The place in the list (1 first, 0 the last one) an ``_AT_POSITION`` match names."""
+    word = (at.group(1) or at.group(2) or "last").lower()
+    if word == "last" or word.startswith("最后"):
+        return 0
+    if word in _ORDINALS_EN:
+        return _ORDINALS_EN.index(word) + 1
+    return int(word[0]) if word[0].isdigit() else dates.zh_number(word)
 
 
 def _picked_from_the_list(conv: Conversation, text: str, lang: str) -> str | Reply | None:
@@ -774,6 +879,13 @@ def _picked_from_the_list(conv: Conversation, text: str, lang: str) -> str | Rep
     if not earlier or earlier[0].role != "assistant":
         return None
     listed = slots.order_numbers(earlier[0].text)
+    if (at := _AT_POSITION.search(text)) and not slots.order_numbers(text):
+        shown = next((n for t in _replies_said(earlier)[:_LIST_IN_SIGHT] if len(n := slots.order_numbers(t)) >= 2), [])
+        position = _position(at)  # "第二个订单是什么？", "refund the second one": the list as it was shown
+        if shown and (position is None or position > len(shown)):
+            return Reply(replies.which_order(shown, lang))
+        if shown and position is not None:
+            return text[: at.start()] + shown[position - 1] + text[at.end() :]
     picked = _SHORT_PICK.match(text.strip())
     if len(listed) < 2 or not picked or slots.order_numbers(text):
         return None
@@ -1061,7 +1173,7 @@ def _respond(conv: Conversation) -> Reply:
         return picked
     if picked is not None:
         text, understood = picked, nlu.classify(picked)
-    text, understood = _with_follow_up(conv, text, understood)
+    text, understood = _as_asked(conv, text, understood)
     return _within_the_schemas(conv, _answer(conv, text, understood), understood.lang)
 
 
@@ -1725,7 +1837,7 @@ def _the_ones_that_stand_so(result: ToolResult, question: str, lang: str) -> str
 def _holding_what_is_named(listed: list[Any], question: str) -> list[str]:
     """The listed orders holding an item the question names, in part ("耳机" of "无线蓝牙耳机", "grinder"): those
     sharing the longest run with it (two Chinese characters, or an English word of four letters, at least)."""
-    text = nlu.as_mandarin(question).lower()
+    text = described.without_things_refused(nlu.as_mandarin(question)).lower()
     best, found = 0, []
     for order in listed:
         items = order.get("items") if isinstance(order, dict) else None
@@ -1742,10 +1854,13 @@ def _holding_what_is_named(listed: list[Any], question: str) -> list[str]:
 
 def _shared_run(name: str, text: str) -> int:
     """The longest run of ``name`` that ``text`` holds: Chinese characters from two, English words of four letters
-    or more (counted as four each); 0 below that."""
-    words = [w for w in re.findall(r"[a-z][a-z\-]{3,}", name) if re.search(rf"\b{re.escape(w)}", text)]
-    if words:
-        return 4 * len(words)
+    or more (counted as four each, three when typed with a slip); 0 below that."""
+    named = re.findall(r"[a-z][a-z\-]{3,}", name)
+    exact = [w for w in named if re.search(rf"\b{re.escape(w)}", text)]
+    typed = re.findall(r"[a-z][a-z\-]{3,}", text)
+    slipped = [w for w in named if w not in exact and any(described.spelled_alike(t, w) for t in typed)]
+    if exact or slipped:
+        return 4 * len(exact) + 3 * len(slipped)  # a word typed with a slip counts a little less
     han = "".join(re.findall(r"[\u4e00-\u9fff]", name))
     for length in range(len(han), 1, -1):
         if any(han[i : i + length] in text for i in range(len(han) - length + 1)):
@@ -1764,11 +1879,12 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     data = result.data()
     listed = data.get("orders") if isinstance(data, dict) else None
     priced = _by_price(listed, question) if isinstance(listed, list) else []
-    if intent is Intent.STATUS and len(priced) == 1 and "lookup_order" in conv.tools:
-        return _call("lookup_order", order_number=priced[0])  # "whats the status of my most expensive order?"
+    amounted = _by_amount(listed, question) if isinstance(listed, list) else []
+    if intent is Intent.STATUS and len(amounted or priced) == 1 and "lookup_order" in conv.tools:
+        return _call("lookup_order", order_number=(amounted or priced)[0])  # "whats the status of my dearest order?"
     if tool is None or tool not in conv.tools or not isinstance(listed, list):
         return None
-    if amounted := _by_amount(listed, question):  # "refund the $129 one"
+    if amounted:  # "refund the $129 one"
         fitting = amounted
     elif priced:  # "refund the cheapest one", "最贵的那单到哪了"
         fitting = priced
@@ -1995,7 +2111,7 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     # the customer's own words (no note dressed as staff's, no instruction, no words quoted from someone else),
     # with the request they complete ("上海市…101号" after "0816这单能改个地址吗")
     question = _customers_own(conv.latest_user_text)
-    question = _with_follow_up(conv, question, nlu.classify(question))[0]
+    question = _as_asked(conv, question, nlu.classify(question))[0]
     lang = reply_language(conv, question)
     if len(results) > 1 and all(r.call.name == "list_my_orders" and r.call.args().get("item") for r in results):
         return _the_things_named(conv, results, question, lang)  # "refund the desk lamp and the coffee grinder"
@@ -2073,6 +2189,8 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     listed = [o for r in conv.results_since_user() if r.call.name == "list_my_orders" for o in _listed(r)]
     named = slots.order_numbers(question) or slots.order_tail(question) or described.names_a_thing(question)
     named = named or bool(_holding_what_is_named(listed, question))  # "我买的那双跑步鞋": its order was tracked
+    named = named or bool(_CHEAPEST.search(question) or _DEAREST.search(question) or _amount_naming(question))
+    named = named or bool(_AT_POSITION.search(question))  # "where is the first one?": the list's first
     if result.call.name != "track_shipment" or named or _other_asked(question) or described.picked_by_state(question):
         return ""  # the order was named (in full, by its end, by what is in it, as the other or by how it stands)
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]

@@ -80,14 +80,56 @@ def candidates(conv: Conversation) -> list[tuple[str, str]]:
     return found
 
 
+# A thing set aside beside the one meant: "the backpack, not the bottles", "instead of the tent", "键盘，不是耳机".
+_REFUSED_THING = re.compile(
+    r"(?i)\b(?:not|rather\s+than|instead\s+of)\s+(?:the|my|that|those|these|this)\s+[a-z][a-z\-]*"
+    r"(?:\s+(?!and\b|but\b|or\b|please\b|pls\b)[a-z][a-z\-]*){0,2}"
+    r"|(?:而)?不是(?:那个|这个|那双|那副|那件)?[\u4e00-\u9fff]{2,6}?(?:那单|那个)?(?=[，。,.!?！？\s]|$)"
+)
+
+
+def without_things_refused(text: str) -> str:
+    """``text`` without the things it sets aside ("I meant the backpack, not the bottles" → "I meant the backpack,")."""
+    return _REFUSED_THING.sub(" ", text)
+
+
+def spelled_alike(typed: str, word: str) -> bool:
+    """Whether ``typed`` is ``word`` with one slip (a letter missed, added, changed or two swapped; two slips in
+    words of eight letters or more): "bakcpack" and "backpak" are "backpack". Words under five letters must match."""
+    if typed == word:
+        return True
+    if min(len(typed), len(word)) < 5 or abs(len(typed) - len(word)) > 2:
+        return False
+    allowed = 2 if len(word) >= 8 else 1
+    before, row = None, list(range(len(word) + 1))
+    for i, a in enumerate(typed, 1):
+        current = [i]
+        for j, b in enumerate(word, 1):
+            cost = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + (a != b))
+            if before is not None and i > 1 and j > 1 and a == word[j - 2] and typed[i - 2] == b:
+                cost = min(cost, before[j - 2] + 1)
+            current.append(cost)
+        before, row = row, current
+    return row[-1] <= allowed
+
+
+def _shared_terms(about: set[str], asked: set[str], known: set[str]) -> set[str]:
+    """The words of ``about`` the question asks with; English ones also when typed with a slip, if the word typed
+    is none of the ``known`` words (a "bottle" asked never matches a "battle")."""
+    slipped = [a for a in asked - known if a.isascii()]
+    return {w for w in about if w in asked or (w.isascii() and any(spelled_alike(a, w) for a in slipped))}
+
+
 def described_order(conv: Conversation, text: str) -> str | None:
     """The one order the question's own words describe, if exactly one fits best."""
-    asked = terms(text)
+    asked = terms(without_things_refused(text))
     if not asked:
         return None
     words_of: dict[str, set[str]] = defaultdict(set)
-    for number, about in candidates(conv):
-        words_of[number] |= terms(about) & asked
+    told = [(number, terms(about)) for number, about in candidates(conv)]
+    known = set().union(*(words for _, words in told))
+    for number, words in told:
+        words_of[number] |= _shared_terms(words, asked, known)
     orders_with: dict[str, int] = defaultdict(int)
     for words in words_of.values():
         for word in words:
@@ -157,7 +199,7 @@ _NOT_A_THING_EN = frozenset(
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
-    r"^(?:(?:你好|您好|哈喽|嗨|在吗)[呀啊哈]?[～~，,！!。\s]*)?(?:那么?|还有|另外|那)?(?:请|麻烦|帮我|给我|你|我想|想)?(?:帮我|给我)?(?:问下|问一下|请问|查下|查一下|看下|看一下)?"
+    r"^(?:(?:你好|您好|哈喽|嗨|在吗)[呀啊哈]?[～~，,！!。\s]*)?(?:那么?|还有|另外|那)?(?:请|麻烦|帮我|给我|你|我想|想)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
     r"(?:申请|办理?)?(?:把|将)?"
     r"(?:我说的是|我是说|应该是|就是|是)?"  # a thing given again: "啊不对，是瑜伽垫那单"
     r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:[那这](?:个|双|副|件|台|盒|条|款|张|瓶|套))?"
@@ -170,13 +212,15 @@ NOT_A_THING_ZH = re.compile(
     r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几最]|^单|发货|发的|单号|订单|那单|这单|"
     r"快递|包裹|东西|上次|之前|最新|尾号|什么|物流|运单|快件|进度|状态|情况|信息|发票|地址|通知|售后|客服|账号|账户|邮箱|"
     r"电话|手机号|生日|名字|联系|政策|运费|价格|优惠|活动|会员|积分|今天|昨天|前天|申请|提交|办理|要求|"
-    r"总共|一共|合计|总计|累计|加起来|一起"
+    r"总共|一共|合计|总计|累计|加起来|一起|然后|之后|接下来|其他|其它|别的|"
+    r"[零〇一二两三四五六七八九十百千万][块元蚊]"  # "一百七十八块的那单": a price, not a thing
 )
 
 
 def thing_named(text: str) -> str:
     """What the request names as bought rather than an order ("the water bottles" → "water bottles", "键盘那单"
-    → "键盘"), or ""."""
+    → "键盘"), or "": never one it sets aside ("not the bottles but the backpack" → "backpack")."""
+    text = without_things_refused(text)
     for m in _NAMED_THING_EN.finditer(text):
         words: list[str] = []
         clause = re.split(r"[,.;:!?，。；！？]", text[m.start() :])[0]  # "the backpack, she said": the backpack

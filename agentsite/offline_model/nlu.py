@@ -180,7 +180,10 @@ _REFUND_DONE_ASKED = _re(
     r"(?:对吧|是吧|对不对|没错吧)\s*[?？]*\s*$|忘了|忘记|漏了|(?i:\bforg[eo]t\b)"
     r"|(?i:\b(?:did|have|has)\s+(?:you|they|it|the\s+shop|anyone)\b[^.?!]{0,24}\brefund|,?\s*right\s*\?+\s*$"
     r"|\b(?:was|were|has|have|is)\s+(?:anything|something|it|that|this|any\s+\w+)\s+(?:been\s+|already\s+)?refunded"
-    r"|\b(?:how|where)\b[^.?!]{0,40}\bstands?\b|\bwhere\s+(?:is\s+it|are\s+(?:we|you|things))\s+at\b)"
+    r"|\b(?:how|where)\b[^.?!]{0,40}\bstands?\b|\bwhere\s+(?:is\s+it|are\s+(?:we|you|things))\s+at\b"
+    # "can you confirm the refund on the backpack is done?": asked to vouch for it, not to make one
+    r"|\b(?:confirm|verify|double[\s-]?check)\b[^.?!]{0,48}\b(?:is|was|has\s+been|'s|got|went)\s+(?:all\s+)?"
+    r"(?:done|complete|completed|finished|processed|through|issued|sent|paid|approved)\b)"
 )
 
 

@@ -185,9 +185,39 @@ _MONEY_NAMED = re.compile(
 )
 
 
+_ZH_DIGIT = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+_ZH_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+# An amount in Chinese numerals before its unit: "一百七十八块", "两千二百元", "三十九块钱".
+_ZH_AMOUNT = re.compile(r"([零〇一二两三四五六七八九十百千万]+)(?=\s*(?:块|元|蚊))")
+
+
+def zh_integer(numeral: str) -> int | None:
+    """A whole number written in Chinese numerals ("一百七十八" → 178, "一百五" → 150, "两千零九" → 2009), or
+    ``None`` when it is not one."""
+    total, digit, unit_before = 0, None, 0
+    for ch in numeral:
+        if ch in _ZH_DIGIT:
+            digit = _ZH_DIGIT[ch]
+            continue
+        unit = _ZH_UNIT.get(ch)
+        if unit is None or (unit_before and unit >= unit_before and unit != 10000):
+            return None
+        total = (total + (1 if digit is None else digit)) * unit if unit == 10000 else total + (digit or 1) * unit
+        digit, unit_before = None, unit
+    if digit is not None:  # "一百五": the last digit counts one place below the unit before it
+        spoken_short = unit_before >= 100 and numeral[-2] in _ZH_UNIT
+        total += digit * (unit_before // 10 if spoken_short else 1)
+    return total if numeral else None
+
+
+def with_zh_amounts_as_digits(text: str) -> str:
+    """``text`` with amounts in Chinese numerals written in digits ("一百七十八块的那单" → "178块的那单")."""
+    return _ZH_AMOUNT.sub(lambda m: str(n) if (n := zh_integer(m.group(1))) is not None else m.group(1), text)
+
+
 def money_asked(text: str) -> float | None:
     """The one amount of money ``text`` names, or ``None`` (none, or several different ones)."""
-    plain = _plain(text)
+    plain = with_zh_amounts_as_digits(_plain(text))
     found = ["".join(groups) for pattern in (MONEY_RE, _MONEY_NAMED) for groups in pattern.findall(plain)]
     amounts = {float(amount.replace(",", "")) for amount in found}
     return amounts.pop() if len(amounts) == 1 else None

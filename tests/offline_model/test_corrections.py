@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentsite.offline_model import described, slots
 from agentsite.offline_model.corrections import as_meant
 
 
@@ -121,3 +122,36 @@ def test_only_the_request_ended_on_is_made(say):
     said = say("Can u cancel ORD-2025-0923? actually wait no, refund ORD-2025-0880 instead")
 
     assert said.calls == [("request_refund", {"order_number": "ORD-2025-0880", "reason": said.calls[0][1]["reason"]})]
+
+
+@pytest.mark.parametrize(
+    ("typed", "word", "alike"),
+    [
+        ("bakcpack", "backpack", True),
+        ("backpak", "backpack", True),
+        ("grindr", "grinder", True),
+        ("headphnes", "headphones", True),
+        ("tent", "tant", False),  # under five letters: exact only
+        ("bottle", "bottles", True),
+        ("lamp", "lamps", False),
+        ("kettle", "bottle", False),
+    ],
+)
+def test_a_thing_typed_with_a_slip(typed, word, alike):
+    assert described.spelled_alike(typed, word) is alike
+
+
+@pytest.mark.parametrize(
+    ("numeral", "value"),
+    [
+        ("一百七十八", 178),
+        ("一百五", 150),
+        ("两千零九", 2009),
+        ("三十九", 39),
+        ("十五", 15),
+        ("一万二", 12000),
+        ("一百零五", 105),
+    ],
+)
+def test_chinese_numerals_of_an_amount(numeral, value):
+    assert slots.zh_integer(numeral) == value
