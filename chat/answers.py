@@ -116,6 +116,9 @@ _DECLINE_BLOCKER = re.compile(
     r"|(?<!不要)(?<!别)(?<!不用)(?<!不想)(?:改成|换成|改用|换用|(?:改|换)(?=微信|短信|邮件|邮箱|电话|手机))|而是|还是用|还是要"
     # a value put in place of another: "no wait, 14 Oak Lane not 12", "不对，是101号不是100号"
     r"|(?i:\d[^,.;!?]*\bnot\s+(?:\w+\s+)?\d)|是[^，。]{0,16}\d[^，。]*不是"
+    # a place put in place of another: "no, Bath not Bristol", "不对，不是徐汇区，是黄浦区"
+    r"|\b(?!(?:No|Nope|Yes|Yeah|Ok|Okay|Well|So|Oh|Wait)\b)[A-Z][a-z'-]+,?\s+(?:not|instead\s+of)\s+[A-Z]"
+    r"|不是[^，。]{1,10}[省市区县镇路街道][，,\s]*(?:而)?是|是[^，。]{1,10}[省市区县镇路街道][，,\s]*(?:而)?不是"
 )
 # A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
 _NEGATED_AGAIN = re.compile(

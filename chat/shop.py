@@ -253,11 +253,17 @@ def set_notification_preference(
 ) -> JSONObject:
     value = normalise("notification_preference", preference)
     profile = _profile(customer_id)
+    previous = profile.notification_preference
     profile.notification_preference = value
     profile.save(update_fields=["notification_preference"])
     content = CHANGE_TEXT["notification_preference"][_language(profile)][value]
     _write_through(customer_id, "notification_preference", value, content, conversation_id)
-    return {"status": "done", "summary": content}
+    return _done(content, previous, value)
+
+
+def _done(summary: str, previous: str, value: str) -> JSONObject:
+    """A change made, with the value it replaced: "put it back" is answered from it, by any model."""
+    return {"status": "done", "summary": summary, "changed": {"from": previous, "to": value}}
 
 
 # What the shop needs on the account to reach the customer by a channel (WeChat goes through the account itself).
@@ -294,7 +300,7 @@ def set_contact_channel(customer_id: int, channel: str, conversation_id: UUID | 
     _write_through(customer_id, "contact_channel", value, content, conversation_id)
     if previous != value:
         _announce(profile, "contact_channel", previous, value, [(previous, ""), (value, "")])
-    return {"status": "done", "summary": content}
+    return _done(content, previous, value)
 
 
 @transaction.atomic
@@ -313,7 +319,7 @@ def set_shipping_address(customer_id: int, address: str, conversation_id: UUID |
     if previous != value:
         letters = [(OutboxMessage.Channel.POST, place) for place in (previous, value) if place]
         _announce(profile, "shipping_address", previous, value, [*letters, (profile.contact_channel, "")])
-    return {"status": "done", "summary": content}
+    return _done(content, previous, value)
 
 
 # The notice of a changed address or contact channel, in the customer's language.
@@ -386,9 +392,10 @@ def set_order_address(
     """Change where ONE order goes; the customer's default address stays as it is."""
     value = deliverable(address)
     order = check_address_changeable(customer_id, order_number, lock=True)  # it may have shipped since the proposal
+    previous = order.shipping_address
     order.shipping_address = value
     order.save(update_fields=["shipping_address"])
-    return {"status": "done", "summary": f"order {order.number} will be delivered to {value}"}
+    return _done(f"order {order.number} will be delivered to {value}", previous, value)
 
 
 def check_refundable(customer_id: int, order_number: str, amount: float | None = None) -> Order:

@@ -1005,6 +1005,84 @@ def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
     return None
 
 
+# A change made in this chat taken back with no value named: "undo that", "put it back to what it was", "改回去".
+_PUT_BACK = re.compile(
+    r"改回(?:去|来)|(?:恢复|还原|变回)(?:成)?(?:原样|原来的?|之前的?|以前的?)|撤销|撤回(?:刚才|这个|那个)?的?(?:修改|更改|改动)"
+    r"|(?i:\bundo\b|\b(?:change|put|set|switch|turn)\s+(?:it|that|them|this|everything)\s+back\b|\brevert\b|"
+    r"\bback\s+to\s+(?:what|how)\s+it\s+was\b|\bas\s+it\s+was(?:\s+before)?\b|\broll\s+(?:it|that)\s+back\b)"
+)
+# A change dropped in this chat asked for after all: "还是改吧", "算了还是退吧", "actually, do it".
+_AFTER_ALL = re.compile(
+    r"还是(?:帮我)?(?:改|换|退|办)(?:了|一下)?吧|还是要(?:改|换|退)(?!不)|还是改(?![不回])"
+    r"|(?i:\b(?:actually|on\s+second\s+thought|(?:i\s+)?changed\s+my\s+mind)\b[^.?!]{0,20}\b(?:do|make|go\s+ahead\s+with|"
+    r"process|change)\s+(?:it|that|the\s+change)\b(?!\s+back)|\b(?:go\s+ahead|do\s+it)\s+after\s+all\b)"
+)
+
+
+def _calls_and_results(conv: Conversation) -> list[tuple[ToolCall, Any]]:
+    """Every tool call of the chat with its result's data, in order."""
+    calls: dict[str, ToolCall] = {}
+    paired = []
+    for turn in conv.turns:
+        calls.update({c.id: c for c in turn.tool_calls})
+        if turn.role == "tool" and (call := calls.get(turn.tool_call_id or "")):
+            paired.append((call, result_data(turn.text)))
+    return paired
+
+
+def _change_put_back(conv: Conversation, text: str) -> Reply | None:
+    """ "Undo that" after a change made in this chat: the same change back to the value it replaced, proposed (a
+    value named, "change it back to email", is read as any change is)."""
+    if not _PUT_BACK.search(text) or slots.address(text) or slots.contact_channel(text):
+        return None
+    if slots.notification_preference(text):
+        return None
+    paired = _calls_and_results(conv)
+    for index in range(len(paired) - 1, -1, -1):
+        call, data = paired[index]
+        changed = data.get("changed") if isinstance(data, dict) and data.get("status") == "done" else None
+        key = _VALUE_ARGUMENT.get(call.name)
+        if not isinstance(changed, dict) or key is None:
+            continue
+        was = changed.get("from")
+        if not isinstance(was, str) or not was.strip() or call.name not in conv.tools:
+            return None  # nothing was there before it (no address on record): nothing to go back to
+        asked = {key: was}
+        if call.name == "update_order_address":
+            order = next(
+                (c.args().get("order_number") for c, _ in reversed(paired[:index]) if c.name == call.name), None
+            )
+            if not isinstance(order, str):
+                return None
+            asked["order_number"] = order
+        return _call(call.name, **asked)
+    return None
+
+
+# The argument each change tool takes its new value in.
+_VALUE_ARGUMENT = {**{tool: argument for tool, argument in CHANGE_TOOLS.values()}, "update_order_address": "address"}
+
+
+def _dropped_change_asked_again(conv: Conversation, text: str) -> Reply | None:
+    """ "还是改吧" after the agent dropped the change it proposed: the same change, proposed again (the customer
+    confirms it as any other)."""
+    if not _AFTER_ALL.search(text) or nlu.says_not_to_change(text):
+        return None
+    for turn in conv.earlier_turns():
+        if turn.role == "assistant" and not turn.tool_calls and not speech.CHANGE_DROPPED.search(turn.text):
+            return None  # the agent's last word was not that it dropped a change
+        break
+    paired = _calls_and_results(conv)
+    proposals = [
+        call
+        for call, data in paired
+        if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "queued")
+    ]
+    if not proposals or proposals[-1].name not in conv.tools:
+        return None
+    return Reply(None, (PlannedCall(proposals[-1].name, proposals[-1].args()),))
+
+
 def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     """A yes to the agent's offer to set up a change the customer asked for earlier: that change, proposed
     (one value of one key only; else the customer is asked as usual). A yes to the offer of a colleague: the
@@ -1156,6 +1234,8 @@ def _respond(conv: Conversation) -> Reply:
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text):
         return fixed
+    if put_back := _change_put_back(conv, text) or _dropped_change_asked_again(conv, text):
+        return put_back
     if nlu.undecided(text) and understood.intent in (Intent.REFUND, *_CHANGES):  # "还没想好要不要改地址"
         return Reply(replies.phrase("undecided", understood.lang))
     if corrections.takes_back(text) or nlu.says_not_to_change(text):

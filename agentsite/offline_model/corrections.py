@@ -183,11 +183,35 @@ def takes_back(text: str) -> bool:
     return bool(_WITHDRAWN.match(tail)) and not any(value_at(tail) is not None for value_at in _KINDS)
 
 
+# A place named again in place of one in the address: "make it Bath not Bristol", "Leeds, not York", "是黄浦区不是
+# 徐汇区", "不是徐汇区，是黄浦区" (the place set aside must be in the address proposed).
+_PLACE_NOT_PLACE = re.compile(
+    r"\b(?!(?:No|Nope|Yes|Yeah|Ok|Okay|Well|So|Oh|Wait|It|Make)\b)(?P<new>[A-Z][A-Za-z'-]+(?:\s+[A-Z][A-Za-z'-]+)?)\s*,?\s+(?i:not|instead\s+of|rather\s+than)\s+"
+    r"(?P<old>[A-Z][A-Za-z'-]+(?:\s+[A-Z][A-Za-z'-]+)?)\b"
+    r"|(?P<new_zh>[\u4e00-\u9fff]{1,8}?[省市区县镇路街道])[，,\s]*(?:而)?不是(?P<old_zh>[\u4e00-\u9fff]{1,8}?[省市区县镇路街道])"
+    r"|不是(?P<old_zh2>[\u4e00-\u9fff]{1,8}?[省市区县镇路街道])[，,\s]*(?:而)?是(?P<new_zh2>[\u4e00-\u9fff]{1,8}?[省市区县镇路街道])"
+)
+
+
+def _place_swapped(proposed: str, text: str) -> str | None:
+    for m in _PLACE_NOT_PLACE.finditer(text):
+        new = re.sub(r"^(?:应该是|就是|是|改成|改为)", "", m.group("new") or m.group("new_zh") or m.group("new_zh2"))
+        old = m.group("old") or m.group("old_zh") or m.group("old_zh2")
+        if old.isascii() and (at := re.search(rf"(?i)\b{re.escape(old)}\b", proposed)):
+            return proposed[: at.start()] + new + proposed[at.end() :]
+        if not old.isascii() and old in proposed:
+            return proposed.replace(old, new, 1)
+    return None
+
+
 def corrected_address(proposed: str, text: str) -> str | None:
     """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
-    14 Oak Lane"): the number or the whole address given after the correction, else ``None``."""
+    14 Oak Lane", "make it Bath not Bristol"): the number, the place or the whole address given after the
+    correction, else ``None``."""
     if (swap := _X_NOT_Y.search(text)) and re.search(rf"(?i)\b{re.escape(swap.group(2))}\b", proposed):
         return re.sub(rf"(?i)\b{re.escape(swap.group(2))}\b", swap.group(1), proposed, count=1)  # "flat 3C not 3B"
+    if swapped := _place_swapped(proposed, text):
+        return swapped
     if (swap := _NOT_Y_BUT_X.search(text)) and (
         old := re.search(rf"(?<!\d){swap.group(1)}\s*{swap.group(2)}", proposed)
     ):

@@ -89,7 +89,7 @@ def policy_topic(text: str) -> str | None:
 
 
 POLICY_WEAK = _re(
-    r"多久|几天|多长时间|多少天|时效|(?:配送|发货|运输|送货)时间|运费|包邮|邮费|快递费|配送费|谁出|原路|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
+    r"多久|(?<!好)几天|多长时间|多少天|时效|(?:配送|发货|运输|送货)时间|运费|包邮|邮费|快递费|配送费|谁出|原路|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
     r"支持哪些|支持[^，。]{0,10}(?:退|换|吗)|无理由|\d+\s*天(?:内)?(?:可以)?(?:退|换)|发什么快递|用什么快递|哪些快递|配送范围|"
     r"发票|货到付款|换货|保修|质保|运费险|加急|满\d+|当天发|付款方式|支付方式|会员|优惠|指定快递|发顺丰|退货地址|"
     r"(?:一般|通常|大概|平时)[^，。]{0,6}(?:几天|多久|到)|^[^我]{0,6}什么时候发货|"
@@ -348,6 +348,8 @@ REFUND_DECLINED = _re(
 EXPEDITE = _re(
     r"(?<!没让你们)(?<!没让)(?<!没叫)催(?!款|缴|过)|加个?急(?!配送|费|运费)|加快|往前排|插个?队|"
     r"(?:尽快|赶紧|抓紧|早点|快点|提前|优先|马上|立刻|今天就)[^，。？！?!]{0,6}(?:发|出库|出仓|处理|安排)|"
+    # "…都好几天了，能不能快点": a hurry said on its own, at the end of what it is about
+    r"(?:能不能|能否|可不可以|可以|能|麻烦|请)?(?:快|快一|再快)点儿?(?:吗|吧|啊|呀|行吗|好吗|行不行)?(?=[\s，。？！?!…~]*$)|"
     r"(?i:\bchase\b|\bchasing\b|\bhurry\b|\bexpedite|\bfast[\s-]?track|\bprioriti[sz]e|\bspeed\s+(?:\w+\s+){0,3}?up\b|"
     r"\brush\s+(?:it|them|my|the|this|that)\b|\bput\s+a\s+rush\s+on\b|\bpush\s+(?:\S+\s+){0,3}?(?:through|along|out)\b|"
     r"\bpush\s+the\s+warehouse\b|\bnudge\b|\burge\b|\bkick\b|\bbump\s+(?:\S+\s+){0,3}?up\b|\bget\s+a\s+move\s+on\b|"
@@ -378,7 +380,7 @@ TRACK = _re(
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
     r"信息|状态|更新|到了没)|物流|追踪|跟踪|查(?:一下|下)?(?:快递|包裹)|运单|配送|派送|到哪(?:了|里|儿)|"
     r"在哪(?:里|儿)?了|(?:什么时候|什么时间|啥时间|何时|几时|多久)(?:能)?(?:到(?!账)|送到|送达|到货|收到|发货)|还没(?:收到|到(?!账))|"
-    r"发货了(?:吗|没)|到了没|到没到|送到了(?:吗|没)|签收了?(?:吗|没)|签收没|(?:快递|物流)?(?<!订)单号(?:是)?多少|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|(?<!that's\s)(?<!that\sis\s)(?<!\bis\s)\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
+    r"发货了(?:吗|没)|还没(?:有)?(?:发|寄)(?:出|走)?(?=[吗呢啊呀?？。！!…，,\s]|$)|到了没|到没到|送到了(?:吗|没)|签收了?(?:吗|没)|签收没|(?:快递|物流)?(?<!订)单号(?:是)?多少|在路上|(?:还没|没有?)发货|发了(?:吗|没)|(?i:(?:hasn'?t|has\s+not|not\s+yet)\s+(?:been\s+)?shipped)|(?i:where(?:'s|\s+is|\s+are)\s+(?!your\b)|(?<!that's\s)(?<!that\sis\s)(?<!\bis\s)\bwhere\b(?!\s+(?:do|does|did|can|could|should|would|will)\b)|on\s+(?:its|the|their)\s+way|\btrack(?:ing)?\b|\bshipment\b|"
     r"\bparcel\b|\bpackage\b|\bcourier\b|in\s+transit|\beta\b|dispatch(?:ed)?|out\s+for\s+delivery|"
     r"(?:delivery|shipping)\s+update|news\s+on\s+my\s+(?:delivery|parcel|package|order)|tracking\s+(?:number|info|link)|"
     r"when\s+(?:do|will|can)\s+i\s+(?:get|receive)\b|estimated\s+(?:arrival|delivery)|delivery\s+date|"
@@ -717,6 +719,11 @@ ASKS_WHAT_CHANGED_HERE = _re(
     # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
     r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
     r"是不是(?:已经)?(?:给我|帮我)(?:办|改|退|提交)了|"
+    # "所以现在什么改了什么没改？", "哪些改了哪些没改": what this chat changed and what it left
+    r"(?:什么|啥|哪些|哪个|哪样)(?:是)?改(?:好|掉)?了[^，。？?]{0,4}(?:什么|啥|哪些|哪个|哪样)(?:是)?(?:没|没有)改|"
+    r"(?:现在|目前|到底)[^，。？?]{0,4}(?:改了|改好了|生效了)(?:什么|啥|哪些|几个|几项)(?!时候|时间)|"
+    r"(?i:\bwhat\s+(?:got|was|has\s+been)\s+(?:changed|done)\s+and\s+what\s+(?:wasn'?t|hasn'?t|didn'?t)\b|"
+    r"\bwhat(?:'?s|\s+is|\s+has)\s+(?:actually\s+)?(?:been\s+)?changed\s+(?:so\s+far|now|then)\b)|"
     r"(?i:\b(?:you|u)\s+didn'?t\s+(?:do|process|submit|file|make|change|refund)\s+(?:it|that|anything)\b|"
     r"\bdid\s+(?:you|u)\s+(?:already\s+)?(?:do|process|submit|file|make)\s+(?:it|that|the\s+(?:refund|change))\b|"
     r"\bnothing\s+(?:was|got|has\s+been)\s+(?:changed|done|submitted)\b)|"
