@@ -1590,6 +1590,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("list_my_orders")  # "0816这单的地址改成…": the order ending so, then its address
         if not orders and slots.THIS_ORDER.search(text) and (spoken_of := recent_order(conv)):
             orders = [spoken_of]  # "能把这单的收货地址改成…吗" after talk of one order
+        was_listed = any(r.call.name == "list_my_orders" for r in conv.results_since_user())
+        if not orders and described.picked_by_state(rest) and "list_my_orders" in tools and not was_listed:
+            return _call("list_my_orders")  # "the unshipped order": the one the list says, never the default
         if not orders and (thing := described.thing_sent(rest)):  # "send my headphones to …": their order's
             if fitting := described.described_order(conv, thing):
                 orders = [fitting]
@@ -1793,6 +1796,7 @@ _STANDS = (
         re.compile(
             r"(?i)\bprocessing\b|\bpending\b|\bunshipped\b|not\s+(?:yet\s+)?(?:been\s+)?shipped|"
             r"(?:hasn'?t|haven'?t|has\s+not|have\s+not)\s+(?:yet\s+)?(?:been\s+)?shipped|未发货|还没发|没发货|待发货|在处理|处理中|已付款|付了款"
+            r"|未寄出?|没寄出?|还没寄"
         ),
         ("pending", "paid", "processing"),
     ),
@@ -1851,7 +1855,7 @@ def _the_other_order(conv: Conversation, results: list[ToolResult], question: st
         return None
     spoken = recent_order(conv) if other else None  # "the one in transit" may be the one spoken of
     others = [o for o in _listed(results[0]) if o.get("order_number") not in (spoken, None)]
-    picked = described.PICKED_BY_STATE.search(question)
+    picked = described.PICKED_BY_STATE.search(question) or described.PICKED_BY_STATE.search(nlu.as_mandarin(question))
     said = picked.group() if picked and not other else question  # "is the processing one shipped yet?": processing
     statuses = next((wanted for pattern, wanted in _STANDS if pattern.search(said)), None)
     fitting = [str(o.get("order_number")) for o in others if statuses is None or o.get("status") in statuses]
@@ -1882,7 +1886,7 @@ def _asked_before(conv: Conversation) -> Intent:
 
 
 # An order picked by its total ("最多几天能到" asks a time, so only words of price).
-_CHEAPEST = re.compile(r"最便宜|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)")
+_CHEAPEST = re.compile(r"最便宜|最平(?![安稳静常时])|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)")
 _DEAREST = re.compile(r"最贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b)")
 
 

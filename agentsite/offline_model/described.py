@@ -9,7 +9,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from . import facts, slots, speech
+from . import facts, nlu, slots, speech
 from .conversation import Conversation, result_data
 
 # Words that say "an order" or ask about one, never what is in it.
@@ -150,7 +150,7 @@ def described_order(conv: Conversation, text: str) -> str | None:
 
 # How an order stands, in the words a customer picks it out by ("已经发货的", "还在处理的", "that has shipped").
 _STATE_ZH = (
-    r"(?:已经|还|都|正在)?(?:运输中|在运输|在路上|已发货|发货了|发了货|已发出|发出了|还没发货|还没发|没发货|未发货|待发货|"
+    r"(?:已经|还|都|正在)?(?:运输中|在运输|在路上|已发货|未寄出|还没寄出|发货了|发了货|已发出|发出了|还没发货|还没发|没发货|未发货|待发货|"
     r"已签收|签收了|已送达|送到了|到了|还没到|没到|在处理|处理中|已付款|付了款|发货|发出)"
 )
 _STATE_EN = (
@@ -161,7 +161,7 @@ _STATE_EN = (
 # An order picked out by how it stands, with no number: "那个运输中的", "还没发货的那个", "the one in transit", "the
 # shipped one". The customer's list says which (``chat._the_other_order``).
 PICKED_BY_STATE = re.compile(
-    rf"{_STATE_ZH}的(?:那个|那单|那笔|那件|那张)|(?:那个|那单|那笔|那张|订单)[^，。？?]{{0,2}}?{_STATE_ZH}的|"
+    rf"{_STATE_ZH}的(?:那个|那单|那笔|那件|那张)|(?:未|没|还没)(?:寄出|发货|发出|寄)(?:那张|那单|那个|那笔)|(?:那个|那单|那笔|那张|订单)[^，。？?]{{0,2}}?{_STATE_ZH}的|"
     r"(?i:\b(?:the|my)\s+(?:one|order|parcel|package)\s+(?:that'?s\s+|that\s+is\s+|which\s+is\s+|that\s+has\s+|"
     rf"which\s+has\s+|that\s+|which\s+)?(?:still\s+|already\s+)?{_STATE_EN}\b|"
     r"\bthe\s+(?:shipped|delivered|processing|undelivered|unshipped|pending)\s+(?:one|order)\b)"
@@ -170,7 +170,8 @@ PICKED_BY_STATE = re.compile(
 
 def picked_by_state(text: str) -> bool:
     """Whether ``text`` picks an order out only by how it stands (no number, nor the end of one)."""
-    return bool(PICKED_BY_STATE.search(text)) and not slots.order_numbers(text) and not slots.order_tails(text)
+    picked = PICKED_BY_STATE.search(text) or PICKED_BY_STATE.search(nlu.as_mandarin(text))  # "未寄出嗰張單"
+    return bool(picked) and not slots.order_numbers(text) and not slots.order_tails(text)
 
 
 # Something bought, named as what the request is about: "the water bottles", "my coffee grinder order",

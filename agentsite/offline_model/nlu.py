@@ -407,7 +407,8 @@ STATUS = _re(
     r"订单[^，。,.!?！？]{0,6}(?:状态|进度|情况|怎么样|怎样|如何|处理|详情|信息)|(?:查|查询|查看|看看|看一下|查一下|"
     r"帮我查)(?:一下|下)?(?:我的)?(?:这个|那个|一个)?订单|订单[^，。,.!?！？]{0,4}(?:吗|呢|？|\?)|"
     r"(?:订单|单|下单|付款|支付)[^，。]{0,6}(?:成功|确认)(?:了)?(?:吗|没)|"
-    r"(?:那单|这单|下的单|单子|查单)[^，。]{0,6}(?:怎么样|怎么了|情况|呢|状态|好了|处理|有问题)|查单|"
+    r"(?:那单|这单|那张单|这张单|下的单|单子|查单)[^，。]{0,6}(?:怎么样|怎么了|情况|呢|状态|好了|处理|有问题)|查单|"
+    r"最(?:便宜|贵)[^，。？?]{0,4}(?:那|的)[^，。？?]{0,3}(?:是什么|是啥|怎么样|什么情况)|"
     r"(?i:\bstatus\b|\bwhich\s+order\s+(?:was|is|has|had|contains?|included?)\s+(?:the|my|a|an)\b|"
     r"\border\s+(?:number|no\.?)\s+(?:for|of|with)\s+(?:the|my|a|an)\b|"
     r"what'?s\s+(?:happening|going\s+on|up|the\s+deal)\s+with|update\s+on|check\s+(?:on\s+)?(?:my\s+|the\s+|"
@@ -442,7 +443,7 @@ ADDRESS_CHANGE = _re(
     r"(?<!已经)(?<!已)(?:寄到|(?<!什么时候)(?<!何时)(?<!能)(?<!几号)(?<!今天)(?<!明天)(?<!前)(?<!号)送到|发到)(?![了过啦吗没的])"
     r"|搬到|搬家"
     r"|(?i:(?:change|update|modify|correct|edit|switch|move|set|make)\s+(?:my\s+|the\s+)?(?:default\s+)?(?:shipping\s+|delivery\s+|"
-    r"mailing\s+|home\s+)?address|(?:default|shipping|delivery)\s+address\s*(?:->|→|=>|=)|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,4}?to\b|\bmoved\s+to\b|"
+    r"mailing\s+|home\s+)?address|(?:default|shipping|delivery)\s+address\s*(?:->|→|=>|=)|new\s+address|(?:ship|deliver|send|mail)\s+(?:[\w'-]+\s+){0,7}?to\b|\bmoved\s+to\b|"
     r"address\s+(?:is\s+)?(?:now|changed)|(?:change|update|switch)\s+where\s+(?:my\s+)?\w+\s+(?:get\s+|are\s+)?"
     r"(?:delivered|sent|shipped)|(?:delivered|sent|shipped|going|go)\s+(?:[\w'-]+\s+){0,3}?to\s+(?:my\s+)?(?:new\s+)?"
     r"(?:[\w'-]+\s+){0,2}?(?:apartment|flat|house|home|work|office|place)|new\s+(?:apartment|flat|house|home))"
@@ -925,9 +926,9 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 # Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
-    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊",
+    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
-    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫",
+    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -954,13 +955,22 @@ _CANTONESE = [
     ("开返", "打开"),
     ("转做", "改成"),
     ("转用", "改用"),
-    ("去咗邊", "到哪了"),
-    ("喺邊度", "在哪里"),
-    ("喺邊", "在哪"),
-    ("邊度", "哪里"),
-    ("點解", "为什么"),
+    ("去咗边", "到哪了"),
+    ("喺边度", "在哪里"),
+    ("喺边", "在哪"),
+    ("边度", "哪里"),
+    ("点解", "为什么"),  # the table above has made 點 点 and 幾 几 already
     ("乜嘢", "什么"),
-    ("幾時", "什么时候"),
+    ("几时", "什么时候"),
+    ("而家", "现在"),
+    ("点呀", "怎么样"),
+    ("点样", "怎么样"),
+    ("最平", "最便宜"),
+    ("最贵嗰", "最贵的那"),
+    ("嗰", "那"),
+    ("嚟㗎", ""),
+    ("嚟架", ""),
+    ("㗎", ""),
     ("仲未", "还没"),
     ("唔該", "谢谢"),
     ("唔要", "不要"),
@@ -974,6 +984,12 @@ _CANTONESE = [
     ("啲", "些"),
     ("咩", "什么"),
 ]
+
+
+# Words only Cantonese writes, and its 同 for "and" between two things ("地址同通知"), which Mandarin mostly keeps
+# for "same" (同意, 相同, 同时, 同城, 同款).
+_CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家")
+_CANTONESE_AND = re.compile(r"(?<=[\u4e00-\u9fff])(?<![不相共合如一])同(?![意样一时事步城款价])(?=[\u4e00-\u9fff])")
 
 
 # Text-speak for the words the rules are written in ("how will u contact me", "r my notifs on"), in lower case
@@ -1024,9 +1040,12 @@ def as_mandarin(text: str) -> str:
     """``text`` without invisible characters, in simplified ones, with common Cantonese words in their Mandarin
     ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words
     it stands for."""
+    cantonese_said = bool(_CANTONESE_MARK.search(text))
     text = _CANTONESE_IS.sub("是", _INVISIBLE.sub("", text)).translate(_SIMPLIFIED)
     for cantonese, mandarin in _CANTONESE:
         text = text.replace(cantonese, mandarin)
+    if cantonese_said:
+        text = _CANTONESE_AND.sub("和", text)  # "我嘅地址同通知設定係咩？": the address and the setting
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
         for english, chinese in _SHOP_WORDS_IN_CHINESE:
             text = english.sub(chinese, text)

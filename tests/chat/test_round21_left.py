@@ -136,3 +136,41 @@ def test_a_refund_asked_after_by_its_thing_is_that_orders():
     reply = run_turn(user.pk, conversation, "帮我确认一下跑步鞋的退款已经办好了").reply
 
     assert "ORD-2025-0901" in reply and "ORD-2025-0850" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("text", "order"),
+    [("未寄出嗰張單而家點呀？", "ORD-2025-0816"), ("最平嗰張係咩嚟㗎？", "ORD-2025-0817")],  # 0702 (¥39) is cancelled
+)
+def test_a_cantonese_order_picked_by_state_or_price(text, order):
+    user, conversation = demo_customer("wang")
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert order in reply and reply.count("ORD-") == 1, reply
+
+
+def test_a_cantonese_question_of_two_settings_answers_both():
+    user, conversation = demo_customer("wang")
+
+    reply = run_turn(user.pk, conversation, "我嘅地址同通知設定係咩？").reply
+
+    assert "文三路" in reply and "通知" in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order"),
+    [
+        ("bob", "change the address of the unshipped order to 10 Downing St, London SW1A 2AA", "ORD-2025-0932"),
+        ("bob", "send the order that hasnt shipped yet to 10 Downing St, London SW1A 2AA", "ORD-2025-0932"),
+        ("wang", "把还没发货的那单地址改成上海市浦东新区世纪大道100号", "ORD-2025-0816"),
+    ],
+)
+def test_an_order_picked_by_state_has_its_own_address_changed(username, text, order):
+    """Round 19: "the unshipped order" in an address change proposed the default address."""
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    [waiting] = PendingAction.objects.filter(customer=user, status="pending")
+    assert (waiting.tool, waiting.arguments["order_number"]) == ("update_order_address", order), reply

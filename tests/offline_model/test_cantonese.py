@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentsite.offline_model import nlu
 from tests.offline_model.systems import WANG
 
 
@@ -32,3 +33,17 @@ def test_cantonese_is_answered_as_mandarin(say, cantonese, mandarin):
 
     assert (said.content, said.calls) == (twin.content, twin.calls), (said, twin)
     assert "没有完全理解" not in (said.content or ""), said
+
+
+@pytest.mark.parametrize(
+    ("cantonese", "mandarin"),
+    [
+        ("點解仲未發貨", "为什么还没发货"),  # 點 was made 点 before the word list could read 點解
+        ("我嘅地址同通知設定係咩？", "我的地址和通知設定是什么？"),
+        ("最平嗰張係咩嚟㗎？", "最便宜那张是什么？"),
+        ("佢而家點樣", "他现在怎么样"),
+        ("我同意", "我同意"),  # Mandarin's 同 stays when nothing is Cantonese
+    ],
+)
+def test_cantonese_words_read_in_mandarin(cantonese, mandarin):
+    assert nlu.as_mandarin(cantonese) == mandarin
