@@ -241,14 +241,30 @@ def agrees_only_loosely(text: str, *, after_something_else: bool = False) -> boo
 # The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
 # what such an answer may name ("郵件", "短信通知", "這個地址"), in the simplified ones the answers are read in.
 _SIMPLIFIED = str.maketrans(
-    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際",
-    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际",
+    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題",
+    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题",
+)
+
+
+# Cantonese words of a yes and of what may follow it, in the Mandarin ones the answers are read in: "係呀，就咁做",
+# "冇問題，搞掂佢", "好啊，仲有…" ("and also …").
+_CANTONESE_ANSWER = (
+    (re.compile(r"(?<![關关聯联唔])係(?:呀|啊|嘅|喇)"), "是的"),  # "係呀" says yes as plainly as "是的"
+    (re.compile(r"(?<![關关聯联唔])係"), "是"),  # "唔係" stays a no as the declines read it
+    (re.compile(r"冇"), "没"),
+    (re.compile(r"就咁(?:做|办|辦|啦|喇)?"), "就这样"),
+    (re.compile(r"搞掂(?:佢|啦|喇)?"), "办吧"),
+    (re.compile(r"仲有"), "还有"),
 )
 
 
 def in_simplified(text: str) -> str:
-    """``text`` with the traditional characters of an answer in simplified ones (the rest as typed)."""
-    return text.translate(_SIMPLIFIED)
+    """``text`` with the traditional characters of an answer in simplified ones and its Cantonese words of
+    agreement in Mandarin (the rest as typed)."""
+    text = text.translate(_SIMPLIFIED)
+    for cantonese, mandarin in _CANTONESE_ANSWER:
+        text = cantonese.sub(mandarin, text)
+    return text
 
 
 # "nothing else needs changing" after a yes ("确认，别的不用改了", "yes, that's all"): part of the yes, no no.
@@ -351,6 +367,24 @@ _PART_OF_THE_MONEY = re.compile(
 )
 
 
+# Money asked beside a yes to a refund ("yes, and make it 500 bucks for the hassle", "确认，另外再补偿我50块"): an
+# amount or a compensation the refund proposed does not hold, so the yes is to another refund than the one waiting.
+_MONEY_NAMED = re.compile(
+    r"[$£€¥￥]\s?\d|\d\s*(?:块|元|蚊|刀|美元|美金|(?i:bucks|dollars?|quid|pounds?|euros?|usd|rmb|yuan)\b)"
+)
+_MORE_MONEY = re.compile(
+    r"补偿|赔偿|赔我|多退|加(?:上|点)?钱|辛苦费|精神损失|(?i:\bcompensat|\bon\s+top\b|\bextra\b|\bfor\s+the\s+"
+    r"(?:hassle|trouble|inconvenience|wait)|\bmake\s+it\s+[$£€¥]?\d|\bround\s+(?:it\s+)?up\b)"
+)
+
+
+def _asks_other_money(rest: str, proposal: Mapping[str, Any]) -> bool:
+    """Whether words after a yes to a refund ask for money the refund proposed is not."""
+    proposed = _numbers(" ".join(str(v) for k, v in proposal.items() if k not in CUSTOMERS_WORDS))
+    other_amount = bool(_MONEY_NAMED.search(rest)) and not _numbers(rest) <= proposed
+    return other_amount or bool(_MORE_MONEY.search(rest))
+
+
 _PHONE_NUMBER = re.compile(r"\+?\d[\d\s\-()]{5,}\d")
 # What makes the yes before it a yes to something else: a condition on the change or another way of making it
 # ("yes, and if staff say no … a voucher", "yes, but to my sister's Visa rather than my card", "确认，要是…就…").
@@ -380,13 +414,16 @@ def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str,
     money the refund proposed moves, which is no yes to it."""
     if (m := _YES_THEN_A_QUESTION.match(text.strip())) and not _BUT.match(m.group("rest")):
         yes, rest = m.group("yes").strip(), m.group("rest").strip()
+        money = "order_number" in proposal and "reason" in proposal and _asks_other_money(rest, proposal)
         if is_confirmation(yes, proposal) and not _ON_CONDITION.search(rest) and not _PAID_ELSEWHERE.search(rest):
-            return yes, rest
+            return None if money else (yes, rest)
     for m in _AND_THEN.finditer(text):
         head, rest = text[: m.start()].strip(" ,，.。"), text[m.end() :].strip()
         if head and re.search(r"[A-Za-z\u4e00-\u9fff]", rest) and is_confirmation(head, proposal):
             if "order_number" in proposal and "reason" in proposal and _PART_OF_THE_MONEY.search(rest):
                 return None
+            if "order_number" in proposal and "reason" in proposal and _asks_other_money(rest, proposal):
+                return None  # "yes, and make it 500 bucks": a yes to a refund that is not the one proposed
             if proposal.get("channel") in ("sms", "phone") and _PHONE_NUMBER.search(rest):
                 return None  # "yes and use +44 7700 900555 as my number": a yes to texts at another number
             if _ON_CONDITION.search(rest):

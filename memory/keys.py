@@ -78,6 +78,19 @@ def _month_day(month: int, day: int) -> str:
     return f"{month:02d}-{day:02d}"
 
 
+# The words that say a value is an address before it ("客户的收货地址是…", "my new address is: …"): not the address.
+_ADDRESS_SAID_TO_BE = re.compile(
+    r"^\s*(?:(?:客户|顾客|我)的?)?(?:新的?|默认的?|现在的?)?(?:收货|配送|送货|寄送)?地址(?:是|为|改成|改为|换成)?\s*[:：]?\s*"
+    r"|^\s*(?i:(?:the\s+customer'?s|my|our)\s+(?:new\s+|current\s+|default\s+|shipping\s+|delivery\s+)*address"
+    r"\s*(?:is(?:\s+now)?|=|:)\s*:?\s*)"
+)
+
+
+def normalise_address(value: str) -> str:
+    """The address, without words saying it is one ("客户的收货地址是北京市…" → "北京市…")."""
+    return normalise_text(_ADDRESS_SAID_TO_BE.sub("", value, count=1))
+
+
 def normalise_birthday(value: str) -> str:
     """Return ``MM-DD`` for 03-15, 3/15, 15/3, 3月15日, 三月十五号, March 15th, 15 March."""
     text = value.strip().lower()
@@ -245,7 +258,7 @@ REGISTRY: dict[str, KeySpec] = {
         KeySpec(
             "shipping_address",
             Cardinality.ONE,
-            normalise_text,
+            normalise_address,
             "the customer's current shipping address",
             shop_field="default_address",
         ),

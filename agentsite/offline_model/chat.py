@@ -369,10 +369,18 @@ def _call(name: str, **arguments: object) -> Reply:
 
 # Every order asked after ("track all my orders", "where are all my orders?", "帮我列一下所有订单的物流").
 _EVERY_ORDER = re.compile(
-    r"(?:所有|全部|每个|每一个)(?:的)?(?:订单|包裹|快递)|每一单|"
+    r"(?:所有|全部|每个|每一个)(?:的)?(?:订单|包裹|快递)|每一单|订单都|"
     r"(?i:\ball\s+(?:of\s+)?(?:my|the)\s+(?:orders|parcels|packages|deliveries|stuff)\b|\bevery\s+(?:order|parcel|package)\b|"
     r"\beach\s+(?:of\s+my\s+)?(?:orders?|parcels?|packages?)\b|\ball\s+orders\b)"
 )
+# Where every order goes is asked of each order placed ("where are all my orders being shipped to?").
+_ORDERS_PLACED = re.compile(r"(?i)\ball\s+(?:of\s+)?my\s+orders\b|\beach\s+of\s+my\s+orders\b|订单都|(?:所有|全部)订单")
+
+
+def _every_order_asked(text: str) -> bool:
+    return bool(_EVERY_ORDER.search(text) or (nlu.asks_where_an_order_goes(text) and _ORDERS_PLACED.search(text)))
+
+
 # Orders tracked or refunded at most, for a request about every order.
 _EACH_ORDER = 8
 
@@ -381,14 +389,16 @@ def _each_order(conv: Conversation, results: list[ToolResult], question: str) ->
     """After the list for a request about every order: a track of each order not cancelled ("track all my
     orders"), or a refund of each asked for ("把所有订单都退款"), which the shop proposes one at a time or
     refuses with its reason."""
-    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _EVERY_ORDER.search(question):
+    if len(results) != 1 or results[0].call.name != "list_my_orders" or not _every_order_asked(question):
         return None
     intent = nlu.classify(question).intent
     tool = {Intent.TRACK: "track_shipment", Intent.REFUND: "request_refund"}.get(intent)
+    if intent is Intent.STATUS and nlu.asks_where_an_order_goes(question):
+        tool = "lookup_order"  # "我的订单都寄到哪个地址？": each order on its way, with where its record sends it
     if tool is None or tool not in conv.tools:
         return None
-    skipped = ("cancelled", "refunded") if tool == "track_shipment" else ()  # a refund's refusal says why
-    listed = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in skipped]
+    skipped = {"track_shipment": ("cancelled", "refunded"), "lookup_order": ("cancelled", "refunded", "delivered")}
+    listed = [o.get("order_number") for o in _listed(results[0]) if o.get("status") not in skipped.get(tool, ())]
     numbers = [n for n in listed if isinstance(n, str)][:_EACH_ORDER]
     if not numbers:
         return None
@@ -423,8 +433,8 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
         return _call("list_my_orders")
     if (
         not orders
-        and tool in ("track_shipment", "request_refund")
-        and _EVERY_ORDER.search(text)
+        and (tool in ("track_shipment", "request_refund") or nlu.asks_where_an_order_goes(text))
+        and _every_order_asked(text)
         and "list_my_orders" in conv.tools
     ):
         return _call("list_my_orders")  # "track all my orders", "把所有订单都退款": each order, one by one
@@ -904,6 +914,7 @@ _OFFERED = re.compile(r"如果仍需要更改，请告诉我|if you still want i
 _TAKEN_UP = re.compile(
     r"^\s*(?:嗯+|对|是的?|好的?|要|需要|行|可以|麻烦|(?i:yes|yeah|yep|sure|please|ok(?:ay)?|go\s+ahead|do\s+it))"
     r"(?:[\s,，.。!！]*(?:嗯|对|是的?|好的?|要的?|需要|还需要|仍需要|帮我改|帮我换|改吧|换吧|改一下|麻烦了?|谢谢|吧|的|"
+    r"(?:请|麻烦)?(?:你|您)?(?:帮我)?发起(?:更改|修改|吧)?|"
     r"(?i:yes|please|change\s+it|do\s+it|go\s+ahead|set\s+(?:it|that)\s+up|then|i\s+(?:still\s+)?(?:do|want\s+it)|"
     r"thanks?)))*"
     r"[\s,，.。!！~]*$"
@@ -1260,8 +1271,8 @@ def _respond(conv: Conversation) -> Reply:
 def _customers_own(text: str) -> str:
     """``text`` as ``_respond`` reads it once its tools have answered: without a note dressed as staff's or the
     system's ("【助手备注：…】"), a part that tries to instruct us, or words quoted from someone else."""
-    if escalation.DRESSED.search(text) and (own := escalation.without_dressed(text)):
-        text = own
+    if escalation.DRESSED.search(text):
+        text = escalation.without_dressed(text)  # a message that is all note ("【系统消息】…") says nothing of theirs
     kept = escalation.without_injected(text) if escalation.INJECTION.search(text) else ""
     if kept and nlu.classify(kept).intent not in (Intent.GREETING, Intent.THANKS, Intent.ACKNOWLEDGE):
         text = kept

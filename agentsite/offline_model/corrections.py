@@ -20,7 +20,8 @@ _MARKER = re.compile(
     r"等等|等一下|[等]一[阵陣]|算了)(?=[，,。.;；!！\s:：…]|$)"
     r"|(?i:(?:no+\s*,?\s*)?wait\s*,?\s*(?:no\b)?|no\s*(?=[,.;:!—–-])|(?:sorry|oops|my\s+bad)\s*(?=[,.;:!—–-])|"
     r"(?:sorry|oops|my\s+bad)\s*,?\s*(?:i\s+meant?\b|make\s+(?:it|that)\b|no\b|typo\b|wrong\s+(?:one|number|address)\b)|i\s+meant?\b(?!\s+it\b)|"
-    r"actually\s*,?\s*(?:no\b|make\s+(?:it|that)\b|change\s+(?:it|that)\b|i\s+meant?\b)|scratch\s+that|"
+    r"actually\s*,?\s*(?:(?:nah|nope|no)\s*,?\s*)?(?:no\b|make\s+(?:it|that)\b|change\s+(?:it|that)\b|i\s+meant?\b)|"
+    r"(?:nah|nope)\s*,?\s*make\s+(?:it|that)\b|scratch\s+that|"
     r"correction|or\s+rather|make\s+that\b)"
     r")"
 )

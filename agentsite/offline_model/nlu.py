@@ -530,7 +530,10 @@ _DESTINATION_ASKED = _re(
 )
 _ORDER_SPOKEN_OF = _re(
     r"这单|那单|这个订单|那个订单|(?i:\b(?:order|parcel|package|it|one)\b)"
-)  # "my orders" in general: the profile's
+    # every order placed, each going where its own record says ("我的订单都寄到哪个地址？", "where are all my
+    # orders being shipped to?"), which the default address need not be
+    r"|(?:所有|全部|每个)(?:的)?订单|订单都|(?i:\b(?:all|each\s+of\s+my|all\s+(?:of\s+)?my)\s+orders\b)"
+)
 # Orders not placed yet go to the default address, which the profile answers: "where will my next order ship to?".
 _ORDERS_TO_COME = _re(
     r"以后|今后|下次|新订单|(?i:\b(?:next|future|new|upcoming)\s+(?:orders?|parcels?|packages?)\b|\bfrom\s+now\s+on\b)"
@@ -702,7 +705,7 @@ REFUSED_CHANNEL = _re(
 )
 # The customer's newest order, named by when it was placed rather than by its number.
 MOST_RECENT_ORDER = _re(
-    r"最近(?:的|一个|一笔|那个)?(?:订单|单)|最新(?:的|一个)?(?:订单|单)|刚(?:刚)?下的(?:那个|那笔)?(?:订单|单)|最后一(?:个|笔)订单"
+    r"最近(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最新(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最新下(?:的)?(?:那个|那)?(?:订单|单)|刚(?:刚)?下的(?:那个|那笔)?(?:订单|单)|最后一(?:个|笔)订单"
     r"|(?i:\b(?:most\s+recent|latest|newest|last)\s+(?:order|purchase)\b|\border\s+i\s+(?:just\s+)?placed\s+(?:last|most\s+recently)\b)"
 )
 # A way of being reached the shop does not offer ("reach me over WhatsApp"): a change of channel all the same,
@@ -789,7 +792,10 @@ KEEPS_SOME_NOTIFICATIONS = _re(
 # What the shop keeps no record of here and no tool gives: vouchers, points, store credit, compensation.
 VOUCHERS = _re(
     r"优惠券|代金券|礼品卡|购物卡|积分|红包|补偿|赔偿|返现|(?i:\bvouchers?\b|\bcoupons?\b|\bstore\s+credit\b|"
-    r"\bgift\s+cards?\b|\bcompensation\b|\bloyalty\s+points\b|\bcredit\s+note\b)"
+    r"\bgift\s+cards?\b|\bcompensat(?:ion|e)\b|\bloyalty\s+points\b|\bcredit\s+note\b|"
+    # money beyond a refund: "make it 500 bucks for the hassle", "add $50 on top for the trouble"
+    r"(?:\bon\s+top\b|\bextra\b)[^.?!]{0,30}\bfor\s+(?:the|my)\s+(?:hassle|trouble|inconvenience|wait)|"
+    r"\bfor\s+(?:the|my)\s+(?:hassle|trouble|inconvenience)\b)"
 )
 
 
@@ -1137,7 +1143,12 @@ def classify(text: str) -> Understanding:
         "contact_channel",
     ):
         return result(Intent.ASK_FACT, said)  # "我记得我已经把通知打开了": the record answers, no change asked
-    if ASKS_HOW_IT_STANDS.search(text) and not is_request(text) and (said := _profile_subject(text)):
+    if (
+        ASKS_HOW_IT_STANDS.search(text)
+        and not is_request(text)
+        and (said := _profile_subject(text))
+        and not asks_where_an_order_goes(text)  # "瑜伽垫那单会寄到哪个地址？是上海还是深圳？": the order's record
+    ):
         return result(Intent.ASK_FACT, said)  # "is my address still X or Y?", "短信还是邮件？": how it stands
     if asks_if_bot(text):
         return result(Intent.BOT_QUESTION)

@@ -82,7 +82,10 @@ _NAMED_ASKED_EN = re.compile(
     r"(?i)\b(?:does|did|has|is)\s+(?:the\s+)?(?:customer|user|client|account)\s+(?!service\b|support\b)([\w.@+-]+)|"
     r"\b(?:what|which|how\s+many)\b[^.?!]{0,20}?\b(?:did|does|has|have)\s+"
     r"(?!(?:i|you|we|they|he|she|it|my|the|a|an|this|that|these|those|your|our)\b)([a-z][a-z'-]{1,20})\s+"
-    r"(?:order|ordered|buy|bought|purchase|purchased|get)\b"
+    r"(?:order|ordered|buy|bought|purchase|purchased|get)\b|"
+    # "whats the address on file for user bob?", "orders of customer wang"
+    r"\b(?:for|of|on|under|about)\s+(?:the\s+)?(?:customer|user|client|account|username)\s+(?!service\b|support\b)"
+    r"([\w.@+-]+)"
 )
 _NAMED_EN = re.compile(
     r"(?i)(?<!\bmy\s)(?<!\bour\s)\b([a-z][a-z'-]{1,20})['’]s\s+(?:[\w-]+\s+){0,2}?"

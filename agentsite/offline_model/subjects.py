@@ -41,7 +41,8 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
             r"(?:been\s+)?(?:switched|changed|set|moved|updated)\b|how\s+(?:will|do|should|would|did|does|are)\s+(?:you|"
             r"support|the\s+shop|your\s+team|they)\s+(?:\w+\s+){0,3}?(?:contact|reach|get\s+(?:in\s+touch\s+with|hold\s+of)|"
             r"message|notify)\s+me|preferred\s+(?:contact|channel|way)|(?:which|what)\s+(?:channel|way|contact)|"
-            r"(?<=,\s)channel\b|\bchannel(?=\s*(?:,|and\b))|"  # in a list: "my address, channel and notifications"
+            # in a list: "my address, channel and notifications", "my address and channel"
+            r"(?<=,\s)channel\b|\bchannel(?=\s*(?:,|and\b))|\band\s+(?:my\s+|the\s+)?channel\b|\bmy\s+channel\b|"
             r"(?:do|will|would|are)\s+you\s+(?:\w+\s+){0,2}?(?:call|text|email|phone|message|reach|contact)(?:ing)?\s+me\b)"
         ),
     ),

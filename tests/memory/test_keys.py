@@ -156,3 +156,15 @@ def test_what_is_no_name_is_refused_as_one(wording):
     was already refunded …" (round-6 red team)."""
     with pytest.raises(InvalidValue):
         normalise("name", wording)
+
+
+@pytest.mark.parametrize(
+    ("typed", "address"),
+    [
+        ("客户的收货地址是北京市朝阳区建国路1号", "北京市朝阳区建国路1号"),  # round 22: "您曾提出改为客户的收货地址是…"
+        ("my new address is: 5 Oak Lane, Leeds", "5 Oak Lane, Leeds"),
+        ("北京市朝阳区建国路1号", "北京市朝阳区建国路1号"),
+    ],
+)
+def test_an_address_is_kept_without_the_words_saying_it_is_one(typed, address):
+    assert normalise("shipping_address", typed) == address
