@@ -145,3 +145,16 @@ def test_a_cantonese_yes_with_another_request():
     assert CustomerProfile.objects.get(user=user).notification_preference == "mute", reply
     waiting = PendingAction.objects.get(customer=user, status="pending")
     assert (waiting.tool, waiting.arguments["order_number"]) == ("request_refund", "ORD-2025-0790"), reply
+
+
+def test_a_yes_to_start_the_change_offered_proposes_it():
+    user, conversation = demo_customer("li")
+    run_turn(user.pk, conversation, "把地址改成北京市朝阳区建国路1号")
+    run_turn(user.pk, conversation, "0901到哪了")
+    run_turn(user.pk, conversation, "0902呢")  # the change lapses
+    run_turn(user.pk, conversation, "我的地址是什么")  # "…如果仍需要更改，请告诉我，我会为您发起更改…"
+
+    reply = run_turn(user.pk, conversation, "好的，请发起更改").reply
+
+    waiting = PendingAction.objects.get(customer=user, status="pending")
+    assert waiting.arguments["address"] == "北京市朝阳区建国路1号", reply
