@@ -637,11 +637,18 @@ def _ask_fact(conv: Conversation, key: str, text: str, lang: str) -> Reply:
     if account_holds and "recall_memory" in conv.tools and not conv.results_since_user():
         return _call("recall_memory", query=_clip(text))  # a number told in an earlier chat is said beside it
     said = answer_about(conv, key, lang)
+    if said and key == "shipping_address" and _ORDERS_NAMED.search(text):
+        return Reply(f"{said}{'' if lang == 'zh' else ' '}{replies.phrase('orders_keep_their_address', lang)}")
     if said:
         return Reply(said)
     if "recall_memory" in conv.tools:  # a question about the customer that this conversation cannot answer
         return _call("recall_memory", query=_clip(text))
     return Reply(replies.not_sure(key, lang))
+
+
+# Orders spoken of beside the default address ("which address are my orders going to?"): each order placed goes
+# where it was placed to, which the default need not be.
+_ORDERS_NAMED = re.compile(r"(?i)\borders?\b|\bparcels?\b|\bpackages?\b|订单|包裹|快递")
 
 
 def _ask_facts(

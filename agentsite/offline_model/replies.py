@@ -186,6 +186,11 @@ PHRASES = {
         "I can't delete memories from the chat. On your memory page (/memory/) you can see everything I have noted "
         "and delete or correct any entry; once deleted, I won't use it again.",
     ),
+    "orders_keep_their_address": (
+        "这是之后新订单的默认地址；已下的订单按各自下单时的地址寄送，想核对某个订单寄到哪，告诉我是哪一单就行。",
+        "That is the default for new orders; orders already placed go to the address each was placed with. Tell me "
+        "which order and I'll check where it's going.",
+    ),
     "order_address": (
         "我这里看不到单个订单的收货地址。已下的订单按下单时的地址寄送，修改默认地址不会改变它们；如需核对某个订单的地址，"
         "我可以为您转人工客服。",

@@ -158,3 +158,18 @@ def test_a_yes_to_start_the_change_offered_proposes_it():
 
     waiting = PendingAction.objects.get(customer=user, status="pending")
     assert waiting.arguments["address"] == "北京市朝阳区建国路1号", reply
+
+
+@pytest.mark.parametrize(
+    ("username", "question", "said"),
+    [
+        ("bob", "which address are my orders going to at the moment?", "orders already placed go to the address"),
+        ("li", "我的订单寄到哪个地址？", "已下的订单按各自下单时的地址寄送"),
+    ],
+)
+def test_the_default_address_asked_of_orders_says_orders_keep_theirs(username, question, said):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, question).reply
+
+    assert said in reply, reply
