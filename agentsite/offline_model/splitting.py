@@ -23,7 +23,7 @@ from .subjects import listed_subjects
 
 # Where one request may end and the next begin: punctuation, then linking words ("and also", "另外").
 _BOUNDARY = re.compile(
-    r"(?:[，,；;。.!！?？\n]+|(?<=[A-Za-z]):)\s*(?:(?i:and|also|plus|then|but|oh)\b[\s,，]*)*"
+    r"(?:[，,；;。.!！?？\n]+|(?<=[A-Za-z]):|\s\+\s|\s&\s(?=[A-Za-z]+\s))\s*(?:(?i:and|also|plus|then|but|oh)\b[\s,，]*)*"
     r"|\s+(?i:and\s+(?:also\s+)?(?:then\s+)?|also\s+|plus\s+|as\s+well\s+as\s+)(?=\w)"
     r"|还有|另外|(?<!也)顺便|然后|并且|并(?=把|将|帮|给)|同时|以及|再(?=帮|给|把|查|看|改|换|问)"
 )

@@ -173,3 +173,19 @@ def test_the_default_address_asked_of_orders_says_orders_keep_theirs(username, q
     reply = run_turn(user.pk, conversation, question).reply
 
     assert said in reply, reply
+
+
+def test_two_requests_joined_by_a_plus_are_both_answered():
+    user, conversation = demo_customer("bob")
+
+    reply = run_turn(user.pk, conversation, "list all my orders pls + what address u got on file").reply
+
+    assert "ORD-2025-0870" in reply and "Evergreen" in reply, reply
+
+
+def test_a_chinese_thing_in_an_english_question():
+    user, conversation = demo_customer("wang")
+
+    reply = run_turn(user.pk, conversation, "hi 我的耳机 when will it ship?").reply
+
+    assert "ORD-2025-0816" in reply and reply.count("ORD-") == 1, reply
