@@ -20,6 +20,9 @@ _QUANTITY = re.compile(r" ×\d+$")
 _ITEM_SEPARATOR = {True: "、", False: "; "}  # Chinese lists with the enumeration comma: a token less per item
 _ROWS_HEADER = "(number status placed total):"
 _PRICED_ROWS_HEADER = "(number status placed total currency):"
+# Rows that end with what each order holds, after a colon: "ORD-2025-0816 processing 2026-12-05 299.00: 耳机、充电线".
+_ITEMS_HEADER = "(number status placed total: items):"
+_PRICED_ITEMS_HEADER = "(number status placed total currency: items):"
 
 
 class _NoCard(Exception):
@@ -94,11 +97,7 @@ def _order(data: dict[str, Any]) -> str:
         raise _NoCard
     lines = [line]
     if "items" in data:
-        items = data["items"]
-        if not isinstance(items, list) or any(not isinstance(i, dict) or set(i) != {"name", "quantity"} for i in items):
-            raise _NoCard
-        written = [_item(i["name"], i["quantity"]) for i in items]
-        lines.append("items: " + (_ITEM_SEPARATOR[all(map(HAN.search, written))].join(written) or "none"))
+        lines.append("items: " + _items(data["items"]))
     if "shipment" in data:
         if not isinstance(data["shipment"], dict):
             raise _NoCard
@@ -126,7 +125,8 @@ def _orders(data: dict[str, Any]) -> str:
         raise _NoCard
     if any(not isinstance(order, dict) for order in orders):
         raise _NoCard
-    keys = {tuple(sorted(order)) for order in orders}
+    with_items = bool(orders) and all("items" in order for order in orders)
+    keys = {tuple(sorted(k for k in order if k != "items" or not with_items)) for order in orders}
     priced = keys == {tuple(sorted(_PRICED_ROW_KEYS))}
     if not priced and keys - {tuple(sorted(_ROW_KEYS))}:
         raise _NoCard
@@ -136,8 +136,20 @@ def _orders(data: dict[str, Any]) -> str:
         raise _NoCard
     columns = _ROW_KEYS if shared or not priced else _PRICED_ROW_KEYS
     rows = [" ".join(_word(order[k]) for k in columns) for order in orders]
-    header = f" in {shared} {_ROWS_HEADER}" if shared else f" {_PRICED_ROWS_HEADER if priced else _ROWS_HEADER}"
+    if with_items:  # "ORD-2025-0816 processing 2026-12-05 299.00: 无线蓝牙耳机"
+        rows = [f"{row}: {_items(order['items'])}" for row, order in zip(rows, orders, strict=True)]
+    plain, listed_too = (_ROWS_HEADER, _PRICED_ROWS_HEADER), (_ITEMS_HEADER, _PRICED_ITEMS_HEADER)
+    headers = listed_too if with_items else plain
+    header = f" in {shared} {headers[0]}" if shared else f" {headers[1] if priced else headers[0]}"
     return "\n".join([_counted(len(rows), "order") + header, *rows])
+
+
+def _items(items: Any) -> str:
+    """What an order holds, as its card writes it ("耳机、充电线 ×2", "Tent; Stakes ×4", "none")."""
+    if not isinstance(items, list) or any(not isinstance(i, dict) or set(i) != {"name", "quantity"} for i in items):
+        raise _NoCard
+    written = [_item(i["name"], i["quantity"]) for i in items]
+    return _ITEM_SEPARATOR[all(map(HAN.search, written))].join(written) or "none"
 
 
 def write(data: Any) -> str | None:
@@ -202,14 +214,17 @@ def _read_order(lines: list[str]) -> dict[str, Any] | None:
     data: dict[str, Any] = {**head[1], **{k: v for k, v in tail.groupdict().items() if v is not None}}
     for line in lines[1:]:
         if line.startswith("items: "):
-            listed = line[len("items: ") :]
-            separator = _ITEM_SEPARATOR["; " not in listed]
-            data["items"] = [] if listed == "none" else [_read_item(i) for i in listed.split(separator)]
+            data["items"] = _read_items(line[len("items: ") :])
         elif (shipment := _read_shipment(line)) is not None:
             data["shipment"] = shipment
         else:
             return None
     return data
+
+
+def _read_items(listed: str) -> list[dict[str, Any]]:
+    separator = _ITEM_SEPARATOR["; " not in listed]
+    return [] if listed == "none" else [_read_item(i) for i in listed.split(separator)]
 
 
 def _read_item(text: str) -> dict[str, Any]:
@@ -219,16 +234,26 @@ def _read_item(text: str) -> dict[str, Any]:
 
 
 def _read_orders(lines: list[str]) -> dict[str, Any] | None:
-    headers = "|".join(map(re.escape, (_ROWS_HEADER, _PRICED_ROWS_HEADER)))
+    headers = "|".join(map(re.escape, (_ROWS_HEADER, _PRICED_ROWS_HEADER, _ITEMS_HEADER, _PRICED_ITEMS_HEADER)))
     m = re.fullmatch(rf"(\d+) orders?(?: in ({_WORD}))? ({headers})", lines[0])
-    if m is None or int(m.group(1)) != len(lines) - 1 or (m.group(2) and m.group(3) != _ROWS_HEADER):
+    if (
+        m is None
+        or int(m.group(1)) != len(lines) - 1
+        or (m.group(2) and m.group(3) not in (_ROWS_HEADER, _ITEMS_HEADER))
+    ):
         return None
-    columns = _PRICED_ROW_KEYS if m.group(3) == _PRICED_ROWS_HEADER else _ROW_KEYS
-    rows = [line.split(" ") for line in lines[1:]]
-    if any(len(row) != len(columns) or not all(row) for row in rows):
-        return None
+    columns = _PRICED_ROW_KEYS if m.group(3) in (_PRICED_ROWS_HEADER, _PRICED_ITEMS_HEADER) else _ROW_KEYS
+    with_items = m.group(3) in (_ITEMS_HEADER, _PRICED_ITEMS_HEADER)
     shared = {"currency": m.group(2)} if m.group(2) else {}
-    return {"orders": [dict(zip(columns, row, strict=True)) | shared for row in rows]}
+    orders = []
+    for line in lines[1:]:
+        values, said, listed = line.partition(": ") if with_items else (line, "", "")
+        row = values.split(" ")
+        if len(row) != len(columns) or not all(row) or with_items != bool(said):
+            return None
+        order = dict(zip(columns, row, strict=True)) | shared
+        orders.append(order | {"items": _read_items(listed)} if with_items else order)
+    return {"orders": orders}
 
 
 def read(text: str) -> dict[str, Any] | None:

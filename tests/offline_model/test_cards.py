@@ -44,13 +44,26 @@ def _orders(draw, text=_TEXT) -> dict:
 
 
 _ROW = {k: _WORD for k in ("order_number", "status", "placed_at", "total")}
-_LISTS = st.one_of(
-    st.lists(st.fixed_dictionaries(_ROW)),
-    st.lists(st.fixed_dictionaries(_ROW | {"currency": _WORD})),  # currencies that differ
-    st.tuples(_WORD, st.lists(st.fixed_dictionaries(_ROW))).map(  # one every order shares
-        lambda shared: [row | {"currency": shared[0]} for row in shared[1]]
-    ),
-)
+
+
+def _lists(text=_TEXT):
+    """Order lists as ``list_my_orders`` gives them: with or without what each order holds (all or none)."""
+    rows = st.one_of(
+        st.lists(st.fixed_dictionaries(_ROW)),
+        st.lists(st.fixed_dictionaries(_ROW | {"currency": _WORD})),  # currencies that differ
+        st.tuples(_WORD, st.lists(st.fixed_dictionaries(_ROW))).map(  # one every order shares
+            lambda shared: [row | {"currency": shared[0]} for row in shared[1]]
+        ),
+    )
+    items = st.lists(st.fixed_dictionaries({"name": text, "quantity": st.integers(1, 50)}), max_size=3)
+    held = rows.flatmap(lambda listed: st.tuples(*(items for _ in listed)).map(lambda each: (listed, each)))
+    return st.one_of(
+        rows,
+        held.map(lambda pair: [row | {"items": list(i)} for row, i in zip(*pair, strict=True)]),
+    )
+
+
+_LISTS = _lists()
 
 
 @given(st.one_of(_orders(), _shipments(), _LISTS.map(lambda rows: {"orders": rows})))
@@ -60,7 +73,7 @@ def test_a_card_reads_back_exactly_or_is_not_written(data):
         assert cards.read(card) == data, card
 
 
-@given(st.one_of(_orders(text=_PLAIN), _shipments(text=_PLAIN), _LISTS.map(lambda rows: {"orders": rows})))
+@given(st.one_of(_orders(text=_PLAIN), _shipments(text=_PLAIN), _lists(_PLAIN).map(lambda rows: {"orders": rows})))
 def test_values_without_separators_always_get_a_card(data):
     card = cards.write(data)
     assert card is not None and cards.read(card) == data
