@@ -557,11 +557,25 @@ def _drop_and_say(
         cancel_queued(ctx)
     _drop(store, ctx)
     following, language = propose_next(ctx), ctx.language
+    if following is None and (stands := _made_here_stands(ctx)):
+        # "yep, and switch me to SMS" … "no, undo that": the SMS is dropped, the refund the yes made stands
+        return prompts.DROPPED_BESIDE_MADE[language].format(made=stands)
     if following is None:
         return (prompts.CANCELLED if anything_else else prompts.DROPPED)[language]
     if "error" in following:
         return prompts.CANCELLED_NEXT_REFUSED[language].format(error=following["error"])
     return prompts.CANCELLED_NEXT[language].format(summary=following["summary"])
+
+
+def _made_here_stands(ctx: ToolContext) -> str:
+    """The changes this chat made (the latest two), which a change dropped after them leaves as they are."""
+    made = PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.DONE).order_by(
+        "-decided_at"
+    )[:_MADE_NAMED]
+    return ("；" if ctx.language == "zh" else "; ").join(action.summary for action in reversed(made))
+
+
+_MADE_NAMED = 2  # the latest changes made in the chat named beside a dropped one
 
 
 def _model_loop(

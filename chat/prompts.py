@@ -47,6 +47,12 @@ DROPPED = {
     "zh": "好的，已取消，什么都没有改动。",
     "en": "All right, I've cancelled that; nothing was changed.",
 }
+# A change dropped after others were made in the same chat: only it was not made; the others stand.
+DROPPED_BESIDE_MADE = {
+    "zh": "好的，这项更改已取消，没有办理。本次对话中已经办理的不受影响：{made}。",
+    "en": "All right, I've cancelled that change; it was not made. What was already done in this chat still "
+    "stands: {made}.",
+}
 CANCELLED_NEXT = {
     "zh": "好的，这一项已取消，没有任何改动。您还要求：{summary}。需要继续吗？回复“确认”继续，回复“取消”放弃。",
     "en": "All right, I've dropped that; nothing was changed. You also asked me to {summary}: shall I go ahead? "

@@ -498,7 +498,9 @@ _NAMED_BY_AMOUNT = re.compile(
     r"\b(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|quid|pounds?|euros?)\s+(?:one|order|thing|item)\b|"
     r"\b(?:one|order|thing|item)\s+(?:that|which)?\s*(?:was|cost|costing|for|worth|of)\s+(?:only\s+|about\s+)?"
     r"(?:[$£€¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|quid|pounds?|euros?)\b)|"
-    r"(?:那个|那笔|那单)?(\d[\d,]*(?:\.\d+)?)\s*(?:块|元|蚊)(?:钱)?(?:的|那单|那个|那笔|嗰张|嗰單|嗰张)(?:那个|那单|订单|那笔)?"
+    r"(?:那个|那笔|那单)?(\d[\d,]*(?:\.\d+)?)\s*(?:块|元|蚊)(?:钱)?(?:的|那单|那个|那笔|嗰张|嗰單|嗰张)(?:那个|那单|订单|那笔)?|"
+    # "那个一千二百多的", "五百多那个": an amount and more, up to the next step of its last figure
+    r"(?P<about>\d+)多\s*(?:块|元|蚊)?(?:钱)?(?:的|那单|那个|那笔|订单|单子)"
 )
 
 
@@ -513,11 +515,15 @@ def _by_amount(listed: list[Any], question: str) -> list[str]:
     if not m:
         return []
     amount = float(next(g for g in m.groups() if g).replace(",", ""))
-    return [
-        str(o.get("order_number"))
-        for o in listed
-        if (total := _total_of(o)) is not None and abs(total - amount) < 0.005
-    ]
+    low, high = amount - 0.005, amount + 0.005
+    if about := m.group("about"):  # "一千二百多": 1,200 up to 1,300; "五百多": 500 up to 600
+        high = amount + 10 ** (len(about) - len(about.rstrip("0")) or 0)
+        low = amount
+    return [str(o.get("order_number")) for o in listed if (total := _total_of(o)) is not None and low <= total < high]
+
+
+def _numbers_of(listed: list[Any]) -> list[str]:
+    return [str(o["order_number"]) for o in listed if isinstance(o, dict) and o.get("order_number")]
 
 
 def _total_of(order: Any) -> float | None:
@@ -1988,6 +1994,9 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
         return None
     if amounted:  # "refund the $129 one"
         fitting = amounted
+    elif _amount_naming(question):  # "refund the $999 one": no order cost that, and no other is taken for it
+        orders = ("、" if lang == "zh" else ", ").join(_numbers_of(listed))
+        return Reply(replies.phrase("no_order_of_that_amount", lang).format(orders=orders))
     elif priced:  # "refund the cheapest one", "最贵的那单到哪了"
         fitting = priced
     elif held := _holding_what_is_named(listed, question):  # "跑步鞋几时到", "手机壳钱退了没": the order holding it

@@ -186,6 +186,10 @@ PHRASES = {
         "I can't delete memories from the chat. On your memory page (/memory/) you can see everything I have noted "
         "and delete or correct any entry; once deleted, I won't use it again.",
     ),
+    "no_order_of_that_amount": (
+        "您的订单里没有这个金额的：您的订单是{orders}。请问是哪一个？",
+        "None of your orders comes to that amount; you have {orders}. Which one do you mean?",
+    ),
     "orders_keep_their_address": (
         "这是之后新订单的默认地址；已下的订单按各自下单时的地址寄送，想核对某个订单寄到哪，告诉我是哪一单就行。",
         "That is the default for new orders; orders already placed go to the address each was placed with. Tell me "

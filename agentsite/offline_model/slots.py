@@ -188,7 +188,7 @@ _MONEY_NAMED = re.compile(
 _ZH_DIGIT = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _ZH_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 # An amount in Chinese numerals before its unit: "一百七十八块", "两千二百元", "三十九块钱".
-_ZH_AMOUNT = re.compile(r"([零〇一二两三四五六七八九十百千万]+)(?=\s*(?:块|元|蚊))")
+_ZH_AMOUNT = re.compile(r"([零〇一二两三四五六七八九十百千万]+)(?=\s*(?:块|元|蚊|多(?:块|元|蚊|的|那)))")
 
 
 def zh_integer(numeral: str) -> int | None:

@@ -189,3 +189,41 @@ def test_a_chinese_thing_in_an_english_question():
     reply = run_turn(user.pk, conversation, "hi 我的耳机 when will it ship?").reply
 
     assert "ORD-2025-0816" in reply and reply.count("ORD-") == 1, reply
+
+
+def test_a_change_dropped_after_one_made_says_the_made_one_stands():
+    """Round 23: after "yep and also switch my contact to sms" (the refund made, the SMS proposed), "hmm no
+    actually undo that" got "nothing was changed" while the refund stood."""
+    user, conversation = demo_customer("alice")
+    run_turn(user.pk, conversation, "refund the $89 order")
+    run_turn(user.pk, conversation, "yep and also switch my contact to sms while ur at it")
+
+    reply = run_turn(user.pk, conversation, "hmm no actually undo that").reply
+
+    assert "nothing was changed" not in reply and "refund of $89.00" in reply, reply
+    assert Refund.objects.filter(order__number="ORD-2025-0924").exists()
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order"),
+    [
+        ("chen", "那个一千二百多的退一下", "ORD-2025-0941"),  # ¥1,299; round 23 proposed the ¥204 tea
+        ("chen", "一千二百多块那个单子到哪了", "ORD-2025-0941"),
+    ],
+)
+def test_an_order_named_by_an_amount_and_more(username, text, order):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert order in reply and reply.count("ORD-") == 1, reply
+
+
+@pytest.mark.parametrize(("username", "text"), [("bob", "refund the $999 one"), ("chen", "三千二百多的那个单子退了吧")])
+def test_an_amount_no_order_comes_to_takes_none(username, text):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert not PendingAction.objects.filter(customer=user).exists(), reply
+    assert "None of your orders comes to that amount" in reply or "没有这个金额" in reply, reply
