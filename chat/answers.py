@@ -19,7 +19,7 @@ def _longest_first(words: str) -> str:
 
 # Words that open an answer, perhaps after a filler ("actually", "wait", "等等").
 _FILLER = (
-    r"(?:(?:actually|wait|oh|um+|hmm+|ah|sorry|please|ok(?:ay)?|fine|alright|all right|well|hold on|"
+    r"(?:(?:actually|wait|oh|oops|whoops|um+|hmm+|ah|sorry|please|ok(?:ay)?|fine|alright|all right|well|hold on|"
     r"等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我|好吧|好的|行吧)"
     r"[\s,，.。!！-]*)*"
 )
@@ -90,6 +90,7 @@ _DECLINE_EN = (
     r"forget|not\s+(?:now|yet|right\s+now|today|for\s+now)|stop|leave\s+it|scratch\s+that|i'?ll\s+pass|pass|"
     r"hold\s+off|let'?s\s+not|i'?d\s+rather\s+(?:not|you\s+didn'?t)|rather\s+not|call\s+it\s+off|i\s+decline|"
     r"decline|on\s+second\s+thought|(?:i\s+(?:have\s+|'ve\s+)?)?changed?\s+my\s+mind|skip\s+it|drop\s+it|"
+    r"undo(?:\s+(?:that|it|this))?|"  # "oops undo that" while the change waits: it is not to be made
     r"not\s+any\s*more|i\s+don'?t\s+want|let\s+me\s+think|i'?ll\s+think|maybe\s+later|"
     r"not\s+at\s+(?:this|the)\s+(?:time|moment)|"
     r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same))\b"

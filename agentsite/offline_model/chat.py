@@ -1630,7 +1630,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("update_shipping_address", address=address)
         return Reply(replies.acknowledge(facts.Fact("shipping_address", address, facts.FACT), lang))
     if intent is Intent.ASK_FACT:
-        if len(listed := subjects.listed_subjects(text)) > 1:
+        if len(listed := subjects.listed_subjects(nlu.without_opener(text))) > 1:
             return _ask_facts(conv, listed, text, lang)
         return _ask_fact(conv, understood.subject, text, lang)
     if intent is Intent.RECALL:

@@ -1004,6 +1004,7 @@ _TEXT_SPEAK = [
     (re.compile(r"(?<![\w.&'’-])u(?![\w.&'’-])"), "you"),
     (re.compile(r"(?<![\w.&'’-])ur(?![\w.&'’-])"), "your"),
     (re.compile(r"(?<![\w.&'’-])r(?![\w.&'’-])"), "are"),
+    (re.compile(r"(?<![\w.&'’-])addr(?![\w&'’-])\.?"), "address"),
 ]
 
 
@@ -1089,6 +1090,12 @@ _OPENER = _re(
     r"嗨|哈喽|你好|您好|在吗|好的|嗯|那(?![单个笔张件]))"
     r"(?:\s+(?:so|and|then|there|again))*(?:[\s,，!！.。~～?？]+|(?<=[\u4e00-\u9fff])(?=[\u4e00-\u9fff]))"
 )
+
+
+def without_opener(text: str) -> str:
+    """``text`` without a greeting or an "ok so" opening it ("yo whats my address + notif setting")."""
+    opener = _OPENER.match(text)
+    return text[opener.end() :] if opener and len(text[opener.end() :].strip()) >= 4 else text
 
 
 # A request pointing back at one made before, for another order: "and the other one too, same deal", "另一单也一样".

@@ -17,6 +17,7 @@ from .nlu import (
     asks_what_a_change_would_do,
     classify,
     policy_topic,
+    without_opener,
 )
 from .speech import is_question
 from .subjects import listed_subjects
@@ -114,6 +115,12 @@ def requests(text: str) -> list[Request]:
     """
     listed = len(slots.LIST_MARKER.findall(text)) >= 2  # a numbered list: its items are the parts, each one asked
     text = slots.without_list_numbers(text)
+    opened = without_opener(text)
+    if opened != text and _BOUNDARY.search(opened):  # "hey what orders do i have, and whats my address": two
+        parts = requests(opened)
+        small_talk = (Intent.GREETING, Intent.THANKS, Intent.ACKNOWLEDGE, Intent.OTHER)
+        if len(parts) > 1 and not any(p.understood.intent in small_talk for p in parts):
+            return parts
     whole = classify(text)
     address = slots.address(text)  # its commas cut nothing: "my new address is Flat 2, 14 Mill Road, …"
     inside = (text.find(address), text.find(address) + len(address)) if address and address in text else (0, 0)

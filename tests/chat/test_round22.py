@@ -227,3 +227,33 @@ def test_an_amount_no_order_comes_to_takes_none(username, text):
 
     assert not PendingAction.objects.filter(customer=user).exists(), reply
     assert "None of your orders comes to that amount" in reply or "没有这个金额" in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "said"),
+    [
+        ("bob", "yo whats my addr + notif setting", ("Evergreen", "turned on")),
+        (
+            "alice",
+            "hey what orders do i have, and whats my address + contact channel on file",
+            ("ORD-2025-0923", "Baker", "email"),
+        ),
+    ],
+)
+def test_every_question_of_a_greeted_message_is_answered(username, text, said):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(words in reply for words in said), reply
+
+
+def test_oops_undo_that_drops_the_waiting_change():
+    user, conversation = demo_customer("alice")
+    run_turn(user.pk, conversation, "mute my notifications")
+
+    run_turn(user.pk, conversation, "oops undo that")
+    run_turn(user.pk, conversation, "yes")
+
+    assert PendingAction.objects.get(customer=user).status == "cancelled"
+    assert CustomerProfile.objects.get(user=user).notification_preference == "on"
