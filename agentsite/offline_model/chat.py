@@ -207,8 +207,12 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
         if turn.role == "assistant":
             if value is not None and speech.CHANGE_DROPPED.search(turn.text) and _names(proposed, key, value):
                 value = None  # the customer said no to the change proposed for it
-            elif value is not None and speech.CHANGE_MADE.search(turn.text) and _names(turn.text, key, value):
-                value = None  # made: whatever the record says since, it was no request left unapplied
+            elif (
+                value is not None
+                and speech.CHANGE_MADE.search(turn.text)
+                and (_names(turn.text, key, value) or _KIND_MADE[key].search(turn.text) if key in _KIND_MADE else False)
+            ):
+                value = None  # made, this value or the one it was corrected to: no request left unapplied
             context, proposed = facts.key_asked_by(turn.text) or context, turn.text
             continue
         if turn.role != "user":
@@ -223,6 +227,15 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
     if value is None:  # said in the part of the conversation a compressed history stands for
         value = next((v for label, v in reversed(conv.said) if label == key), None)
     return value
+
+
+# A change of the key's kind said to be made ("Done: your default shipping address is now 43 Wallaby Way"): the
+# request before it, said in another form ("42 Wallaby Way", then "43 not 42"), is answered by it.
+_KIND_MADE = {
+    "shipping_address": re.compile(r"(?i)(?:default\s+)?shipping\s+address\s+is\s+now|默认收货地址已改为"),
+    "contact_channel": re.compile(r"(?i)we'll\s+contact\s+you\s+by|今后我们会通过"),
+    "notification_preference": re.compile(r"(?i)your\s+notifications\s+are\s+now|您的通知已设置为"),
+}
 
 
 def _names(text: str, key: str, value: str) -> bool:

@@ -257,3 +257,29 @@ def test_oops_undo_that_drops_the_waiting_change():
 
     assert PendingAction.objects.get(customer=user).status == "cancelled"
     assert CustomerProfile.objects.get(user=user).notification_preference == "on"
+
+
+@pytest.mark.parametrize(
+    ("username", "ask", "fix", "yes", "question", "old"),
+    [
+        (
+            "bob",
+            "change my address to 42 Wallaby Way, Sydney",
+            "yes but 43 not 42",
+            "yes",
+            "whats my address now",
+            "42",
+        ),
+        ("li", "把地址改成上海市浦东新区世纪大道100号", "不对，是200号", "确认", "我的地址是什么", "100号"),
+    ],
+)
+def test_a_value_corrected_and_then_made_is_no_request_left(username, ask, fix, yes, question, old):
+    """Round 23: "You asked for 42 Wallaby Way, Sydney, but that change has not been applied" after the customer
+    corrected it to 43 and 43 was made."""
+    user, conversation = demo_customer(username)
+    for said in (ask, fix, yes):
+        run_turn(user.pk, conversation, said)
+
+    reply = run_turn(user.pk, conversation, question).reply
+
+    assert old not in reply, reply
