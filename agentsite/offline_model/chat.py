@@ -513,7 +513,11 @@ _NAMED_BY_AMOUNT = re.compile(
     r"(?:[$£€¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:dollars?|bucks|quid|pounds?|euros?)\b)|"
     r"(?:那个|那笔|那单)?(\d[\d,]*(?:\.\d+)?)\s*(?:块|元|蚊)(?:钱)?(?:的|那单|那个|那笔|嗰张|嗰單|嗰张)(?:那个|那单|订单|那笔)?|"
     # "那个一千二百多的", "五百多那个": an amount and more, up to the next step of its last figure
-    r"(?P<about>\d+)多\s*(?:块|元|蚊)?(?:钱)?(?:的|那单|那个|那笔|订单|单子)"
+    r"(?P<about>\d+)多\s*(?:块|元|蚊)?(?:钱)?(?:的|那单|那个|那笔|订单|单子)|"
+    # "the 1.2k one", "the ~$130 one", "the 300-ish one", "the one around $130": near that amount
+    r"(?i:\b(?:the|that|my)\s+(?:(?P<near>~|about\s+|around\s+|roughly\s+)[$£€¥]?\s?(?P<near_amount>\d+(?:\.\d+)?)k?"
+    r"|[$£€¥]?\s?(?P<k_amount>\d+(?:\.\d+)?)(?P<k>k)|[$£€¥]?\s?(?P<ish_amount>\d+(?:\.\d+)?)-?ish)"
+    r"\s+(?:one|order|thing|item)\b)"
 )
 
 
@@ -527,11 +531,14 @@ def _by_amount(listed: list[Any], question: str) -> list[str]:
     m = _amount_naming(question)
     if not m:
         return []
-    amount = float(next(g for g in m.groups() if g).replace(",", ""))
+    amount = float(next(g for g in m.groups() if g and g[0].isdigit()).replace(",", ""))
     low, high = amount - 0.005, amount + 0.005
     if about := m.group("about"):  # "一千二百多": 1,200 up to 1,300; "五百多": 500 up to 600
         high = amount + 10 ** (len(about) - len(about.rstrip("0")) or 0)
         low = amount
+    elif m.group("near_amount") or m.group("k_amount") or m.group("ish_amount"):  # "the 1.2k one": within a tenth
+        amount *= 1000 if re.search(r"(?i)\dk\s", m.group()) else 1
+        low, high = amount * 0.9, amount * 1.1
     return [str(o.get("order_number")) for o in listed if (total := _total_of(o)) is not None and low <= total < high]
 
 
@@ -567,7 +574,8 @@ def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     reason = _clip(m.group(1) if m else text, 200) or (
         "客户申请退款" if lang == "zh" else "customer requested a refund"
     )
-    amount = slots.money_asked(text) if len(orders) == 1 else None
+    # an amount that names the order ("refund the ~$130 one") is no amount asked for
+    amount = slots.money_asked(text) if len(orders) == 1 and not _amount_naming(text) else None
     if amount is None and _PART_OF_IT.search(text):  # "退一半", "a partial refund": no amount to pass on
         return Reply(replies.phrase("partial_refund", lang))
     asked = {"amount": amount} if amount is not None else {}  # the shop refuses what is not the order's total

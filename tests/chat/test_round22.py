@@ -283,3 +283,16 @@ def test_a_value_corrected_and_then_made_is_no_request_left(username, ask, fix, 
     reply = run_turn(user.pk, conversation, question).reply
 
     assert old not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "order"),
+    [("chen", "refund the 1.2k one", "ORD-2025-0941"), ("bob", "refund the ~$130 one", "ORD-2025-0931")],
+)
+def test_an_order_named_by_an_amount_near_its_total(username, text, order):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    [waiting] = PendingAction.objects.filter(customer=user, status="pending")
+    assert waiting.arguments["order_number"] == order, reply
