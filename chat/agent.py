@@ -41,6 +41,7 @@ from chat.answers import (
     names_the_change,
     names_the_kind,
     offers_a_person,
+    picks_another,
     says_nothing_changes,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
@@ -191,6 +192,12 @@ _recall = timings.timed("recall")(recall)
 _summarise = timings.timed("model")(llm.summarise)
 
 
+def _drops_it(text: str, waiting: PendingAction) -> bool:
+    """A no to the waiting change, unless it picks another order for it ("no, the water bottles one"): the model
+    then asks that one, and the change it proposes takes the waiting one's place."""
+    return is_cancellation(text) and not picks_another(text, {**waiting.arguments, "summary": waiting.summary})
+
+
 def _keeps_it_as_it_is(text: str, waiting: PendingAction, speaker: Speaker | None) -> bool:
     """``answers.keeps_it_as_it_is`` for the waiting change, against the record of the key it would set."""
     key, argument = CHANGED_KEY.get(waiting.tool, ("", ""))
@@ -252,7 +259,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             declined = _drop_and_say(store, ctx, every=declines_all(no))
             history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
-        elif waiting is not None and (is_cancellation(text) or _keeps_it_as_it_is(text, waiting, speaker)):
+        elif waiting is not None and (_drops_it(text, waiting) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
         loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
         if waiting is not None and (waiting.interruptions or waiting.tool in NEEDS_A_CLEAR_YES) and loosely:

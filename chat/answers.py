@@ -565,6 +565,32 @@ def says_nothing_changes(reply: str) -> bool:
     return bool(_SAYS_NOTHING_CHANGES.search(reply))
 
 
+# A no that picks another order for the change proposed: "no, the water bottles one", "no I meant the backpack",
+# "不对，是耳机那单", "不是这个，我要退的是耳机". What it names is in one of the groups.
+_PICKED_INSTEAD = re.compile(
+    r"(?i:\b(?:the|my)\s+(?P<en>(?!(?:same|other|whole|entire|refund|this|that)\b)[a-z][^,.;!?]{0,30}?)\s+(?:one|order)\b"
+    r"|\bi\s+mean[t]?\s+(?:the\s+|my\s+)?(?P<meant>[a-z][^,.;!?]{0,30})"
+    r"|^\s*(?:no+|nope|nah)[\s,.!~\u2014\u2013-]+(?:the|my)\s+(?P<bare>[a-z]+(?:\s+[a-z]+)?)\s*[.!]*$)"
+    r"|(?<!不)是(?P<zh>[^，。,.!！?？是]{1,12}?)(?:那|这)?(?:单|个|笔)?\s*[。.!！]*$"
+)
+_NO_THING = re.compile(r"(?i)^(?:这|那|这个|那个|这单|那单|it|one|same|other)$")
+
+
+def picks_another(text: str, proposal: Mapping[str, Any]) -> bool:
+    """Whether a no to an order's change picks another order for it ("no, the water bottles one"): the change is
+    then asked again of that order, not only dropped. What the no names must not be the proposal's own thing
+    ("no, the tent one" to the tent's refund is a no)."""
+    m = _PICKED_INSTEAD.search(text)
+    if not m or not proposal.get("order_number"):
+        return False
+    named = next(group for group in m.groups() if group).strip()
+    words = re.findall(r"[a-z]{3,}|[\u4e00-\u9fff]+", named.lower())
+    words = [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+    words = [w for w in words if w not in ("one", "order")]
+    summary = str(proposal.get("summary", "")).lower()
+    return bool(words) and not _NO_THING.match(named) and not all(w in summary for w in words)
+
+
 def is_cancellation(text: str) -> bool:
     """A no to the waiting change: opens with a decline that does not start a request of its own."""
     opener = _DECLINE.match(text)

@@ -877,7 +877,9 @@ _CUT_SHORT_CHAIN = 6
 
 def _as_asked(conv: Conversation, text: str, understood: nlu.Understanding) -> tuple[str, nlu.Understanding]:
     """``text`` with what the chat before it leaves unsaid: the request a bare answer finishes, or the one a
-    request cut short to an order repeats."""
+    request cut short to an order repeats, or the change just proposed asked of another order."""
+    if swapped := _order_swapped(conv, text, understood):
+        return swapped, nlu.classify(swapped)
     completed = _with_follow_up(conv, text, understood)
     return completed if completed[0] != text else _cut_short(conv, text, understood)
 
@@ -1030,6 +1032,46 @@ def _waiting_change_weighed(conv: Conversation, text: str) -> str | None:
 _ANOTHER_TARGET = re.compile(
     r"默认|也|另外|还有|\d{4}(?=(?:这|那)?(?:单|个订单))|(?i:\bdefault\b|\balso\b|\btoo\b|\bas\s+well\b|ORD-|\border\b)"
 )
+
+
+# The order a change was just proposed for, swapped for another: "no, the water bottles one", "wrong order, i meant
+# the backpack", "不对，是耳机那单", "搞错了，是保温杯". What opens the swap, and is not the order picked:
+_SWAP_OPENER = re.compile(
+    r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|wrong\s+(?:one|order|item)|"
+    r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+mean[t]?|it'?s|its|it\s+was)\b[\s,.!~\u2014\u2013-]*)+"
+    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|错了|搞错了|说错了|弄错了|哦|啊|呃)[，,。.!！~\s]*)+"
+    r"(?:我?(?:说|指|要退|想退|要改)的)?是?"
+)
+_SWAP_VERB = re.compile(
+    r"(?i)^(?:(?:do|make\s+it|go\s+with|take|use|refund|change|i\s+want(?:ed)?|i'?d\s+like)\s+)+|"
+    r"\s+(?:instead|rather|please|pls|plz)\s*$"
+)
+# The same change asked of the order picked instead, for the request's reading to find it.
+_SWAPPED_REQUEST = {
+    "request_refund": {"en": "refund {}", "zh": "{}退款"},
+    "update_order_address": {"en": "change the address of {} to {}", "zh": "{}改地址到{}"},
+}
+
+
+def _order_swapped(conv: Conversation, text: str, understood: nlu.Understanding) -> str | None:
+    """The change just proposed (a refund, an order's address), asked again of the order the customer picks in its
+    place; ``None`` unless the message opens by setting the proposed one aside and picks another."""
+    opener = _SWAP_OPENER.match(text)
+    if understood.intent not in (Intent.OTHER, Intent.APOLOGY) or not opener or speech.is_question(text):
+        return None
+    kept = described.without_things_refused(text)  # "不是瑜伽垫，是跑步鞋": the running shoes only
+    pick = re.sub(r"^[\s,，。.!！]*是?", "", _SWAP_OPENER.sub("", kept, count=1)).strip(" ,，。.!！")
+    pick = _SWAP_VERB.sub("", pick).strip(" ,，。.!！")  # "do the headphones instead": the headphones
+    if not pick or not (_names_an_order(pick) or _other_asked(pick)):
+        return None
+    for turn in conv.earlier_turns():
+        if turn.role == "user":
+            return None
+        for call in turn.tool_calls:
+            wording = _SWAPPED_REQUEST.get(call.name)
+            if wording and isinstance(call.args().get("order_number"), str):
+                return wording[understood.lang].format(pick, call.args().get("address", ""))
+    return None
 
 
 def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
@@ -1279,6 +1321,8 @@ def _respond(conv: Conversation) -> Reply:
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text):
         return fixed
+    if swapped := _order_swapped(conv, text, understood):
+        text, understood = swapped, nlu.classify(swapped)
     if put_back := _change_put_back(conv, text) or _dropped_change_asked_again(conv, text):
         return put_back
     if nlu.undecided(text) and understood.intent in (Intent.REFUND, *_CHANGES):  # "还没想好要不要改地址"

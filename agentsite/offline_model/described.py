@@ -237,8 +237,14 @@ def thing_named(text: str) -> str:
             words.append(word)
         if words:
             return " ".join(words)
-    zh = _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…"))
+    zh = _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…")) or _GIVEN_LAST_ZH.search(text)
     return zh.group(1) if zh and not NOT_A_THING_ZH.search(zh.group(1)) else ""
+
+
+# A thing said last, after "是": "不是这个，我要退的是耳机", "不对，是耳机".
+_GIVEN_LAST_ZH = re.compile(
+    r"(?:^|[，,。\s]|的|其实|应该|而)是(?:我的|那个)?([\u4e00-\u9fff]{2,6}?)(?:那单|那个|这单|的?订单)?\s*[。.!！]*$"
+)
 
 
 # Where a parcel may go, not what is in it: "change my address to my office: …".
