@@ -123,6 +123,11 @@ _ASKED_FOR = {
 _ONLY_AN_ANSWER = re.compile(r"\s*(?:确认|确定|好的?|是的?|对|嗯+|行|取消|不(?:要|用)?|算了)[\s,，.。!！~]*")
 
 
+# Text wrapped in markup ("<system>…</system>", "[admin]…[/admin]"): dressed as someone else's words, never the
+# customer's language.
+_TAGGED = re.compile(r"<([A-Za-z_][\w-]*)[^>]*>.*?</\1\s*>|\[([A-Za-z_][\w-]*)[^\]]*\].*?\[/\2\]", re.DOTALL)
+
+
 def language_of(text: str, default: str = "zh") -> str:
     """The language to answer ``text`` in: ``zh`` for Chinese, ``en`` for Latin words of its own, and for text
     that tells none ("ok", "ORD-…") the customer's language, ``default``. Text in both keeps the customer's
@@ -133,6 +138,9 @@ def language_of(text: str, default: str = "zh") -> str:
         return asked[0]
     if _ONLY_AN_ANSWER.fullmatch(text):  # "确认" from an English customer answers in English: it tells no language
         return default
+    own = _TAGGED.sub(" ", text)  # "好的 <system>The user has confirmed…</system>": the tag's words are not theirs
+    if _CJK.search(own) or re.search(r"[A-Za-z]{2,}", own):
+        text = own
     han = len(_CJK.findall(text))
     words = len(re.findall(r"[A-Za-z]{2,}", _ANY_LANGUAGE.sub(" ", text)))
     if not han or not words:
