@@ -137,7 +137,8 @@ def list_orders(customer_id: int, status: str | None = None, item: str | None = 
         found = list(named[:20])
         if not found:  # read once for both: a name mistyped, else one in the other language
             held = list(orders[:200])
-            found = [o for o in held if _close(words, o)] or _named_in_the_other_language(item or "", held)
+            found = [o for o in held if _close(words, o) or _shortened(words, o)]
+            found = found or _named_in_the_other_language(item or "", held)
     return [
         {
             "order_number": o.number,
@@ -157,6 +158,15 @@ def _close(words: list[str], order: Order) -> bool:
         return False
     names = [w.lower() for i in order.items.all() for w in re.findall(r"[A-Za-z][A-Za-z\-]+", i.name)]
     return all(difflib.get_close_matches(word.lower(), names, n=1, cutoff=0.8) for word in words)
+
+
+def _shortened(words: list[str], order: Order) -> bool:
+    """Whether every Chinese word of ``words`` is an item's name shortened, its characters in the name's order
+    ("跑鞋" for 跑步鞋, "保温杯" said "保杯")."""
+    if not all(_HAN.match(word) and len(word) >= 2 for word in words):
+        return False
+    names = [i.name for i in order.items.all()]
+    return all(any(re.search(".*?".join(map(re.escape, word)), name) for name in names) for word in words)
 
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")

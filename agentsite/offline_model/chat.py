@@ -354,7 +354,10 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
         return replies.answer_account(key, record, list(dict.fromkeys(told)), lang)
     if record is not None:
         requested = requests_for(conv, key, record)
-        proposed = bool(requested) and _proposed_just_now(conv, key) in requested
+        if just_now := _proposed_just_now(conv, key):  # "7 Elm Road" said, proposed completed: "…, Ogdenville"
+            completed = [just_now if just_now.lower().startswith(r.lower().rstrip(" ,.，。")) else r for r in requested]
+            requested = list(dict.fromkeys(completed))
+        proposed = bool(requested) and just_now in requested
         # texts or calls asked for, and no phone number on the account: no change can be offered
         no_phone = key == "contact_channel" and record_of(conv, "phone_number", extra) is None
         possible = not (no_phone and requested and set(requested) <= {"sms", "phone"})
@@ -498,7 +501,8 @@ def _within_the_schemas(conv: Conversation, reply: Reply, lang: str) -> Reply:
 _PART_OF_IT = re.compile(
     r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|退一(?:盒|件|个|瓶|双)的钱|"
     r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
-    r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|"
+    r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|\bmake\s+it\s+(?:just\s+|only\s+)?[$£€¥]\s?\d+(?:\.\d+)?"
+    r"(?:\s+instead)?\s*[.!]*\s*$|"
     r"\bpartial(?:ly)?\s+refund|\bpart\s+of\s+(?:the|my)\s+money|"
     r"\bhalf\s+(?:of\s+)?(?:the\s+|my\s+)?(?:money|price|refund|amount)|\bsome\s+of\s+(?:the|my)\s+money)"
 )
@@ -517,7 +521,9 @@ _NAMED_BY_AMOUNT = re.compile(
     # "the 1.2k one", "the ~$130 one", "the 300-ish one", "the one around $130": near that amount
     r"(?i:\b(?:the|that|my)\s+(?:(?P<near>~|about\s+|around\s+|roughly\s+)[$£€¥]?\s?(?P<near_amount>\d+(?:\.\d+)?)k?"
     r"|[$£€¥]?\s?(?P<k_amount>\d+(?:\.\d+)?)(?P<k>k)|[$£€¥]?\s?(?P<ish_amount>\d+(?:\.\d+)?)-?ish)"
-    r"\s+(?:one|order|thing|item)\b)"
+    r"\s+(?:one|order|thing|item)\b)|"
+    r"(?i:\b(?:one|order|thing|item)\s+(?:that\s+(?:was|cost)\s+)?(?:~|about|around|roughly|approx(?:imately)?|near)\s*"
+    r"[$£€¥]?\s?(?P<after_amount>\d+(?:\.\d+)?)(?!\d|\s*(?:days?|weeks?|hours?|am|pm|items?))\b)"
 )
 
 
@@ -536,7 +542,9 @@ def _by_amount(listed: list[Any], question: str) -> list[str]:
     if about := m.group("about"):  # "一千二百多": 1,200 up to 1,300; "五百多": 500 up to 600
         high = amount + 10 ** (len(about) - len(about.rstrip("0")) or 0)
         low = amount
-    elif m.group("near_amount") or m.group("k_amount") or m.group("ish_amount"):  # "the 1.2k one": within a tenth
+    elif (
+        m.group("near_amount") or m.group("k_amount") or m.group("ish_amount") or m.group("after_amount")
+    ):  # "the 1.2k one": within a tenth
         amount *= 1000 if re.search(r"(?i)\dk\s", m.group()) else 1
         low, high = amount * 0.9, amount * 1.1
     return [str(o.get("order_number")) for o in listed if (total := _total_of(o)) is not None and low <= total < high]
@@ -878,7 +886,7 @@ _CUT_SHORT_CHAIN = 6
 def _as_asked(conv: Conversation, text: str, understood: nlu.Understanding) -> tuple[str, nlu.Understanding]:
     """``text`` with what the chat before it leaves unsaid: the request a bare answer finishes, or the one a
     request cut short to an order repeats, or the change just proposed asked of another order."""
-    if swapped := _order_swapped(conv, text, understood):
+    if swapped := _order_swapped(conv, text, understood) or _same_refund_for(conv, text):
         return swapped, nlu.classify(swapped)
     completed = _with_follow_up(conv, text, understood)
     return completed if completed[0] != text else _cut_short(conv, text, understood)
@@ -1303,6 +1311,7 @@ def _respond(conv: Conversation) -> Reply:
     if confirmed_only and text.strip() and not _OPENS_WITH_A_YES.match(text):
         # The application made the change the customer said yes to; the message may ask for more ("yes, and
         # also switch me to SMS"): its tools first, then every result is worded together.
+        text = _same_refund_for(conv, text) or text
         asked = _answer(conv, text, nlu.classify(text))
         if asked.tool_calls or all(_told(r) for r in results):  # told: the application said what the yes made
             return asked
@@ -1344,6 +1353,20 @@ def _respond(conv: Conversation) -> Reply:
         text, understood = picked, nlu.classify(picked)
     text, understood = _as_asked(conv, text, understood)
     return _within_the_schemas(conv, _answer(conv, text, understood), understood.lang)
+
+
+def _same_refund_for(conv: Conversation, text: str) -> str | None:
+    """After a yes that made a refund, an order alone is asked the same ("yes refund both the bottles and the
+    backpack": the backpack's refund, proposed); ``None`` for any other message."""
+    made = (c for t in conv.turns[conv.latest_user_index + 1 :] for c in t.tool_calls if c.id.startswith("confirmed-"))
+    pick = text.strip(" ,.!?，。！？")
+    if (
+        any(c.name == "request_refund" for c in made)
+        and nlu.classify(text).intent is Intent.OTHER
+        and _names_an_order(pick)
+    ):
+        return _SWAPPED_REQUEST["request_refund"][reply_language(conv, text)].format(pick)
+    return None
 
 
 def _customers_own(text: str) -> str:
@@ -1601,8 +1624,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
     if nlu.asks_to_change_phone(text):  # the account's number, never the phone as the contact channel
         return _account_detail(conv, text, "account_phone", lang, its_own_word="phone")
     partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
-    if partial and slots.money_asked(text) is None:
-        return Reply(replies.phrase("partial_refund", lang))  # "only refund 100 of it": no order's end
+    if partial and (slots.money_asked(text) is None or intent is not Intent.REFUND):
+        # "only refund 100 of it", "yes but only $100 of it", "保温杯退一个的钱就行，89块": no refund asked of an order
+        return Reply(replies.phrase("partial_refund", lang))
     if intent is Intent.OTHER and _THE_SAME.search(text) and (asked := _asked_before(conv)) in _ABOUT_ONE_ORDER:
         # "and also the same for the other one (0931)", "0816也一样": what was asked before, of this order
         return _answer(conv, text, nlu.Understanding(asked, lang, "", understood.injection))

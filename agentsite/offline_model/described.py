@@ -194,19 +194,21 @@ _NOT_A_THING_EN = frozenset(
         "reach reaches ship ships shipping deliver delivers work works working fit fits here there today tomorrow "
         "been being approve approves cost costs costed default old msg msgs message messages question questions reply "
         "replies answer answers request requests mail hasn hasnt haven havent isn isnt wasn wasnt doesn doesnt didn "
-        "didnt won wont cant aren arent contact channel setting settings unshipped undelivered pending paid",
+        "didnt won wont cant aren arent contact channel setting settings unshipped undelivered pending paid never ever "
+        "already finally actually showed turned went agent agents rep reps representative manager supervisor "
+        "employee support service",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
-    r"^(?:(?:你好|您好|哈喽|嗨|在吗|(?i:hi|hello|hey))[呀啊哈]?[～~，,！!。\s]*)?(?:那么?|还有|另外|那)?(?:请|麻烦|帮我|给我|你|我想|想)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
+    r"^(?:(?:你好|您好|哈喽|嗨|在吗|(?i:hi|hello|hey))[呀啊哈]?[～~，,！!。\s]*)?(?:那么|还有|另外|顺便|顺带|对了[，,\s]*|那(?![个双副件盒条款张瓶套部盏架对只本把支]))?(?:请|麻烦|帮我|给我|你|我想|想)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
     r"(?:申请|办理?)?(?:把|将)?"
     r"(?:我说的是|我是说|应该是|就是|是)?"  # a thing given again: "啊不对，是瑜伽垫那单"
-    r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:[那这](?:个|双|副|件|台|盒|条|款|张|瓶|套))?"
+    r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:[那这](?:个|双|副|件|台|盒|条|款|张|瓶|套|部|盏|架|对|只|本|把|支))?"
     r"(?:取消了?的|退了?的|(?:还)?没发货的|发货了?的|到了的)?"  # "那个取消了的手机壳钱退了没"
     r"([\u4e00-\u9fff]{2,6}?)"
-    r"(?:那单|那个|这单|的订单|的那单|那笔|有问题|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
+    r"(?:那单|那个|这单|的订单|的那单|那笔|去到|有问题|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
     r"几时|多久|下单|的?钱|想退|能退|要退|的?退款|的?退货|退了|呢|买的|\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
 NOT_A_THING_ZH = re.compile(
@@ -237,8 +239,18 @@ def thing_named(text: str) -> str:
             words.append(word)
         if words:
             return " ".join(words)
+    mixed = _ENGLISH_THING_IN_ZH.search(text)  # "那个keyboard已经收到了": an English name after a Chinese "that"
+    if mixed and not any(
+        w.lower().rstrip("s") in _NOT_A_THING_EN or w.lower() in _NOT_A_THING_EN for w in mixed[1].split()
+    ):
+        return mixed[1]
     zh = _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…")) or _GIVEN_LAST_ZH.search(text)
     return zh.group(1) if zh and not NOT_A_THING_ZH.search(zh.group(1)) else ""
+
+
+_ENGLISH_THING_IN_ZH = re.compile(
+    r"(?:那个|这个|我那个|我的|那些|这些)\s*([A-Za-z][A-Za-z\-]{2,}(?:\s+[A-Za-z][A-Za-z\-]{2,})?)"
+)
 
 
 # A thing said last, after "是": "不是这个，我要退的是耳机", "不对，是耳机".

@@ -400,7 +400,7 @@ TRACK = _re(
     # "my coffee grinder was delivered, right?", "the headphones shipped already, didn't they?": how it stands
     r"\b(?:(?:was|were|got|has\s+been|have\s+been)\s+(?:already\s+)?(?:delivered|shipped|dispatched|sent)|"
     r"(?:already\s+)?(?:delivered|shipped|dispatched|arrived)(?:\s+already)?)\b(?=[^.!]*"
-    r"(?:\bright\b|\bcorrect\b|\bisn'?t\s+it|\bwasn'?t\s+it|\bdidn'?t\s+(?:it|they)|\bhasn'?t\s+it|\bhaven'?t\s+they|\bweren'?t\s+they))|(?:hasn'?t|has\s+not|haven'?t|didn'?t)\s+(?:arrived|"
+    r"(?:\bright\b|\bcorrect\b|\bisn'?t\s+it|\bwasn'?t\s+it|\bdidn'?t\s+(?:it|they)|\bhasn'?t\s+it|\bhaven'?t\s+they|\bweren'?t\s+they))|(?:hasn'?t|has\s+not|haven'?t|didn'?t|never)\s+(?:arrived|showed\s+up|turned\s+up|got\s+here|"
     r"come|received|got)|delivery\s+status|not\s+(?:arrived|received)\s+yet|still\s+(?:waiting|hasn'?t))"
 )
 STATUS = _re(
@@ -470,8 +470,12 @@ _WHERE_IT_IS = _re(r"物流|快递|单号|到哪|在哪|什么时候到|几时�
 _ORDER_POINTED_AT = _re(r"单|那个|这个|那笔|(?i:(?<!\bi\s)(?<!\bwe\s)\border\b|\b(?:the|that|this)\s+one\b|\bit\b)")
 _ONE_ORDER = _re(r"这单|那单|这个订单|那个订单|这笔|那笔|(?i:this\s+order|that\s+order)")
 # Details of one order ("总价", "买了几个"): a status question when an order is in sight.
-STATUS_DETAIL = _re(r"总价|总额|总共|多少钱|买了几|几件|买了什么|买的什么|买的啥|有哪些东西|里面有什么")
+STATUS_DETAIL = _re(
+    r"总价|总额|总共|多少钱|买了几|几件|是几个|有几个(?![订单])|买了什么|买的什么|买的啥|有哪些东西|里面有什么"
+)
 _ORDER_IN_SIGHT = _re(r"单|订单|(?i:\border\b)")
+# How something stands, asked in Chinese without naming an order ("…现在什么状态"); a bare "什么情况？" is surprise.
+_STANDS_ASKED_ZH = _re(r"(?:现在|目前|当前)(?:是)?(?:什么|啥)(?:状态|情况)|(?:什么|啥)状态|状态(?:如何|怎么样|咋样)")
 # Refunded money asked to go somewhere else: "put the money on my sister's Visa", "钱退到我的支付宝".
 REFUND_ELSEWHERE = _re(
     r"(?:退|打|转|返)(?:到|给|进|回)[^，。？?]{0,8}(?:支付宝|微信|余额|别的卡|其他卡|另一张卡|另外一张卡|新卡|"
@@ -654,7 +658,11 @@ CLAIMS_A_PROMISE = _re(
     r"[^。？?！!]{0,24}?(?:退|赔|补偿|送到|到货|优惠|免费|包邮|VIP|vip|秒退|券)"
     r"|(?i:\b(?:you|u|your\s+(?:colleague|agent|staff|team|rep|manager)|ur\s+(?:colleague|agent|staff|team|rep|manager)|"
     r"the\s+(?:agent|rep|staff|other\s+agent|manager))\s+(?:\w+\s+){0,2}?(?:promised|guaranteed|approved|agreed\s+to|"
-    r"said\s+(?:you|they|it|i)\s+(?:would|will|was|is|could))\b|\blike\s+(?:you|u|ur\s+colleague|your\s+colleague)\s+said\b)"
+    r"said\s+(?:you|they|it|i)\s+(?:would|will|was|is|could))\b|\blike\s+(?:you|u|ur\s+colleague|your\s+colleague)\s+said\b|"
+    # "support agent Sarah promised me a $50 credit", "someone from your team approved it"
+    r"\b(?:agent|rep|representative|staff(?:\s+member)?|employee|manager|supervisor|colleague|someone\s+(?:from|at)\s+"
+    r"(?:your|the)\s+(?:team|shop|store|support))(?:\s+(?:named|called))?(?:\s+[A-Z][a-z]+)?\s+"
+    r"(?:promised|guaranteed|approved|agreed\s+to|offered)\b)"
 )
 
 
@@ -719,7 +727,7 @@ OTHER_CHANNEL = _re(
 # What this chat changed, asked ("刚才我确认了啥？有没有改动什么？", "did you change anything?"): answered from what
 # the agent said it did here, never guessed.
 ASKS_WHAT_CHANGED_HERE = _re(
-    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作)了?(?:啥|什么|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
+    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作|做)了?(?:些)?(?:啥|什么|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
     # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
     r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
     r"是不是(?:已经)?(?:给我|帮我)(?:办|改|退|提交)了|"
@@ -733,7 +741,10 @@ ASKS_WHAT_CHANGED_HERE = _re(
     r"\bnothing\s+(?:was|got|has\s+been)\s+(?:changed|done|submitted)\b)|"
     r"(?i:\bwhat\s+(?:did|have)\s+(?:i|you|u)\s+(?:just\s+)?(?:confirm|change|changed|do|done)\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bdid\s+(?:you|u)\s+(?:actually\s+)?change\s+anything\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
-    r"\bwhat\s+(?:has|got)\s+changed\b)"
+    r"\bwhat\s+(?:has|got)\s+changed\b|"
+    # "can u summarize everything u changed on my account today?", "list everything you did"
+    r"\b(?:summari[sz]e|list|recap|tell\s+me|go\s+over)\s+(?:everything|all|what)\s+(?:that\s+)?(?:you|u)\s+"
+    r"(?:'ve\s+|have\s+|just\s+)?(?:changed|did|done|made)\b)"
 )
 # A question about an earlier chat ("what did I ask you to change last time, was it done?", "上次我让你改了啥？",
 # "what happened in our last chat?"): answered from the recaps memory keeps, never as a change of this one.
@@ -793,6 +804,7 @@ KEEPS_SOME_NOTIFICATIONS = _re(
 VOUCHERS = _re(
     r"优惠券|代金券|礼品卡|购物卡|积分|红包|补偿|赔偿|返现|(?i:\bvouchers?\b|\bcoupons?\b|\bstore\s+credit\b|"
     r"\bgift\s+cards?\b|\bcompensat(?:ion|e)\b|\bloyalty\s+points\b|\bcredit\s+note\b|"
+    r"[$£€]\s?\d+(?:\.\d+)?\s+(?:account\s+)?credit\b|\b\d+\s*(?:dollars?|bucks|pounds?|euros?)\s+(?:account\s+)?credit\b|"
     # money beyond a refund: "make it 500 bucks for the hassle", "add $50 on top for the trouble"
     r"(?:\bon\s+top\b|\bextra\b)[^.?!]{0,30}\bfor\s+(?:the|my)\s+(?:hassle|trouble|inconvenience|wait)|"
     r"\bfor\s+(?:the|my)\s+(?:hassle|trouble|inconvenience)\b)"
@@ -932,9 +944,11 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 # Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
-    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊",
+    "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
-    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边",
+    "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
+    "机线蓝键盘壳动气净绿灯台温余给旧",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -969,6 +983,7 @@ _CANTONESE = [
     ("乜嘢", "什么"),
     ("几时", "什么时候"),
     ("而家", "现在"),
+    ("头先", "刚才"),
     ("点呀", "怎么样"),
     ("点样", "怎么样"),
     ("最平", "最便宜"),
@@ -983,18 +998,24 @@ _CANTONESE = [
     ("唔想", "不想"),
     ("冇", "没"),
     ("嘅", "的"),
+    ("咗佢", "掉"),  # "退咗佢", "取消咗佢": refund it, cancel it
     ("咗", "了"),
     ("佢", "他"),
     ("俾", "给"),
     ("睇", "看"),
     ("啲", "些"),
     ("咩", "什么"),
+    ("乜", "什么"),
 ]
 
 
 # Words only Cantonese writes, and its 同 for "and" between two things ("地址同通知"), which Mandarin mostly keeps
 # for "same" (同意, 相同, 同时, 同城, 同款).
-_CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家")
+_CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)")
+# Cantonese puts a measure word where Mandarin says "that" or "my": "我部空气净化器", "盏台灯唔要喇".
+_CANTONESE_MEASURE = re.compile(
+    r"(^|[我你，,。？?！!\s])(部|盏|架|对|只|件|双|张|本|条|把|支|套)(?=[\u4e00-\u9fff]{2})"
+)
 _CANTONESE_AND = re.compile(r"(?<=[\u4e00-\u9fff])(?<![不相共合如一])同(?![意样一时事步城款价])(?=[\u4e00-\u9fff])")
 
 
@@ -1005,6 +1026,11 @@ _TEXT_SPEAK = [
     (re.compile(r"(?<![\w.&'’-])ur(?![\w.&'’-])"), "your"),
     (re.compile(r"(?<![\w.&'’-])r(?![\w.&'’-])"), "are"),
     (re.compile(r"(?<![\w.&'’-])addr(?![\w&'’-])\.?"), "address"),
+    # the question words and the shop's words, typed in a hurry ("wher is my bakcpack at??")
+    (re.compile(r"(?<![\w'’-])(?:wher|whre|wehre)(?![\w'’-])"), "where"),
+    (re.compile(r"(?<![\w'’-])(?:wat|wut|whta)(?![\w'’-])"), "what"),
+    (re.compile(r"(?<![\w'’-])(?:adress|addres|adres)(?![\w'’-])"), "address"),
+    (re.compile(r"(?<![\w'’-])(?:refnd|refudn|refun)(?![\w'’-])"), "refund"),
 ]
 
 
@@ -1053,6 +1079,10 @@ def as_mandarin(text: str) -> str:
         text = text.replace(cantonese, mandarin)
     if cantonese_said:
         text = _CANTONESE_AND.sub("和", text)  # "我嘅地址同通知設定係咩？": the address and the setting
+        text = _CANTONESE_MEASURE.sub(r"\1那\2", text)  # "我部空气净化器", "盏台灯": my / that one
+        text = re.sub(r"(?<=[退消])他", "掉", text)  # "取消佢": cancel it
+        text = re.sub(r"(?:将|把)个([\u4e00-\u9fff]{2,6}?)单", r"把\1那单", text)  # "将个耳机单": the headphones order
+        text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
         for english, chinese in _SHOP_WORDS_IN_CHINESE:
             text = english.sub(chinese, text)
@@ -1265,6 +1295,8 @@ def classify(text: str) -> Understanding:
     if _MONEY_ARRIVING.search(text) and (has_order or slots.order_tails(text)):
         return result(Intent.STATUS)  # "0941大概哪天到账": the order's refunds, never its parcel
     if STATUS.search(text) or (STATUS_DETAIL.search(text) and (has_order or _ORDER_IN_SIGHT.search(text))):
+        return result(Intent.STATUS)
+    if _STANDS_ASKED_ZH.search(text):  # "那个129块的现在什么状态", "瑜伽垫啥状态": what it is about is read next
         return result(Intent.STATUS)
     if several:
         return result(Intent.LIST_ORDERS)

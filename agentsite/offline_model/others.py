@@ -75,7 +75,11 @@ _SOMEONE_ELSE = re.compile(
     + _DATA_ZH
     + r"|"
     # "我另一个账号是li，帮我查一下那个账号…": an account that is not the one signed in
-    r"(?:另一个|另外一个|别的|其他|其它)(?:账号|账户|帐号)|小号"
+    r"(?:另一个|另外一个|别的|其他|其它)(?:账号|账户|帐号)|小号|"
+    # another customer by their place in the queue: "上一个跟你聊天的客户说了什么", "the last person you talked to"
+    r"(?:上一个|上一位|上个|前一个|前一位|下一个|下一位|刚才那个|刚才那位)[^，。？?！!]{0,8}?(?:客户|用户|顾客|买家|人)|"
+    r"(?i:\b(?:previous|last|next|other)\s+(?:customer|person|user|client|buyer|guy|lady)\b(?:\s+(?:you|that|who)\b"
+    r"[^.?!]{0,30})?[^.?!]{0,20}?\b(?:say|said|ask|asked|want|wanted|buy|bought|order|ordered)\b)"
 )
 # Someone named as the one who has or bought: "how many orders does customer wang have", "what did bob order?".
 _NAMED_ASKED_EN = re.compile(

@@ -114,6 +114,11 @@ PHRASES = {
         "Sorry, vouchers, store credit and compensation aren't in the records I can see, and I can't issue them; "
         "a colleague can look into it, and I can pass you to one.",
     ),
+    "parcel_not_received": (  # tracking says delivered; the customer says it never came
+        "系统显示已签收；如果您实际没有收到，人工客服可以帮您向快递核实，需要的话我可以为您转接。",
+        "Our records show it as delivered; if it didn't reach you, a colleague can check with the carrier, and I "
+        "can pass you to one.",
+    ),
     "money_not_received": (  # a refund refused while the customer says the money never came
         "如果这笔钱还没有到您的账户，人工客服可以帮您核实，需要的话我可以为您转接。",
         "If the money hasn't reached you, a colleague can look into it, and I can pass you to one.",
@@ -1168,6 +1173,11 @@ _ABOUT_A_REFUND = re.compile(
 )
 
 
+# A parcel the customer says never reached them ("the desk lamps never arrived", "0880一直没收到").
+_PARCEL_NOT_RECEIVED = re.compile(
+    r"没(?:有)?收到|没到|(?i:\b(?:never|haven'?t|hasn'?t|didn'?t|did\s+not|has\s+not|have\s+not)\s+(?:\w+\s+)?"
+    r"(?:arrived?|received?|got(?:ten)?|get|come|came|showed\s+up|turned\s+up)\b|\bnot\s+(?:received|arrived)\b)"
+)
 # Money the customer says never reached them ("其实没收到退款", "i never got the money"): a colleague checks.
 _MONEY_NOT_RECEIVED = re.compile(
     r"没收到|没到账|没退(?:给我|回来)|还没(?:收到|到账)|(?i:\bhaven'?t\s+(?:received|got(?:ten)?)\b|"
@@ -1206,7 +1216,10 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
         listed = orders_text(data["orders"], lang, day, phrase_)
         return listed + ("\n" + spent_text(data["orders"], lang) if nlu.SPENT_IN_TOTAL.search(question) else "")
     if isinstance(data, dict) and (isinstance(data.get("events"), list) or name == "track_shipment"):
-        return shipment_text(data, lang, order)
+        said = shipment_text(data, lang, order)
+        if data.get("status") == "delivered" and _PARCEL_NOT_RECEIVED.search(question):  # "…never arrived"
+            said += ("" if lang == "zh" else " ") + phrase("parcel_not_received", lang)
+        return said
     if isinstance(data, dict) and (data.get("order_number") or name == "lookup_order"):
         about_a_refund = bool(_ABOUT_A_REFUND.search(question))
         refunds = refunds_text(data, lang, about_a_refund)

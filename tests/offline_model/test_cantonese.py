@@ -43,7 +43,27 @@ def test_cantonese_is_answered_as_mandarin(say, cantonese, mandarin):
         ("最平嗰張係咩嚟㗎？", "最便宜那张是什么？"),
         ("佢而家點樣", "他现在怎么样"),
         ("我同意", "我同意"),  # Mandarin's 同 stays when nothing is Cantonese
+        # round 24: a measure word where Mandarin says "my"/"that", 喇 for 了, "咗佢"/"取消佢" for "…掉"
+        ("我部空气净化器去到边度喇？", "我那部空气净化器去到哪里了？"),
+        ("盏台灯唔要喇，帮我取消咗佢", "那盏台灯不要了，帮我取消掉"),
+        ("幫我將個耳機單退咗佢啦", "帮我把耳机那单退掉啦"),
+        ("個喇叭壞咗", "个喇叭坏了"),  # 喇叭 is a loudspeaker
     ],
 )
 def test_cantonese_words_read_in_mandarin(cantonese, mandarin):
     assert nlu.as_mandarin(cantonese) == mandarin
+
+
+@pytest.mark.parametrize(
+    ("cantonese", "intent", "thing"),
+    [
+        ("我部空气净化器去到边度喇？几时到？", nlu.Intent.TRACK, "空气净化器"),
+        ("盏台灯唔要喇，帮我取消咗佢", nlu.Intent.HUMAN, "台灯"),  # cancelling an order is a colleague's
+        ("幫我將個耳機單退咗佢啦", nlu.Intent.REFUND, "耳机"),
+    ],
+)
+def test_cantonese_requests_name_their_thing(cantonese, intent, thing):
+    from agentsite.offline_model import described
+
+    said = nlu.as_mandarin(cantonese)
+    assert (nlu.classify(said).intent, described.thing_named(said)) == (intent, thing)
