@@ -389,12 +389,13 @@ _EVERY_ORDER = re.compile(
     r"(?i:\ball\s+(?:of\s+)?(?:my|the)\s+(?:orders|parcels|packages|deliveries|stuff)\b|\bevery\s+(?:order|parcel|package)\b|"
     r"\beach\s+(?:of\s+my\s+)?(?:orders?|parcels?|packages?)\b|\ball\s+orders\b)"
 )
+
+
 # Where every order goes is asked of each order placed ("where are all my orders being shipped to?").
-_ORDERS_PLACED = re.compile(r"(?i)\ball\s+(?:of\s+)?my\s+orders\b|\beach\s+of\s+my\s+orders\b|订单都|(?:所有|全部)订单")
-
-
 def _every_order_asked(text: str) -> bool:
-    return bool(_EVERY_ORDER.search(text) or (nlu.asks_where_an_order_goes(text) and _ORDERS_PLACED.search(text)))
+    return bool(
+        _EVERY_ORDER.search(text) or (nlu.asks_where_an_order_goes(text) and nlu.EVERY_ORDER_PLACED.search(text))
+    )
 
 
 # Orders tracked or refunded at most, for a request about every order.
@@ -1114,17 +1115,6 @@ _AFTER_ALL = re.compile(
 )
 
 
-def _calls_and_results(conv: Conversation) -> list[tuple[ToolCall, Any]]:
-    """Every tool call of the chat with its result's data, in order."""
-    calls: dict[str, ToolCall] = {}
-    paired = []
-    for turn in conv.turns:
-        calls.update({c.id: c for c in turn.tool_calls})
-        if turn.role == "tool" and (call := calls.get(turn.tool_call_id or "")):
-            paired.append((call, result_data(turn.text)))
-    return paired
-
-
 def _change_put_back(conv: Conversation, text: str) -> Reply | None:
     """ "Undo that" after a change made in this chat: the same change back to the value it replaced, proposed (a
     value named, "change it back to email", is read as any change is)."""
@@ -1132,9 +1122,9 @@ def _change_put_back(conv: Conversation, text: str) -> Reply | None:
         return None
     if slots.notification_preference(text):
         return None
-    paired = _calls_and_results(conv)
+    paired = conv.results_from()
     for index in range(len(paired) - 1, -1, -1):
-        call, data = paired[index]
+        call, data = paired[index].call, paired[index].data()
         changed = data.get("changed") if isinstance(data, dict) and data.get("status") == "done" else None
         key = _VALUE_ARGUMENT.get(call.name)
         if not isinstance(changed, dict) or key is None:
@@ -1145,7 +1135,8 @@ def _change_put_back(conv: Conversation, text: str) -> Reply | None:
         asked = {key: was}
         if call.name == "update_order_address":
             order = next(
-                (c.args().get("order_number") for c, _ in reversed(paired[:index]) if c.name == call.name), None
+                (r.call.args().get("order_number") for r in reversed(paired[:index]) if r.call.name == call.name),
+                None,
             )
             if not isinstance(order, str):
                 return None
@@ -1167,11 +1158,10 @@ def _dropped_change_asked_again(conv: Conversation, text: str) -> Reply | None:
         if turn.role == "assistant" and not turn.tool_calls and not speech.CHANGE_DROPPED.search(turn.text):
             return None  # the agent's last word was not that it dropped a change
         break
-    paired = _calls_and_results(conv)
     proposals = [
-        call
-        for call, data in paired
-        if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "queued")
+        r.call
+        for r in conv.results_from()
+        if isinstance(data := r.data(), dict) and data.get("status") in ("pending_confirmation", "queued")
     ]
     if not proposals or proposals[-1].name not in conv.tools:
         return None

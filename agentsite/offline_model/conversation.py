@@ -234,9 +234,14 @@ class Conversation:
 
     def results_since_user(self) -> list[ToolResult]:
         """Every tool result after the latest customer message, each paired with its call, in order."""
+        return self.results_from(self.latest_user_index + 1)
+
+    def results_from(self, start: int = 0) -> list[ToolResult]:
+        """Every tool result from turn ``start`` on, each paired with its call (one no turn holds reads as
+        ``unknown``), in order."""
         calls: dict[str, ToolCall] = {}
         paired = []
-        for turn in self.turns[self.latest_user_index + 1 :]:
+        for turn in self.turns[start:]:
             if turn.role == "assistant":
                 calls.update({c.id: c for c in turn.tool_calls})
             elif turn.role == "tool":

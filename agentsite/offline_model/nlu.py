@@ -532,11 +532,13 @@ _DESTINATION_ASKED = _re(
     r"being\s+(?:sent|delivered|shipped))\s+to\b[^?]*\?)|"
     r"(?:寄|送|发)(?:到|往)(?:哪个地址|什么地址|哪里|哪儿|哪)(?![了啦])"  # "0816寄到哪个地址？"; "寄到哪了" is tracking
 )
+# Every order placed, each going where its own record says ("我的订单都寄到哪个地址？", "where are all my orders being
+# shipped to?"), which the default address need not be.
+EVERY_ORDER_PLACED = _re(
+    r"(?:所有|全部|每个)(?:的)?订单|订单都|(?i:\b(?:all|each\s+of\s+my|all\s+(?:of\s+)?my)\s+orders\b)"
+)
 _ORDER_SPOKEN_OF = _re(
-    r"这单|那单|这个订单|那个订单|(?i:\b(?:order|parcel|package|it|one)\b)"
-    # every order placed, each going where its own record says ("我的订单都寄到哪个地址？", "where are all my
-    # orders being shipped to?"), which the default address need not be
-    r"|(?:所有|全部|每个)(?:的)?订单|订单都|(?i:\b(?:all|each\s+of\s+my|all\s+(?:of\s+)?my)\s+orders\b)"
+    r"这单|那单|这个订单|那个订单|(?i:\b(?:order|parcel|package|it|one)\b)|" + EVERY_ORDER_PLACED.pattern
 )
 # Orders not placed yet go to the default address, which the profile answers: "where will my next order ship to?".
 _ORDERS_TO_COME = _re(
@@ -1152,8 +1154,8 @@ def classify(text: str) -> Understanding:
 
     # "hey whats my shipping address", "ok so what's my notification setting": the greeting or the "ok" opens
     # a question, which is what the message asks
-    if (opener := _OPENER.match(text)) and len(rest := text[opener.end() :].strip()) >= 4:
-        inner = classify(rest)
+    if (rest := without_opener(text)) != text:
+        inner = classify(rest.strip())
         if inner.intent not in (
             Intent.OTHER,
             Intent.GREETING,
