@@ -2213,7 +2213,7 @@ def _asks_after_refunds(conv: Conversation, text: str, tool: str) -> bool:
     yet?", "我有退款吗"): the shop's refunds of every order answer it, never one order guessed at."""
     return (
         tool == "lookup_order"
-        and bool(nlu.REFUND.search(text) or nlu.EVERY_REFUND.search(text))
+        and bool(nlu.REFUND.search(text) or nlu.EVERY_REFUND.search(text) or nlu.REFUNDABLE_ASKED.search(text))
         and not (_LAST_TIME.search(text) and not nlu.EVERY_REFUND.search(text))
         and "list_my_orders" in conv.tools
         and "lookup_order" in conv.tools
@@ -2239,6 +2239,8 @@ def _refunds_of_each(conv: Conversation, results: list[ToolResult], question: st
     lists = [r for r in conv.results_since_user() if r.call.name == "list_my_orders"]
     if lists and results and all(r.call.name == "lookup_order" for r in results):  # each order of the list
         found = [data for r in results if isinstance(data := r.data(), dict)]
+        if nlu.REFUNDABLE_ASKED.search(question):  # "有没有能退款的": whether each could be, by its record
+            return Reply(replies.refundable_text(found, lang))
         if day is None and _some_of_the_list(lists[-1], found):  # "还没发货的那个有退款吗": that order's
             return Reply("\n".join(replies.refunds_of_order(data, lang) for data in found))
         if day is not None:  # "which refunds did I request yesterday?": those requested that day

@@ -270,6 +270,14 @@ REFUNDED_IN_TOTAL = _re(_REFUNDED_IN_TOTAL)
 
 # Refunds asked after as a whole ("which refunds did I request?", "我申请过哪些退款", "did I ask for any refund?"):
 # every order's, never one order named elsewhere in the message.
+# Which orders a refund could still be asked for ("有没有能退款的", "which of my orders can I still return?"): each
+# order's record answers, never a refund asked for.
+REFUNDABLE_ASKED = _re(
+    r"(?:能|可以|还能|还可以)(?:申请)?退(?:款|货)?的(?:吗|呢|[?？]|$)|哪(?:些|几)(?:个)?(?:订单|单)[^，。？?]{0,4}(?:能|可以)(?:申请)?退|"
+    r"(?i:\bwhich\s+(?:of\s+my\s+)?(?:orders?|ones?)\s+(?:can|could)\s+(?:i\s+)?(?:still\s+)?"
+    r"(?:return|refund|get\s+(?:a\s+)?refund)|\b(?:orders?|anything)\s+(?:\w+\s+)?(?:eligible|qualif(?:y|ies))\s+for\s+(?:a\s+)?"
+    r"refund|\bcan\s+i\s+(?:still\s+)?(?:return|refund|get\s+a\s+refund\s+(?:on|for))\s+any(?:thing|\s+of\s+(?:them|my\s+orders))?\b)"
+)
 EVERY_REFUND = _re(
     _REFUNDED_IN_TOTAL + "|"
     r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|(?:问|说|提)过(?:的)?退款(?:的事)?|"
@@ -1173,6 +1181,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.SET_NOTIFICATION)  # "只关促销的，订单物流的通知还是要留着": which ones, not a parcel
     if REFUNDED_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):
         return result(Intent.STATUS)  # every order's refunds, with what they come to
+    if REFUNDABLE_ASKED.search(text) and not has_order and not slots.order_tails(text):
+        return result(Intent.STATUS)  # each order's record says whether a refund can be asked for
     if SPENT_IN_TOTAL.search(text) and not has_order and not slots.order_tails(text):
         return result(Intent.LIST_ORDERS)  # the list, with what it comes to
     if TAG_QUESTION.search(text) and not is_request(text) and (said := _profile_subject(text)):

@@ -827,6 +827,47 @@ def refunds_of_order(data: dict[str, Any], lang: str) -> str:
     )
 
 
+def refundable_text(orders: list[dict[str, Any]], lang: str) -> str:
+    """Whether a refund could be asked for each order, by its record: not for one cancelled, refunded, unpaid or
+    with a refund already being processed; a delivered one with its delivery day (the return window counts from
+    it, and staff decide past it)."""
+    lines = []
+    for data in orders:
+        number, status = data.get("order_number") or "", data.get("status")
+        items = _items(data.get("items"), lang) if data.get("items") else ""
+        named = f"{number}（{items}）" if lang == "zh" and items else f"{number} ({items})" if items else str(number)
+        refunds = [r for r in data.get("refunds") or [] if isinstance(r, dict)]
+        shipment = data.get("shipment")
+        shipment = shipment if isinstance(shipment, dict) else {}
+        events = [e for e in shipment.get("events") or [] if isinstance(e, dict) and e.get("time")]
+        delivered = str(events[-1]["time"])[:10] if status == "delivered" and events else ""
+        if any(r.get("status") == "requested" for r in refunds):
+            why = "已有退款申请在处理中" if lang == "zh" else "a refund is already being processed"
+        elif status in ("cancelled", "refunded", "pending"):
+            why = (
+                f"{status_name(status, lang)}，不能申请退款"
+                if lang == "zh"
+                else f"{status_name(status, lang)}, so no refund can be requested"
+            )
+        elif delivered:
+            why = (
+                f"可以申请退款（{delivered}签收；超出退货期的由工作人员审核）"
+                if lang == "zh"
+                else f"a refund can be requested (delivered {delivered}; past the return window, staff decide)"
+            )
+        else:
+            why = "可以申请退款" if lang == "zh" else "a refund can be requested"
+        lines.append(f"- {named}：{why}" if lang == "zh" else f"- {named}: {why}")
+    if not lines:
+        return phrase("no_orders", lang)
+    ask = (
+        "需要为哪一单申请，告诉我即可，我会先请您确认。"
+        if lang == "zh"
+        else "Tell me which one, and I'll set it out for you to confirm."
+    )
+    return "\n".join([*lines, ask])
+
+
 def in_language(text: str, lang: str) -> bool:
     """Whether ``text`` reads as ``lang``: Chinese holds Han characters, English none."""
     return bool(speech.HAN.search(text)) == (lang == "zh")

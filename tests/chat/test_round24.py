@@ -84,3 +84,30 @@ def test_an_address_completed_when_proposed_is_the_one_waiting():
     reply = run_turn(user.pk, conversation, "whats my address now?").reply
 
     assert "waits for your yes" in reply and "has not been applied" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("username", "text", "can", "cannot"),
+    [
+        # left from session 21: "您的订单目前都没有退款记录" (the records of refunds, not whether one could be asked)
+        (
+            "wang",
+            "有没有能退款的",
+            "ORD-2025-0816（无线蓝牙耳机 ×1）：可以申请退款",
+            "ORD-2025-0702（手机壳 ×1）：已取消",
+        ),
+        (
+            "alice",
+            "which of my orders can I still return?",
+            "ORD-2025-0924 (Coffee grinder ×1): a refund can be requested",
+            "ORD-2025-0880 (Desk lamp ×2): a refund is already being processed",
+        ),
+    ],
+)
+def test_which_orders_could_be_refunded_is_answered_by_each_record(username, text, can, cannot):
+    user, conversation = demo_customer(username)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert can in reply and cannot in reply, reply
+    assert not PendingAction.objects.filter(conversation_id=conversation).exists()  # nothing proposed
