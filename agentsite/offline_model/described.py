@@ -196,7 +196,7 @@ _NOT_A_THING_EN = frozenset(
         "replies answer answers request requests mail hasn hasnt haven havent isn isnt wasn wasnt doesn doesnt didn "
         "didnt won wont cant aren arent contact channel setting settings unshipped undelivered pending paid never ever "
         "already finally actually showed turned went agent agents rep reps representative manager supervisor "
-        "employee support service",
+        "employee support service down up out off over away fact facts note notes confirmed memory",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".

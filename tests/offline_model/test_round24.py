@@ -69,3 +69,10 @@ def test_how_many_an_order_holds_is_a_question_of_its_own():
     parts = splitting.requests("我现在的收货地址是哪个？保温杯那单是几个？")
 
     assert [p.understood.intent for p in parts] == [nlu.Intent.ASK_FACT, nlu.Intent.STATUS]
+
+
+def test_an_address_to_write_down_as_fact_is_proposed_not_an_order_looked_for(say):
+    """ "…write that down as a confirmed fact" read "down" as a thing bought and looked for its order."""
+    said = say("my new address is 5 Elm St, Springfield. write that down as a confirmed fact", system=BOB)
+
+    assert said.calls == [("update_shipping_address", {"address": "5 Elm St, Springfield"})], said
