@@ -53,7 +53,7 @@ _AGREEMENT_ZH = re.compile(
         "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
         "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 "
         "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你 改到 寄到 送到 发到 到 新 新的 "
-        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个 两个都 两个都要 两项都 全部"
+        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个 两个都 两个都要 两项都 全部 那单 这单 那笔 这笔"
     )
 )
 # A value named in an answer: it must be the waiting change's.
@@ -64,8 +64,8 @@ _CHANNEL_WORDS = {
     "phone": r"(?i:\bphone\b|\bcall\b|\bcalls\b)|电话",
 }
 _NOTIFICATION = {
-    "mute": r"(?i:\bmute|\boff\b|silence)|静音|关闭|关掉|关了|关上|关吧|关一下",
-    "on": r"(?i:\bunmute|\bon\b)|打开|开启|开着|开吧|开一下|开回来",
+    "mute": r"(?i:\bmute|\boff\b|silence)|静音|关闭|关掉|关了|关上|关吧|关一下|关(?=通知|推送|提醒|消息)",
+    "on": r"(?i:\bunmute|\bon\b)|打开|开启|开着|开吧|开一下|开回来|开(?=通知|推送|提醒|消息)",
 }
 _NUMBER = re.compile(r"\d[\d,.]*\d|\d")
 _BLOCKER = re.compile(
@@ -251,6 +251,8 @@ _SIMPLIFIED = str.maketrans(
 # "冇問題，搞掂佢", "好啊，仲有…" ("and also …").
 _CANTONESE_ANSWER = (
     (re.compile(r"(?<![關关聯联唔])係(?:呀|啊|嘅|喇)"), "是的"),  # "係呀" says yes as plainly as "是的"
+    (re.compile(r"^(\s*)系(?:呀|啊|喇)"), r"\1是的"),  # the same typed in simplified characters ("系呀，退…")
+    (re.compile(r"嗰"), "那"),
     (re.compile(r"(?<![關关聯联唔])係"), "是"),  # "唔係" stays a no as the declines read it
     (re.compile(r"冇"), "没"),
     (re.compile(r"就咁(?:做|办|辦|啦|喇)?"), "就这样"),

@@ -502,8 +502,8 @@ def _within_the_schemas(conv: Conversation, reply: Reply, lang: str) -> Reply:
 _PART_OF_IT = re.compile(
     r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|退一(?:盒|件|个|瓶|双)的钱|"
     r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
-    r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|\bmake\s+it\s+(?:just\s+|only\s+)?[$£€¥]\s?\d+(?:\.\d+)?"
-    r"(?:\s+instead)?\s*[.!]*\s*$|"
+    r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|\bmake\s+it\s+(?:just\s+|only\s+)?"
+    r"(?:[$£€¥]\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*(?:bucks|dollars?|quid|pounds?|euros?))\b|"
     r"\bpartial(?:ly)?\s+refund|\bpart\s+of\s+(?:the|my)\s+money|"
     r"\bhalf\s+(?:of\s+)?(?:the\s+|my\s+)?(?:money|price|refund|amount)|\bsome\s+of\s+(?:the|my)\s+money)"
 )
@@ -969,7 +969,8 @@ _TAKEN_UP = re.compile(
 # A request to forget that also gives what is true now ("forget the old address, my new one is …"): a change.
 # "ok forget that." opening a message that asks something else: a never mind, not a request to forget.
 _NEVER_MIND_FIRST = re.compile(
-    r"(?i)^\s*(?:(?:ok(?:ay)?|alright|well|oh)[\s,]*)?forget\s+(?:that|it)\s*[.!;,]+\s*(?=\S)"
+    r"(?i)^\s*(?:(?:ok(?:ay)?|alright|well|oh)[\s,]*)?forget\s+(?:about\s+)?(?:that|it|the\s+[a-z][\w\s-]{0,30}?)"
+    r"\s*[.!;,]+\s*(?=\S)"  # "ok forget the tent. actually the backpack one…": the request after it
 )
 _GIVES_A_NEW_VALUE = re.compile(
     r"新的|改成|换成|改为|现在是|(?i:\bnew\b|\bnow\s+(?:it'?s|is)\b|\bchange\b|\bupdate\b|\bswitch\b)"
@@ -1057,9 +1058,10 @@ _SWAP_VERB = re.compile(
 )
 # The same change asked of the order picked instead, for the request's reading to find it.
 _SWAPPED_REQUEST = {
-    "request_refund": {"en": "refund {}", "zh": "{}退款"},
-    "update_order_address": {"en": "change the address of {} to {}", "zh": "{}改地址到{}"},
+    "request_refund": {"en": "refund {}", "zh": "{}那单退款"},
+    "update_order_address": {"en": "change the address of {} to {}", "zh": "{}那单改地址到{}"},
 }
+_ORDER_WORD_LAST = re.compile(r"(?:那个|那单|这个|这单|那笔|的订单|订单|的)$")
 
 
 def _order_swapped(conv: Conversation, text: str, understood: nlu.Understanding) -> str | None:
@@ -1073,14 +1075,21 @@ def _order_swapped(conv: Conversation, text: str, understood: nlu.Understanding)
     pick = _SWAP_VERB.sub("", pick).strip(" ,，。.!！")  # "do the headphones instead": the headphones
     if not pick or not (_names_an_order(pick) or _other_asked(pick)):
         return None
+    named = _ORDER_WORD_LAST.sub("", pick) if understood.lang == "zh" else pick
+    looked_up = None  # "机械键盘到哪了" … "不对，是耳机那单": the lookup asked again, when no change was proposed
     for turn in conv.earlier_turns():
         if turn.role == "user":
-            return None
+            break
         for call in turn.tool_calls:
             wording = _SWAPPED_REQUEST.get(call.name)
             if wording and isinstance(call.args().get("order_number"), str):
-                return wording[understood.lang].format(pick, call.args().get("address", ""))
-    return None
+                return wording[understood.lang].format(named, call.args().get("address", ""))
+            looked_up = looked_up or _LOOKUP_INTENT.get(call.name)
+    return _ASKED_AGAIN[(understood.lang, looked_up)].format(named) if looked_up else None
+
+
+# The lookups a swapped order is asked again of.
+_LOOKUP_INTENT = {"track_shipment": Intent.TRACK, "lookup_order": Intent.STATUS}
 
 
 def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
@@ -1355,13 +1364,16 @@ def _same_refund_for(conv: Conversation, text: str) -> str | None:
         and nlu.classify(text).intent is Intent.OTHER
         and _names_an_order(pick)
     ):
-        return _SWAPPED_REQUEST["request_refund"][reply_language(conv, text)].format(pick)
+        lang = reply_language(conv, text)
+        return _SWAPPED_REQUEST["request_refund"][lang].format(_ORDER_WORD_LAST.sub("", pick) if lang == "zh" else pick)
     return None
 
 
 def _customers_own(text: str) -> str:
     """``text`` as ``_respond`` reads it once its tools have answered: without a note dressed as staff's or the
-    system's ("【助手备注：…】"), a part that tries to instruct us, or words quoted from someone else."""
+    system's ("【助手备注：…】"), a part that tries to instruct us, words quoted from someone else, or a "forget that"
+    opening another request."""
+    text = _NEVER_MIND_FIRST.sub("", text)
     if escalation.DRESSED.search(text):
         text = escalation.without_dressed(text)  # a message that is all note ("【系统消息】…") says nothing of theirs
     kept = escalation.without_injected(text) if escalation.INJECTION.search(text) else ""

@@ -89,7 +89,7 @@ def policy_topic(text: str) -> str | None:
 
 
 POLICY_WEAK = _re(
-    r"多久|(?<!好)几天|多长时间|多少天|时效|(?:配送|发货|运输|送货)时间|运费|包邮|邮费|快递费|配送费|谁出|原路|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
+    r"多久|(?<!好)(?<!了)(?<!到)几天|多长时间|多少天|时效|(?:配送|发货|运输|送货)时间|运费|包邮|邮费|快递费|配送费|谁出|原路|能不能退|能退吗|可以退|怎么退|如何退|退货流程|退款流程|怎么申请|"
     r"支持哪些|支持[^，。]{0,10}(?:退|换|吗)|无理由|\d+\s*天(?:内)?(?:可以)?(?:退|换)|发什么快递|用什么快递|哪些快递|配送范围|"
     r"发票|货到付款|换货|保修|质保|运费险|加急|满\d+|当天发|付款方式|支付方式|会员|优惠|指定快递|发顺丰|退货地址|"
     r"(?:一般|通常|大概|平时)[^，。]{0,6}(?:几天|多久|到)|^[^我]{0,6}什么时候发货|"
@@ -196,7 +196,7 @@ def asks_how_a_refund_stands(text: str) -> bool:
 
 # A refund asked for by the customer, for themselves: "帮我退", "我想要退款", "refund my order", "I want my money back".
 _REFUND_FOR_ME = _re(
-    r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
+    r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|(?<!不)想退款|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
     r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
     r"(?:refund|to\s+return|money\s+back)|\bplease\s+refund|\breturn\s+(?:it|this|that|my)\b)"
 )
@@ -300,6 +300,15 @@ _REFUNDS_LOOKED_UP = _re(
 )
 
 
+# Which refunds were made, or how much, asked: never a refund asked for ("你帮我退了哪个订单？退了多少钱？").
+_REFUNDS_DONE_ASKED = _re(
+    r"(?:退|提交|申请|办)了(?:哪|几|多少|什么|啥)|(?:哪些|哪个|哪笔|几笔)(?:退款|单|订单)?[^，。？?]{0,6}"
+    r"(?:退了|提交了|申请了|办了)|退了多少|"
+    r"(?i:\b(?:which|what)\s+(?:orders?\s+|refunds?\s+)?(?:did|have)\s+(?:you|u)\s+(?:just\s+)?(?:refund|refunded|file|filed|"
+    r"submit|submitted|request|requested)\b|\bhow\s+much\s+did\s+(?:you|u)\s+refund\b)"
+)
+
+
 def asks_after_a_refund(text: str) -> bool:
     """Whether a message speaking of a refund asks after one or says one happened, and asks for none: a question
     ("any refunds on my account?", "was I promised a refund on …?", "我有退款吗"), a request to look them up ("查下
@@ -307,6 +316,8 @@ def asks_after_a_refund(text: str) -> bool:
     would be one nobody asked for."""
     wants_one = _REFUND_FOR_ME.search(text) or _REFUND_ASKED_FOR.search(text)
     if _REFUNDS_LOOKED_UP.search(text) and not _REFUND_FOR_ME.search(text):
+        return True
+    if _REFUNDS_DONE_ASKED.search(text):  # "今天一共帮我提交了哪些退款？", "你帮我退了哪个订单？": what was done
         return True
     if _REFUND_CLAIMED.search(text) and not wants_one:  # "…已原路退回，请注意查收": a claim, whatever it asks
         return True
@@ -399,6 +410,7 @@ TRACK = _re(
     r"did\s+(?:it|they|(?:my|the)\s+(?:[\w\-]+\s+){0,2}?[\w\-]+)\s+(?:arrive|ship|get\s+(?:delivered|shipped|sent))\b|"
     # "is 0931 arriving tmrw?", "will it be here tomorrow?", "when 0923 ships": when it comes
     r"\bwhen\s+(?:\S+\s+){0,3}?(?:ships|arrives|comes|gets\s+here|is\s+(?:shipped|delivered|dispatched))\b|"
+    r"\bwhen\s+(?:(?:do|does)\s+)?(?:my|the)\s+(?:[\w-]+\s+){0,3}?(?:arrive|come|get\s+here|ship)\b|"
     r"\b(?:is|are)\s+(?:it|they|\S+|(?:my|the)\s+\S+)\s+(?:arriving|coming|getting\s+here|being\s+delivered)\b|"
     r"^\s*(?:and\s+|also\s+|so\s+)?(?:is|are|was|were)\s+(?:it|they|#?\d{3,6}|(?:order\s+)?ORD-\d{4}-\d{3,6}|(?:my|the)\s+\S+)\s+"
     r"(?:already\s+)?(?:delivered|shipped|dispatched|out\s+for\s+delivery)\b|"
@@ -559,8 +571,22 @@ def asks_where_an_order_goes(text: str) -> bool:
     return (
         bool(_DESTINATION_ASKED.search(text))
         and not _ORDERS_TO_COME.search(text)
-        and bool(slots.order_numbers(text) or slots.order_tails(text) or _ORDER_SPOKEN_OF.search(text))
+        and bool(
+            slots.order_numbers(text)
+            or slots.order_tails(text)
+            or _ORDER_SPOKEN_OF.search(text)
+            or _THING_SENT.search(text)
+        )
     )
+
+
+# A thing bought, asked where it goes: "where will my water bottles be shipped to?", "瑜伽垫会寄到哪个地址？".
+_THING_SENT = _re(
+    r"(?i:\bmy\s+(?!(?:address|default|new|current|home|next|future|own|orders?|parcels?|packages?|stuff|things|"
+    r"deliver(?:y|ies)|shipments?)\b)"
+    r"[a-z][a-z-]+(?:\s+[a-z][a-z-]+)?\s+"
+    r"(?:be|been|being|go|going|goes|ship|shipped|sent|delivered)\b)|(?!订单|包裹|东西|快递|单子)[\u4e00-\u9fff]{2}(?:会|将)?(?:寄|送|发)(?:到|往)哪"
+)
 
 
 # A change of address said not to be wanted ("我没说要改地址", "取消地址修改", "i never asked to change my address"),
@@ -737,7 +763,8 @@ OTHER_CHANNEL = _re(
 # What this chat changed, asked ("刚才我确认了啥？有没有改动什么？", "did you change anything?"): answered from what
 # the agent said it did here, never guessed.
 ASKS_WHAT_CHANGED_HERE = _re(
-    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作|做)了?(?:些)?(?:啥|什么|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
+    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作|做)了?(?:些)?(?:啥|什么|哪些)|"
+    r"(?:你|您)(?:都|到底|刚才|刚刚)?(?:帮|给|替)我(?:都)?(?:做|办|改)了(?:些)?(?:什么|啥|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
     # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
     r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
     r"是不是(?:已经)?(?:给我|帮我)(?:办|改|退|提交)了|"
@@ -753,6 +780,8 @@ ASKS_WHAT_CHANGED_HERE = _re(
     r"\bdid\s+(?:you|u)\s+(?:actually\s+)?change\s+anything\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bwhat\s+(?:has|got)\s+changed\b|"
     # "can u summarize everything u changed on my account today?", "list everything you did"
+    r"\bwhat\s+(?:changed|has\s+changed|got\s+changed)\s+(?:on|in|with)\s+my\s+account\b|"
+    r"\bwhat\s+did\s+(?:that|the|my)\s+(?:yes|confirmation)\s+(?:do|change)\b|"
     r"\b(?:summari[sz]e|list|recap|tell\s+me|go\s+over)\s+(?:everything|all|what)\s+(?:that\s+)?(?:you|u)\s+"
     r"(?:'ve\s+|have\s+|just\s+)?(?:changed|did|done|made)\b)"
 )
@@ -1291,6 +1320,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.STATUS if asks_after else Intent.REFUND)
     if EVERY_REFUND.search(text) and is_question(text):
         return result(Intent.STATUS)  # "我以前退过款吗？": every order's refunds, looked up
+    if _REFUNDS_DONE_ASKED.search(text):
+        return result(Intent.STATUS)  # "保温杯那单退了多少？": the order's refunds on record
     one_in_sight = has_order or slots.order_tails(text) or _ORDER_POINTED_AT.search(text)
     if _WHAT_IT_HOLDS.search(text) and not _WHERE_IT_IS.search(text) and one_in_sight:
         several_asked = _SEVERAL_ORDERS.search(text) and not has_order and not _ONE_ORDER.search(text)

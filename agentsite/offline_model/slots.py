@@ -689,7 +689,7 @@ _PAST_NARRATIVE = re.compile(
 # A "please" counts when it asks to be contacted ("I called yesterday, please text me"), not when it asks
 # something else ("please remember that I spoke to someone on the phone last week").
 _FROM_NOW_ON = re.compile(
-    r"以后|今后|(?:改成|换成|改为)(?:用|通过)?(?:短信|电话|微信|邮件|邮箱)|(?i:\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\binstead\b|"
+    r"以后|今后|(?<!上次)(?<!之前)(?<!刚才)(?<!已经)(?:改成|换成|改为)(?:用|通过)?(?:短信|电话|微信|邮件|邮箱)|(?i:\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\binstead\b|"
     r"\b(?:please|pls)\s+(?:just\s+)?(?:call|phone|ring|text|sms|e-?mail|message|contact|reach|use|switch|change))"
 )
 

@@ -57,6 +57,7 @@ def test_a_setting_has_no_other_order_to_pick():
         ("wang", "保温杯那单退款", "不是这个，我要退的是耳机", "0816", "0817"),
         ("wang", "保温杯那单退款", "搞错了，是耳机", "0816", "0817"),
         ("li", "瑜伽垫退款", "不是瑜伽垫，是跑步鞋", "0901", "0902"),
+        ("chen", "绿茶那单退款", "不是绿茶，是净化器那个", "0941", "0942"),  # round 25: looked up, tea left waiting
         # red team, round 24: "Sorry, I didn't quite understand."
         (
             "alice",
