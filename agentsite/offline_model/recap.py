@@ -26,6 +26,10 @@ _ASIDE = re.compile(r"\s*[（(][^）)]*[）)]")
 # The agent listing what it remembers of earlier chats, and a change that no longer waits.
 _LISTING = re.compile(r"\s*(?:Here is what I have noted|我记得这些信息)")
 _DROPPED = re.compile(r"cancelled that|dropped that|has lapsed|dropped for this one|已取消|已失效|已被这项新请求取代")
+# The agent saying it found no such order (another customer's, or none): not the customer's to recall.
+_NOT_FOUND = re.compile(
+    r"没有找到订单|找不到订单|(?i:couldn'?t\s+find\s+(?:an?\s+)?order|no\s+order\s+(?:number\s+)?ORD|not\s+found)"
+)
 WANTS = {
     Intent.REFUND: ("退款", "a refund"),
     Intent.TRACK: ("物流", "a delivery"),
@@ -86,6 +90,7 @@ def _orders(said: list[tuple[str, str]]) -> list[str]:
     order named before it on the line, up to the next number (each order of a list has its own); one said
     before any number ("a refund of ¥199.00 for order …") to the first. An order with none stays without."""
     found: dict[str, str] = {}
+    missing: set[str] = set()
     # Read sentence by sentence: "Shall I request a refund of $320.00 for order …0870? … whether you also want me to
     # request a refund of $129.00 for order …0931" once gave 0870 the $129.00 said before 0931.
     sentences = [
@@ -101,7 +106,10 @@ def _orders(said: list[tuple[str, str]]) -> list[str]:
             amount = (_AMOUNT.search(text, m.end(), end) or (before[-1] if before else None)) if shops_words else None
             if number not in found or (not found[number] and amount):
                 found[number] = amount.group().strip() if amount else ""
-    return [f"{number} {amount}".strip() for number, amount in found.items()]
+            if speaker == "agent" and _NOT_FOUND.search(text):
+                missing.add(number)
+    # an order the shop did not find ("没有找到订单…", another customer's or none) is no order of theirs to recall
+    return [f"{number} {amount}".strip() for number, amount in found.items() if number not in missing]
 
 
 def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], list[str], str]:
