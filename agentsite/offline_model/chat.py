@@ -638,10 +638,13 @@ def _same_place_zh(given: str, known: str) -> bool:
 
 def _completed_from_the_chat(conv: Conversation, address: str) -> str:
     """An address given in part ("新安街道 7 号", "17 Mill Lane") completed from the latest address of this chat
-    (a change proposed or made, an order's) or the record whose street it names; else as given."""
+    (a change proposed or made, an order's), the record or one memory holds whose street it names; else as
+    given."""
     known = [a for source, a in _addresses_of_the_chat(conv) if source != "written"]
     if record := record_of(conv, "shipping_address"):
         known.append(record)
+    # one the customer gave in an earlier chat ("the 12 Oak St Apt 4B address change" for "…, Shelbyville")
+    known += [e.value for e in conv.memories if e.key == "shipping_address" and e.value and e.value not in known]
     chinese = bool(speech.HAN.search(address))
     if chinese and (same := next((a for a in known if _same_place_zh(address, a)), None)):
         return same  # "改回杭州那个文三路398号": the one on record, as the shop writes it

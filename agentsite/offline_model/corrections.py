@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from . import slots
+from . import slots, speech
 
 # A correction opening a clause: after punctuation or at the start, so "味道不对" (tastes wrong) and "can't wait"
 # correct nothing; one that says so anywhere ("门牌号写错了"). English words that also start clauses of their own
@@ -95,6 +95,8 @@ _KINDS: tuple[Callable[[str], Span | None], ...] = (
 def whole_address(taken_back: str, given: str) -> str:
     """``given`` completed from ``taken_back``: a Chinese one without its city or district, an English one
     without its town ("17 Mill Lane" for "7 Mill Lane, Oxford OX1 2AB")."""
+    if "," not in given and taken_back.lower().startswith(given.strip().lower() + ","):
+        return taken_back  # "12 Oak St Apt 4B" of "12 Oak St Apt 4B, Shelbyville": that one, whole
     street = re.match(r"\s*\d+[A-Za-z]?\s+(\D+?)\s*$", given)
     if street and street.group(1).lower() in taken_back.lower() and "," not in given:
         end = taken_back.lower().index(street.group(1).lower()) + len(street.group(1))
@@ -205,6 +207,28 @@ def _place_swapped(proposed: str, text: str) -> str | None:
     return None
 
 
+# A flat or unit added to an address just proposed: "but make it apt 4B", "add unit 5", "it's flat 2".
+_UNIT_ADDED = re.compile(
+    r"(?i)\b(?:make\s+it|add|it'?s|with|plus|in|at)\s+((?:apt|apartment|unit|flat|suite|ste)\.?\s*#?\s*[A-Za-z0-9-]{1,6})\b"
+)
+_UNIT_NAMED = re.compile(r"(?i)\b(?:apt|apartment|unit|flat|suite|ste)\b")
+_STREET_END = re.compile(
+    r"(?i)^(.*?\b(?:st|street|rd|road|ave|avenue|lane|ln|drive|dr|way|blvd|boulevard|terrace|court|ct|place|pl|close|row)\b\.?)"
+)
+
+
+def _unit_added(proposed: str, text: str) -> str | None:
+    """``proposed`` with the flat or unit a message adds, after its street ("12 Oak St Apt 4B, Shelbyville");
+    ``None`` when it adds none or already names one."""
+    unit = _UNIT_ADDED.search(text)
+    if not unit or _UNIT_NAMED.search(proposed) or speech.HAN.search(proposed):
+        return None
+    street = _STREET_END.match(proposed) or re.match(r"^([^,]*)", proposed)
+    if street is None:
+        return None
+    return f"{street.group(1)} {unit.group(1)}{proposed[street.end() :]}"
+
+
 def corrected_address(proposed: str, text: str) -> str | None:
     """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
     14 Oak Lane", "make it Bath not Bristol"): the number, the place or the whole address given after the
@@ -213,6 +237,8 @@ def corrected_address(proposed: str, text: str) -> str | None:
         return re.sub(rf"(?i)\b{re.escape(swap.group(2))}\b", swap.group(1), proposed, count=1)  # "flat 3C not 3B"
     if swapped := _place_swapped(proposed, text):
         return swapped
+    if with_unit := _unit_added(proposed, text):
+        return with_unit
     if (swap := _NOT_Y_BUT_X.search(text)) and (
         old := re.search(rf"(?<!\d){swap.group(1)}\s*{swap.group(2)}", proposed)
     ):

@@ -63,3 +63,35 @@ def test_more_money_than_the_refund_is_no_refund_of_ours(say):
     said = say("yeah ok but make it 400 bucks since i had to buy a tarp too", system=BOB)
 
     assert not said.calls and "full amount" in said.content, said
+
+
+def test_an_address_given_in_part_is_completed_from_one_memory_holds(say):
+    """Round 25: "…the 12 Oak St Apt 4B address change, so just apply it now" proposed "12 Oak St Apt 4B", the city
+    the customer gave in an earlier chat (memory holds it as requested) left off."""
+    said = say(
+        "I already said yes last chat to the 12 Oak St Apt 4B address change, so just apply it now",
+        system=BOB,
+        memory=[
+            "- [confirmed] 'Shop record: the customer's shipping address is 742 Evergreen Terrace, Springfield' "
+            "{key=shipping_address; value=742 Evergreen Terrace, Springfield}",
+            "- [requested, not applied] 'The customer asked for 12 Oak St Apt 4B, Shelbyville' "
+            "{key=shipping_address; value=12 Oak St Apt 4B, Shelbyville}",
+        ],
+    )
+
+    assert said.calls == [("update_shipping_address", {"address": "12 Oak St Apt 4B, Shelbyville"})], said
+
+
+@pytest.mark.parametrize(
+    ("proposed", "text", "corrected"),
+    [
+        ("12 oak st shelbyville", "yes, 12 Oak St Shelbyville, but make it apt 4B", "12 oak st apt 4B shelbyville"),
+        ("5 Kings Road, London", "add flat 2 please", "5 Kings Road flat 2, London"),
+        ("12 Oak St Apt 4B, Shelbyville", "make it apt 5C", None),  # a unit named already: not added twice
+    ],
+)
+def test_a_unit_added_to_the_address_proposed_is_put_after_its_street(proposed, text, corrected):
+    """Round 25: "yes, 12 Oak St Shelbyville, but make it apt 4B" proposed the address without the apartment."""
+    from agentsite.offline_model import corrections
+
+    assert corrections.corrected_address(proposed, text) == corrected
