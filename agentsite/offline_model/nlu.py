@@ -1161,6 +1161,21 @@ _OPENER = _re(
 )
 
 
+# A condition opening a request: "哦还没发的话，帮我取消退钱吧", "要是明天到不了的话就退款".
+# A condition on how things stand now, which the record answers ("还没发的话"), not on what is still to come
+# ("要是明天到不了的话": asked when it comes to that).
+_HOW_IT_STANDS_NOW = _re(r"^(?!.*(?:明天|后天|到时|以后|将来|不了)).*(?:没|已经|已|还在)")
+_REQUESTS_AFTER_A_CONDITION = (
+    Intent.REFUND,
+    Intent.EXPEDITE,
+    Intent.HUMAN,
+    Intent.SET_ADDRESS,
+    Intent.SET_CHANNEL,
+    Intent.SET_NOTIFICATION,
+)
+_IF_CLAUSE = _re(r"^\s*(?:哦|噢|那|那么)?\s*(?:如果|要是|假如)?[^，。？?!！]{1,12}的话[，,\s]*(?:就)?")
+
+
 def without_opener(text: str) -> str:
     """``text`` without a greeting or an "ok so" opening it ("yo whats my address + notif setting")."""
     opener = _OPENER.match(text)
@@ -1204,6 +1219,12 @@ def classify(text: str) -> Understanding:
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
         if _POINTS_BACK.search(rest):  # "cool. and the other one too, same deal": a request, read from the chat
             return result(Intent.OTHER)
+
+    condition = _IF_CLAUSE.match(text)
+    if condition and _HOW_IT_STANDS_NOW.search(condition.group()) and (rest := text[condition.end() :].strip()):
+        inner = classify(rest)  # "还没发的话帮我取消退钱吧": the request the condition comes with
+        if inner.intent in _REQUESTS_AFTER_A_CONDITION:
+            return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
 
     has_order = bool(slots.order_numbers(text))
     if KEEPS_SOME_NOTIFICATIONS.search(text) and not has_order and not slots.order_tails(text):

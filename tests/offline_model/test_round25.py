@@ -95,3 +95,26 @@ def test_a_unit_added_to_the_address_proposed_is_put_after_its_street(proposed, 
     from agentsite.offline_model import corrections
 
     assert corrections.corrected_address(proposed, text) == corrected
+
+
+@pytest.mark.parametrize(
+    ("text", "tails"),
+    [
+        ("上次你们答应我键盘那单退500的，记得吗？现在给我退吧", []),  # money, not an order ending 500
+        ("帮我退0790", ["0790"]),
+        ("0790退了吧", ["0790"]),
+    ],
+)
+def test_an_amount_after_a_refund_word_ends_no_order(text, tails):
+    from agentsite.offline_model import slots
+
+    assert slots.order_tails(text) == tails
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [("哦还没发的话帮我取消退钱吧", nlu.Intent.REFUND), ("已经发货的话就算了", nlu.Intent.OTHER)],
+)
+def test_a_request_after_a_condition_on_how_it_stands_is_the_request(text, intent):
+    """Round 25: "哦还没发的话帮我取消退钱吧" after a look at the yoga mat answered the toothbrush's refund record."""
+    assert nlu.classify(text).intent is intent
