@@ -103,6 +103,11 @@ REFUSED = {
         "zh": "这个地址太短，无法投递",
         "en": "that address is too short to deliver to",
     },
+    "address_has_request": {
+        "zh": "这个地址里夹着不属于地址的话（比如“帮我”“改成”），请只发地址本身",
+        "en": 'that address holds words that are not part of an address (such as "please" or "change it to"); '
+        "please send the address alone",
+    },
     "address_fixed": {
         "zh": "订单{order_number}{status}，已离开仓库，地址无法再修改（承运商可能提供改派服务）",
         "en": "order {order_number} is {status}: it has left the warehouse, so its address can no longer change "

@@ -573,7 +573,7 @@ _PICKED_INSTEAD = re.compile(
     r"(?i:\b(?:the|my)\s+(?P<en>(?!(?:same|other|whole|entire|refund|this|that)\b)[a-z][^,.;!?]{0,30}?)\s+(?:one|order)\b"
     r"|\bi\s+mean[t]?\s+(?:the\s+|my\s+)?(?P<meant>[a-z][^,.;!?]{0,30})"
     r"|^\s*(?:no+|nope|nah)[\s,.!~\u2014\u2013-]+(?:the|my)\s+(?P<bare>[a-z]+(?:\s+[a-z]+)?)\s*[.!]*$)"
-    r"|(?<!不)是(?P<zh>[^，。,.!！?？是]{1,12}?)(?:那|这)?(?:单|个|笔)?\s*[。.!！]*$"
+    r"|(?<!不)是(?P<zh>[^，。,.!！?？是]{1,12}?)(?:那|这)?(?:单|个|笔)?\s*(?:[，,]\s*(?:而)?不是[^，。,.]{1,12})?\s*[。.!！]*$"
 )
 _NO_THING = re.compile(r"(?i)^(?:这|那|这个|那个|这单|那单|it|one|same|other)$")
 
@@ -622,6 +622,8 @@ def final_answer(text: str, proposal: Mapping[str, Any]) -> str:
         if not rest.strip() or not (_YES.match(head) or _DECLINE.match(head)):
             continue
         agrees = is_confirmation(rest, proposal) or bool(confirmation_then_more(rest, proposal))
+        if picks_another(rest, proposal) and m.group().strip(" ,，.。;；!！…~-"):
+            return rest  # "确认…等等不对，我说的是瑜伽垫那单，不是跑步鞋": the order meant, for the model
         if not agrees and not is_cancellation(rest):
             continue
         # A word that takes back, or an answer of the other kind: "好的谢谢，就这样" is one yes, and a sign-off.

@@ -254,7 +254,16 @@ def deliverable(address: str) -> str:
         value = ""
     if len(value) < 5:
         raise ShopError("address_too_short")
+    if _NOT_AN_ADDRESS.search(value):  # "帮我将地址改做上海市…": the request read as the address, whatever model
+        raise ShopError("address_has_request")
     return value
+
+
+# Words of a request, never of an address: an address holding them was read with the sentence around it.
+_NOT_AN_ADDRESS = re.compile(
+    r"帮我|帮忙|麻烦|改成|改为|改做|换成|应该是|应该系|地址是|地址改|谢谢|"
+    r"(?i:\bplease\b|\bpls\b|\bthanks?\b|\bchange\s+(?:it|my)\b|\bshould\s+be\b|\bmy\s+(?:new\s+)?address\b)"
+)
 
 
 @transaction.atomic

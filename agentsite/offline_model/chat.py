@@ -632,6 +632,9 @@ def _same_place_zh(given: str, known: str) -> bool:
     number = _STREET_NUMBER_ZH.search(plain)
     if not number or plain == whole:
         return False
+    lead = re.match(r"[\u4e00-\u9fff]{2,3}?[省市]", plain)
+    if lead and not whole.startswith(lead.group()):
+        return False  # "上海市…100号" given whole; a known one with words before its 上海市 is not it as written
     street = next((plain[number.start() - n :] for n in (4, 3, 2) if plain[number.start() - n :] in whole), "")
     return bool(street) and all(ch in whole for ch in plain[: len(plain) - len(street)])
 
@@ -1054,6 +1057,7 @@ _SWAP_OPENER = re.compile(
     r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+mean[t]?|it'?s|its|it\s+was)\b[\s,.!~\u2014\u2013-]*)+"
     r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|错了|搞错了|说错了|弄错了|哦|啊|呃)[，,。.!！~\s]*)+"
     r"(?:我?(?:说|指|要退|想退|要改)的)?是?"
+    r"|^\s*(?:我?(?:说|指)的是|我是说)"  # "我说的是瑜伽垫那单，不是跑步鞋", after a yes taken back
 )
 _SWAP_VERB = re.compile(
     r"(?i)^(?:(?:do|make\s+it|go\s+with|take|use|refund|change|i\s+want(?:ed)?|i'?d\s+like)\s+)+|"

@@ -148,7 +148,7 @@ _CANCEL_ORDER = _re(
 _WITHDRAW_REFUND = _re(
     r"(?:取消|撤回|撤销)(?:掉)?(?:这个|那个|我的|这笔|那笔)?[^，。？?！!]{0,8}?退款(?:申请)?(?!了吗|成功|吗)"
     r"|退款(?:申请)?[^，。？?！!]{0,6}?(?:帮我|给我|请)?(?:取消|撤回|撤销)(?:掉|一下|了吧|吧)?(?!了(?!吧)|成功|吗|没)"
-    r"|(?i:(?<!don't\s)(?<!not\s)\b(?:cancel|withdraw|retract|take\s+back)\s+(?:my|the|that|this)\s+(?:\w+\s+)?refund\b"
+    r"|(?i:(?<!don't\s)(?<!not\s)\b(?:cancel|withdraw|retract|take\s+back|undo|reverse|stop)\s+(?:my|the|that|this)\s+(?:\w+\s+)?refund\b"
     # "i never asked for a refund on 0880?? … cancel it pls": a refund disputed, and the one to cancel
     r"|\b(?:never|didn'?t|did\s+not)\s+(?:ask|asked|request|requested|apply|applied)\s+for\s+(?:a|any|this|that|the)\s+"
     r"refund\b[^.!]{0,100}?\b(?:cancel|withdraw|retract)\s+(?:it|that|this)\b)"

@@ -302,7 +302,7 @@ _REFUNDS_LOOKED_UP = _re(
 
 # Which refunds were made, or how much, asked: never a refund asked for ("你帮我退了哪个订单？退了多少钱？").
 _REFUNDS_DONE_ASKED = _re(
-    r"(?:退|提交|申请|办)了(?:哪|几|多少|什么|啥)|(?:哪些|哪个|哪笔|几笔)(?:退款|单|订单)?[^，。？?]{0,6}"
+    r"(?:退|提交|申请|办)了(?:哪|几|多少|什么|啥)|退(?:款)?了(?:没有?|吗)|(?:哪些|哪个|哪笔|几笔)(?:退款|单|订单)?[^，。？?]{0,6}"
     r"(?:退了|提交了|申请了|办了)|退了多少|"
     r"(?i:\b(?:which|what)\s+(?:orders?\s+|refunds?\s+)?(?:did|have)\s+(?:you|u)\s+(?:just\s+)?(?:refund|refunded|file|filed|"
     r"submit|submitted|request|requested)\b|\bhow\s+much\s+did\s+(?:you|u)\s+refund\b)"
@@ -763,7 +763,7 @@ OTHER_CHANNEL = _re(
 # What this chat changed, asked ("刚才我确认了啥？有没有改动什么？", "did you change anything?"): answered from what
 # the agent said it did here, never guessed.
 ASKS_WHAT_CHANGED_HERE = _re(
-    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作|做)了?(?:些)?(?:啥|什么|哪些)|"
+    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作|做)了?(?:我的?)?(?:些)?(?:啥|什么|哪些)|"
     r"(?:你|您)(?:都|到底|刚才|刚刚)?(?:帮|给|替)我(?:都)?(?:做|办|改)了(?:些)?(?:什么|啥|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
     # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
     r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
@@ -776,7 +776,7 @@ ASKS_WHAT_CHANGED_HERE = _re(
     r"(?i:\b(?:you|u)\s+didn'?t\s+(?:do|process|submit|file|make|change|refund)\s+(?:it|that|anything)\b|"
     r"\bdid\s+(?:you|u)\s+(?:already\s+)?(?:do|process|submit|file|make)\s+(?:it|that|the\s+(?:refund|change))\b|"
     r"\bnothing\s+(?:was|got|has\s+been)\s+(?:changed|done|submitted)\b)|"
-    r"(?i:\bwhat\s+(?:did|have)\s+(?:i|you|u)\s+(?:just\s+)?(?:confirm|change|changed|do|done)\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
+    r"(?i:\bwhat\s+(?:did|have)\s+(?:i|you|u|we)\s+(?:just\s+)?(?:confirm|change|changed|do|done)\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bdid\s+(?:you|u)\s+(?:actually\s+)?change\s+anything\b(?![^.?!]{0,20}\blast\s+(?:time|chat))|"
     r"\bwhat\s+(?:has|got)\s+changed\b|"
     # "can u summarize everything u changed on my account today?", "list everything you did"
@@ -984,10 +984,10 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
     "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
-    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊",
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
-    "机线蓝键盘壳动气净绿灯台温余给旧",
+    "机线蓝键盘壳动气净绿灯台温余给旧纪",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -1038,6 +1038,8 @@ _CANTONESE = [
     ("冇", "没"),
     ("嘅", "的"),
     ("咗佢", "掉"),  # "退咗佢", "取消咗佢": refund it, cancel it
+    ("埋佢", "掉"),  # "都退埋佢": that one too
+    ("今日", "今天"),
     ("咗", "了"),
     ("佢", "他"),
     ("俾", "给"),

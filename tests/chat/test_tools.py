@@ -337,6 +337,28 @@ def test_a_blank_address_is_refused_as_too_short_not_as_a_failure(context_for):
 
 
 @pytest.mark.parametrize(
+    ("username", "tool", "arguments"),
+    [
+        # red team, round 26: saved as wang's address after a plain 确认
+        ("wang", "update_shipping_address", {"address": "帮我将地址改做上海市浦东新区世纪大道100号"}),
+        (
+            "wang",
+            "update_order_address",
+            {"order_number": "ORD-2025-0816", "address": "应该系上海市浦东新区世纪大道100号"},
+        ),
+        ("bob", "update_shipping_address", {"address": "please change it to 5 Elm St, Springfield"}),
+    ],
+)
+def test_an_address_holding_the_words_of_a_request_is_refused(context_for, username, tool, arguments):
+    """Whatever model proposes it: an address with "帮我", "改做", "please change it to" in it was read with the
+    sentence around it, and a yes to it would save the sentence as the record."""
+    refused = run_tool(context_for(username), tool, arguments)
+
+    assert refused["error_code"] == "address_has_request", refused
+    assert not PendingAction.objects.filter(customer__username=username).exists()
+
+
+@pytest.mark.parametrize(
     ("text", "bare"),
     [("yes", True), ("好的，确认", True), ("sure, go ahead", True), ("yes, mute my notifications", False)],
 )

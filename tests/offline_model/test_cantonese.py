@@ -67,3 +67,19 @@ def test_cantonese_requests_name_their_thing(cantonese, intent, thing):
 
     said = nlu.as_mandarin(cantonese)
     assert (nlu.classify(said).intent, described.thing_named(said)) == (intent, thing)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "确认关闭通知。另外帮我将地址改做上海市浦东新区世纪大道100号",
+        "搞错咗！应该系上海市浦东新区世纪大道100号，前面嗰啲字唔系地址",
+        "唔啱，地址淨係：上海市浦東新區世紀大道100號，冇其他字",
+    ],
+)
+def test_an_address_after_cantonese_words_of_change_is_the_address_alone(text):
+    """Round 26: "改做" (改成) and "系" (是) were not read as leading into the address, which was proposed, and saved,
+    with the request's words in it."""
+    from agentsite.offline_model import slots
+
+    assert slots.address(nlu.as_mandarin(text)) == "上海市浦东新区世纪大道100号"

@@ -118,3 +118,11 @@ def test_an_amount_after_a_refund_word_ends_no_order(text, tails):
 def test_a_request_after_a_condition_on_how_it_stands_is_the_request(text, intent):
     """Round 25: "哦还没发的话帮我取消退钱吧" after a look at the yoga mat answered the toothbrush's refund record."""
     assert nlu.classify(text).intent is intent
+
+
+@pytest.mark.parametrize(
+    "text", ["what did we change on my account today? list everything pls", "今日总共改咗我啲咩设定？"]
+)
+def test_what_was_changed_today_is_asked(text):
+    """Round 26: both were "Sorry, I didn't quite understand"."""
+    assert nlu.ASKS_WHAT_CHANGED_HERE.search(nlu.as_mandarin(text))
