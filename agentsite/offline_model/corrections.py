@@ -82,10 +82,11 @@ def _thing_at(text: str) -> Span | None:
 
 
 # Each kind of value a correction replaces, found in the part before the correction and the part after it.
+# An address before an order's end: a ZIP code ("…DC 20500") is read as the address's, never as an order's end.
 _KINDS: tuple[Callable[[str], Span | None], ...] = (
     _order_at,
-    _order_end_at,
     _address_at,
+    _order_end_at,
     _channel_at,
     _money_at,
     _thing_at,

@@ -276,6 +276,7 @@ _ZH_RUN = re.compile(
 _ZH_TRIGGERS = re.compile(
     r"(?:地址|收货地址|新地址|住址)?(?:是|为|系|(?:改|换|变|更新|修改|更改|变更|调整|设|设置|写|填)(?:成|为|回|到))"
     r"|(?:改|换|转)(?:做|去)"  # Cantonese: "将地址改做上海市…", "应该系上海市…"
+    r"|只要|只需|只写"  # "地址重复了 只要杭州市…": the address alone
     r"|寄到|送到|发到|邮寄到|寄去|搬到|搬去|住在|位于|在|到|："
     r"|[住发寄](?=[^，。\s]{1,5}[省市])"  # "现在住合肥市…", "快递发吉林省…" (not "发展大道")
 )
@@ -386,6 +387,8 @@ def _en_address(text: str) -> str | None:
 _REQUEST_WORD = re.compile(
     r"(?i)^(?:and|can|could|would|will|you|please|pls|plz|also|tell|where|what|when|why|how|is|are|refund|cancel|"
     r"track|order|orders|my|me|i|then|thanks?|thx|too|plus|instead|asap|kindly|cheers|now|today|tomorrow|"
+    # "…, Portland OR 97201 thats where im living now": the sentence goes on, the address has ended
+    r"thats|that's|that|where|im|i'm|i've|ive|living|live|lives|moved|moving|since|staying|been|"
     r"ORD-[\d-]+)$"
 )
 
@@ -508,8 +511,14 @@ def _place_without_suffix(part: str) -> bool:
     return bool(re.fullmatch(r"[\u4e00-\u9fff]{2,4}", part)) and not _LEADS_IN.search(part)
 
 
+# Where the words after an address begin, with no comma before them: "…2单元501室我下个月搬过去".
+_ZH_AFTER_THE_ADDRESS = re.compile(r"(?<=[号室楼层栋座])(?:我|你|下个?月|下周|以后|之后|从|搬|谢谢|麻烦)")
+
+
 def _zh_candidate(run: str) -> str | None:
     """``run`` without the words that lead into an address, if what is left reads as one."""
+    if after := _ZH_AFTER_THE_ADDRESS.search(run):
+        run = run[: after.start()]
     cut = 0
     first_marker = min((run.find(c) for c in "省市区县路街" if c in run), default=len(run))
     for t in _ZH_TRIGGERS.finditer(run):

@@ -347,6 +347,9 @@ def test_a_blank_address_is_refused_as_too_short_not_as_a_failure(context_for):
             {"order_number": "ORD-2025-0816", "address": "应该系上海市浦东新区世纪大道100号"},
         ),
         ("bob", "update_shipping_address", {"address": "please change it to 5 Elm St, Springfield"}),
+        # round 27: saved as bob's address after a plain yes
+        ("bob", "update_shipping_address", {"address": "12 Oak Street, Portland OR 97201 thats"}),
+        ("chen", "update_shipping_address", {"address": "杭州市西湖区文三路100号2单元501室我下个月搬过去"}),
     ],
 )
 def test_an_address_holding_the_words_of_a_request_is_refused(context_for, username, tool, arguments):
