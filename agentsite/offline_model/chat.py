@@ -438,6 +438,9 @@ def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     every_refund = bool(nlu.EVERY_REFUND.search(text))  # "我之前申请过退款吗": "之前" is ever, of every order
     if not orders and _LAST_MONTH.search(text) and conv.today and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "我上个月那单": the order placed last month, not the one of the last chat
+    thing = described.thing_named(text)
+    if not orders and thing and _LAST_TIME.search(text) and not every_refund and "list_my_orders" in conv.tools:
+        return _call("list_my_orders", item=thing)  # "my cofee grindr, ordered it 3 days ago": the thing decides
     if not orders and _LAST_TIME.search(text) and not every_refund:
         if last := order_from_last_time(conv):
             orders = [last]
