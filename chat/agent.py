@@ -261,7 +261,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
         elif waiting is not None and (_drops_it(text, waiting) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
-        loosely = waiting is not None and agrees_only_loosely(text, after_something_else=bool(waiting.interruptions))
+        loosely = waiting is not None and agrees_only_loosely(
+            text,
+            after_something_else=bool(waiting.interruptions),
+            proposal={**waiting.arguments, "summary": waiting.summary},
+        )
         if waiting is not None and (waiting.interruptions or waiting.tool in NEEDS_A_CLEAR_YES) and loosely:
             # The last reply answered something else and only named the change: "ok" may acknowledge that
             # answer. Money moves, and an address changes, only on a word that confirms on its own ("确认", "yes"),

@@ -227,16 +227,20 @@ def names_the_kind(text: str, tool: str) -> bool:
     return bool(re.search(_KIND_WORDS.get(tool, r"(?!)"), text))
 
 
-def agrees_only_loosely(text: str, *, after_something_else: bool = False) -> bool:
+def agrees_only_loosely(
+    text: str, *, after_something_else: bool = False, proposal: Mapping[str, Any] | None = None
+) -> bool:
     """Whether ``text`` would agree to a change only loosely: an acknowledgement ("ok", "好的") or a yes without
     a word that confirms on its own ("没问题", "sounds good"). After a reminder that came with an answer to
     something else (``after_something_else``), that is not an answer to the change, which is named again
-    instead; nor is a yes that only says the answer was right ("is my address still X?" … "yes that's right")."""
+    instead; nor is a yes that only says the answer was right ("is my address still X?" … "yes that's right").
+    With the waiting change's ``proposal``, an "ok" that asks for another change ("ok and switch my contact
+    channel to sms too" while a refund waits) agrees to nothing: it is a request of its own."""
     if re.search(r"[?？]", text) and not _YES.match(text):
         return False  # "what's my contact channel … right now?": a question, no agreement of any kind
     if after_something_else and _SAYS_IT_IS_RIGHT.search(text) and not _NAMES_AN_ACTION.search(text):
         return True
-    return bool(_ACKNOWLEDGEMENT_ONLY.match(text)) or (is_confirmation(text) and not _EXPLICIT.search(text))
+    return bool(_ACKNOWLEDGEMENT_ONLY.match(text)) or (is_confirmation(text, proposal) and not _EXPLICIT.search(text))
 
 
 # The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
