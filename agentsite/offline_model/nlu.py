@@ -301,7 +301,7 @@ _REFUNDS_LOOKED_UP = _re(
 
 
 # Which refunds were made, or how much, asked: never a refund asked for ("你帮我退了哪个订单？退了多少钱？").
-_REFUNDS_DONE_ASKED = _re(
+_REFUNDS_MADE_ASKED = _re(
     r"(?:退|提交|申请|办)了(?:哪|几|多少|什么|啥)|退(?:款)?了(?:没有?|吗)|(?:哪些|哪个|哪笔|几笔)(?:退款|单|订单)?[^，。？?]{0,6}"
     r"(?:退了|提交了|申请了|办了)|退了多少|"
     r"(?i:\b(?:which|what)\s+(?:orders?\s+|refunds?\s+)?(?:did|have)\s+(?:you|u)\s+(?:just\s+)?(?:refund|refunded|file|filed|"
@@ -317,7 +317,7 @@ def asks_after_a_refund(text: str) -> bool:
     wants_one = _REFUND_FOR_ME.search(text) or _REFUND_ASKED_FOR.search(text)
     if _REFUNDS_LOOKED_UP.search(text) and not _REFUND_FOR_ME.search(text):
         return True
-    if _REFUNDS_DONE_ASKED.search(text):  # "今天一共帮我提交了哪些退款？", "你帮我退了哪个订单？": what was done
+    if _REFUNDS_MADE_ASKED.search(text):  # "今天一共帮我提交了哪些退款？", "你帮我退了哪个订单？": what was done
         return True
     if _REFUND_CLAIMED.search(text) and not wants_one:  # "…已原路退回，请注意查收": a claim, whatever it asks
         return True
@@ -1343,7 +1343,7 @@ def classify(text: str) -> Understanding:
         return result(Intent.STATUS if asks_after else Intent.REFUND)
     if EVERY_REFUND.search(text) and is_question(text):
         return result(Intent.STATUS)  # "我以前退过款吗？": every order's refunds, looked up
-    if _REFUNDS_DONE_ASKED.search(text):
+    if _REFUNDS_MADE_ASKED.search(text):
         return result(Intent.STATUS)  # "保温杯那单退了多少？": the order's refunds on record
     one_in_sight = has_order or slots.order_tails(text) or _ORDER_POINTED_AT.search(text)
     if _WHAT_IT_HOLDS.search(text) and not _WHERE_IT_IS.search(text) and one_in_sight:
