@@ -452,6 +452,16 @@ def ask_again(action: PendingAction) -> None:
     PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).update(interruptions=0)
 
 
+def interrupt_for_a_new_login(customer_id: int) -> int:
+    """Every change still waiting for this customer's yes, counted as interrupted beyond what a proposal
+    survives: a yes after a new login answers no proposal of an earlier one. The next message lapses it and
+    says so (``waiting_action``). Returns how many were waiting."""
+    waiting = (PendingAction.Status.PENDING, PendingAction.Status.QUEUED)
+    return PendingAction.objects.filter(customer_id=customer_id, status__in=waiting).update(
+        interruptions=settings.AGENT_CONFIRM_INTERRUPTIONS + 1
+    )
+
+
 def lapse(action: PendingAction) -> PendingAction | None:
     """Mark a still-pending action as lapsed; ``None`` if someone decided it meanwhile."""
     changed = PendingAction.objects.filter(pk=action.pk, status=PendingAction.Status.PENDING).update(
