@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from agentsite import clock
 from agentsite.redaction import redact
+from chat import shop
 from memory import keys, longterm
 from memory.embeddings import get_embedder
 from memory.instructions import NOT_THE_CUSTOMERS
@@ -93,6 +94,13 @@ class CorrectMemoryForm(forms.Form):
                 ),
                 code="instruction",
             )
+        if self.memory.key == "shipping_address":
+            try:  # the address alone, as the shop takes one: never the sentence around it ("我的收货地址已经是…")
+                shop.deliverable(text)
+            except shop.ShopError:
+                raise forms.ValidationError(
+                    _("Please write only the address, without other words or numbers."), code="not_an_address"
+                ) from None
         if self.memory.key:
             try:
                 self.cleaned_data["value"] = keys.normalise(self.memory.key, text)

@@ -261,9 +261,9 @@ def deliverable(address: str) -> str:
 
 # Words of a request, never of an address: an address holding them was read with the sentence around it.
 _NOT_AN_ADDRESS = re.compile(
-    r"我|帮忙|麻烦|改成|改为|改做|换成|应该是|应该系|地址是|地址改|谢谢|重复了|下个月|"
+    r"我|帮忙|麻烦|改成|改为|改做|换成|应该是|应该系|地址是|地址改|谢谢|重复了|下个月|已经|手机|电话|"
     r"(?i:\bplease\b|\bpls\b|\bthanks?\b|\bchange\s+(?:it|my)\b|\bshould\s+be\b|\bmy\s+(?:new\s+)?address\b|"
-    r"\bthat'?s\b|\bi'?m\b|\bliving\b|\bmoved\b)"
+    r"\bthat'?s\b|\bi'?m\b|\bliving\b|\bmoved\b|\bphone\b|\bmobile\b|\bnow\b|\bcurrently\b)"
 )
 
 

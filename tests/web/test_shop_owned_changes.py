@@ -128,3 +128,23 @@ def test_a_changed_contact_channel_is_announced_on_the_old_channel_and_the_new(s
     with transaction.atomic():
         shop.set_contact_channel(shopper.pk, "wechat")  # no change, no notice
     assert not OutboxMessage.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我的收货地址已经是上海市浦东新区世纪大道100号，手机号13800001111",  # red team, session 25
+        "my address is 9 Oak Rd, York now",
+        "9 Oak Rd, York, phone 07700 900123",
+    ],
+)
+def test_a_correction_of_the_address_holds_the_address_alone(shopper, text):
+    """The sentence around an address was kept as the address asked for, and the agent said it back ("您曾提出改为
+    已经是上海市…，手机号13800001111"): the form takes only an address, as the shop does."""
+    record = LongTermMemory.objects.valid().get(customer=shopper, key="shipping_address")
+
+    response = _correct(logged_in(shopper), record, text)
+
+    assert response.status_code == 400
+    assert "only the address" in response.content.decode()
+    assert not LongTermMemory.objects.valid().filter(customer=shopper, source="customer_stated").exists()
