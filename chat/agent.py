@@ -33,6 +33,7 @@ from chat.answers import (
     declines_all,
     declines_the_kind,
     final_answer,
+    gives_another_value,
     in_simplified,
     is_bare_confirmation,
     is_cancellation,
@@ -192,10 +193,15 @@ _recall = timings.timed("recall")(recall)
 _summarise = timings.timed("model")(llm.summarise)
 
 
-def _drops_it(text: str, waiting: PendingAction) -> bool:
-    """A no to the waiting change, unless it picks another order for it ("no, the water bottles one"): the model
-    then asks that one, and the change it proposes takes the waiting one's place."""
-    return is_cancellation(text) and not picks_another(text, {**waiting.arguments, "summary": waiting.summary})
+def _drops_it(text: str, waiting: PendingAction, speaker: Speaker | None) -> bool:
+    """A no to the waiting change, unless it picks another order for it ("no, the water bottles one") or gives
+    another value than the record's ("no, i said 12 Oak Street…"): the model then asks that, and the change it
+    proposes takes the waiting one's place."""
+    proposal = {**waiting.arguments, "summary": waiting.summary}
+    current = speaker.records.get(CHANGED_KEY.get(waiting.tool, ("", ""))[0]) if speaker else None
+    return (
+        is_cancellation(text) and not picks_another(text, proposal) and not gives_another_value(text, proposal, current)
+    )
 
 
 def _keeps_it_as_it_is(text: str, waiting: PendingAction, speaker: Speaker | None) -> bool:
@@ -259,7 +265,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             declined = _drop_and_say(store, ctx, every=declines_all(no))
             history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
-        elif waiting is not None and (_drops_it(text, waiting) or _keeps_it_as_it_is(text, waiting, speaker)):
+        elif waiting is not None and (_drops_it(text, waiting, speaker) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
         loosely = waiting is not None and agrees_only_loosely(
             text,

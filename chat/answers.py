@@ -121,11 +121,13 @@ _DECLINE_BLOCKER = re.compile(
     r"|\b(?!(?:No|Nope|Yes|Yeah|Ok|Okay|Well|So|Oh|Wait)\b)[A-Z][a-z'-]+,?\s+(?:not|instead\s+of)\s+[A-Z]"
     r"|不是[^，。]{1,10}[省市区县镇路街道][，,\s]*(?:而)?是|是[^，。]{1,10}[省市区县镇路街道][，,\s]*(?:而)?不是"
 )
-# A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
-_NEGATED_AGAIN = re.compile(
-    r"(?i)不(?:退|改|换|用|要|动)|别|算了|先不|保持原样|\b(?:don'?t|do\s+not|not|no)\b|"
-    r"\b(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same)\b"
+# Words that say not to make the change: "别改", "don't", "leave it as it is".
+_NOT_TO_CHANGE = (
+    r"(?i:不(?:退|改|换|用|要|动)|别|算了|先不|保持原样|\b(?:don'?t|dont|do\s+not|never\s*mind|cancel)\b|"
+    r"\b(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same)\b)"
 )
+# A number after a no corrects the proposal ("no, the order is ORD-…") unless the no is said again.
+_NEGATED_AGAIN = re.compile(rf"{_NOT_TO_CHANGE}|(?i:\b(?:not|no)\b)")
 # A yes that only thanks ("ok thanks", "好的谢谢") acknowledges what was said; it agrees to nothing.
 _THANKS_ONLY = re.compile(
     r"(?i)^\s*(?:ok(?:ay)?|k|alright|fine|cool|great|好的?|嗯+|行)[\s,，.。!！~]*"
@@ -595,6 +597,30 @@ def picks_another(text: str, proposal: Mapping[str, Any]) -> bool:
     words = [w for w in words if w not in ("one", "order")]
     summary = str(proposal.get("summary", "")).lower()
     return bool(words) and not _NO_THING.match(named) and not all(w in summary for w in words)
+
+
+# What a no sets aside rather than asks for: "…, not the white house", "not 742 Evergreen", "不是徐汇区".
+# A time is no value of a change either: "no. not now, maybe in 2 days", "过两天再说".
+_SET_ASIDE = re.compile(
+    r"(?i)\bnot\s+(?:[\w'-]+\s+){0,2}[\w'-]+|不是[^，。,.!！?？]{0,10}"
+    r"|\d+\s*(?:days?|weeks?|hours?|hrs?|h\b|mins?|minutes?|months?|天|日|周|个?星期|个?礼拜|个?小时|分钟|个?月)"
+)
+
+
+def gives_another_value(text: str, proposal: Mapping[str, Any], current: str | None = None) -> bool:
+    """Whether a no says which value the change should have instead ("no!! i said 12 Oak Street, Portland OR
+    97201, not the white house", "no, sms"): a number the proposal does not hold, or a contact channel that is
+    neither the one proposed nor ``current`` (the record's), before anything that says not to change. The
+    change is then asked again with that value, not only dropped."""
+    opener = _DECLINE.match(text)
+    if not opener:
+        return False
+    rest = _SET_ASIDE.sub(" ", re.split(_NOT_TO_CHANGE, text[opener.end() :], maxsplit=1)[0])
+    said = _numbers(" ".join(str(v) for k, v in proposal.items() if k not in CUSTOMERS_WORDS))
+    channel = proposal.get("channel")
+    return bool(_numbers(rest) - said) or bool(
+        channel and any(re.search(p, rest) for c, p in _CHANNEL_WORDS.items() if c not in (channel, current))
+    )
 
 
 def is_cancellation(text: str) -> bool:

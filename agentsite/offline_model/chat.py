@@ -276,15 +276,22 @@ def record_of(conv: Conversation, key: str, extra: list[MemoryEntry] | None = No
 
 
 def requests_for(conv: Conversation, key: str, record: str) -> list[str]:
-    """Values the customer asked for that differ from the record: in this chat, then in the memory block."""
+    """Values the customer asked for that differ from the record: in this chat, then in the memory block. One the
+    record holds ("15 Maple Ave" of "15 Maple Ave, Springfield", said with the yes that made it) differs in nothing."""
     out: list[str] = []
     said = said_in_turns(conv, key)
-    if said and said != record:
+    if said and not _held_by(record, said):
         out.append(said)
     for entry in conv.memories:
-        if entry.tag == "requested" and entry.key == key and entry.value and entry.value != record:
+        if entry.tag == "requested" and entry.key == key and entry.value and not _held_by(record, entry.value):
             out.append(entry.value)
     return list(dict.fromkeys(out))
+
+
+def _held_by(record: str, value: str) -> bool:
+    """Whether ``record`` holds ``value`` (case, spaces and punctuation aside)."""
+    squeezed = [re.sub(r"[\W_]+", "", text.lower()) for text in (record, value)]
+    return bool(squeezed[1]) and squeezed[1] in squeezed[0]
 
 
 # The agent's last words asking for the answer to a change: its proposal, or the application's reminder.
@@ -425,8 +432,8 @@ def _each_order(conv: Conversation, results: list[ToolResult], question: str) ->
 
 def _order_calls(conv: Conversation, text: str, tool: str, lang: str) -> Reply:
     orders = slots.order_numbers(text)
-    picks_by_price = _CHEAPEST.search(text) or _DEAREST.search(text)
-    picks_by_price = picks_by_price or _amount_naming(text)
+    picks_by_price = bool(_CHEAPEST.search(text) or _DEAREST.search(text) or _amount_naming(text))
+    picks_by_price = picks_by_price or _compared(conv, text)
     if picks_by_price and not orders and not slots.order_tails(text) and "list_my_orders" in conv.tools:
         return _call("list_my_orders")  # "the cheapest one", "the $45 one": the list says which
     if not orders and described.picked_by_state(text) and "list_my_orders" in conv.tools:
@@ -503,7 +510,8 @@ def _within_the_schemas(conv: Conversation, reply: Reply, lang: str) -> Reply:
 
 # Part of the money back, with no amount named: the refund tool refunds an order's full total only.
 _PART_OF_IT = re.compile(
-    r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?\d|退一(?:盒|件|个|瓶|双)的钱|"
+    r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退一(?:盒|件|个|瓶|双)的钱|"
+    r"退\s*[¥￥]?[\d一二两三四五六七八九十百千]+\s*(?:块|元|蚊)?(?:钱)?就(?:行|好|可以|够)|(?:剩下|剩余|其余)的?(?:不用|不要|别)退|"
     r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
     r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|\bmake\s+it\s+(?:just\s+|only\s+)?"
     r"(?:[$£€¥]\s?\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*(?:bucks|dollars?|quid|pounds?|euros?))\b|"
@@ -569,8 +577,9 @@ def _total_of(order: Any) -> float | None:
 def _refund(conv: Conversation, text: str, lang: str) -> Reply:
     if not slots.order_numbers(text) and _by_when_placed(conv, text):
         return _call("list_my_orders")
-    if not slots.order_numbers(text) and _amount_naming(text) and "list_my_orders" in conv.tools:
-        return _call("list_my_orders")  # "refund the $129 one": the list says which, never a part of another
+    by_amount = _amount_naming(text) or _CHEAPEST.search(text) or _DEAREST.search(text) or _compared(conv, text)
+    if not slots.order_numbers(text) and by_amount and "list_my_orders" in conv.tools:
+        return _call("list_my_orders")  # "refund the $129 one", "the cheapest": the list says which
     orders = (
         slots.order_numbers(text)
         or ([o] if (o := described.described_order(conv, text)) else [])
@@ -1085,17 +1094,23 @@ def _order_swapped(conv: Conversation, text: str, understood: nlu.Understanding)
     pick = _SWAP_VERB.sub("", pick).strip(" ,，。.!！")  # "do the headphones instead": the headphones
     if not pick or not (_names_an_order(pick) or _other_asked(pick)):
         return None
-    named = _ORDER_WORD_LAST.sub("", pick) if understood.lang == "zh" else pick
     looked_up = None  # "机械键盘到哪了" … "不对，是耳机那单": the lookup asked again, when no change was proposed
     for turn in conv.earlier_turns():
         if turn.role == "user":
             break
         for call in turn.tool_calls:
-            wording = _SWAPPED_REQUEST.get(call.name)
-            if wording and isinstance(call.args().get("order_number"), str):
-                return wording[understood.lang].format(named, call.args().get("address", ""))
+            if call.name in _SWAPPED_REQUEST and isinstance(call.args().get("order_number"), str):
+                return _asked_of(call.name, pick, understood.lang, call.args().get("address", ""))
             looked_up = looked_up or _LOOKUP_INTENT.get(call.name)
+    named = _ORDER_WORD_LAST.sub("", pick) if understood.lang == "zh" else pick
     return _ASKED_AGAIN[(understood.lang, looked_up)].format(named) if looked_up else None
+
+
+def _asked_of(tool: str, pick: str, lang: str, address: object = "") -> str:
+    """The change ``tool`` made or proposed, worded as asked of the order ``pick`` names ("耳机那单" →
+    "耳机那单退款")."""
+    named = _ORDER_WORD_LAST.sub("", pick) if lang == "zh" else pick
+    return _SWAPPED_REQUEST[tool][lang].format(named, address)
 
 
 # The lookups a swapped order is asked again of.
@@ -1117,6 +1132,40 @@ def _proposed_address_fixed(conv: Conversation, text: str) -> Reply | None:
                 if given and not speech.is_question(text) and not others.someone_else_asked_about(text, conv.system):
                     fixed = corrections.whole_address(proposed, given)  # never an address asked about
                 return _call(call.name, **{**call.args(), "address": fixed}) if fixed and fixed != proposed else None
+    return None
+
+
+# Around a channel named alone after a no ("no, sms", "nah, wechat instead", "不是电话，短信"): the one set aside,
+# and words that only point at the one named.
+_NOT_THIS_ONE = re.compile(r"(?i)\bnot\s+(?:by\s+|via\s+)?[\w-]+|不是[^，。,.!！]{1,4}?(?=[，,。.\s]|$)")
+_POINTS_AT_IT = re.compile(
+    r"(?i)\b(?:instead|rather|please|pls|plz|then|use|via|by|over|make\s+it|i\s+said|i\s+meant?|it'?s|its|sorry|"
+    r"oops|ok|okay|confirm)\b|才对|吧|啊|呀|哦|是|用|改成|换成|我说的是|我要的是|那就|还是|就|确认|[\u2014\u2013-]"
+)
+
+
+def _proposed_channel_fixed(conv: Conversation, text: str) -> Reply | None:
+    """A channel named alone right after the last exchange was about one: after a no ("no, sms", "nah. wechat",
+    "不对，我说的是短信"), or in place of the one proposed ("那就短信，确认"). The change, asked with the channel named
+    (after "…改成邮件吧" answered "no change needed", too)."""
+    if "update_contact_channel" not in conv.tools:
+        return None
+    opened = bool(_SWAP_OPENER.match(text))
+    rest = _POINTS_AT_IT.sub(" ", _SWAP_OPENER.sub("", _NOT_THIS_ONE.sub(" ", text).strip(), count=1))
+    named = [channel for channel, pattern in slots.CHANNEL_PATTERNS if re.search(pattern, rest)]
+    if len(named) != 1 or re.sub(dict(slots.CHANNEL_PATTERNS)[named[0]], "", rest).strip(" ,，。.!！~"):
+        return None
+    if record_of(conv, "contact_channel") == named[0]:
+        return None  # "no, email" when email is on record: a no that keeps it
+    for turn in conv.earlier_turns():
+        if turn.role == "user":  # no proposal since: the customer's request before may have named the channel
+            asked = slots.contact_channel(nlu.as_mandarin(turn.text))
+            return (
+                _call("update_contact_channel", channel=named[0]) if opened and asked not in (None, named[0]) else None
+            )
+        for call in turn.tool_calls:
+            if call.name == "update_contact_channel" and call.args().get("channel") != named[0]:
+                return _call("update_contact_channel", channel=named[0])
     return None
 
 
@@ -1273,6 +1322,12 @@ def respond(conv: Conversation) -> Reply:
         else c
         for c in reply.tool_calls
     )
+    if (
+        any(c.name == "request_refund" for c in calls)
+        and nlu.asks_refund_on_time(conv.latest_user_text)
+        and "search_policies" in conv.tools
+    ):  # "耳机那单退款，今天到账就退": no time is promised, so no refund is asked on one; how long it takes, said
+        return _how_long_a_refund_takes(reply_language(conv, conv.latest_user_text))
     if any(_without_its_place(c.arguments.get("address")) for c in calls if isinstance(c.arguments, dict)):
         return Reply(replies.phrase("address_incomplete", "zh"))  # "杭州文三路398号": which province, city, district?
     if reply.content and not calls and _promise_claimed_and_not_on_record(conv):
@@ -1283,6 +1338,12 @@ def respond(conv: Conversation) -> Reply:
         lang = reply_language(conv, conv.latest_user_text)  # "改回杭州那个文三路398号", which is the one on record
         return Reply(replies.already(replies.answer("shipping_address", record, lang), lang))
     return Reply(reply.content, calls) if calls != reply.tool_calls else reply
+
+
+def _how_long_a_refund_takes(lang: str) -> Reply:
+    """The refund policy, asked how long a refund takes: a refund asked on a time ("…今天到账就退") is never
+    requested on it, since no time can be promised (``replies.tool_result`` says so)."""
+    return _call("search_policies", query="退款多久到账" if lang == "zh" else "how long does a refund take")
 
 
 def _respond(conv: Conversation) -> Reply:
@@ -1337,7 +1398,7 @@ def _respond(conv: Conversation) -> Reply:
         return Reply(replies.changed_here(_done_here(conv), understood.lang))
     if offer_taken := _taken_up_offer(conv, text):
         return offer_taken
-    if fixed := _proposed_address_fixed(conv, text):
+    if fixed := _proposed_address_fixed(conv, text) or _proposed_channel_fixed(conv, text):
         return fixed
     if swapped := _order_swapped(conv, text, understood):
         text, understood = swapped, nlu.classify(swapped)
@@ -1374,8 +1435,7 @@ def _same_refund_for(conv: Conversation, text: str) -> str | None:
         and nlu.classify(text).intent is Intent.OTHER
         and _names_an_order(pick)
     ):
-        lang = reply_language(conv, text)
-        return _SWAPPED_REQUEST["request_refund"][lang].format(_ORDER_WORD_LAST.sub("", pick) if lang == "zh" else pick)
+        return _asked_of("request_refund", pick, reply_language(conv, text))
     return None
 
 
@@ -1544,13 +1604,21 @@ def _asked_in(result: ToolResult, requests: list[splitting.Request], before: int
     else that of the result before it."""
     args = result.call.args()
     order, query, item = args.get("order_number"), args.get("query"), args.get("item")
+    data = result.data()
+    items = data.get("items") if isinstance(data, dict) else None
+    bought = (
+        " ".join(str(i.get("name", "")) for i in items if isinstance(i, dict)).lower()
+        if isinstance(items, list)
+        else ""
+    )
     for index, request in enumerate(requests):
         if isinstance(query, str) and query.strip() and query.strip() in request.text:
             return index
         named = [*slots.order_numbers(request.text), *slots.order_tails(request.text)]
         if isinstance(order, str) and any(order.endswith(n[-4:]) for n in named):
             return index
-        if isinstance(item, str) and described.thing_named(request.text) == item:
+        thing = described.thing_named(request.text)
+        if thing and (thing == item or thing.lower() in bought):  # "台灯那单退了没有？": the order holding the lamp
             return index
     return before
 
@@ -1618,6 +1686,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if nlu.ASKS_WHAT_CHANGED_HERE.search(text):  # "刚才你都帮我办了什么？", as one request of several
+        return Reply(replies.changed_here(_done_here(conv), lang))
     if facts.asks_to_forget(text) and not _GIVES_A_NEW_VALUE.search(text):  # "forget the 742 … thing": no change
         return Reply(replies.phrase("forget_on_the_page", lang))  # "please forget that I said …": the page does it
     if (tracking := slots.tracking_numbers(text)) and not slots.order_numbers(text) and intent in _TRACKED_BY_NUMBER:
@@ -1628,6 +1698,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("others_data", lang))
     if nlu.REFUND_ELSEWHERE.search(text):  # never a refund asked to a card or account of someone's choosing
         return Reply(replies.phrase("refund_paid_back", lang))
+    if nlu.asks_refund_on_time(conv.latest_user_text) and "search_policies" in tools:  # "…今天到账就退"
+        return _how_long_a_refund_takes(lang)
     if nlu.EXPEDITE_DISPUTED.search(text):  # "我什么时候让你催单了？": the record, never another chase
         record = replies.chases_on_record(list(conv.memories), lang)
         return Reply(replies.phrase("expedite_disputed", lang) + ("" if lang == "zh" else " ") + record)
@@ -1635,7 +1707,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return _account_detail(conv, text, "account_email", lang)
     if nlu.asks_to_change_phone(text):  # the account's number, never the phone as the contact channel
         return _account_detail(conv, text, "account_phone", lang, its_own_word="phone")
-    partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER) and _PART_OF_IT.search(text)
+    partial = intent in (Intent.REFUND, Intent.CONFIRM, Intent.OTHER, Intent.POLICY) and _PART_OF_IT.search(text)
     if partial and (slots.money_asked(text) is None or intent is not Intent.REFUND):
         # "only refund 100 of it", "yes but only $100 of it", "保温杯退一个的钱就行，89块": no refund asked of an order
         return Reply(replies.phrase("partial_refund", lang))
@@ -2011,14 +2083,51 @@ def _asked_before(conv: Conversation) -> Intent:
 
 
 # An order picked by its total ("最多几天能到" asks a time, so only words of price).
-_CHEAPEST = re.compile(r"最便宜|最平(?![安稳静常时])|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)")
-_DEAREST = re.compile(r"最贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b)")
+_CHEAPEST = re.compile(
+    r"最便宜|第[二三四]便宜|最平(?![安稳静常时])|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)"
+)
+_DEAREST = re.compile(r"最贵|第[二三四]贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b)")
 
 
-def _by_price(listed: list[Any], question: str) -> list[str]:
-    """The order a question picks by its total ("the cheapest one", "最贵的那单"), among those neither cancelled nor
-    refunded: empty when it picks none."""
+# Of two orders in sight, one picked by its total: "贵的那个帮我退了", "refund the cheaper one".
+_CHEAPER = re.compile(
+    r"(?<![最第二三四])便宜(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:cheaper|less\s+expensive)\s+(?:one|order)\b)"
+)
+_DEARER = re.compile(
+    r"(?<![最第二三四])贵(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:dearer|pricier|more\s+expensive)\s+(?:one|order)\b)"
+)
+
+
+def _compared(conv: Conversation, text: str) -> bool:
+    """Whether ``text`` picks one of the orders in sight by comparing their totals ("the cheaper one")."""
+    return bool(_CHEAPER.search(text) or _DEARER.search(text)) and bool(_orders_in_sight(conv))
+
+
+def _orders_in_sight(conv: Conversation) -> list[str]:
+    """The orders the latest exchanges spoke of, when one of them (of the last three) named several: those a
+    "the cheaper one" picks among; empty otherwise."""
+    named: list[str] = []
+    exchanges = 0
+    for turn in conv.earlier_turns():
+        if turn.role == "user":
+            if len(set(named)) > 1:
+                return list(dict.fromkeys(named))
+            named, exchanges = [], exchanges + 1
+            if exchanges == 3:
+                break
+        for call in turn.tool_calls:
+            if isinstance(order := call.args().get("order_number"), str):
+                named.append(order)
+    return list(dict.fromkeys(named)) if len(set(named)) > 1 else []
+
+
+def _by_price(listed: list[Any], question: str, in_sight: list[str] | None = None) -> list[str]:
+    """The order a question picks by its total ("the cheapest one", "最贵的那单", "my 2nd most expensive order"),
+    among those neither cancelled nor refunded, or of ``in_sight`` ("the cheaper one"): empty when it picks none."""
     cheapest, dearest = _CHEAPEST.search(question), _DEAREST.search(question)
+    if not cheapest and not dearest and in_sight:
+        cheapest, dearest = _CHEAPER.search(question), _DEARER.search(question)
+        listed = [o for o in listed if isinstance(o, dict) and o.get("order_number") in in_sight]
     if bool(cheapest) == bool(dearest):
         return []
     priced = [
@@ -2026,9 +2135,10 @@ def _by_price(listed: list[Any], question: str) -> list[str]:
         for o in listed
         if (total := _total_of(o)) is not None and o.get("status") not in ("cancelled", "refunded")
     ]
-    if not priced:
+    rank = nlu.rank_asked(question)  # "my 2nd most expensive order"
+    if len(priced) < rank:
         return []
-    return [(min if cheapest else max)(priced)[1]]
+    return [sorted(priced, reverse=bool(dearest))[rank - 1][1]]
 
 
 def _the_ones_that_stand_so(result: ToolResult, question: str, lang: str) -> str:
@@ -2087,7 +2197,7 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     )
     data = result.data()
     listed = data.get("orders") if isinstance(data, dict) else None
-    priced = _by_price(listed, question) if isinstance(listed, list) else []
+    priced = _by_price(listed, question, _orders_in_sight(conv)) if isinstance(listed, list) else []
     amounted = _by_amount(listed, question) if isinstance(listed, list) else []
     if intent is Intent.STATUS and len(amounted or priced) == 1 and "lookup_order" in conv.tools:
         return _call("lookup_order", order_number=(amounted or priced)[0])  # "whats the status of my dearest order?"
@@ -2134,7 +2244,7 @@ def _by_when_placed(conv: Conversation, text: str) -> bool:
     at = text.find(phrase) if phrase else -1
     if day is not None and at >= 0 and _CAME_THEN.search(text[max(at - 24, 0) : at + len(phrase) + 8]):
         day = None  # "delivered yesterday", "昨天已经送到了"
-    named = bool(nlu.MOST_RECENT_ORDER.search(text)) or day is not None
+    named = bool(nlu.MOST_RECENT_ORDER.search(text) or nlu.OLDEST_ORDER.search(text)) or day is not None
     return named and "list_my_orders" in conv.tools
 
 
@@ -2146,13 +2256,18 @@ def _listed(result: ToolResult) -> list[dict[str, Any]]:
 
 
 def _placed_then(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply:
-    """The request again with the listed order placed when it says (the newest, or on the day named)."""
+    """The request again with the listed order placed when it says (the newest, the oldest, the 2nd newest … or
+    on the day named)."""
     dated = sorted((o for o in _listed(result) if o.get("order_number") and o.get("placed_at")), key=_placed_at)
     day, _ = replies.day_asked(question, conv.today)
+    rank = nlu.rank_asked(question)
     if day is not None:
         chosen = [str(o["order_number"]) for o in dated if _placed_at(o).startswith(day.isoformat())]
+    elif len(dated) >= rank:
+        oldest = nlu.OLDEST_ORDER.search(question) and not nlu.MOST_RECENT_ORDER.search(question)
+        chosen = [str(dated[rank - 1 if oldest else -rank]["order_number"])]
     else:
-        chosen = [str(dated[-1]["order_number"])] if dated else []
+        chosen = []
     return _go_on_with(conv, chosen, f"{question} {chosen[0]}" if chosen else question, lang, "")
 
 
@@ -2405,6 +2520,7 @@ def _spoken_of_aside(conv: Conversation, result: ToolResult, question: str, lang
     named = named or bool(_holding_what_is_named(listed, question))  # "我买的那双跑步鞋": its order was tracked
     named = named or bool(_CHEAPEST.search(question) or _DEAREST.search(question) or _amount_naming(question))
     named = named or bool(_AT_POSITION.search(question))  # "where is the first one?": the list's first
+    named = named or _by_when_placed(conv, question)  # "where is my oldest order?": the one placed first
     if result.call.name != "track_shipment" or named or _other_asked(question) or described.picked_by_state(question):
         return ""  # the order was named (in full, by its end, by what is in it, as the other or by how it stands)
     earlier = [r.call.args().get("order_number") for r in conv.results_since_user() if r.call.name == "track_shipment"]

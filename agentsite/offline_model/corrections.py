@@ -157,8 +157,12 @@ def _number_corrected(address: str, tail: str) -> str | None:
     return address[: last.start()] + written + address[last.end() :]
 
 
-# One value in place of another: "it's flat 3C not 3B", "14 not 12".
-_X_NOT_Y = re.compile(r"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s+not\s+([A-Za-z]?\d+[A-Za-z]?)\b")
+# One value in place of another: "it's flat 3C not 3B", "14 not 12", "apt 4 not apt 3", "unit 5, not unit 2" (the
+# unit's word, when given, says which number of the address is meant).
+_UNIT_WORD = r"(?:apt|apartment|unit|flat|suite|ste|room|rm)"
+_X_NOT_Y = re.compile(
+    rf"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s*,?\s+not\s+(?:(?P<unit>{_UNIT_WORD})\.?\s*#?\s*)?([A-Za-z]?\d+[A-Za-z]?)\b"
+)
 # The same in Chinese, the old number first: "不是100号啊，我说了是200号20楼" (and the floor or room with it).
 _NOT_Y_BUT_X = re.compile(
     r"(?:不是|不对)[^，。]{0,4}?(\d+)\s*(号|室|栋)[^0-9]{0,12}?是\s*(\d+)\s*\2((?:[，,\s]*\d+\s*(?:楼|层|室|单元))*)"
@@ -208,22 +212,28 @@ def _place_swapped(proposed: str, text: str) -> str | None:
     return None
 
 
-# A flat or unit added to an address just proposed: "but make it apt 4B", "add unit 5", "it's flat 2".
+# A flat or unit added to an address just proposed, or given again: "but make it apt 4B", "add unit 5", "it's flat
+# 2", "no wait, apt 4", "sorry, unit 12".
 _UNIT_ADDED = re.compile(
-    r"(?i)\b(?:make\s+it|add|it'?s|with|plus|in|at)\s+((?:apt|apartment|unit|flat|suite|ste)\.?\s*#?\s*[A-Za-z0-9-]{1,6})\b"
+    r"(?i)(?:\b(?:make\s+it|add|it'?s|its|with|plus|in|at|wait|no|sorry|oops|meant?|should\s+be)\s*[,.!]*\s+|^\s*)"
+    r"((?:apt|apartment|unit|flat|suite|ste)\.?\s*#?\s*[A-Za-z0-9-]{0,5}\d[A-Za-z0-9-]{0,5})\b"
 )
-_UNIT_NAMED = re.compile(r"(?i)\b(?:apt|apartment|unit|flat|suite|ste)\b")
+_UNIT_NAMED = re.compile(r"(?i)\b(?:apt|apartment|unit|flat|suite|ste)\b\.?\s*#?\s*[A-Za-z0-9-]+")
 _STREET_END = re.compile(
     r"(?i)^(.*?\b(?:st|street|rd|road|ave|avenue|lane|ln|drive|dr|way|blvd|boulevard|terrace|court|ct|place|pl|close|row)\b\.?)"
 )
 
 
 def _unit_added(proposed: str, text: str) -> str | None:
-    """``proposed`` with the flat or unit a message adds, after its street ("12 Oak St Apt 4B, Shelbyville");
-    ``None`` when it adds none or already names one."""
+    """``proposed`` with the flat or unit a message adds, after its street ("12 Oak St Apt 4B, Shelbyville"), or
+    in place of the one it names ("no wait, apt 4"); ``None`` when it gives none."""
     unit = _UNIT_ADDED.search(text)
-    if not unit or _UNIT_NAMED.search(proposed) or speech.HAN.search(proposed):
+    if not unit or speech.HAN.search(proposed):
         return None
+    if named := _UNIT_NAMED.search(proposed):  # its word as proposed, the number given: "Apt 3" → "Apt 4"
+        given = re.search(r"[A-Za-z0-9-]+$", unit.group(1))
+        kept = re.sub(r"[A-Za-z0-9-]+$", given.group() if given else "", named.group())
+        return proposed[: named.start()] + kept + proposed[named.end() :]
     street = _STREET_END.match(proposed) or re.match(r"^([^,]*)", proposed)
     if street is None:
         return None
@@ -234,8 +244,13 @@ def corrected_address(proposed: str, text: str) -> str | None:
     """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
     14 Oak Lane", "make it Bath not Bristol"): the number, the place or the whole address given after the
     correction, else ``None``."""
-    if (swap := _X_NOT_Y.search(text)) and re.search(rf"(?i)\b{re.escape(swap.group(2))}\b", proposed):
-        return re.sub(rf"(?i)\b{re.escape(swap.group(2))}\b", swap.group(1), proposed, count=1)  # "flat 3C not 3B"
+    if swap := _X_NOT_Y.search(text):  # "flat 3C not 3B"; "apt 4 not apt 3": the 3 after "apt" in "3 Elm St Apt 3"
+        was = re.escape(swap.group(3))
+        after_unit = rf"(?i)(?<={swap.group('unit')}\s)\s*#?\s*{was}\b" if swap.group("unit") else ""
+        at = (re.search(after_unit, proposed) if after_unit else None) or re.search(rf"(?i)\b{was}\b", proposed)
+        if at:
+            now = proposed[at.start() : at.end()].replace(swap.group(3), swap.group(1))
+            return proposed[: at.start()] + now + proposed[at.end() :]
     if swapped := _place_swapped(proposed, text):
         return swapped
     if with_unit := _unit_added(proposed, text):

@@ -196,25 +196,27 @@ _NOT_A_THING_EN = frozenset(
         "replies answer answers request requests mail hasn hasnt haven havent isn isnt wasn wasnt doesn doesnt didn "
         "didnt won wont cant aren arent contact channel setting settings unshipped undelivered pending paid never ever "
         "already finally actually showed turned went agent agents rep reps representative manager supervisor "
-        "employee support service down up out off over away fact facts note notes confirmed memory ord",
+        "employee support service down up out off over away fact facts note notes confirmed memory ord doing getting "
+        "cheaper dearer pricier expensive less more",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
-    r"^(?:(?:你好|您好|哈喽|嗨|在吗|(?i:hi|hello|hey))[呀啊哈]?[～~，,！!。\s]*)?(?:那么|还有|另外|顺便|顺带|对了[，,\s]*|那(?![个双副件盒条款张瓶套部盏架对只本把支]))?(?:请|麻烦|帮我|给我|你|我想|想)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
-    r"(?:申请|办理?)?(?:把|将)?"
+    r"^(?:(?:你好|您好|哈喽|嗨|在吗|喂|(?i:hi|hello|hey))[呀啊哈]?[～~，,！!。…\s]*)?(?:那么|还有|另外|顺便|顺带|对了[，,\s]*|那(?![个双副件盒条款张瓶套部盏架对只本把支]))?(?:请|麻烦|帮我|给我|你|我想|我要|想|要)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
+    r"(?:申请|办理?|退(?:掉|了|款)?|取消)?(?:把|将)?"  # "我想退瑜伽垫那单": the thing after the verb
     r"(?:我说的是|我是说|应该是|就是|是)?"  # a thing given again: "啊不对，是瑜伽垫那单"
     r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:[那这](?:个|双|副|件|台|盒|条|款|张|瓶|套|部|盏|架|对|只|本|把|支))?"
     r"(?:取消了?的|退了?的|(?:还)?没发货的|发货了?的|到了的)?"  # "那个取消了的手机壳钱退了没"
     r"([\u4e00-\u9fff]{2,6}?)"
-    r"(?:那单|那个|这单|的订单|的那单|订单|那笔|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)退|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
-    r"几时|多久|下单|的?钱|想退|能退|要退|的?退款|的?退货|退了|呢|买的|\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
+    r"(?:那单|那个|这单|的订单|的那单|订单|那笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)退|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
+    r"几时|多久|下单|的?钱|想退|能退|要退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|"
+    r"\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
 NOT_A_THING_ZH = re.compile(
-    r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几最]|^单|发货|发的|单号|订单|那单|这单|"
+    r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几最第贵半]|^单|发货|发的|单号|订单|那单|这单|"
     r"快递|包裹|东西|上次|之前|最新|尾号|什么|物流|运单|快件|进度|状态|情况|信息|发票|地址|通知|售后|客服|账号|账户|邮箱|"
-    r"电话|手机号|生日|名字|联系|政策|运费|价格|优惠|活动|会员|积分|今天|昨天|前天|申请|提交|办理|要求|"
+    r"电话|手机号|生日|名字|联系|政策|运费|价格|优惠|活动|会员|积分|今天|昨天|前天|申请|提交|办理|要求|取消|静音|人工|"
     r"总共|一共|合计|总计|累计|加起来|一起|然后|之后|以后|今后|将来|下次|接下来|其他|其它|别的|"
     # a price ("一百七十八块的那单", "一千二百多的"), not a thing
     r"[零〇一二两三四五六七八九十百千万多][块元蚊]|[零〇一二两三四五六七八九十百千万]多"
@@ -245,13 +247,23 @@ def thing_named(text: str) -> str:
         w.lower().rstrip("s") in _NOT_A_THING_EN or w.lower() in _NOT_A_THING_EN for w in named.split()
     ):
         return named
-    zh = _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…")) or _GIVEN_LAST_ZH.search(text)
+    zh = (
+        _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…"))
+        or _GIVEN_LAST_ZH.search(text)
+        or _AFTER_THE_VERB_ZH.match(text.strip())
+    )
     return zh.group(1) if zh and not NOT_A_THING_ZH.search(zh.group(1)) else ""
 
 
 _ENGLISH_THING_IN_ZH = re.compile(
     r"(?:那个|这个|我那个|我的|那些|这些)\s*([A-Za-z][A-Za-z\-]{2,}(?:\s+[A-Za-z][A-Za-z\-]{2,})?)"
     r"|(?<![A-Za-z])([A-Za-z][A-Za-z\-]{2,}(?:\s+[A-Za-z][A-Za-z\-]{2,})?)\s*(?:那单|那个|这单|的订单|订单|那笔)"
+)
+
+
+# A thing that ends a request to refund or cancel it: "我要退瑜伽垫", "退掉台灯".
+_AFTER_THE_VERB_ZH = re.compile(
+    r"^(?:我想|我要|想|要|请|麻烦)?(?:帮我|给我)?(?:退掉?|取消)(?:我的|那个|这个)?([\u4e00-\u9fff]{2,6})\s*[。.!！]*$"
 )
 
 

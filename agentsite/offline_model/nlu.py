@@ -64,7 +64,11 @@ POLICY_STRONG = _re(
     r"\s+(?:open|available)\b)|"
     r"(?i:\bpolic(?:y|ies)\b|\bterms\b|\bwarranty\b|"
     r"\bguarantee\b|\bfaq\b|\bprice\s+(?:protection|match(?:ing)?|adjustment))|(?:通知|联系)(?:选项|方式有哪些|有哪些(?:选项|方式))|有哪些通知|哪些(?:通知|联系)方式|"
-    r"(?i:(?:notification|contact)\s+options|options\s+for\s+(?:notifications|contact))"
+    r"(?i:(?:notification|contact)\s+options|options\s+for\s+(?:notifications|contact))|"
+    # where refunded money goes: the refund policy says ("退的钱会退回到哪里？", "where does the refund money go?")
+    # (not "0850那个退款退到哪了": how far that refund has got)
+    r"钱[^，。？?]{0,4}退(?:回|还)?到(?:哪里|哪儿|哪)(?![了啦])|退款[^，。？?]{0,4}(?:退|打|返)(?:回)?到(?:哪里|哪儿|哪)(?![了啦])|"
+    r"(?i:\bwhere\s+(?:does|will|would)\s+(?:the|my)\s+(?:refund(?:ed)?\s+)?(?:money|refund)\s+(?:go|be\s+(?:sent|paid)))"
 )
 # What a policy question is about, coarsely: two parts of a message about different ones are looked up apart
 # ("how long do refunds take, and do you ship to Ireland?"), parts about one or none together.
@@ -119,7 +123,7 @@ REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
-    r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|只退\s*[¥￥]?\d|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
     # "fine, full amount then" (after a partial refund was refused): the full amount, asked for, not asked about
     r"\b(?:the\s+)?full\s+(?:amount|total|price)\b(?![^?]*\?)|"
@@ -197,7 +201,8 @@ def asks_how_a_refund_stands(text: str) -> bool:
 # A refund asked for by the customer, for themselves: "帮我退", "我想要退款", "refund my order", "I want my money back".
 _REFUND_FOR_ME = _re(
     r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|(?<!不)想退款|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
-    r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
+    r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?refund\s+(?:the|one|both|all)\b|"
+    r"\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
     r"(?:refund|to\s+return|money\s+back)|\bplease\s+refund|\breturn\s+(?:it|this|that|my)\b)"
 )
 # One thing in sight ("这个能退吗", "can I return it?"): a request about it, not about refunds in general.
@@ -503,8 +508,29 @@ REFUND_ELSEWHERE = _re(
     r"(?i:\b(?:put|send|pay|transfer|refund|credit|move)\b[^.?!]{0,25}\b(?:money|refund|it|them|\$?\d+)\b[^.?!]{0,12}"
     r"\b(?:to|on|onto|into)\b\s+(?:a\s+|my\s+)?(?:another|other|different|new|someone\s+else'?s|\w+['’]s)\s+(?:\w+\s+){0,2}?"
     r"(?:card|visa|mastercard|amex|account|paypal|wallet|bank)\b|"
+    # a way of paying named for the money: "send the money to my paypal", "refund it to venmo"
+    r"\b(?:put|send|pay|transfer|refund|credit|move)\b[^.?!]{0,25}\b(?:to|on|onto|into|via|through)\s+(?:my\s+|the\s+)?"
+    r"(?:paypal|venmo|zelle|cash\s*app|revolut|alipay|wechat\s*pay|apple\s*pay|google\s*pay|crypto|bitcoin|"
+    r"bank\s+account|checking|savings)\b|"
     r"\b(?:rather\s+than|instead\s+of)\s+(?:to\s+|on\s+)?(?:my|the\s+original)\s+(?:card|payment|account))"
 )
+# A refund asked for on the condition that the money arrives by a time ("耳机那单退款，今天到账就退", "refund it but
+# only if it's back in my account today"): no time can be promised, so none is asked for on it.
+REFUND_ON_TIME = _re(
+    r"(?:今天|今晚|今日|马上|立刻|立即|当天|明天)[^，。？?]{0,4}(?:到账|到帐|退回来?|收到)(?:的话)?[，,\s]*(?:就|才)(?:退|申请|办|要)|"
+    r"(?:必须|一定要|一定得|得|要)(?:在)?(?:今天|今晚|今日|马上|当天|明天)(?:之?内)?(?:到账|到帐|退回|收到)|"
+    r"(?i:\bonly\s+if\b[^.?!]{0,40}\b(?:today|tonight|tomorrow|right\s+now|immediately|same\s+day)\b|"
+    r"\b(?:must|has\s+to|have\s+to|needs?\s+to|got\s+to)\s+(?:be\s+)?(?:arrive|land|come\s+back|be\s+back|back|refunded|"
+    r"in\s+my\s+account|paid\s+back)\b[^.?!]{0,15}\b(?:today|tonight|tomorrow|same\s+day)\b)"
+)
+_REFUND_WORD = _re(r"退(?!出|订)|(?i:\brefund|\bmoney\s+back\b)")
+
+
+def asks_refund_on_time(text: str) -> bool:
+    """Whether ``text`` asks for a refund on the condition that the money arrives by a time."""
+    return bool(REFUND_ON_TIME.search(text) and _REFUND_WORD.search(text))
+
+
 # What the customer's orders come to: "how much did I spend in total?", "我总共花了多少钱", "一共消费了多少".
 SPENT_IN_TOTAL = _re(
     r"(?:总共|一共|总计|合计|累计|加起来|全部|所有订单)[^，。？?]{0,8}(?:花|消费|付|多少钱)|(?:花|消费)了?(?:多少|几)(?:钱)?[^，。？?]{0,4}(?:总共|一共)|"
@@ -544,8 +570,8 @@ ADDRESS_CHANGE_ASKED = _re(
 # "where do you ship to?" asks the shop, and "will you send it to …" asks for a change.
 _DESTINATION_ASKED = _re(
     r"(?i:\bwhere\s+(?:will|would|does|do|is|are|did|was)\b(?!\s+you\b)[^.?!]{0,50}?\b(?:ship(?:ping|ped)?|"
-    r"deliver(?:ing|ed)?|sen[dt]|sending|going|go|head(?:ed|ing)?)\s+to\s*[?.!]*\s*$|"
-    r"\bwhere\s+(?:will|would|does|is|are)\b(?!\s+you\b)[^.?!]{0,50}?\bbe(?:ing)?\s+(?:sent|delivered|shipped)\s*[?.!]*\s*$|"
+    r"deliver(?:ing|ed)?|sen[dt]|sending|going|go|head(?:ed|ing)?)\s+to\s*(?:[?.!]|$)|"
+    r"\bwhere\s+(?:will|would|does|is|are)\b(?!\s+you\b)[^.?!]{0,50}?\bbe(?:ing)?\s+(?:sent|delivered|shipped)\s*(?:[?.!]|$)|"
     r"\b(?:what|which)\s+address\b[^.?!]{0,50}?\b(?:ship(?:ping|ped|s)?|deliver(?:ing|ed|s)?|sen[dt]|sending|going|"
     r"go(?:es)?|head(?:ed|ing)?)\b(?![^.?!]{0,30}\b(?:instead|from\s+now|in\s+future)\b)|"
     r"^\s*(?:is|are|will)\b(?!\s+you\b)[^.?!]{0,60}?\b(?:going|go|ship(?:ping)?|headed|heading|be\s+(?:sent|delivered|shipped)|"
@@ -750,8 +776,28 @@ REFUSED_CHANNEL = _re(
 # The customer's newest order, named by when it was placed rather than by its number.
 MOST_RECENT_ORDER = _re(
     r"最近(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最新(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最新下(?:的)?(?:那个|那)?(?:订单|单)|刚(?:刚)?下的(?:那个|那笔)?(?:订单|单)|最后一(?:个|笔)订单"
+    r"|第[二三四](?:新|近|晚)的?(?:那个|那)?(?:订单|单)"
     r"|(?i:\b(?:most\s+recent|latest|newest|last)\s+(?:order|purchase)\b|\border\s+i\s+(?:just\s+)?placed\s+(?:last|most\s+recently)\b)"
 )
+# The order placed first: "my oldest order", "最早那单"; an ordinal before either ("my 2nd most recent order", "第二新的
+# 那单") is read by ``rank_asked``.
+OLDEST_ORDER = _re(
+    r"最早(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最(?:老|旧)的(?:那个|那)?(?:订单|单)|第一(?:个|笔|单)订单"
+    r"|(?i:\b(?:oldest|earliest|first)\s+(?:order|purchase)\b)"
+)
+_RANK = _re(
+    r"(?i:\b(?P<en>2nd|second|3rd|third|4th|fourth)[\s-]+(?:most|least|cheapest|priciest|dearest|oldest|earliest|"
+    r"newest|latest|last)\b)|第(?P<zh>[二三四])(?:贵|便宜|新|早|近|晚)"
+)
+_RANK_NUMBER = {"2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4, "二": 2, "三": 3, "四": 4}
+
+
+def rank_asked(text: str) -> int:
+    """Which in a ranking a request picks ("my 2nd most expensive order": 2, "第三贵的": 3); 1 when it names none."""
+    m = _RANK.search(text)
+    return _RANK_NUMBER[(m.group("en") or m.group("zh")).lower()] if m else 1
+
+
 # A way of being reached the shop does not offer ("reach me over WhatsApp"): a change of channel all the same,
 # answered with the channels there are.
 OTHER_CHANNEL = _re(
@@ -905,6 +951,9 @@ def puts_off_a_change(text: str) -> bool:
     return bool(_PUT_OFF.search(text)) and not slots.address(text)
 
 
+_THE_REST = _re(r"剩下的?|剩余的?|其余的?|其他的?|(?i:\bthe\s+rest\b|\bthe\s+remainder\b)")
+
+
 def says_not_to_change(text: str) -> bool:
     """Whether the message says not to make a change, and asks for nothing in its place; or takes it back with
     sarcasm ("change my address to …, because that's totally where I live. Not."); or puts it off."""
@@ -913,6 +962,8 @@ def says_not_to_change(text: str) -> bool:
     found = _NOT_WANTED.search(text)
     if found is None or _IN_ITS_PLACE.search(text[found.end() :]):
         return False
+    if _THE_REST.search(text[max(0, found.start() - 6) : found.start()]):
+        return False  # "退一百五十块就行，剩下的不用退": part of it asked, the rest not: no change said not to be made
     rest = re.split(r"[，,。.!！；;]", text[found.end() :], maxsplit=1)[1:]  # "别改地址了，我问的是0901什么时候到"
     return not (rest and classify(rest[0]).intent not in _NOTHING_ASKED_AFTER)
 
@@ -978,16 +1029,20 @@ _HOW_AN_ORDER_STANDS = _re(
     r"\bany\s+(?:news|updates?|word)\b|what\s+happened\s+(?:to|with)|what'?s\s+(?:new|the\s+latest)\s+(?:on|with)|"
     r"\bhow\s+(?:is|'s)\s+(?:it|that|the\s+order)\b|\b(?:has|have)\b.{0,50}\b(?:shipped|arrived|been\s+(?:sent|delivered)))"
 )
+# Things bought asked after as people are: "how are the backpack and the tent doing?", "how's my lamp coming along?".
+_HOW_THINGS_ARE_GOING = _re(
+    r"(?i:\bhow\s+(?:is|are|'s)\s+(?:my|the|our)\s+[a-z][a-z\s,-]{1,40}?\s+(?:doing|going|getting\s+on|coming\s+along)\b)"
+)
 _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?i:\bwhat\b|\bwhich\b|\bis\s+it\b|\bhave\s+you\b)")
 
 # Traditional characters customers mix in ("以后別打电話了"), read as the simplified ones the rules use.
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
     "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
-    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀",
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
-    "机线蓝键盘壳动气净绿灯台温余给旧纪",
+    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -1015,6 +1070,15 @@ _CANTONESE = [
     ("转做", "改成"),
     ("转用", "改用"),
     ("去咗边", "到哪了"),
+    ("退返去", "退回到"),  # "啲钱会退返去边度": where the money goes back to
+    ("退返", "退回"),
+    ("几耐", "多久"),
+    ("去到边度喇", "到哪里了"),
+    ("去到边喇", "到哪了"),
+    ("去到边度", "到哪里了"),
+    ("去到边", "到哪了"),
+    ("，同埋", "，还有"),  # "…去到边，同埋我想转用短信": and then
+    ("同埋", "和"),  # "我嘅地址同埋通知": and
     ("喺边度", "在哪里"),
     ("喺边", "在哪"),
     ("边度", "哪里"),
@@ -1124,6 +1188,7 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"(?<=[退消])他", "掉", text)  # "取消佢": cancel it
         text = re.sub(r"(?:将|把)个([\u4e00-\u9fff]{2,6}?)单", r"把\1那单", text)  # "将个耳机单": the headphones order
         text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
+        text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
         for english, chinese in _SHOP_WORDS_IN_CHINESE:
             text = english.sub(chinese, text)
@@ -1265,8 +1330,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.CONFIRM)
     if DENY.match(text):
         return result(Intent.DENY)
-    if asks_where_an_order_goes(text):
-        return result(Intent.STATUS)  # the order's record says where it goes
+    if asks_where_an_order_goes(text) or _HOW_THINGS_ARE_GOING.search(text):
+        return result(Intent.STATUS)  # the order's record says where it goes, and how it is getting on
     subject = fact_question(text)
     if subject == "order_number":  # "how is the order from last time doing?" asks how it stands
         if TRACK.search(text):

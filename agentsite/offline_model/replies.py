@@ -263,6 +263,11 @@ PHRASES = {
         "I can only look a delivery up by its order number, not by a tracking number. Which order is it? I can list "
         "your orders if that helps.",
     ),
+    "refund_time_not_promised": (
+        "退款什么时候到账我没法保证，所以还没有为您申请。",
+        "I can't promise when a refund arrives, so I haven't requested it.",
+    ),
+    "still_want_it": ("如果仍要申请，请告诉我退哪一单。", "If you'd still like it, tell me which order to refund."),
     "refund_paid_back": (
         "退款只会原路退回到下单时的支付方式，无法退到其他卡或账户。",
         "A refund always goes back to the way the order was paid; I can't send it to another card or account.",
@@ -1045,7 +1050,10 @@ _NOT_A_TOPIC = frozenset(
         r"\S+",
         "the you your and for can are what how does did with have has this that will our any from there when which "
         "who why about policy policies please shop store tell know want would could should get not but all its just "
+        # words of any sentence: "is the tent still under warranty?" is not about alerts that "still arrive"
+        "still under over into than then also only even ever yet more some "
         "你们 我们 请问 什么 怎么 可以 是否 有没 没有 一下 政策 规定 如果 的话 我的 你的 "
+        "能不 不能 可不 不可 能否 是不 不是 会不 不会 要不 不要 "
         # measures and the order itself: "support hours" is not about "within 24 hours of payment"
         "hours hour days day minutes time times long much many order orders item items 小时 时间 多久 订单",
     )
@@ -1055,7 +1063,10 @@ _NOT_A_TOPIC = frozenset(
 # A topic asked about in words its article does not use: "能退吗", "退得了吗" ask about refunds and returns.
 _TOPIC_WORDS = (
     (
-        re.compile(r"退(?!出|订|回去)|到账|打款|(?i:\brefund|\breturn|\bmoney\s+back\b)"),  # "确认了多久能到账？"
+        # "确认了多久能到账？"; not "退差价" (a price difference paid back, which no article covers)
+        re.compile(
+            r"退(?!出|订|回去|差价|还差价)|到账|打款|(?i:\brefund(?!\s+the\s+(?:price\s+)?difference)|\breturn|\bmoney\s+back\b)"
+        ),
         {"退款", "退货", "refund", "refunds", "return", "returns"},
     ),
 )
@@ -1074,7 +1085,9 @@ def policy_text(articles: list[Any], lang: str, question: str) -> str:
     asked = _policy_terms(question).union(*(words for said, words in _TOPIC_WORDS if said.search(question)))
     shared = {id(a): len(asked & _policy_terms(f"{a.get('title', '')} {a.get('snippet', '')}")) for a in valid}
     if not valid or not any(shared.values()):
-        return "抱歉，没有找到相关的政策说明。" if lang == "zh" else "Sorry, I couldn't find a policy about that."
+        if lang == "zh":
+            return "抱歉，没有找到相关的政策说明。如需确认，我可以为您转接人工客服。"
+        return "Sorry, I couldn't find a policy about that. If you'd like, I can pass you to a colleague to confirm it."
     best = max(valid, key=lambda a: shared[id(a)])
     title = _quote(best.get("title") or "", 80)  # named as the customer reads it: no ids of ours
     snippet = _quote(best.get("snippet") or best.get("content") or "", 400)
@@ -1247,7 +1260,11 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
     if isinstance(data, dict) and data.get("status") in ("pending_confirmation", "queued", "done"):
         return _action_text(data, lang, order)
     if isinstance(data, dict) and isinstance(data.get("articles"), list):
-        return policy_text(data["articles"], lang, str(args.get("query") or question))
+        policy = policy_text(data["articles"], lang, str(args.get("query") or question))
+        if nlu.asks_refund_on_time(question):  # a refund asked on a time: none is promised, none requested
+            before, after = (phrase(name, lang) for name in ("refund_time_not_promised", "still_want_it"))
+            return f"{before}{policy}{after}" if lang == "zh" else f"{before} {policy} {after}"
+        return policy
     if isinstance(data, list) and name == "list_my_orders":
         data = {"orders": data}
     if isinstance(data, dict) and isinstance(data.get("orders"), list):

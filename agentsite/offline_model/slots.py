@@ -440,6 +440,9 @@ def _town_typed_after(rest: str) -> str:
         and not (word.lower() == "new" and _NEW_PLACE.match(" ".join(words[i + 1 :])))
         for i, word in enumerate(words)
     ]  # "new york ny 10011": "new" names a place there
+    for i, word in enumerate(words[:-1]):  # "… Portland OR 97201": a state's code before a ZIP, never the word "or"
+        if len(word) == 2 and word.isupper() and re.fullmatch(r"\d{5}(?:-\d{4})?", words[i + 1]):
+            nots[i] = False
     place = next((i for i, no in enumerate(nots) if no), len(words))
     if place == 0 or place > 5 or not all(nots[place:]):
         return ""

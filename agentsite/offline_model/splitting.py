@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from . import described, slots
 from .nlu import (
     ACTIONABLE,
+    ASKS_WHAT_CHANGED_HERE,
     EVERY_REFUND,
     TO_THE_ADDRESS_SAID,
     Intent,
@@ -87,6 +88,8 @@ def _same_request(a: _Part, b: Understanding, part: str) -> bool:
     about different topics are two ("how long do refunds take, and do you ship to Ireland?": each looked up
     in its own words); one naming no topic goes with the one before ("…refund policy? How long does it take?").
     So are two parts naming different things bought."""
+    if bool(ASKS_WHAT_CHANGED_HERE.search(a.words)) != bool(ASKS_WHAT_CHANGED_HERE.search(part)):
+        return False  # "刚才你都帮我办了什么？台灯那单退了没有？": what this chat changed, then an order's refund
     if a.understood.intent is Intent.POLICY and b.intent is Intent.POLICY:
         topic = policy_topic(part)
         return topic is None or topic == policy_topic(a.words)
@@ -217,6 +220,17 @@ def requests(text: str) -> list[Request]:
             and not described.PICKED_BY_STATE.search(part)
         ):
             part = f"{tails[0]} {part}"  # "那0816寄到哪？还没发货能不能也改成新地址": that order's too
+        elif (
+            not numbers
+            and not tails
+            and understood.intent in _ABOUT_AN_ORDER
+            and not described.thing_named(part)
+            and not EVERY_REFUND.search(part)
+            and not described.PICKED_BY_STATE.search(part)
+            and len(before := described.things_named(text[: starts[group.first]])) == 1
+        ):
+            # "保温杯点解仲未到？可唔可以帮我退咗佢": the one thing the message named before, the part's order
+            part = f"{before[0]}那单：{part}" if understood.lang == "zh" else f"{part} (the {before[0]})"
         if (
             address
             and understood.intent is Intent.SET_ADDRESS

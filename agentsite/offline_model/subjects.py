@@ -31,6 +31,14 @@ SUBJECTS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("birthday", _re(r"生日|出生|(?i:birthday|\bborn\b|\bb-?day\b|date\s+of\s+birth|\bdob\b)")),
+    (  # how notices reach the customer is the channel, asked before the notifications' on/off would match
+        "contact_channel",
+        _re(
+            r"通知方式|通知渠道|(?:怎么|如何|用什么|通过什么|以什么)(?:方式)?通知我|"
+            r"(?i:\bhow\s+(?:will|do|would|does|are)\s+you\s+(?:\w+\s+){0,2}?notify(?:ing)?\s+me\b|"
+            r"\bnotify\s+me\s+(?:by|via|through)\b)"
+        ),
+    ),
     ("notification_preference", slots.NOTIFICATION_NOUN),
     (
         "contact_channel",

@@ -87,7 +87,8 @@ def test_an_address_given_in_part_is_completed_from_one_memory_holds(say):
     [
         ("12 oak st shelbyville", "yes, 12 Oak St Shelbyville, but make it apt 4B", "12 oak st apt 4B shelbyville"),
         ("5 Kings Road, London", "add flat 2 please", "5 Kings Road flat 2, London"),
-        ("12 Oak St Apt 4B, Shelbyville", "make it apt 5C", None),  # a unit named already: not added twice
+        # a unit named already is given again, never added twice (session 25: replaced, as "no wait, apt 4")
+        ("12 Oak St Apt 4B, Shelbyville", "make it apt 5C", "12 Oak St Apt 5C, Shelbyville"),
     ],
 )
 def test_a_unit_added_to_the_address_proposed_is_put_after_its_street(proposed, text, corrected):
