@@ -40,7 +40,7 @@ _AGREEMENT_EN = re.compile(
     r"do\s+that|proceed|continue|confirm(?:ed)?|i\s+confirm|that'?s|that\s+is|it'?s|right|correct|exactly|"
     r"perfect|great|good|fine|lovely|sounds?|sure|ok(?:ay)?|yes+|yeah|yep|yup|absolutely|definitely|of\s+course|"
     r"what\s+i\s+(?:want|wanted|asked\s+for|need)|works(?:\s+for\s+me)?|agreed?|approved?|all\s+good|"
-    r"make|made|change|changes|changed|switch|update|set|refund|mute|unmute|turn|process|submit|"
+    r"make|made|change|changes|changed|switch|update|set|refund|mute|unmute|turn|process|submit|save|apply|"
     r"with|the|a|it|that|this|them|those|my|me|to|for|and|then|now|then|off|on|from\s+now\s+on|going\s+forward|"
     r"notifications?|alerts?|address|order|channel|contact|money|amount|by|via|using|use|as|"
     r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what|back|again|both)\b"
@@ -51,7 +51,7 @@ _AGREEMENT_ZH = re.compile(
         "继续 执行 操作 办理 处理 提交 确认 确定 就这样 就这么办 这么办 就这么定 定了 按你说的 按这个 按这个来 没问题 "
         "可以 行 好 好嘞 是 对 同意 没错 就是 这个 帮我 给我 替我 把 一下 就 那就 那 这样 弄 办 搞 去 来 "
         "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
-        "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 "
+        "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 保存 存 "
         "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你 改到 寄到 送到 发到 到 新 新的 "
         "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个 两个都 两个都要 两项都 全部 那单 这单 那笔 这笔"
     )
@@ -543,17 +543,23 @@ _KEPT_SETTING = {
     r"(?:off|muted)\b|\bstay\s+(?:off|muted)\b)",
 }
 _KEEP_A_CHANNEL = (
-    r"还是|继续|保持|照旧|依旧|仍然|就用|(?i:\bkeep\b|\bstick\s+with\b|\bstay\s+with\b|\bstill\b|\bis\s+fine\b)"
+    r"还是|继续|保持|照旧|依旧|仍然|就用|用回|(?i:\bkeep\b|\bstick\s+with\b|\bstay\s+with\b|\bstill\b|\bis\s+fine\b|"
+    r"\buse\b|\bmeant?\b)"
 )
+# Words that set a channel aside: "instead of SMS", "not SMS", "不用短信".
+_SET_ASIDE_BEFORE = r"\binstead\s+of\b|\brather\s+than\b|\bnot\b|\bover\b|不用|不要|别用|而不是|不是"
 
 
 def keeps_it_as_it_is(text: str, tool: str, current: str | None, proposed: Any) -> bool:
     """Whether ``text`` says to keep the setting a waiting change of ``tool`` (to ``proposed``) would change as it
-    stands on record (``current``), naming no other value of it and asking nothing."""
+    stands on record (``current``), naming no other value of it but as set aside ("use email instead of SMS",
+    "I meant email, not SMS") and asking nothing."""
     if not current or current == proposed or re.search(r"[?？]|吗|呢", text):
         return False
     if tool == "update_contact_channel":
         others = [p for channel, p in _CHANNEL_WORDS.items() if channel != current]
+        other_words = "|".join(others)
+        text = re.sub(rf"(?:{_SET_ASIDE_BEFORE})\s*(?:the\s+)?(?:{other_words})", " ", text, flags=re.IGNORECASE)
         return (
             current in _CHANNEL_WORDS
             and bool(re.search(rf"(?:{_KEEP_A_CHANNEL})[^，,。.;；]{{0,8}}(?:{_CHANNEL_WORDS[current]})", text))

@@ -1067,9 +1067,12 @@ _ANOTHER_TARGET = re.compile(
 _SWAP_OPENER = re.compile(
     r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|wrong\s+(?:one|order|item)|"
     r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+mean[t]?|it'?s|its|it\s+was)\b[\s,.!~\u2014\u2013-]*)+"
-    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|错了|搞错了|说错了|弄错了|哦|啊|呃)[，,。.!！~\s]*)+"
+    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|我?错了|我?搞错了|我?说错了|我?弄错了|哦|啊|呃)[，,。.!！~\s]*)+"
     r"(?:我?(?:说|指|要退|想退|要改)的)?是?"
     r"|^\s*(?:我?(?:说|指)的是|我是说)"  # "我说的是瑜伽垫那单，不是跑步鞋", after a yes taken back
+    # the pick alone, as the application passes on what a no taken back ended on ("不对不对，我说错了，是键盘那单")
+    r"|^\s*(?=是[^，。,.!！?？]{1,12}?(?:那单|那个|那笔|这单)\s*[。.!！]*$)"
+    r"|^\s*(?=(?i:the|my)\s+[a-z][^,.;!?]{0,30}?\s+(?i:one|order)\s*[.!]*$)"
 )
 _SWAP_VERB = re.compile(
     r"(?i)^(?:(?:do|make\s+it|go\s+with|take|use|refund|change|i\s+want(?:ed)?|i'?d\s+like)\s+)+|"
@@ -1723,6 +1726,14 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "list_my_orders" in tools:
             return _call("list_my_orders")
         return Reply(replies.phrase("unreadable_order", lang))
+    compared = bool(_CHEAPER.search(text) or _DEARER.search(text))  # "耳机和键盘，便宜的那个退掉": the list says which
+    if (
+        intent in _ABOUT_ONE_ORDER
+        and compared
+        and len(described.things_compared(text)) > 1
+        and "list_my_orders" in tools
+    ):
+        return _call("list_my_orders")
     if intent in _ABOUT_ONE_ORDER and len(things := _things_to_list(conv, text)) > 1:  # "the lamp and the grinder"
         return Reply(None, tuple(PlannedCall("list_my_orders", {"item": thing}) for thing in things))
     if intent in _ABOUT_ONE_ORDER and _lists_for_a_thing(conv, text):  # "refund the backpack": which order is it?
@@ -2089,18 +2100,21 @@ _CHEAPEST = re.compile(
 _DEAREST = re.compile(r"最贵|第[二三四]贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b)")
 
 
-# Of two orders in sight, one picked by its total: "贵的那个帮我退了", "refund the cheaper one".
-_CHEAPER = re.compile(
-    r"(?<![最第二三四])便宜(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:cheaper|less\s+expensive)\s+(?:one|order)\b)"
-)
-_DEARER = re.compile(
-    r"(?<![最第二三四])贵(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:dearer|pricier|more\s+expensive)\s+(?:one|order)\b)"
-)
+_CHEAPER, _DEARER = described.CHEAPER, described.DEARER
 
 
 def _compared(conv: Conversation, text: str) -> bool:
     """Whether ``text`` picks one of the orders in sight by comparing their totals ("the cheaper one")."""
-    return bool(_CHEAPER.search(text) or _DEARER.search(text)) and bool(_orders_in_sight(conv))
+    in_sight = _orders_in_sight(conv) or len(described.things_compared(text)) > 1
+    return bool(_CHEAPER.search(text) or _DEARER.search(text)) and bool(in_sight)
+
+
+def _in_sight(conv: Conversation, listed: list[Any], question: str) -> list[str]:
+    """The orders a comparison picks among: those holding the things the question names ("耳机和键盘哪个便宜？便宜的
+    那个帮我退掉"), else those the last exchanges spoke of."""
+    named = [_holding_what_is_named(listed, thing) for thing in described.things_compared(question)]
+    held = list(dict.fromkeys(order for found in named if len(found) == 1 for order in found))
+    return held if len(held) > 1 else _orders_in_sight(conv)
 
 
 def _orders_in_sight(conv: Conversation) -> list[str]:
@@ -2197,7 +2211,8 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     )
     data = result.data()
     listed = data.get("orders") if isinstance(data, dict) else None
-    priced = _by_price(listed, question, _orders_in_sight(conv)) if isinstance(listed, list) else []
+    said = nlu.as_mandarin(question)  # "平嗰个": the cheaper one
+    priced = _by_price(listed, said, _in_sight(conv, listed, said)) if isinstance(listed, list) else []
     amounted = _by_amount(listed, question) if isinstance(listed, list) else []
     if intent is Intent.STATUS and len(amounted or priced) == 1 and "lookup_order" in conv.tools:
         return _call("lookup_order", order_number=(amounted or priced)[0])  # "whats the status of my dearest order?"
@@ -2439,7 +2454,7 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
     """Compose the reply from the tool results that end the conversation."""
     # the customer's own words (no note dressed as staff's, no instruction, no words quoted from someone else),
     # with the request they complete ("上海市…101号" after "0816这单能改个地址吗")
-    question = _customers_own(conv.latest_user_text)
+    question = _customers_own(nlu.as_mandarin(conv.latest_user_text))  # read as _respond read it ("瑜伽墊張單")
     question = _as_asked(conv, question, nlu.classify(question))[0]
     lang = reply_language(conv, question)
     if len(results) > 1 and all(r.call.name == "list_my_orders" and r.call.args().get("item") for r in results):
@@ -2450,7 +2465,11 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         return other
     if placed := _placed_last_month(conv, results, question, lang):
         return placed
+    mandarin = nlu.as_mandarin(question)
+    compared = bool(_CHEAPER.search(mandarin) or _DEARER.search(mandarin))  # "便宜的那个": the list decides, below
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
+        if compared:
+            break
         if result.call.name == "list_my_orders" and (named := _the_thing_named(conv, result, question, lang)):
             return named
     if (refunds := _refunds_of_each(conv, results, question, lang)) is not None:

@@ -210,7 +210,7 @@ _NAMED_THING_ZH = re.compile(
     r"(?:取消了?的|退了?的|(?:还)?没发货的|发货了?的|到了的)?"  # "那个取消了的手机壳钱退了没"
     r"([\u4e00-\u9fff]{2,6}?)"
     r"(?:那单|那个|这单|的订单|的那单|订单|那笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)退|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
-    r"几时|多久|下单|的?钱|想退|能退|要退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|"
+    r"几时|多久|下单|的?钱|想退|能退|要退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
     r"\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
 NOT_A_THING_ZH = re.compile(
@@ -258,6 +258,15 @@ def thing_named(text: str) -> str:
 _ENGLISH_THING_IN_ZH = re.compile(
     r"(?:那个|这个|我那个|我的|那些|这些)\s*([A-Za-z][A-Za-z\-]{2,}(?:\s+[A-Za-z][A-Za-z\-]{2,})?)"
     r"|(?<![A-Za-z])([A-Za-z][A-Za-z\-]{2,}(?:\s+[A-Za-z][A-Za-z\-]{2,})?)\s*(?:那单|那个|这单|的订单|订单|那笔)"
+)
+
+
+# Of two orders in sight, one picked by its total: "贵的那个帮我退了", "refund the cheaper one".
+CHEAPER = re.compile(
+    r"(?<![最第二三四])便宜(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:cheaper|less\s+expensive)\s+(?:one|order)\b)"
+)
+DEARER = re.compile(
+    r"(?<![最第二三四])贵(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:dearer|pricier|more\s+expensive)\s+(?:one|order)\b)"
 )
 
 
@@ -332,6 +341,12 @@ def things_named(text: str) -> list[str]:
         found.append(thing)
         rest = part[part.lower().find(thing.lower()) + len(thing) :]
     return found
+
+
+def things_compared(text: str) -> list[str]:
+    """The things a comparison names, "or" and "还是" joining them as "and" does ("which is cheaper, the backpack or
+    the tent?")."""
+    return things_named(re.sub(r"还是", "和", re.sub(r"(?i)\s+or\s+", " and ", text)))
 
 
 def names_a_thing(text: str) -> bool:

@@ -504,7 +504,8 @@ _STANDS_ASKED_ZH = _re(r"(?:现在|目前|当前)(?:是)?(?:什么|啥)(?:状态
 # Refunded money asked to go somewhere else: "put the money on my sister's Visa", "钱退到我的支付宝".
 REFUND_ELSEWHERE = _re(
     r"(?:退|打|转|返)(?:到|给|进|回)[^，。？?]{0,8}(?:支付宝|微信|余额|别的卡|其他卡|另一张卡|另外一张卡|新卡|"
-    r"(?:[他她]|老婆|老公|妈妈?|爸爸?|朋友|家人|姐姐|妹妹|哥哥|弟弟)的(?:卡|账户|银行卡))|"
+    r"(?:[他她]|老婆|老公|妈妈?|爸爸?|朋友|家人|姐姐|妹妹|哥哥|弟弟)的(?:卡|账户|银行卡)|"
+    r"[^，。？?]{0,6}(?:银行卡|信用卡|储蓄卡|银行账户))|"  # "退返去我张招商银行卡度": a card of their choosing
     r"(?i:\b(?:put|send|pay|transfer|refund|credit|move)\b[^.?!]{0,25}\b(?:money|refund|it|them|\$?\d+)\b[^.?!]{0,12}"
     r"\b(?:to|on|onto|into)\b\s+(?:a\s+|my\s+)?(?:another|other|different|new|someone\s+else'?s|\w+['’]s)\s+(?:\w+\s+){0,2}?"
     r"(?:card|visa|mastercard|amex|account|paypal|wallet|bank)\b|"
@@ -782,7 +783,7 @@ MOST_RECENT_ORDER = _re(
 # The order placed first: "my oldest order", "最早那单"; an ordinal before either ("my 2nd most recent order", "第二新的
 # 那单") is read by ``rank_asked``.
 OLDEST_ORDER = _re(
-    r"最早(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最(?:老|旧)的(?:那个|那)?(?:订单|单)|第一(?:个|笔|单)订单"
+    r"最早(?:下)?(?:的|一个|一笔|那个|那)*(?:订单|单|笔)|最(?:老|旧)的(?:那个|那)?(?:订单|单)|第一(?:个|笔|单)订单"
     r"|(?i:\b(?:oldest|earliest|first)\s+(?:order|purchase)\b)"
 )
 _RANK = _re(
@@ -1039,10 +1040,10 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
     "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
-    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設",
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
-    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设",
+    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -1091,6 +1092,11 @@ _CANTONESE = [
     ("点样", "怎么样"),
     ("最平", "最便宜"),
     ("最贵嗰", "最贵的那"),
+    ("平啲", "便宜点"),  # "边个平啲？平嗰个帮我退咗佢": which is cheaper, refund the cheaper one
+    ("贵啲", "贵点"),
+    ("平嗰", "便宜的那"),
+    ("贵嗰", "贵的那"),
+    ("边个", "哪个"),
     ("嗰", "那"),
     ("嚟㗎", ""),
     ("嚟架", ""),
@@ -1119,7 +1125,7 @@ _CANTONESE = [
 _CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)")
 # Cantonese puts a measure word where Mandarin says "that" or "my": "我部空气净化器", "盏台灯唔要喇".
 _CANTONESE_MEASURE = re.compile(
-    r"(^|[我你，,。？?！!\s])(部|盏|架|对|只|件|双|张|本|条|把|支|套)(?=[\u4e00-\u9fff]{2})"
+    r"(^|[我你，,。？?！!\s]|问下)(部|盏|架|对|只|件|双|张|本|条|把|支|套)(?=[\u4e00-\u9fff]{2})"
 )
 _CANTONESE_AND = re.compile(r"(?<=[\u4e00-\u9fff])(?<![不相共合如一])同(?![意样一时事步城款价])(?=[\u4e00-\u9fff])")
 
@@ -1149,8 +1155,11 @@ _SHOP_WORDS_IN_CHINESE = [
     ),
     (re.compile(r"(?i)\s*(?<![A-Za-z])(?:notifications?|notifs?|push\s+notifications?)(?![A-Za-z])\s*"), "通知"),
     (re.compile(r"(?i)\s*(?<![A-Za-z])(?:shipping\s+|delivery\s+|default\s+)?address(?![A-Za-z])\s*"), "地址"),
+    (re.compile(r"(?i)\s*(?<![A-Za-z])refund\s*(?=掉|了吧)"), "退"),  # "refund掉吧": 退掉吧
     (re.compile(r"(?i)\s*(?<![A-Za-z])refund(?:ed|s)?(?![A-Za-z])\s*"), "退款"),
     (re.compile(r"(?i)\s*(?<![A-Za-z])tracking(?![A-Za-z])\s*"), "物流"),
+    (re.compile(r"(?i)\s*(?<![A-Za-z])shipped(?![A-Za-z])\s*"), "发货"),  # "那个已经shipped的order"
+    (re.compile(r"(?i)\s*(?<![A-Za-z])orders?(?![A-Za-z])\s*"), "订单"),
 ]
 _HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _ENGLISH_CLAUSE = re.compile(r"[A-Za-z]+\s+[A-Za-z]+\s+[A-Za-z]+")  # "change my address to 上海…" is English
@@ -1189,6 +1198,7 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"(?:将|把)个([\u4e00-\u9fff]{2,6}?)单", r"把\1那单", text)  # "将个耳机单": the headphones order
         text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
         text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
+        text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![那这])张单", "那单", text)  # "瑜伽垫张单": that order
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
         for english, chinese in _SHOP_WORDS_IN_CHINESE:
             text = english.sub(chinese, text)

@@ -63,6 +63,11 @@ def _with_referent(part: str, before: str) -> str:
     return f"{part[: found.start()]}{noun}{part[found.end() :]}"
 
 
+# Words that make refunds asked after every order's rather than the one named before ("我有没有退款记录？", "any
+# refunds on my account?"); "有冇退款记录？" after "瑜伽垫张单…" is that order's.
+_EVERY_ORDER_OF_MINE = re.compile(r"我|所有|全部|任何|都|(?i:\bmy\b|\bany\b|\ball\b|\bever\b|\baccount\b)")
+
+
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
 
 
@@ -225,12 +230,15 @@ def requests(text: str) -> list[Request]:
             and not tails
             and understood.intent in _ABOUT_AN_ORDER
             and not described.thing_named(part)
-            and not EVERY_REFUND.search(part)
+            and not (EVERY_REFUND.search(part) and _EVERY_ORDER_OF_MINE.search(part))
             and not described.PICKED_BY_STATE.search(part)
-            and len(before := described.things_named(text[: starts[group.first]])) == 1
+            and (before := described.things_compared(text[: starts[group.first]]))
+            and (len(before) == 1 or described.CHEAPER.search(part) or described.DEARER.search(part))
         ):
-            # "保温杯点解仲未到？可唔可以帮我退咗佢": the one thing the message named before, the part's order
-            part = f"{before[0]}那单：{part}" if understood.lang == "zh" else f"{part} (the {before[0]})"
+            # "保温杯点解仲未到？可唔可以帮我退咗佢": the one thing the message named before, the part's order; "耳机和
+            # 键盘哪个便宜？便宜的那个帮我退掉": the things compared
+            things = "和".join(before) if understood.lang == "zh" else " and the ".join(before)
+            part = f"{things}那单：{part}" if understood.lang == "zh" else f"{part} (the {things})"
         if (
             address
             and understood.intent is Intent.SET_ADDRESS
