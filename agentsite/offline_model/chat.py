@@ -1734,6 +1734,9 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         and "list_my_orders" in tools
     ):
         return _call("list_my_orders")
+    either = len(described.things_compared(text)) > len(described.things_named(text))  # "the backpack or the tent"
+    if intent is Intent.REFUND and either and not compared and not slots.order_numbers(text):
+        return Reply(replies.phrase("ask_refund_order", lang))  # one of them, not said which: asked
     if intent in _ABOUT_ONE_ORDER and len(things := _things_to_list(conv, text)) > 1:  # "the lamp and the grinder"
         return Reply(None, tuple(PlannedCall("list_my_orders", {"item": thing}) for thing in things))
     if intent in _ABOUT_ONE_ORDER and _lists_for_a_thing(conv, text):  # "refund the backpack": which order is it?
@@ -1928,7 +1931,9 @@ def _things_to_list(conv: Conversation, text: str) -> list[str]:
         return []
     if any(r.call.name == "list_my_orders" for r in conv.results_since_user()):
         return []
-    return described.things_named(text)
+    if nlu.classify(text).intent is Intent.REFUND:
+        return described.things_named(text)  # "refund the backpack or the tent" is one of them: asked which
+    return described.things_compared(text)  # "do my grinder or headphones orders have refunds?": each
 
 
 def _the_things_named(conv: Conversation, results: list[ToolResult], question: str, lang: str) -> Reply:

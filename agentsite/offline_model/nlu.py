@@ -286,7 +286,9 @@ REFUNDABLE_ASKED = _re(
 EVERY_REFUND = _re(
     _REFUNDED_IN_TOTAL + "|"
     r"哪些退款|哪几(?:笔|个)退款|(?:所有|全部)(?:的)?退款|申请过退款|退过款|有过退款|(?:问|说|提)过(?:的)?退款(?:的事)?|"
-    r"有没有退款(?!记录)|有退款(?:在处理|吗)|退款(?:在处理|处理中)的|"
+    r"有没有退款(?!记录)|有退款(?:在处理|吗)|退款(?:在处理|处理中)的|哪(?:些|几个|个)订单有退款|"
+    r"(?i:\bwhich\s+(?:of\s+my\s+)?orders?\s+(?:have|has|had|got)\s+(?:any\s+|a\s+)?refunds?\b|"
+    r"\borders?\s+with\s+(?:a\s+|any\s+)?refunds?\b)|"
     r"(?i:\brefunds?\s+(?:pending|in\s+progress|going\s+on|open|outstanding)\b)|"
     r"(?i:\bwhich\s+refunds\b|\bany\s+refunds?\b|\brefunds?\s+(?:before|in\s+the\s+past|previously)\b|"
     r"\bever\s+(?:\w+\s+){0,2}?(?:requested|asked\s+for|had|got|gotten|received|claimed)\s+(?:a\s+)?refunds?\b|"

@@ -89,3 +89,36 @@ def test_a_yes_naming_the_address_proposed_saves_it():
     run_turn(user.pk, conversation, "yes, save 1601 Pennsylvania Ave, Washington DC 20500")
 
     assert CustomerProfile.objects.get(user=user).default_address == "1601 Pennsylvania Ave, Washington DC 20500"
+
+
+def test_which_orders_have_refunds_is_answered_with_their_refunds():
+    """Round 29: right after a refund, bob's "Which of my orders have refunds on record, and are my notifications on
+    or off?" listed his orders and no refund."""
+    user, conversation = demo_customer("bob")
+    run_turn(user.pk, conversation, "refund my backpack order")
+    run_turn(user.pk, conversation, "yes")
+
+    reply = run_turn(
+        user.pk, conversation, "Which of my orders have refunds on record, and are my notifications on or off?"
+    ).reply
+
+    assert "ORD-2025-0931: Refunds on record" in reply and "notifications" in reply, reply
+
+
+def test_things_joined_by_or_in_a_question_are_each_answered():
+    """ "Do my grinder or headphones orders have refunds on record?" answered the grinder only."""
+    user, conversation = demo_customer("alice")
+
+    reply = run_turn(user.pk, conversation, "Do my grinder or headphones orders have refunds on record?").reply
+
+    assert "ORD-2025-0924" in reply and "ORD-2025-0923" in reply, reply
+
+
+def test_a_refund_of_one_thing_or_another_asks_which():
+    """ "refund the backpack or the tent" proposed the backpack's refund: one of them, not said which."""
+    user, conversation = demo_customer("bob")
+
+    reply = run_turn(user.pk, conversation, "refund the backpack or the tent").reply
+
+    assert "order number" in reply, reply
+    assert not PendingAction.objects.filter(customer=user).exists()

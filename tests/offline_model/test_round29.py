@@ -44,3 +44,10 @@ def test_the_things_compared(text, things):
 )
 def test_a_pick_alone_or_after_a_slip_opens_a_swap(text, opens):
     assert bool(chat._SWAP_OPENER.match(text)) is opens
+
+
+@pytest.mark.parametrize(
+    "text", ["Which of my orders have refunds on record?", "哪些订单有退款记录？", "any orders with refunds?"]
+)
+def test_which_orders_have_refunds_asks_every_orders_refunds(text):
+    assert nlu.EVERY_REFUND.search(text)
