@@ -44,6 +44,7 @@ from chat.answers import (
     offers_a_person,
     picks_another,
     says_nothing_changes,
+    sets_the_order_aside,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
@@ -248,12 +249,13 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 2. A pending change is confirmed or declined by the customer, never by the model, and only while
         #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
+        as_written = text  # the whole message: whether it sets the waiting change's order aside (_set_aside)
         if waiting is not None:  # "no wait, actually yes": the answer the customer ended on is the answer
             text = final_answer(in_simplified(text), {**waiting.arguments, "summary": waiting.summary})
         history = store.history_of(session)
         declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
-        split = declined_then_asked(text) if waiting is not None else None
+        split = declined_then_asked(text, waiting.tool) if waiting is not None else None
         if split is None and waiting is not None:  # "短信那个可以，通知先别关": the waiting mute, said not to be made
             split = declines_the_kind(text, waiting.tool)
             if split is None:  # "phone is fine but dont mute the notifications after all": the mute asked for next
@@ -363,17 +365,25 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # 6. Short-term memory again: the reply (naming a change that still waits, or lapsed), and the state
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
+        held_before = held
         if held is not None and says_nothing_changes(reply):  # told no change will be made: none waits for a yes
             cancel_pending(ctx)
             held = None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)
+        # "我说错了，是绿茶那一单" that no proposal for that order answered: the order set aside waits no longer,
+        # held or proposed again
+        set_aside = _set_aside(ctx, held_before, in_simplified(as_written)) if held_before is not None else None
+        if set_aside is not None:
+            still_waiting = held = None
         if lapsed_now is not None and asked_again(lapsed_now):
             lapsed_now = None  # the same change proposed anew this turn: its question says what waits
         dropped = held if held is not None and still_waiting is None and lapsed_now is None and replaced(held) else None
         notices = _with_notice(
             _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
         )
-        notices = _with_notice(notices, dropped, prompts.REPLACED, language)
+        notices = _with_notice(
+            _with_notice(notices, dropped, prompts.REPLACED, language), set_aside, prompts.SET_ASIDE, language
+        )
         if notices:
             emit({"type": "token", "text": "\n" + notices})
             reply = f"{reply}\n{notices}"
@@ -410,6 +420,18 @@ class _Memory:
         self.proposed = ""  # the change this turn proposed, if any: a second one waits for its answer
         self.told = ""  # what a yes with more after it changed, said and stored as its own message
         self.told_seq: int | None = None
+
+
+def _set_aside(ctx: ToolContext, held: PendingAction, text: str) -> PendingAction | None:
+    """The change ``held`` waited for, dropped when ``text`` picks another order for it and what waits now (after
+    the model) is still that order's: a yes meant for the order named never confirms the one set aside."""
+    if not sets_the_order_aside(text, {**held.arguments, "summary": held.summary}):
+        return None
+    now = PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.PENDING).first()
+    if now is None or now.tool != held.tool or now.arguments.get("order_number") != held.arguments.get("order_number"):
+        return None
+    cancel_pending(ctx)
+    return now
 
 
 def _ask_about_alone(

@@ -468,7 +468,7 @@ def _numbers(text: str) -> set[str]:
 
 # Where a no may end and a question of the customer's own begin: a sentence's end, or a comma after more than a
 # bare no ("不用了，0817到哪了？"; "no, why only $50?" disputes the change, it does not drop it).
-_AFTER_A_NO = re.compile(r"[.。!！;；\n]+\s*|[,，]\s*")
+_AFTER_A_NO = re.compile(r"[.。!！;；\n]+\s*|[,，]\s*|\s*[\u2014\u2013]+\s*|\s+-+\s+")
 _BARE_NO = re.compile(r"(?i)^\s*(?:no+|nope|nah|不|不是|否)\s*$")
 _A_QUESTION = re.compile(
     r"[?？]|吗|呢|帮我|麻烦你|请你|到哪|在哪|哪里|什么|多少|几天|怎么|啥|(?i:\bplease\b|\bcan\s+you\b|\bcould\s+you\b|"
@@ -485,10 +485,11 @@ _YES_TO_THE_NEXT = re.compile(
 )
 
 
-def declined_then_asked(text: str) -> tuple[str, str] | None:
-    """A no to the waiting change, then a question or a request of its own ("no, leave it. What's the delivery
-    address on 0932?", "不用了，0817到哪了？", "no. and list all refunds"): ``(the no, the rest)``, else ``None``.
-    The change is dropped and the rest answered."""
+def declined_then_asked(text: str, tool: str = "") -> tuple[str, str] | None:
+    """A no to the waiting change (of ``tool``), then a question or a request of its own ("no, leave it. What's the
+    delivery address on 0932?", "不用了，0817到哪了？", "no. and list all refunds", "no, keep them on — just send
+    them by SMS": another kind of change): ``(the no, the rest)``, else ``None``. The change is dropped and the
+    rest answered."""
     found = None  # the longest no ("先别，算了不静音了。我还有几个订单？"), so none of it is read as a request
     for m in _AFTER_A_NO.finditer(text):
         head, rest = text[: m.start()], text[m.end() :].strip()
@@ -496,7 +497,11 @@ def declined_then_asked(text: str) -> tuple[str, str] | None:
             continue
         if is_cancellation(head) and _YES_TO_THE_NEXT.match(rest):
             return head, ""  # "no dont mute. but yes to the sms thing": the next change is proposed for its yes
-        if is_cancellation(head) and _A_QUESTION.search(rest) and not _ANOTHER_WAY.search(rest):
+        another_kind = any(names_the_kind(rest, kind) for kind in _KIND_WORDS if kind != tool) if tool else False
+        if is_cancellation(head) and (
+            (_A_QUESTION.search(rest) and not _ANOTHER_WAY.search(rest))
+            or (another_kind and not names_the_kind(rest, tool))
+        ):
             found = head, rest
     return found
 
@@ -627,6 +632,22 @@ def gives_another_value(text: str, proposal: Mapping[str, Any], current: str | N
     return bool(_numbers(rest) - said) or bool(
         channel and any(re.search(p, rest) for c, p in _CHANNEL_WORDS.items() if c not in (channel, current))
     )
+
+
+# A message opening by taking back the order just named: "不对", "我说错了", "sorry, I said the wrong one", "hold on, I
+# mixed them up", "not this one".
+_SETS_ASIDE = re.compile(
+    r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|hold\s+on|my\s+bad|wrong\s+(?:one|order|item)|"
+    r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+(?:said|picked|chose|named|typed)\s+the\s+wrong\s+(?:one|order|item)|"
+    r"i\s+mixed\s+(?:them|it|those)\s+up|i\s+mean[t]?)\b[\s,.!~\u2014\u2013-]*)+"
+    r"|^\s*(?:啊|哦|噢|呃)?(?:不对|不是|我?(?:说|搞|弄)错了|我?搞混了|错了)"
+)
+
+
+def sets_the_order_aside(text: str, proposal: Mapping[str, Any]) -> bool:
+    """Whether a message opens by taking back the waiting change's order and picks another ("我说错了，是绿茶那一单",
+    "hold on, I mixed them up - the backpack is the one"); a question ("ORD-2025-0817是什么？") sets nothing aside."""
+    return bool(_SETS_ASIDE.match(text)) and not re.search(r"[?？]|吗|呢", text) and picks_another(text, proposal)
 
 
 def is_cancellation(text: str) -> bool:

@@ -84,6 +84,13 @@ REPLACED = {
     "en": "(The earlier request to {summary} was dropped for this one; nothing was changed for it. "
     "Ask again once you've answered this if you still want it.)",
 }
+# The change that waited, dropped because the customer named another order for it and no change was proposed in its
+# place (the model did not read which): it is never confirmed by a yes meant for the order named.
+SET_ASIDE = {
+    "zh": "（您说的是另一个订单，所以之前等待确认的“{summary}”已取消，没有任何改动；请告诉我您要办理的订单号。）",
+    "en": "(You named another order, so the request to {summary} no longer waits; nothing was changed. "
+    "Tell me the number of the order you mean.)",
+}
 # For the model, in the memory block: the change that waited lapses with this message, before the model answers,
 # so that no reply says it still waits while the notice after it says it lapsed.
 LAPSED_NOTE = {

@@ -1065,32 +1065,35 @@ _ANOTHER_TARGET = re.compile(
 # The order a change was just proposed for, swapped for another: "no, the water bottles one", "wrong order, i meant
 # the backpack", "不对，是耳机那单", "搞错了，是保温杯". What opens the swap, and is not the order picked:
 _SWAP_OPENER = re.compile(
-    r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|wrong\s+(?:one|order|item)|"
+    r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|wrong\s+(?:one|order|item)|hold\s+on|my\s+bad|"
+    r"i\s+(?:said|picked|chose|named|typed)\s+the\s+wrong\s+(?:one|order|item)|i\s+mixed\s+(?:them|it|those)\s+up|"
     r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+mean[t]?|it'?s|its|it\s+was)\b[\s,.!~\u2014\u2013-]*)+"
-    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|我?错了|我?搞错了|我?说错了|我?弄错了|哦|啊|呃)[，,。.!！~\s]*)+"
+    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|我?错了|我?搞错了|我?说错了|我?弄错了|我?搞混了|哦|啊|呃)[，,。.!！~\s]*)+"
     r"(?:我?(?:说|指|要退|想退|要改)的)?是?"
     r"|^\s*(?:我?(?:说|指)的是|我是说)"  # "我说的是瑜伽垫那单，不是跑步鞋", after a yes taken back
     # the pick alone, as the application passes on what a no taken back ended on ("不对不对，我说错了，是键盘那单")
-    r"|^\s*(?=是[^，。,.!！?？]{1,12}?(?:那单|那个|那笔|这单)\s*[。.!！]*$)"
+    r"|^\s*(?=是[^，。,.!！?？]{1,12}?(?:那一?单|那一?个|那一?笔|这一?单)\s*[。.!！]*$)"
     r"|^\s*(?=(?i:the|my)\s+[a-z][^,.;!?]{0,30}?\s+(?i:one|order)\s*[.!]*$)"
 )
 _SWAP_VERB = re.compile(
     r"(?i)^(?:(?:do|make\s+it|go\s+with|take|use|refund|change|i\s+want(?:ed)?|i'?d\s+like)\s+)+|"
-    r"\s+(?:instead|rather|please|pls|plz)\s*$"
+    r"\s+(?:instead|rather|please|pls|plz)\s*$|"
+    # "the backpack is the one I want refunded"
+    r"\s+is\s+the\s+one(?:\s+i\s+(?:want|wanted|meant|need)(?:\s+\w+)?)?\s*$"
 )
 # The same change asked of the order picked instead, for the request's reading to find it.
 _SWAPPED_REQUEST = {
     "request_refund": {"en": "refund {}", "zh": "{}那单退款"},
     "update_order_address": {"en": "change the address of {} to {}", "zh": "{}那单改地址到{}"},
 }
-_ORDER_WORD_LAST = re.compile(r"(?:那个|那单|这个|这单|那笔|的订单|订单|的)$")
+_ORDER_WORD_LAST = re.compile(r"(?:那一?个|那一?单|这一?个|这一?单|那一?笔|的订单|订单|的)$")
 
 
 def _order_swapped(conv: Conversation, text: str, understood: nlu.Understanding) -> str | None:
     """The change just proposed (a refund, an order's address), asked again of the order the customer picks in its
     place; ``None`` unless the message opens by setting the proposed one aside and picks another."""
     opener = _SWAP_OPENER.match(text)
-    if understood.intent not in (Intent.OTHER, Intent.APOLOGY) or not opener or speech.is_question(text):
+    if understood.intent not in (Intent.OTHER, Intent.APOLOGY, Intent.REFUND) or not opener or speech.is_question(text):
         return None
     kept = described.without_things_refused(text)  # "不是瑜伽垫，是跑步鞋": the running shoes only
     pick = re.sub(r"^[\s,，。.!！]*是?", "", _SWAP_OPENER.sub("", kept, count=1)).strip(" ,，。.!！")
