@@ -2113,8 +2113,9 @@ _CHEAPER, _DEARER = described.CHEAPER, described.DEARER
 
 def _compared(conv: Conversation, text: str) -> bool:
     """Whether ``text`` picks one of the orders in sight by comparing their totals ("the cheaper one")."""
-    in_sight = _orders_in_sight(conv) or len(described.things_compared(text)) > 1
-    return bool(_CHEAPER.search(text) or _DEARER.search(text)) and bool(in_sight)
+    if not (_CHEAPER.search(text) or _DEARER.search(text)):
+        return False  # most requests: no turn is read back
+    return bool(_orders_in_sight(conv)) or len(described.things_compared(text)) > 1
 
 
 def _in_sight(conv: Conversation, listed: list[Any], question: str) -> list[str]:
@@ -2219,8 +2220,7 @@ def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, la
     )
     data = result.data()
     listed = data.get("orders") if isinstance(data, dict) else None
-    said = nlu.as_mandarin(question)  # "平嗰个": the cheaper one
-    priced = _by_price(listed, said, _in_sight(conv, listed, said)) if isinstance(listed, list) else []
+    priced = _by_price(listed, question, _in_sight(conv, listed, question)) if isinstance(listed, list) else []
     amounted = _by_amount(listed, question) if isinstance(listed, list) else []
     if intent is Intent.STATUS and len(amounted or priced) == 1 and "lookup_order" in conv.tools:
         return _call("lookup_order", order_number=(amounted or priced)[0])  # "whats the status of my dearest order?"
@@ -2473,8 +2473,7 @@ def after_tools(conv: Conversation, results: list[ToolResult]) -> Reply:
         return other
     if placed := _placed_last_month(conv, results, question, lang):
         return placed
-    mandarin = nlu.as_mandarin(question)
-    compared = bool(_CHEAPER.search(mandarin) or _DEARER.search(mandarin))  # "便宜的那个": the list decides, below
+    compared = bool(_CHEAPER.search(question) or _DEARER.search(question))  # "便宜的那个": the list decides, below
     for result in results:  # "is there a refund for the grinder?": the order holding it, found first
         if compared:
             break

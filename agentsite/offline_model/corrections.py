@@ -159,7 +159,8 @@ def _number_corrected(address: str, tail: str) -> str | None:
 
 # One value in place of another: "it's flat 3C not 3B", "14 not 12", "apt 4 not apt 3", "unit 5, not unit 2" (the
 # unit's word, when given, says which number of the address is meant).
-_UNIT_WORD = r"(?:apt|apartment|unit|flat|suite|ste|room|rm)"
+_FLAT_WORDS = r"apt|apartment|unit|flat|suite|ste"
+_UNIT_WORD = rf"(?:{_FLAT_WORDS}|room|rm)"
 _X_NOT_Y = re.compile(
     rf"(?i)\b([A-Za-z]?\d+[A-Za-z]?)\s*,?\s+not\s+(?:(?P<unit>{_UNIT_WORD})\.?\s*#?\s*)?([A-Za-z]?\d+[A-Za-z]?)\b"
 )
@@ -216,9 +217,9 @@ def _place_swapped(proposed: str, text: str) -> str | None:
 # 2", "no wait, apt 4", "sorry, unit 12".
 _UNIT_ADDED = re.compile(
     r"(?i)(?:\b(?:make\s+it|add|it'?s|its|with|plus|in|at|wait|no|sorry|oops|meant?|should\s+be)\s*[,.!]*\s+|^\s*)"
-    r"((?:apt|apartment|unit|flat|suite|ste)\.?\s*#?\s*[A-Za-z0-9-]{0,5}\d[A-Za-z0-9-]{0,5})\b"
+    rf"((?:{_FLAT_WORDS})\.?\s*#?\s*[A-Za-z0-9-]{{0,5}}\d[A-Za-z0-9-]{{0,5}})\b"
 )
-_UNIT_NAMED = re.compile(r"(?i)\b(?:apt|apartment|unit|flat|suite|ste)\b\.?\s*#?\s*[A-Za-z0-9-]+")
+_UNIT_NAMED = re.compile(rf"(?i)\b(?:{_FLAT_WORDS})\b\.?\s*#?\s*[A-Za-z0-9-]+")
 _STREET_END = re.compile(
     r"(?i)^(.*?\b(?:st|street|rd|road|ave|avenue|lane|ln|drive|dr|way|blvd|boulevard|terrace|court|ct|place|pl|close|row)\b\.?)"
 )

@@ -263,12 +263,14 @@ _ENGLISH_THING_IN_ZH = re.compile(
 
 
 # Of two orders in sight, one picked by its total: "贵的那个帮我退了", "refund the cheaper one".
-CHEAPER = re.compile(
-    r"(?<![最第二三四])便宜(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:cheaper|less\s+expensive)\s+(?:one|order)\b)"
-)
-DEARER = re.compile(
-    r"(?<![最第二三四])贵(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:dearer|pricier|more\s+expensive)\s+(?:one|order)\b)"
-)
+def _compared_as(zh: str, en: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?<![最第二三四]){zh}(?:的|点的|些的)(?:那个|那单|那笔|一单|一个)|(?i:\b(?:{en})\s+(?:one|order)\b)"
+    )
+
+
+CHEAPER = _compared_as("便宜", r"cheaper|less\s+expensive")
+DEARER = _compared_as("贵", r"dearer|pricier|more\s+expensive")
 
 
 # A thing that ends a request to refund or cancel it: "我要退瑜伽垫", "退掉台灯".
