@@ -248,8 +248,8 @@ def agrees_only_loosely(
 # The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
 # what such an answer may name ("郵件", "短信通知", "這個地址"), in the simplified ones the answers are read in.
 _SIMPLIFIED = str.maketrans(
-    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題",
-    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题",
+    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆",
+    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔",
 )
 
 
@@ -637,17 +637,21 @@ def gives_another_value(text: str, proposal: Mapping[str, Any], current: str | N
 # A message opening by taking back the order just named: "不对", "我说错了", "sorry, I said the wrong one", "hold on, I
 # mixed them up", "not this one".
 _SETS_ASIDE = re.compile(
-    r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|hold\s+on|my\s+bad|wrong\s+(?:one|order|item)|"
-    r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+(?:said|picked|chose|named|typed)\s+the\s+wrong\s+(?:one|order|item)|"
+    r"(?i)^\s*(?:(?:oh|oops|whoops|sorry|wait|hmm+|no+|nope|nah|actually|hold\s+on|hang\s+on|my\s+bad|correction|"
+    r"scratch\s+that|wrong\s+(?:one|order|item)|not\s+(?:that|this)(?:\s+(?:one|order))?|"
+    r"i\s+(?:said|picked|chose|named|typed|gave)\s+(?:you\s+)?the\s+wrong\s+(?:one|order|item)|"
     r"i\s+mixed\s+(?:them|it|those)\s+up|i\s+mean[t]?)\b[\s,.!~\u2014\u2013-]*)+"
-    r"|^\s*(?:啊|哦|噢|呃)?(?:不对|不是|我?(?:说|搞|弄)错了|我?搞混了|错了)"
+    # Cantonese as in_simplified leaves it: "唔係呢張", "唔啱", "我講錯咗"
+    r"|^\s*(?:啊|哦|噢|呃)?(?:等等|等一下|等下|且慢)?[，,\s]*"
+    r"(?:不对|不是|唔係|唔系|唔对|唔啱|我?(?:说|讲|搞|弄)错(?:了|咗)?|我?搞混(?:了|咗)?|错了)"
 )
 
 
 def sets_the_order_aside(text: str, proposal: Mapping[str, Any]) -> bool:
     """Whether a message opens by taking back the waiting change's order and picks another ("我说错了，是绿茶那一单",
     "hold on, I mixed them up - the backpack is the one"); a question ("ORD-2025-0817是什么？") sets nothing aside."""
-    return bool(_SETS_ASIDE.match(text)) and not re.search(r"[?？]|吗|呢", text) and picks_another(text, proposal)
+    asks = re.search(r"[?？]|吗|呢(?![张单个笔件])", text)  # Cantonese "呢張" is "this one", no question
+    return bool(_SETS_ASIDE.match(text)) and not asks and picks_another(text, proposal)
 
 
 def is_cancellation(text: str) -> bool:

@@ -1065,10 +1065,13 @@ _ANOTHER_TARGET = re.compile(
 # The order a change was just proposed for, swapped for another: "no, the water bottles one", "wrong order, i meant
 # the backpack", "不对，是耳机那单", "搞错了，是保温杯". What opens the swap, and is not the order picked:
 _SWAP_OPENER = re.compile(
-    r"(?i)^\s*(?:(?:oh|oops|sorry|wait|hmm+|no+|nope|nah|actually|wrong\s+(?:one|order|item)|hold\s+on|my\s+bad|"
-    r"i\s+(?:said|picked|chose|named|typed)\s+the\s+wrong\s+(?:one|order|item)|i\s+mixed\s+(?:them|it|those)\s+up|"
-    r"not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+mean[t]?|it'?s|its|it\s+was)\b[\s,.!~\u2014\u2013-]*)+"
-    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|我?错了|我?搞错了|我?说错了|我?弄错了|我?搞混了|哦|啊|呃)[，,。.!！~\s]*)+"
+    r"(?i)^\s*(?:(?:oh|oops|whoops|sorry|wait|hmm+|no+|nope|nah|actually|wrong\s+(?:one|order|item)|hold\s+on|"
+    r"hang\s+on|my\s+bad|correction|scratch\s+that|"
+    r"i\s+(?:said|picked|chose|named|typed|gave)\s+(?:you\s+)?the\s+wrong\s+(?:one|order|item)|"
+    r"i\s+mixed\s+(?:them|it|those)\s+up|not\s+(?:that|this)(?:\s+(?:one|order))?|i\s+mean[t]?|it'?s|its|it\s+was)\b"
+    r"[\s,.:!~\u2014\u2013-]*)+"
+    r"|^\s*(?:(?:不对|不是这个|不是那个|不是这单|不是那单|不是|我?错了|我?搞错了|我?说错了|我?弄错了|我?搞混了|哦|啊|呃|等等|等一下|"
+    r"等下|且慢)[，,。.!！~\s]*)+"
     r"(?:我?(?:说|指|要退|想退|要改)的)?是?"
     r"|^\s*(?:我?(?:说|指)的是|我是说)"  # "我说的是瑜伽垫那单，不是跑步鞋", after a yes taken back
     # the pick alone, as the application passes on what a no taken back ended on ("不对不对，我说错了，是键盘那单")

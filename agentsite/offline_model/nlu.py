@@ -1042,10 +1042,10 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
     "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
-    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀",
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀講",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
-    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银",
+    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银讲",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -1053,6 +1053,7 @@ _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
 _CANTONESE = [
     ("唔是", "不是"),
     ("唔啱", "不对"),
+    ("讲错", "说错"),
     ("唔对", "不对"),
     ("开住", "开着"),
     ("关住", "关着"),
@@ -1201,6 +1202,8 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
         text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
         text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![那这])张单", "那单", text)  # "瑜伽垫张单": that order
+        text = re.sub(r"呢(?=[张单个笔件])", "这", text)  # "唔係呢張": not this one
+        text = re.sub(r"(?<=[那这])张(?!单)(?=\s*(?:[，,。.!！?？]|$))", "单", text)  # "係跑步鞋嗰張": that order
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
         for english, chinese in _SHOP_WORDS_IN_CHINESE:
             text = english.sub(chinese, text)
