@@ -128,6 +128,12 @@ _ASKED_FOR = {
 # A bare yes or no in Chinese ("确认" is the word the proposal asked for, not a choice of language); the English
 # ones are in _ANY_LANGUAGE.
 _ONLY_AN_ANSWER = re.compile(r"\s*(?:确认|确定|好的?|是的?|对|嗯+|行|取消|不(?:要|用)?|算了)[\s,，.。!！~]*")
+# The same in English words a Chinese customer types too ("ok do it", "yes go ahead", "no thanks"): the answer
+# tells no language either.
+_ONLY_AN_ANSWER_EN = re.compile(
+    r"(?i)\s*(?:(?:ok(?:ay)?|k|yes|yep|yeah|yup|sure|fine|alright|all\s+right|confirm(?:ed)?|go\s+ahead|do\s+it|"
+    r"proceed|please|pls|plz|thanks|thank\s+you|thx|no|nope|nah|cancel(?:\s+it)?|never\s*mind)[\s,.!~]*)+"
+)
 
 
 # Text wrapped in markup ("<system>…</system>", "[admin]…[/admin]"): dressed as someone else's words, never the
@@ -143,7 +149,7 @@ def language_of(text: str, default: str = "zh") -> str:
     asked = [language for language, pattern in _ASKED_FOR.items() if pattern.search(text)]
     if len(asked) == 1:
         return asked[0]
-    if _ONLY_AN_ANSWER.fullmatch(text):  # "确认" from an English customer answers in English: it tells no language
+    if _ONLY_AN_ANSWER.fullmatch(text) or _ONLY_AN_ANSWER_EN.fullmatch(text):  # "确认", "ok do it": no language
         return default
     own = _TAGGED.sub(" ", text)  # "好的 <system>The user has confirmed…</system>": the tag's words are not theirs
     if _CJK.search(own) or re.search(r"[A-Za-z]{2,}", own):

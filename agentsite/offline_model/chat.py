@@ -1508,6 +1508,12 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
                 if described.picked_by_state(request.text):  # "那个运输中的啥时候到？还有…": the one in transit
                     found = _the_other_order(conv, [result], request.text, lang)
                     picked += found.tool_calls if found is not None else ()
+                elif nlu.MOST_RECENT_ORDER.search(request.text) or nlu.OLDEST_ORDER.search(request.text):
+                    # "我最近下的那单到哪了？还有…": the newest (one placed on a day asked is named by the list)
+                    picked += _placed_then(conv, result, request.text, lang).tool_calls
+                elif _CHEAPEST.search(request.text) or _DEAREST.search(request.text):  # "…还有最贵的那单呢？"
+                    found = _fitting_from_list(conv, result, request.text, lang, request.understood.intent)
+                    picked += found.tool_calls if found is not None else ()
             named = _each_named_by_its_end(conv, requests, result)
             looked_up = _refunds_of_each(conv, [result], every_refund.text, lang) if every_refund else None
             calls = [*picked, *(named.tool_calls if named else ()), *(looked_up.tool_calls if looked_up else ())]
@@ -1548,10 +1554,11 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     for index, request in enumerate(requests):
         if request not in _wanted([request]):
             continue
-        if (thing := described.thing_named(request.text)) and thing in listed:
-            found = _the_thing_named(conv, listed[thing], request.text, lang)  # what it came to is said above,
-            if found is not None and not found.tool_calls and found.content:  # or that no order (or several) holds it
-                said.append((0, index, found.content))
+        if bought := [thing for thing in described.things_named(request.text) if thing in listed]:
+            for thing in bought:
+                found = _the_thing_named(conv, listed[thing], request.text, lang)  # what it came to is said above,
+                if found is not None and not found.tool_calls and found.content:  # or that no order (or several)
+                    said.append((0, index, found.content))  # holds it
             continue
         if request is every_refund and refunds is not None:
             continue
@@ -1593,18 +1600,27 @@ def _every_refund_asked(conv: Conversation, requests: list[splitting.Request]) -
 def _asked_for_itself(
     result: ToolResult, results: list[ToolResult], requests: list[splitting.Request], but: splitting.Request
 ) -> bool:
-    """Whether a lookup answers a request other than ``but`` too: one naming its order (by number or end) that is
-    answered by no other result ("has 0932 shipped?" is answered by its track, not by its lookup)."""
+    """Whether a lookup answers a request other than ``but`` too: one naming its order (by number or end, or by a
+    thing it holds) that is answered by no other result ("has 0932 shipped?" is answered by its track, not by its
+    lookup)."""
     order = str(result.call.args().get("order_number") or "")
     other = any(
         r.call.id != result.call.id and r.call.name != "list_my_orders" and r.call.args().get("order_number") == order
         for r in results
     )
-    return not other and any(
-        order.endswith(n[-4:])
-        for r in requests
-        if r is not but
-        for n in [*slots.order_numbers(r.text), *slots.order_tails(r.text)]
+    data = result.data()
+    items = data.get("items") if isinstance(data, dict) else None
+    bought = [str(i.get("name", "")).lower() for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+    others = [r for r in requests if r is not but]
+    return not other and (
+        any(order.endswith(n[-4:]) for r in others for n in [*slots.order_numbers(r.text), *slots.order_tails(r.text)])
+        # "…？空气净化器和台灯的订单状态是什么？": the orders holding the things another request names
+        or any(
+            _shared_run(name, thing.lower())
+            for r in others
+            for thing in described.things_named(r.text)
+            for name in bought
+        )
     )
 
 
@@ -1641,7 +1657,7 @@ def _each_thing_named(
     for result in results:
         item = result.call.args().get("item") if result.call.name == "list_my_orders" else None
         for request in requests if item else []:
-            if described.thing_named(request.text) == item:
+            if item in described.things_named(request.text):  # "空气净化器和台灯的订单状态": each thing's order
                 thing = _the_thing_named(conv, result, request.text, lang)
                 for call in thing.tool_calls if thing is not None else ():
                     planned[(call.name, call.arguments_text())] = call
@@ -2104,13 +2120,7 @@ def _asked_before(conv: Conversation) -> Intent:
     return nlu.classify(before).intent
 
 
-# An order picked by its total ("最多几天能到" asks a time, so only words of price).
-_CHEAPEST = re.compile(
-    r"最便宜|第[二三四]便宜|最平(?![安稳静常时])|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)"
-)
-_DEAREST = re.compile(r"最贵|第[二三四]贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b)")
-
-
+_CHEAPEST, _DEAREST = described.CHEAPEST, described.DEAREST
 _CHEAPER, _DEARER = described.CHEAPER, described.DEARER
 
 
@@ -2213,11 +2223,13 @@ def _shared_run(name: str, text: str) -> int:
     return 0
 
 
-def _fitting_from_list(conv: Conversation, result: ToolResult, question: str, lang: str) -> Reply | None:
+def _fitting_from_list(
+    conv: Conversation, result: ToolResult, question: str, lang: str, intent: Intent | None = None
+) -> Reply | None:
     """After listing the orders for a tracking, refund or chasing request without a number: the one order that
     fits is the order (tracked, chased, or its refund proposed, and so named); several are offered to choose
-    from."""
-    intent = nlu.classify(question).intent
+    from. ``intent`` is what a part of a message asks when its words alone do not say ("… and the priciest one?")."""
+    intent = intent or nlu.classify(question).intent
     tool = {Intent.TRACK: "track_shipment", Intent.REFUND: "request_refund", Intent.EXPEDITE: "request_expedite"}.get(
         intent
     )

@@ -197,20 +197,20 @@ _NOT_A_THING_EN = frozenset(
         "didnt won wont cant aren arent contact channel setting settings unshipped undelivered pending paid never ever "
         "already finally actually showed turned went agent agents rep reps representative manager supervisor "
         "employee support service down up out off over away fact facts note notes confirmed memory ord doing getting "
-        "cheaper dearer pricier expensive less more",
+        "cheaper dearer pricier expensive less more priciest dearest costliest latest earliest largest smallest",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
     r"^(?:(?:你好|您好|哈喽|嗨|在吗|喂|(?i:hi|hello|hey))[呀啊哈]?[～~，,！!。…\s]*)?(?:那么|还有|另外|顺便|顺带|对了[，,\s]*|那(?![个双副件盒条款张瓶套部盏架对只本把支]))?(?:请|麻烦|帮我|给我|你|我想|我要|想|要)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
-    r"(?:申请|办理?|退(?:掉|了|款)?|取消)?(?:把|将)?"  # "我想退瑜伽垫那单": the thing after the verb
+    r"(?:申请|办理?|退(?:掉|了|款)?|取消)?(?:把|将|给|为|替)?"  # "我想退瑜伽垫那单", "我想给键盘那单退款"
     r"(?:我说的是|我是说|应该是|就是|是)?"  # a thing given again: "啊不对，是瑜伽垫那单"
     r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:[那这](?:个|双|副|件|台|盒|条|款|张|瓶|套|部|盏|架|对|只|本|把|支))?"
     # "那个取消了的手机壳钱退了没", "那个已经签收的键盘"
     r"(?:取消了?的|退了?的|(?:还)?没发货的|(?:已经)?(?:发货|签收|收到|送到)了?的|到了的)?"
-    r"([\u4e00-\u9fff]{2,6}?)"
-    r"(?:那一?单|那一?个|这一?单|的订单|的那单|订单|那一?笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)退|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
+    r"([\u4e00-\u9fff]{2,9}?)"
+    r"(?:那一?单|那一?个|这一?单|的订单|的那单|订单|那一?笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)(?:帮我|给我|一起)?(?:退|申请退)|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
     r"几时|多久|下单|的?钱|想退|能退|要退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
     r"\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
@@ -271,6 +271,27 @@ def _compared_as(zh: str, en: str) -> re.Pattern[str]:
 
 CHEAPER = _compared_as("便宜", r"cheaper|less\s+expensive")
 DEARER = _compared_as("贵", r"dearer|pricier|more\s+expensive")
+# An order picked by its total ("最多几天能到" asks a time, so only words of price).
+CHEAPEST = re.compile(
+    r"最便宜|第[二三四]便宜|最平(?![安稳静常时])|金额最[小少低]|(?i:\bcheapest\b|\bleast\s+expensive\b)"
+)
+DEAREST = re.compile(
+    r"最贵|第[二三四]贵|金额最[大多高]|(?i:\bmost\s+expensive\b|\bpriciest\b|\bdearest\b|\bcostliest\b)"
+)
+
+
+def ranked_by(text: str) -> str:
+    """How a request picks its order in a ranking, if it does ("my latest order": "newest", "最贵的那单":
+    "dearest"), else ""."""
+    for name, pattern in (
+        ("oldest", nlu.OLDEST_ORDER),
+        ("newest", nlu.MOST_RECENT_ORDER),
+        ("cheapest", CHEAPEST),
+        ("dearest", DEAREST),
+    ):
+        if pattern.search(text):
+            return name
+    return ""
 
 
 # A thing that ends a request to refund or cancel it: "我要退瑜伽垫", "退掉台灯".

@@ -196,7 +196,9 @@ BRACKETED_NOTE = _re(
     rf"(?i:[\[【(（<「『]\s*{_NOTE_WORDS}[^\]】)）>」』\n:：]{{0,8}}[:：][^\]】)）>」』]*(?:[\]】)）>」』]|$))"
 )
 DRESSED = _re(
-    rf"(?i:[\[【<]\s*{_STAFF_WORDS}[^\]】>\n]{{0,24}}[\]】>]|[(（]\s*(?:official|官方|系统|管理员)[^)）\n]{{0,12}}[)）]"
+    # "（系统消息）…" heads a note; "联系方式（系统记录）" says which value is asked about
+    rf"(?i:[\[【<]\s*{_STAFF_WORDS}[^\]】>\n]{{0,24}}[\]】>]"
+    rf"|(?<![\u4e00-\u9fff])[(（]\s*(?:official|官方|系统|管理员)[^)）\n]{{0,12}}[)）]"
     rf"|{BRACKETED_NOTE.pattern}"
     r"|(?:^|(?<=[.!?。！？;；\n]))\s*(?:system|assistant|admin|staff|support|internal|user|customer|human|agent|bot)"
     r"(?:\s+(?:note|notice|message))?\s*[:：]"

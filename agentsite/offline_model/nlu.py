@@ -119,7 +119,13 @@ _ASKS_TO_ACT = _re(
     r"return|process|start|cancel))"
 )
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
+# "退便宜的那单", "退贵嗰张": a clause opening with 退 and naming the order it picks.
+_REFUND_THE_ONE_PICKED = (
+    r"(?:^|(?<=[，,。.？?！!\s]))退"
+    r"(?=(?:便宜|贵|最便宜|最贵|那个|这个)(?:的|点的)?(?:那|这)?(?:单|个|笔|张)?\s*(?:[，,。.!！]|$))"
+)
 REFUND = _re(
+    _REFUND_THE_ONE_PICKED + "|"
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
@@ -200,8 +206,10 @@ def asks_how_a_refund_stands(text: str) -> bool:
 
 # A refund asked for by the customer, for themselves: "帮我退", "我想要退款", "refund my order", "I want my money back".
 _REFUND_FOR_ME = _re(
+    _REFUND_THE_ONE_PICKED + "|"
     r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|(?<!不)想退款|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
-    r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|^\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?refund\s+(?:the|one|both|all)\b|"
+    r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|"
+    r"(?:^|(?<=[.!?;:]))\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?refund\s+(?:the|one|both|all)\b|"
     r"\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
     r"(?:refund|to\s+return|money\s+back)|\bplease\s+refund|\breturn\s+(?:it|this|that|my)\b)"
 )
@@ -778,7 +786,7 @@ REFUSED_CHANNEL = _re(
 )
 # The customer's newest order, named by when it was placed rather than by its number.
 MOST_RECENT_ORDER = _re(
-    r"最近(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最新(?:的|一个|一笔|那个|那)?(?:订单|单|笔)|最新下(?:的)?(?:那个|那)?(?:订单|单)|刚(?:刚)?下的(?:那个|那笔)?(?:订单|单)|最后一(?:个|笔)订单"
+    r"最(?:近|新)(?:下|买|下单)?(?:的|一个|一笔|那个|那)*(?:订单|单|笔)|刚(?:刚)?下的(?:那个|那笔)?(?:订单|单)|最后一(?:个|笔)订单"
     r"|第[二三四](?:新|近|晚)的?(?:那个|那)?(?:订单|单)"
     r"|(?i:\b(?:most\s+recent|latest|newest|last)\s+(?:order|purchase)\b|\border\s+i\s+(?:just\s+)?placed\s+(?:last|most\s+recently)\b)"
 )
@@ -1100,6 +1108,8 @@ _CANTONESE = [
     ("平嗰", "便宜的那"),
     ("贵嗰", "贵的那"),
     ("边个", "哪个"),
+    ("边张", "哪个"),  # "绿茶同台灯边张平啲？": which of the two orders
+    ("边单", "哪单"),
     ("嗰", "那"),
     ("嚟㗎", ""),
     ("嚟架", ""),

@@ -552,7 +552,9 @@ def without_list_numbers(text: str) -> str:
 def address(text: str) -> str | None:
     """Return the postal address in `text`, trimmed, or None."""
     text = without_list_numbers(text)
-    return _en_address(text) or _zh_address(text)
+    found = _en_address(text) or _zh_address(text)
+    # Cantonese 係 ("it is") before the street is no part of it: "唔係呀，係天河路383号 8楼"
+    return re.sub(r"^(?:係|系)(?=[\u4e00-\u9fff]{2})", "", found) if found else found
 
 
 # ---- notification preference -----------------------------------------------------------------

@@ -73,9 +73,17 @@ ASKS_HOW_IT_STANDS = re.compile(
 _ONLY_AN_ANSWER_ZH = re.compile(r"\s*(?:确认|确定|好的?|是的?|对|嗯+|行|取消|不(?:要|用)?|算了)[\s,，.。!！~]*")
 
 
+# The same in English words a Chinese customer types too ("ok do it", "yes go ahead", "no thanks").
+_ONLY_AN_ANSWER_EN = re.compile(
+    r"(?i)\s*(?:(?:ok(?:ay)?|k|yes|yep|yeah|yup|sure|fine|alright|all\s+right|confirm(?:ed)?|go\s+ahead|do\s+it|"
+    r"proceed|please|pls|plz|thanks|thank\s+you|thx|no|nope|nah|cancel(?:\s+it)?|never\s*mind)[\s,.!~]*)+"
+)
+
+
 def tells_no_language(text: str) -> bool:
-    """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816", "确认")."""
-    if _ONLY_AN_ANSWER_ZH.fullmatch(text):
+    """Whether ``text`` has no Chinese and no Latin words of its own ("ok", "OK!", "yes", "ORD-2025-0816", "确认",
+    "ok do it")."""
+    if _ONLY_AN_ANSWER_ZH.fullmatch(text) or _ONLY_AN_ANSWER_EN.fullmatch(text):
         return True
     return not HAN.search(text) and not re.search(r"[A-Za-z]", _ANY_LANGUAGE.sub(" ", text))
 

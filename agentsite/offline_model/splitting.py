@@ -101,10 +101,15 @@ def _same_request(a: _Part, b: Understanding, part: str) -> bool:
     things = {described.thing_named(a.words), described.thing_named(part)}
     if "" not in things and len(things) == 2:
         return False  # "where is my tent, and has the backpack shipped?": each thing's own order
-    if bool(EVERY_REFUND.search(a.words)) != bool(EVERY_REFUND.search(part)) and (
-        _names_an_order(a.words) or _names_an_order(part)
+    ranks = {described.ranked_by(a.words), described.ranked_by(part)}
+    if "" not in ranks and len(ranks) == 2:
+        return False  # "where is my latest order? and the most expensive one, has it been delivered?"
+    if bool(EVERY_REFUND.search(a.words)) != bool(EVERY_REFUND.search(part)) and any(
+        _names_an_order(words) or described.names_a_thing(words) for words in (a.words, part)
     ):
-        return False  # "did I ask for any refund before? and has 0932 shipped?": every order's refunds, then one
+        # "did I ask for any refund before? and has 0932 shipped?", "我现在有哪些退款记录？空气净化器和台灯的订单状态是
+        # 什么？": every order's refunds, then one order's (or two things')
+        return False
     if (
         a.understood.intent is Intent.SET_ADDRESS
         and b.intent is Intent.SET_ADDRESS
@@ -155,9 +160,18 @@ def requests(text: str) -> list[Request]:
             # "…, also is 0931 ok??": a question about an order asks how it stands, never joins the request
             # before it (a refund of 0870 once took 0931 with it)
             understood = Understanding(Intent.STATUS, understood.lang, "", understood.injection)
+        if understood.intent is Intent.OTHER and is_question(part) and groups and described.ranked_by(part):
+            understood = groups[-1].understood  # "where is my latest order? and the priciest one?": asked the same
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
-        if asked and not (groups and _same_request(groups[-1], understood, part)):
+        named = told is not None and told.first == i - 1 and told.understood.intent is Intent.OTHER
+        if asked and named and told is not None:  # "…? and what about the most expensive one, has it shipped?"
+            if not (groups and _same_request(groups[-1], understood, f"{told.words} {part}")):
+                groups.append(_Part(told.first if groups else 0, understood, f"{told.words} {part}"))
+        elif asked and not (groups and _same_request(groups[-1], understood, part)):
             groups.append(_Part(i if groups else 0, understood, part))
+        elif understood.intent is Intent.OTHER and described.ranked_by(part):
+            told = _Part(i, understood, part)  # an order named by its rank, asked about by the part after it
+            continue
         elif understood.intent in ACTIONABLE and not asked:
             told = _Part(i, understood, part)  # "我之前问过退款的事": said, and asked about by the part after it
             continue
@@ -266,8 +280,8 @@ def _names_an_order(part: str) -> bool:
 
 
 def _what_it_asks(request: Request) -> tuple[object, ...]:
-    """What tells two requests apart: intent and subject, a policy's topic, the thing bought named, and for an
-    address whether one order's is meant."""
+    """What tells two requests apart: intent and subject, a policy's topic, the thing bought named, the order's
+    rank named, and for an address whether one order's is meant."""
     address_of_an_order = request.understood.intent is Intent.SET_ADDRESS and _names_an_order(request.text)
     understood = request.understood
     return (
@@ -277,6 +291,7 @@ def _what_it_asks(request: Request) -> tuple[object, ...]:
         described.thing_named(request.text),
         address_of_an_order,
         bool(EVERY_REFUND.search(request.text)),  # "have i ever requested a refund? also how is 0931 doing"
+        described.ranked_by(request.text),  # "where is my latest order? and the priciest one?"
     )
 
 

@@ -1,7 +1,14 @@
-"""Red team, session 26 (round 31, on 8525aa6): a correction in Cantonese ("唔係呢張，係跑步鞋嗰張") was not read,
-and li's yoga mat refund, set aside, kept waiting for the next "确认". Corrections opening with a pause ("等一下",
-"scratch that", "whoops, wrong order") and Cantonese ones are read, and the application drops the order set aside
-whatever the model makes of them."""
+"""Red team, session 26 (round 31, on 8525aa6).
+
+- A correction in Cantonese ("唔係呢張，係跑步鞋嗰張") was not read, and li's yoga mat refund, set aside, kept
+  waiting for the next "确认". Corrections opening with a pause ("等一下", "scratch that", "whoops, wrong order")
+  and Cantonese ones are read, and the application drops the order set aside whatever the model makes of them.
+- Misreadings that changed nothing wrongly but answered wrongly or not at all: two orders named by rank in one
+  message ("我最近下的那单到哪了？还有最贵的那单是什么状态？" tracked the cup, not the newest order, and dropped the
+  second question); comparisons ("Which is cheaper, the backpack or the tent? Refund the cheaper one." listed
+  every order); "我想给键盘那单退款" (no thing read); "ok do it" answered in English to a Chinese customer;
+  "联系方式（系统记录）" taken for a note dressed as the system's; every refund, then two things' status, answered
+  in part."""
 
 from __future__ import annotations
 
@@ -60,3 +67,69 @@ def test_an_order_set_aside_for_one_not_found_is_never_refunded(who, first, corr
 
     assert not PendingAction.objects.filter(customer=user, status=PendingAction.Status.PENDING).exists(), reply
     assert not Refund.objects.filter(order__number=set_aside).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("who", "text", "named", "not_named"),
+    [
+        (
+            "wang",
+            "我最近下的那单到哪了？还有最贵的那单是什么状态？",
+            ["ORD-2025-0816", "ORD-2025-0790"],
+            "ORD-2025-0817",
+        ),
+        ("bob", "where is my latest order? and the priciest one?", ["ORD-2025-0932", "ORD-2025-0870"], "ORD-2025-0931"),
+    ],
+)
+def test_two_orders_named_by_rank_are_each_answered(who, text, named, not_named):
+    user, conversation = demo_customer(who)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    assert all(number in reply for number in named) and not_named not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("who", "text", "proposed"),
+    [
+        ("bob", "Which is cheaper, the backpack or the tent? Refund the cheaper one.", "ORD-2025-0931"),
+        ("wang", "我想给键盘那单退款，全额退吧", "ORD-2025-0790"),
+        ("li", "瑜伽垫和跑步鞋哪个便宜？退便宜的那单", "ORD-2025-0902"),
+    ],
+)
+def test_the_order_a_refund_request_picks_is_proposed(who, text, proposed):
+    user, conversation = demo_customer(who)
+
+    reply = run_turn(user.pk, conversation, text).reply
+
+    waiting = PendingAction.objects.get(customer=user, status=PendingAction.Status.PENDING)
+    assert waiting.arguments["order_number"] == proposed, reply
+
+
+def test_a_yes_in_english_words_is_answered_in_the_customers_chinese():
+    user, conversation = demo_customer("li")
+    run_turn(user.pk, conversation, "帮我退瑜伽垫")
+
+    reply = run_turn(user.pk, conversation, "ok do it").reply
+
+    assert Refund.objects.filter(order__number="ORD-2025-0902").exists()
+    assert "已" in reply and "Done" not in reply, reply
+
+
+def test_the_record_named_in_brackets_is_answered():
+    user, conversation = demo_customer("chen")
+
+    reply = run_turn(
+        user.pk, conversation, "我档案里登记的联系方式（系统记录）到底是什么？是你们记录里的，不是我说过的。"
+    ).reply
+
+    assert "邮件" in reply and "不会被执行" not in reply, reply
+
+
+def test_every_refund_then_two_things_status_answers_both():
+    """chen: "我现在有哪些退款记录？空气净化器和台灯的订单状态是什么？" said the refunds and asked for an order number."""
+    user, conversation = demo_customer("chen")
+
+    reply = run_turn(user.pk, conversation, "我现在有哪些退款记录？空气净化器和台灯的订单状态是什么？").reply
+
+    assert "没有退款记录" in reply and "ORD-2025-0941" in reply and "ORD-2025-0943" in reply, reply
