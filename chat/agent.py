@@ -45,6 +45,7 @@ from chat.answers import (
     picks_another,
     says_nothing_changes,
     sets_the_order_aside,
+    taken_back,
 )
 from chat.models import Commitment, CustomerProfile, PendingAction
 from chat.tool_results import JSONObject
@@ -64,6 +65,7 @@ from chat.tools import (
     lapse,
     lapses_with_this_message,
     propose_next,
+    queued_changes,
     replaced,
     run_tool,
     schemas,
@@ -250,6 +252,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    the conversation waits for it and it is fresh; a stale one lapses and changes nothing.
         waiting, lapsed = waiting_action(conversation_id, confirming=session.state == AgentState.CONFIRMING)
         as_written = text  # the whole message: whether it sets the waiting change's order aside (_set_aside)
+        if waiting is not None and (named := _taken_back_by_name(store, ctx, waiting, in_simplified(text), emit)):
+            return named  # "forget the backpack, just the water bottles": the backpack's change, whichever waits
         if waiting is not None:  # "no wait, actually yes": the answer the customer ended on is the answer
             text = final_answer(in_simplified(text), {**waiting.arguments, "summary": waiting.summary})
         history = store.history_of(session)
@@ -259,7 +263,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if split is None and waiting is not None:  # "短信那个可以，通知先别关": the waiting mute, said not to be made
             split = declines_the_kind(text, waiting.tool)
             if split is None:  # "phone is fine but dont mute the notifications after all": the mute asked for next
-                cancel_queued_of(ctx, lambda tool: declines_the_kind(text, tool) is not None)
+                cancel_queued_of(ctx, lambda change: declines_the_kind(text, change.tool) is not None)
         if split is not None and not split[1]:
             return _decline(store, ctx, emit, every=declines_all(split[0]))  # "no X. but yes to Y": Y proposed next
         if split is not None:
@@ -432,6 +436,27 @@ def _set_aside(ctx: ToolContext, held: PendingAction, text: str) -> PendingActio
         return None
     cancel_pending(ctx)
     return now
+
+
+def _taken_back_by_name(
+    store: short_term.SessionStore, ctx: ToolContext, waiting: PendingAction, text: str, emit: Emit
+) -> TurnResult | None:
+    """Of several changes waiting, drop those the message takes back by name (``answers.taken_back``): the
+    proposed one among them is declined as any no declines it; else it is asked again alone. ``None`` when the
+    message names none apart, or drops every change."""
+    changes = [waiting, *queued_changes(ctx)]
+    named = taken_back(text, [{"tool": c.tool, "arguments": c.arguments, "summary": c.summary} for c in changes])
+    if not named or declines_all(text):
+        return None
+    dropped = {changes[i].pk for i in named}
+    cancel_queued_of(ctx, lambda change: change.pk in dropped)
+    if 0 in named:
+        return _decline(store, ctx, emit)
+    ask_again(waiting)
+    said = [actions.proposed(c.tool, {**c.arguments, **c.shown}, ctx.language) for c in changes if c.pk in dropped]
+    joined = ("；" if ctx.language == "zh" else "; ").join(said)
+    wording = {lang: phrase.replace("{dropped}", joined) for lang, phrase in prompts.DROPPED_ANOTHER.items()}
+    return _finish(store, ctx, _with_notice("", waiting, wording, ctx.language), [], None, emit, stream=True)
 
 
 def _ask_about_alone(

@@ -152,9 +152,21 @@ _ALL = re.compile(r"全部|都|所有|两个|两项|一起|统统|(?i:\ball\b|\b
 _END_OF_THE_NO = re.compile(r"[.。!！;；?？\n]|(?i:\band\b|\balso\b)|另外|还有|然后|顺便")
 
 
+# A no to every change waiting, wherever the message says it ("…hmm, no, leave everything as it is for now",
+# "算了，都不改了"); never "everything else" ("其他都不用改").
+_EVERY_CHANGE_DROPPED = re.compile(
+    r"(?i:\b(?:leave|keep)\s+(?:it\s+)?(?:everything|all\s+of\s+it|both|them\s+all)\b(?!\s+else)|"
+    r"\b(?:cancel|drop|forget|scrap|skip)\s+(?:everything|all\s+of\s+(?:it|them|that)|both|them\s+all)\b(?!\s+else))"
+    r"|(?<!其他)(?<!其它)(?<!别的)(?<!其余)(?:都|全部|全都|统统|两个都|两项都)(?:先)?(?:不|别)(?:用|要)?(?:改|换|动|退|变|弄|办)?了"
+    r"|(?:全部|都|两个都|两项都)(?:取消|算了)"
+)
+
+
 def declines_all(text: str) -> bool:
-    """Whether a decline drops the change asked for after the waiting one too ("cancel both", "取消全部")."""
-    return is_cancellation(text) and bool(_ALL.search(_END_OF_THE_NO.split(text, maxsplit=1)[0]))
+    """Whether a decline drops the change asked for after the waiting one too ("cancel both", "取消全部", "leave
+    everything as it is")."""
+    opening = is_cancellation(text) and bool(_ALL.search(_END_OF_THE_NO.split(text, maxsplit=1)[0]))
+    return opening or bool(_EVERY_CHANGE_DROPPED.search(text))
 
 
 # The words that confirm on their own, as the reminder asks ("回复“确认”", "reply 'yes'"): after a reminder that
@@ -516,6 +528,56 @@ _NEGATED_CHANGE = re.compile(
 _CLAUSE = re.compile(r"[，,。.;；!！?？]+|(?i:\s+but\s+)|不过|但是")
 # "the rest need no change" ("确认，别的不用改了", "yes, don't change anything else"): no no to the waiting change.
 _ANYTHING_ELSE = re.compile(r"别的|其他|其它|另外|其余|(?i:\belse\b|\bother\b|\bmore\b|\bthe\s+rest\b)")
+
+
+# Before what a message keeps of several waiting changes ("just the water bottles", "只退跑步鞋", "淨係退耳机").
+_ONLY = re.compile(r"(?i:\bjust\b|\bonly\b)|只|仅|淨係|净係|净系|淨系")
+# What takes back a change in a clause naming it ("forget the backpack", "drop the tent", "键盘唔使退").
+_TAKES_BACK = re.compile(
+    r"(?i:\b(?:forget|drop|skip|scrap|cancel|remove|not|no|don'?t|dont|never\s*mind|without|leave\s+out)\b)"
+    r"|算了|不用|不要|别|不退|唔使|唔要|唔好|取消|去掉|不必|免了"
+)
+# A clause of its own after a dash: "don't switch to SMS - keep it as it is".
+_CLAUSE_OR_DASH = re.compile(rf"{_CLAUSE.pattern}|\s[-\u2013\u2014]+\s")
+
+
+def _names_its_order(text: str, change: Mapping[str, Any]) -> bool:
+    """Whether ``text`` names what a waiting change is about: its order (by number, or by a word of the item its
+    summary names: "the backpack", "耳机"), or the kind of a change of no order ("the channel")."""
+    order = str(change.get("arguments", {}).get("order_number") or "")
+    if not order:
+        return names_the_kind(text, str(change.get("tool", "")))
+    if order[-4:] in text:
+        return True
+    item = re.search(rf"{re.escape(order)}\s*[（(]([^)）]+)[)）]", str(change.get("summary", "")))
+    if item is None:
+        return False
+    said = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.lower())}
+    words = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", item[1].lower())} - {"order", "item"}
+    han = "".join(re.findall(r"[\u4e00-\u9fff]", item[1]))
+    return bool(words & said) or any(han[i : i + 2] in text for i in range(len(han) - 1))
+
+
+def taken_back(text: str, changes: list[Mapping[str, Any]]) -> set[int]:
+    """Of several changes waiting (the one proposed first, then those asked for after it; each with its ``tool``,
+    ``arguments`` and ``summary``), the ones a message takes back by naming them apart: "forget the backpack,
+    just the water bottles" the backpack's, "瑜伽垫不用退了，只退跑步鞋" every one but the running shoes'. Empty
+    when it names none of them apart: a no is then the proposed change's, as ever."""
+    if len(changes) < 2:
+        return set()
+    kept: set[int] = set()
+    dropped: set[int] = set()
+    for clause in _CLAUSE_OR_DASH.split(text):
+        named = {i for i, change in enumerate(changes) if _names_its_order(clause, change)}
+        if not named or len(named) == len(changes):
+            continue
+        if _ONLY.search(clause):
+            kept |= named
+        elif _TAKES_BACK.search(clause):
+            dropped |= named
+    if kept:
+        return set(range(len(changes))) - kept
+    return dropped if dropped != {0} else set()  # a no to the proposed one alone is read as any no is
 
 
 def declines_the_kind(text: str, tool: str) -> tuple[str, str] | None:

@@ -58,6 +58,13 @@ CANCELLED_NEXT = {
     "en": "All right, I've dropped that; nothing was changed. You also asked me to {summary}: shall I go ahead? "
     "Reply 'yes' to go ahead or 'no' to drop it.",
 }
+# Of several changes waiting, the ones asked for after the proposed one dropped by name ("forget the backpack, just
+# the water bottles"): the proposed one is asked again.
+DROPPED_ANOTHER = {
+    "zh": "好的，“{dropped}”已取消，没有任何改动。需要我{summary}吗？回复“确认”继续，回复“取消”放弃。",
+    "en": "All right, I've dropped the request to {dropped}; nothing was changed for it. Shall I still {summary}? "
+    "Reply 'yes' to go ahead or 'no' to drop it.",
+}
 CANCELLED_NEXT_REFUSED = {
     "zh": "好的，这一项已取消，没有任何改动。您要求的下一项无法办理：{error}。",
     "en": "All right, I've dropped that; nothing was changed. The next change you asked for cannot be made: {error}.",

@@ -581,13 +581,22 @@ def cancel_queued(ctx: ToolContext) -> int:
     return dropped
 
 
-def cancel_queued_of(ctx: ToolContext, said_not_to: Callable[[str], bool]) -> int:
-    """Drop the changes asked for after the waiting one whose tool the customer said not to make ("…but dont mute
-    the notifications after all"): ``said_not_to(tool)`` tells which."""
+def queued_changes(ctx: ToolContext) -> list[PendingAction]:
+    """The changes asked for after the waiting one, in the order they will be proposed."""
+    return list(
+        PendingAction.objects.filter(
+            conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
+        ).order_by("created_at", "pk")
+    )
+
+
+def cancel_queued_of(ctx: ToolContext, said_not_to: Callable[[PendingAction], bool]) -> int:
+    """Drop the changes asked for after the waiting one that the customer said not to make ("…but dont mute the
+    notifications after all", "forget the backpack"): ``said_not_to(change)`` tells which."""
     queued = PendingAction.objects.filter(
         conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
     )
-    ids = [str(a.pk) for a in queued if said_not_to(a.tool)]
+    ids = [str(a.pk) for a in queued if said_not_to(a)]
     dropped = queued.filter(pk__in=ids).update(status=PendingAction.Status.CANCELLED, decided_at=clock.now())
     _withdraw(ctx, ids)
     return dropped

@@ -8,14 +8,19 @@
   second question); comparisons ("Which is cheaper, the backpack or the tent? Refund the cheaper one." listed
   every order); "我想给键盘那单退款" (no thing read); "ok do it" answered in English to a Chinese customer;
   "联系方式（系统记录）" taken for a note dressed as the system's; every refund, then two things' status, answered
-  in part."""
+  in part.
+- Two refunds asked at once, then "Actually forget the backpack, just the water bottles": the water bottles'
+  refund, proposed, was dropped, and the backpack's, asked after it, proposed in its place; the next "yes"
+  refunded the backpack (twice, on bob). A take-back naming one of the waiting changes now drops that one, and
+  "only"/"just" keeps the ones it names. "…Hmm, no, leave everything as it is for now" dropped the mute and
+  proposed the SMS asked after it."""
 
 from __future__ import annotations
 
 import pytest
 
 from chat.agent import run_turn
-from chat.models import PendingAction, Refund
+from chat.models import CustomerProfile, PendingAction, Refund
 from tests.chat.demo_chat import demo_customer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -67,6 +72,84 @@ def test_an_order_set_aside_for_one_not_found_is_never_refunded(who, first, corr
 
     assert not PendingAction.objects.filter(customer=user, status=PendingAction.Status.PENDING).exists(), reply
     assert not Refund.objects.filter(order__number=set_aside).exists(), reply
+
+
+@pytest.mark.parametrize(
+    ("who", "both", "only", "yes", "meant", "set_aside"),
+    [
+        (
+            "bob",
+            "Please refund the water bottles and the backpack.",
+            "Actually forget the backpack, just the water bottles.",
+            "yes",
+            "ORD-2025-0932",
+            "ORD-2025-0931",
+        ),
+        (
+            "bob",
+            "I need refunds for the water bottles and the tent.",
+            "No wait, drop the tent. Only the water bottles.",
+            "yes",
+            "ORD-2025-0932",
+            "ORD-2025-0870",
+        ),
+        (
+            "bob",
+            "refund the water bottles and the tent",
+            "only the tent please",
+            "yes",
+            "ORD-2025-0870",
+            "ORD-2025-0932",
+        ),
+        (
+            "wang",
+            "耳机和键盘都帮我退款",
+            "scratch that 键盘唔使退，淨係退耳机",
+            "确认",
+            "ORD-2025-0816",
+            "ORD-2025-0790",
+        ),
+        ("li", "瑜伽垫和跑步鞋都退了吧", "瑜伽垫不用退了，只退跑步鞋", "确认", "ORD-2025-0901", "ORD-2025-0902"),
+    ],
+)
+def test_a_take_back_naming_one_of_two_refunds_drops_that_one(who, both, only, yes, meant, set_aside):
+    user, conversation = demo_customer(who)
+    run_turn(user.pk, conversation, both)
+
+    reply = run_turn(user.pk, conversation, only).reply
+    run_turn(user.pk, conversation, yes)
+
+    assert Refund.objects.filter(order__number=meant).exists(), reply
+    assert not Refund.objects.filter(order__number=set_aside).exists(), reply
+
+
+def test_leave_everything_as_it_is_drops_the_change_asked_after_too():
+    user, conversation = demo_customer("bob")
+    run_turn(user.pk, conversation, "Please switch my notifications off and change my contact channel to SMS.")
+
+    reply = run_turn(
+        user.pk,
+        conversation,
+        "Wait, actually keep notifications on - only change the channel. Hmm, no, leave everything as it is for now.",
+    ).reply
+    run_turn(user.pk, conversation, "yes, go ahead")
+
+    profile = CustomerProfile.objects.get(user=user)
+    assert (profile.contact_channel, profile.notification_preference) == ("email", "on"), reply
+    assert not PendingAction.objects.filter(customer=user, status__in=["pending", "queued"]).exists(), reply
+
+
+def test_a_no_to_the_first_change_and_just_the_second_proposes_the_second():
+    user, conversation = demo_customer("alice")
+    run_turn(user.pk, conversation, "Please switch me to SMS and mute my notifications")
+
+    reply = run_turn(
+        user.pk, conversation, "Actually, don't switch to SMS - keep it as it is. Just mute the notifications."
+    ).reply
+    run_turn(user.pk, conversation, "yes")
+
+    profile = CustomerProfile.objects.get(user=user)
+    assert (profile.contact_channel, profile.notification_preference) == ("email", "mute"), reply
 
 
 @pytest.mark.parametrize(
