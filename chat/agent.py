@@ -379,6 +379,12 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         set_aside = _set_aside(ctx, held_before, in_simplified(as_written)) if held_before is not None else None
         if set_aside is not None:
             still_waiting = held = None
+        if set_aside is not None and held_before is not None and set_aside.pk != held_before.pk:
+            # the model proposed the order set aside anew: its question is void, only the notice is said
+            emit({"type": "reply_reset"})
+            reply, wording_aside = "", prompts.SET_ASIDE_PROPOSED_AGAIN
+        else:
+            wording_aside = prompts.SET_ASIDE
         if lapsed_now is not None and asked_again(lapsed_now):
             lapsed_now = None  # the same change proposed anew this turn: its question says what waits
         dropped = held if held is not None and still_waiting is None and lapsed_now is None and replaced(held) else None
@@ -386,11 +392,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
         )
         notices = _with_notice(
-            _with_notice(notices, dropped, prompts.REPLACED, language), set_aside, prompts.SET_ASIDE, language
+            _with_notice(notices, dropped, prompts.REPLACED, language), set_aside, wording_aside, language
         )
         if notices:
-            emit({"type": "token", "text": "\n" + notices})
-            reply = f"{reply}\n{notices}"
+            emit({"type": "token", "text": f"\n{notices}" if reply else notices})
+            reply = f"{reply}\n{notices}" if reply else notices
         pending = PendingAction.Status.PENDING
         if proposed_next is not None and PendingAction.objects.filter(pk=proposed_next.pk, status=pending).exists():
             still_waiting = proposed_next  # asked about in this reply already ("…shall I go ahead?"): it waits on

@@ -98,6 +98,12 @@ SET_ASIDE = {
     "en": "(You named another order, so the request to {summary} no longer waits; nothing was changed. "
     "Tell me the number of the order you mean.)",
 }
+# The same, when the order the model found for the correction is the one set aside: its proposal is not said.
+SET_ASIDE_PROPOSED_AGAIN = {
+    "zh": "您说要换一个订单，但我找到的仍是之前那一单，所以“{summary}”已取消，没有任何改动。请告诉我您要办理的订单号。",
+    "en": "You asked for another order, but the one I found is the one proposed before, so the request to {summary} "
+    "no longer waits; nothing was changed. Tell me the number of the order you mean.",
+}
 # For the model, in the memory block: the change that waited lapses with this message, before the model answers,
 # so that no reply says it still waits while the notice after it says it lapsed.
 LAPSED_NOTE = {

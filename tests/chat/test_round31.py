@@ -13,7 +13,9 @@
   refund, proposed, was dropped, and the backpack's, asked after it, proposed in its place; the next "yes"
   refunded the backpack (twice, on bob). A take-back naming one of the waiting changes now drops that one, and
   "only"/"just" keeps the ones it names. "…Hmm, no, leave everything as it is for now" dropped the mute and
-  proposed the SMS asked after it."""
+  proposed the SMS asked after it.
+- "把我第二贵的那单退掉" then "I mixed them up，我要退的是最便宜嗰单" (the same yoga mat): the proposal was
+  dropped as set aside while the reply asked "请回复“确认”" for it."""
 
 from __future__ import annotations
 
@@ -187,6 +189,18 @@ def test_the_order_a_refund_request_picks_is_proposed(who, text, proposed):
 
     waiting = PendingAction.objects.get(customer=user, status=PendingAction.Status.PENDING)
     assert waiting.arguments["order_number"] == proposed, reply
+
+
+def test_a_correction_to_the_same_order_asks_no_yes_for_a_proposal_it_dropped():
+    """li: "把我第二贵的那单退掉" → "I mixed them up，我要退的是最便宜嗰单" (the same yoga mat) proposed the mat's
+    refund again with "请回复“确认”", beside the notice that it was dropped."""
+    user, conversation = demo_customer("li")
+    run_turn(user.pk, conversation, "把我第二贵的那单退掉")
+
+    reply = run_turn(user.pk, conversation, "I mixed them up，我要退的是最便宜嗰单").reply
+
+    assert "确认”以继续" not in reply and "订单号" in reply, reply
+    assert not PendingAction.objects.filter(customer=user, status=PendingAction.Status.PENDING).exists()
 
 
 def test_a_yes_in_english_words_is_answered_in_the_customers_chinese():
