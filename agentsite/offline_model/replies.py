@@ -1091,9 +1091,32 @@ def policy_text(articles: list[Any], lang: str, question: str) -> str:
     best = max(valid, key=lambda a: shared[id(a)])
     title = _quote(best.get("title") or "", 80)  # named as the customer reads it: no ids of ours
     snippet = _quote(best.get("snippet") or best.get("content") or "", 400)
+    place = _place_asked(question)
+    unsaid = place and place.lower() not in f"{title} {best.get('snippet') or best.get('content') or ''}".lower()
     if lang == "zh":
-        return f"根据《{title}》：{snippet}" if title else f"根据我们的政策：{snippet}"
-    return f"According to our policy “{title}”: {snippet}" if title else f"According to our policies: {snippet}"
+        quoted = f"根据《{title}》：{snippet}" if title else f"根据我们的政策：{snippet}"
+        return f"{quoted}\n政策里没有写到是否配送到{place}；如需确认，我可以为您转接人工客服。" if unsaid else quoted
+    quoted = f"According to our policy “{title}”: {snippet}" if title else f"According to our policies: {snippet}"
+    if unsaid:
+        return (
+            f"{quoted}\nThe policy does not say whether we deliver to {place}; a colleague can confirm it if you like."
+        )
+    return quoted
+
+
+# Whether the shop delivers to a place, asked ("do you ship to Hong Kong?", "能寄到香港吗", "发不发台湾"): a policy
+# that does not name the place does not answer it, whatever it says of delivery times.
+_PLACE_ASKED = re.compile(
+    r"(?i:\b(?:do|does|can|could|will|would)\s+(?:you|u|ya|the\s+shop|your\s+shop|they)\s+(?:also\s+)?"
+    r"(?:ship|deliver|send|post)\s+(?:\w+\s+)?(?:to|in|into)\s+)(?P<en>[A-Z][A-Za-z]+(?:\s+[A-Z][A-Za-z]+){0,2})"
+    r"|(?:能|可以|会|能不能|可不可以)?(?:寄|发|送|配送|邮寄|发货)(?:到|往|去)(?P<zh>[\u4e00-\u9fff]{2,4}?)(?:吗|么|嘛|不)"
+    r"|(?:寄|发|送)不(?:寄|发|送)(?:到|往|去)?(?P<zh2>[\u4e00-\u9fff]{2,4}?)(?:[?？。]|$)"
+)
+
+
+def _place_asked(question: str) -> str:
+    m = _PLACE_ASKED.search(question)
+    return (m.group("en") or m.group("zh") or m.group("zh2") or "") if m else ""
 
 
 def error_text(error: Any, lang: str, order: str | None) -> str:

@@ -230,3 +230,12 @@ def test_every_refund_then_two_things_status_answers_both():
     reply = run_turn(user.pk, conversation, "我现在有哪些退款记录？空气净化器和台灯的订单状态是什么？").reply
 
     assert "没有退款记录" in reply and "ORD-2025-0941" in reply and "ORD-2025-0943" in reply, reply
+
+
+def test_a_place_no_policy_names_is_not_answered_with_delivery_times_alone():
+    """Session 25's round 29: "do you ship to Hong Kong?" got the shipping times, as if it were a yes."""
+    user, conversation = demo_customer("bob")
+
+    reply = run_turn(user.pk, conversation, "do you ship to Hong Kong?").reply
+
+    assert "does not say whether we deliver to Hong Kong" in reply, reply

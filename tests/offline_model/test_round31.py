@@ -107,3 +107,35 @@ def test_every_refund_then_two_things_are_two_requests():
     parts = splitting.requests("我现在有哪些退款记录？空气净化器和台灯的订单状态是什么？")
 
     assert [p.text for p in parts] == ["我现在有哪些退款记录？", "空气净化器和台灯的订单状态是什么？"]
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        ("do you ship to Hong Kong?", "Hong Kong"),
+        ("Do you deliver to Canada too?", "Canada"),
+        ("能寄到香港吗？", "香港"),
+        ("你们发不发台湾？", "台湾"),
+        ("do you ship to my address?", ""),
+        ("寄到上海要几天？", ""),
+        ("how long does shipping take?", ""),
+    ],
+)
+def test_a_place_delivered_to_is_read(question, place):
+    from agentsite.offline_model import replies
+
+    assert replies._place_asked(question) == place
+
+
+def test_a_policy_that_names_no_place_asked_says_so():
+    from agentsite.offline_model import replies
+
+    article = {"title": "Shipping times", "snippet": "We ship with UPS: 1-2 days in the same region."}
+
+    said = replies.policy_text([article], "en", "do you ship to Hong Kong?")
+    named = replies.policy_text(
+        [{**article, "snippet": "We deliver to Hong Kong in 3 days."}], "en", "do you ship to Hong Kong?"
+    )
+
+    assert "does not say whether we deliver to Hong Kong" in said
+    assert "does not say" not in named
