@@ -129,7 +129,7 @@ REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
-    r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
     # "fine, full amount then" (after a partial refund was refused): the full amount, asked for, not asked about
     r"\b(?:the\s+)?full\s+(?:amount|total|price)\b(?![^?]*\?)|"
@@ -207,7 +207,7 @@ def asks_how_a_refund_stands(text: str) -> bool:
 # A refund asked for by the customer, for themselves: "帮我退", "我想要退款", "refund my order", "I want my money back".
 _REFUND_FOR_ME = _re(
     _REFUND_THE_ONE_PICKED + "|"
-    r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|(?<!不)想退款|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}退|"
+    r"帮我退(?!过|了|款了)|给我退(?!过|了|款了)|我要退|我想退|(?<!不)想退款|想要退|要退款|申请退|退掉|退了吧|退款吧|把[^，。？?]{0,8}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退|"
     r"(?i:\brefund\s+(?:me|my|it|this|that|ord)|"
     r"(?:^|(?<=[.!?;:]))\s*(?:please\s+|pls\s+|can\s+you\s+|could\s+you\s+)?refund\s+(?:the|one|both|all)\b|"
     r"\bi\s+(?:want|would\s+like|'d\s+like|need)\s+(?:a\s+|my\s+)?"
@@ -375,8 +375,10 @@ def asks_to_change_phone(text: str) -> bool:
 
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
-    r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|"
-    r"thanks\s+for\s+the\s+refund)"
+    r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?:退款|退钱|退货)(?:就|也|先|都|可以)?(?:不用|不要|不必|算了|免了)|"
+    r"(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|thanks\s+for\s+the\s+refund|"
+    r"\bno\s+refund\s+(?:needed|necessary|required)|\brefund\s+(?:is\s+)?not\s+needed|"
+    r"\b(?:don'?t|do\s+not)\s+(?:need|want)\s+(?:a|the|any)\s+refund)"
 )
 # Hurry an order along: chase the warehouse ("帮我催一下", "can you chase it?"); "不急" / "no rush" is not.
 EXPEDITE = _re(

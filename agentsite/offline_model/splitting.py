@@ -68,6 +68,11 @@ def _with_referent(part: str, before: str) -> str:
 _EVERY_ORDER_OF_MINE = re.compile(r"我|所有|全部|任何|都|(?i:\bmy\b|\bany\b|\ball\b|\bever\b|\baccount\b)")
 
 
+_TASKS_ANNOUNCED = re.compile(
+    r"(?i)^\s*(?:(?:帮我|请|麻烦)?(?:做|办)?[两二三四几]件事(?:情)?|[两二三四几]个(?:事|问题|请求|要求)"
+    r"|(?:two|three|four|a\s+few|several|a\s+couple\s+of|couple\s+of)\s+(?:things|requests|questions))\s*(?:please\s*)?[：:]"
+)
+_WHICH = re.compile(r"(?i)\s*(?:which|what)\b|\s*哪")
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
 
 
@@ -101,6 +106,9 @@ def _same_request(a: _Part, b: Understanding, part: str) -> bool:
     things = {described.thing_named(a.words), described.thing_named(part)}
     if "" not in things and len(things) == 2:
         return False  # "where is my tent, and has the backpack shipped?": each thing's own order
+    ends = [{n[-4:] for n in [*slots.order_numbers(w), *slots.order_tails(w)]} for w in (a.words, part)]
+    if all(ends) and not ends[0] & ends[1]:
+        return False  # "我想把键盘那单ORD-2025-0790退款，另外把保温杯0817也退了": each order's own refund
     ranks = {described.ranked_by(a.words), described.ranked_by(part)}
     if "" not in ranks and len(ranks) == 2:
         return False  # "where is my latest order? and the most expensive one, has it been delivered?"
@@ -126,7 +134,8 @@ def requests(text: str) -> list[Request]:
     broken") or is small talk joins the request beside it, so "My parcel ORD-… came damaged. I want a
     refund" stays one refund request. A request for a person is the whole message's: staff take it all.
     """
-    listed = len(slots.LIST_MARKER.findall(text)) >= 2  # a numbered list: its items are the parts, each one asked
+    # a numbered list, or tasks announced ("两件事：…", "two things: …"): its items are the parts, each one asked
+    listed = len(slots.LIST_MARKER.findall(text)) >= 2 or bool(_TASKS_ANNOUNCED.match(text))
     text = slots.without_list_numbers(text)
     opened = without_opener(text)
     if opened != text and _BOUNDARY.search(opened):  # "hey what orders do i have, and whats my address": two
@@ -160,8 +169,14 @@ def requests(text: str) -> list[Request]:
             # "…, also is 0931 ok??": a question about an order asks how it stands, never joins the request
             # before it (a refund of 0870 once took 0931 with it)
             understood = Understanding(Intent.STATUS, understood.lang, "", understood.injection)
-        if understood.intent is Intent.OTHER and is_question(part) and groups and described.ranked_by(part):
-            understood = groups[-1].understood  # "where is my latest order? and the priciest one?": asked the same
+        if (
+            understood.intent is Intent.OTHER
+            and described.ranked_by(part)
+            and (is_question(part) or _WHICH.match(part))
+        ):
+            # "where is my latest order? and the priciest one?": asked the same; "which is my most expensive
+            # order, and …": how it stands
+            understood = groups[-1].understood if groups else Understanding(Intent.STATUS, understood.lang, "", False)
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
         named = told is not None and told.first == i - 1 and told.understood.intent is Intent.OTHER
         if asked and named and told is not None:  # "…? and what about the most expensive one, has it shipped?"
