@@ -39,6 +39,7 @@ from chat.answers import (
     is_cancellation,
     is_confirmation,
     keeps_it_as_it_is,
+    names_another_kind,
     names_the_change,
     names_the_kind,
     offers_a_person,
@@ -203,7 +204,10 @@ def _drops_it(text: str, waiting: PendingAction, speaker: Speaker | None) -> boo
     proposal = {**waiting.arguments, "summary": waiting.summary}
     current = speaker.records.get(CHANGED_KEY.get(waiting.tool, ("", ""))[0]) if speaker else None
     return (
-        is_cancellation(text) and not picks_another(text, proposal) and not gives_another_value(text, proposal, current)
+        is_cancellation(text)
+        and not names_another_kind(text, waiting.tool)  # "不要改联系方式了" while a mute waits: not its no
+        and not picks_another(text, proposal)
+        and not gives_another_value(text, proposal, current)
     )
 
 
@@ -244,7 +248,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if not bot_may_reply(session.state):
             emit({"type": "notice", "text": prompts.WAITING_FOR_STAFF[language]})
             return TurnResult(reply="", message_id=None, state=session.state, language=language)
-        ctx = ToolContext(customer_id, conversation_id, language, store)
+        ctx = ToolContext(customer_id, conversation_id, language, store, said=in_simplified(text))
         if conversation.state == AgentState.ESCALATED:  # loop detection escalated on the customer's message
             return _hand_over(ctx, [], emit)
 
@@ -370,7 +374,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
         held_before = held
-        if held is not None and says_nothing_changes(reply):  # told no change will be made: none waits for a yes
+        # told no change will be made: none waits for a yes (unless the no was to another kind of change)
+        if held is not None and says_nothing_changes(reply) and not names_another_kind(as_written, held.tool):
             cancel_pending(ctx)
             held = None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)

@@ -236,6 +236,15 @@ def names_the_change(text: str, tool: str) -> bool:
     return bool(re.search(_CONFIRM_WORD + "|" + _KIND_WORDS.get(tool, r"(?!)"), text))
 
 
+def names_another_kind(text: str, tool: str) -> bool:
+    """Whether ``text`` names a kind of change other than ``tool``'s and not ``tool``'s own ("不要改联系方式了" while
+    a mute waits): a no in it is not the waiting change's."""
+    own = _KIND_WORDS.get(tool)
+    return not names_the_kind(text, tool) and any(
+        re.search(words, text) for kind, words in _KIND_WORDS.items() if words != own
+    )
+
+
 def names_the_kind(text: str, tool: str) -> bool:
     """Whether ``text`` names the kind of the waiting change ``tool`` ("退款", "the address"), not only "confirm"."""
     return bool(re.search(_KIND_WORDS.get(tool, r"(?!)"), text))
@@ -531,7 +540,7 @@ _ANYTHING_ELSE = re.compile(r"别的|其他|其它|另外|其余|(?i:\belse\b|\b
 
 
 # Before what a message keeps of several waiting changes ("just the water bottles", "只退跑步鞋", "淨係退耳机").
-_ONLY = re.compile(r"(?i:\bjust\b|\bonly\b)|只|仅|淨係|净係|净系|淨系")
+_ONLY = re.compile(r"(?i:\bjust\b|\bonly\b)|只|仅|[淨净][係系是]")
 # What takes back a change in a clause naming it ("forget the backpack", "drop the tent", "键盘唔使退").
 _TAKES_BACK = re.compile(
     r"(?i:\b(?:forget|drop|skip|scrap|cancel|remove|not|no|don'?t|dont|never\s*mind|without|leave\s+out)\b)"
@@ -558,26 +567,78 @@ def _names_its_order(text: str, change: Mapping[str, Any]) -> bool:
     return bool(words & said) or any(han[i : i + 2] in text for i in range(len(han) - 1))
 
 
+# A change named by its place among those asked for together ("the first one", "第二个", "后面那个", "the last").
+_PLACES = (
+    (
+        0,
+        r"(?i:\bthe\s+(?:first|former)\b|\b1st\b)|第一(?:个|单|项|笔|件)|头一(?:个|单|项)|前一(?:个|单|项)|前面(?:那|这)(?:个|单|项)",
+    ),
+    (1, r"(?i:\bthe\s+second\b|\b2nd\b)|第二(?:个|单|项|笔|件)"),
+    (2, r"(?i:\bthe\s+third\b|\b3rd\b)|第三(?:个|单|项|笔|件)"),
+    (-1, r"(?i:\bthe\s+(?:last|latter)\b)|最后(?:一|那)(?:个|单|项|笔)|后一(?:个|单|项)|后面(?:那|这)(?:个|单|项)"),
+)
+
+
+def _named_by_place(clause: str, count: int) -> set[int]:
+    """The changes of ``count`` asked for together that ``clause`` names by their place."""
+    return {place % count for place, pattern in _PLACES if re.search(pattern, clause) and place < count}
+
+
 def taken_back(text: str, changes: list[Mapping[str, Any]]) -> set[int]:
     """Of several changes waiting (the one proposed first, then those asked for after it; each with its ``tool``,
     ``arguments`` and ``summary``), the ones a message takes back by naming them apart: "forget the backpack,
-    just the water bottles" the backpack's, "瑜伽垫不用退了，只退跑步鞋" every one but the running shoes'. Empty
-    when it names none of them apart: a no is then the proposed change's, as ever."""
+    just the water bottles" the backpack's, "瑜伽垫不用退了，只退跑步鞋" every one but the running shoes', "第一个不要
+    了，只退第二个" the first. Empty when it names none of them apart, or names only the proposed one as taken back:
+    a no is then read as any no is."""
     if len(changes) < 2:
         return set()
     kept: set[int] = set()
     dropped: set[int] = set()
+    only = False  # "淨係静音" with the mute made already: "only" a change none of these is, so none is wanted
     for clause in _CLAUSE_OR_DASH.split(text):
         named = {i for i, change in enumerate(changes) if _names_its_order(clause, change)}
-        if not named or len(named) == len(changes):
-            continue
-        if _ONLY.search(clause):
-            kept |= named
-        elif _TAKES_BACK.search(clause):
+        named |= _named_by_place(clause, len(changes))
+        if _ONLY.search(clause) and (named or any(names_the_kind(clause, kind) for kind in _KIND_WORDS)):
+            only, kept = True, kept | named
+        elif named and len(named) < len(changes) and _TAKES_BACK.search(clause):
             dropped |= named
-    if kept:
+    if only:
         return set(range(len(changes))) - kept
     return dropped if dropped != {0} else set()  # a no to the proposed one alone is read as any no is
+
+
+# A change's kind named, then said not to be made ("退款不用了", "退款唔使喇", "no refund needed", "don't need a
+# refund", "forget the refund").
+_KIND_NOT_WANTED = re.compile(
+    r"(?:退款|退钱|退货|地址|通知|静音|联系方式)(?:就|也|先|都|可以)?(?:不用|不要|不必|算了|免了|唔使|唔要|唔好)"
+    r"|(?i:\bno\s+(?:need\s+(?:for|of)\s+(?:a|the|any)\s+)?(?:refunds?|address\s+change|changes?)\b|"
+    r"\b(?:refund|address\s+change|change)\s+(?:is\s+)?(?:not\s+needed|unnecessary)\b|"
+    r"\b(?:don'?t|do\s+not)\s+(?:need|want)\s+(?:a|the|any)\s+(?:refund|address\s+change|change)\b|"
+    r"\b(?:forget|skip|drop)\s+(?:about\s+)?the\s+(?:refund|address\s+change)\b)"
+)
+# What such a clause may hold besides: no thing, order or value of its own.
+_NOTHING_NAMED = re.compile(
+    r"(?i:\b(?:no|not|don'?t|dont|do|need|needed|want|a|the|any|about|for|of|is|it|that|this|i|me|my|please|pls|"
+    r"thanks|thank|you|anymore|now|after|all|forget|skip|drop|unnecessary|just|then|ok|okay|actually|change|"
+    r"update|switch|make|made|to|be)\b)"
+    r"|不用|不要|不必|算了|免了|唔使|唔要|唔好|了|喇|啦|吧|呢|啊|呀|就|也|先|都|可以|那|这|个|我|的|还是|其实|"
+    r"改|换|动|退|关|开|申请|办|弄|再|帮|给"
+)
+
+
+def says_not_to_make(text: str, tool: str) -> bool:
+    """Whether a clause of ``text`` says not to make any change of ``tool``'s kind and names nothing else ("退款
+    唔使喇，只改地址就得", "no refund needed"): a change of that kind proposed in answer is one the customer refused.
+    "don't refund the tent" names the tent, and says nothing of the backpack's refund asked beside it."""
+    for clause in _CLAUSE.split(text):
+        if not names_the_kind(clause, tool) or _ANYTHING_ELSE.search(clause):
+            continue
+        if not (_NEGATED_CHANGE.search(clause) or _KIND_NOT_WANTED.search(clause)):
+            continue
+        rest = _NOTHING_NAMED.sub(" ", re.sub(_KIND_WORDS[tool], " ", clause))
+        if not re.search(r"[\u4e00-\u9fff]|[A-Za-z]{3,}|\d", rest):
+            return True
+    return False
 
 
 def declines_the_kind(text: str, tool: str) -> tuple[str, str] | None:
@@ -661,8 +722,14 @@ def picks_another(text: str, proposal: Mapping[str, Any]) -> bool:
     """Whether a no to an order's change picks another order for it ("no, the water bottles one"): the change is
     then asked again of that order, not only dropped. What the no names must not be the proposal's own thing
     ("no, the tent one" to the tent's refund is a no)."""
+    if not proposal.get("order_number"):
+        return False
+    own = str(proposal["order_number"])[-4:]
+    numbers = re.findall(r"(?i)ORD[-_ ]?\d{4}[-_ ]?(\d{4})|(?<![\d.,$¥￥])(?!(?:19|20)\d\d)(\d{4})(?![\d.,])", text)
+    if any((full or tail) != own for full, tail in numbers):
+        return True  # "不对，是ORD-2025-0999那单": another order by its number, found or not
     m = _PICKED_INSTEAD.search(text)
-    if not m or not proposal.get("order_number"):
+    if not m:
         return False
     named = next(group for group in m.groups() if group).strip()
     words = re.findall(r"[a-z]{3,}|[\u4e00-\u9fff]+", named.lower())

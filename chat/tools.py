@@ -22,7 +22,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
-from chat.answers import CUSTOMERS_WORDS
+from chat.answers import CUSTOMERS_WORDS, says_not_to_make
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import PendingAction
@@ -47,6 +47,7 @@ class ToolContext:
     language: str = "zh"
     store: SessionStore | None = None
     queue_changes: bool = False  # a change was proposed earlier in this message: the next ones wait their turn
+    said: str = ""  # the customer's message this turn: a change it says not to make is never proposed
 
 
 @dataclass(frozen=True)
@@ -171,8 +172,18 @@ EXECUTE: dict[str, Callable[..., JSONObject]] = {
 }
 
 
+# A change the customer's message says not to make ("退款唔使喇，只改地址就得"), asked for by the model all the same.
+NOT_WANTED = {
+    "zh": "您在这条消息里说了不需要这类改动，所以没有为您提出，没有任何改动",
+    "en": "you said in this message that you don't want this kind of change, so it was not proposed; nothing was "
+    "changed",
+}
+
+
 def _proposer(tool: str) -> Callable[..., JSONObject]:
     def run(ctx: ToolContext, **arguments: Any) -> JSONObject:
+        if says_not_to_make(ctx.said, tool):
+            return {"error": NOT_WANTED.get(ctx.language, NOT_WANTED["en"]), "error_code": "not_wanted"}
         checked, values = PROPOSE[tool](ctx, **arguments)
         return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
 
@@ -244,8 +255,17 @@ def propose_next(ctx: ToolContext) -> JSONObject | None:
         queued = PendingAction.objects.select_for_update().filter(
             conversation_id=ctx.conversation_id, customer_id=ctx.customer_id, status=PendingAction.Status.QUEUED
         )
-        action = queued.filter(_fresh()).order_by("created_at", "pk").first()
         queued.exclude(_fresh()).update(status=PendingAction.Status.LAPSED, decided_at=clock.now())
+        made = PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.DONE)
+        action = None
+        for candidate in queued.filter(_fresh()).order_by("created_at", "pk"):
+            if any(_same_change(candidate, d) for d in made if d.decided_at and d.decided_at >= candidate.created_at):
+                # asked again and made meanwhile ("其它都唔要，淨係静音", then "确认"): nothing left to ask
+                candidate.status, candidate.decided_at = PendingAction.Status.CANCELLED, clock.now()
+                candidate.save(update_fields=["status", "decided_at"])
+                continue
+            action = candidate
+            break
         if action is None:
             return None
         try:
@@ -488,6 +508,10 @@ def replaced(action: PendingAction) -> bool:
     if action.tool not in MOVES_MONEY and same_thing:
         return False
     return not any(_what_it_changes(a.arguments) == _what_it_changes(action.arguments) for a in now)
+
+
+def _same_change(a: PendingAction, b: PendingAction) -> bool:
+    return a.tool == b.tool and _what_it_changes(a.arguments) == _what_it_changes(b.arguments)
 
 
 def _what_it_changes(arguments: JSONObject) -> JSONObject:
