@@ -1231,6 +1231,8 @@ def _dropped_change_asked_again(conv: Conversation, text: str) -> Reply | None:
     confirms it as any other)."""
     if not _AFTER_ALL.search(text) or nlu.says_not_to_change(text):
         return None
+    if slots.address(text) or slots.contact_channel(text) or slots.notification_preference(text):
+        return None  # "actually change it again to 12 Elm St": the value given, read as any change is
     for turn in conv.earlier_turns():
         if turn.role == "assistant" and not turn.tool_calls and not speech.CHANGE_DROPPED.search(turn.text):
             return None  # the agent's last word was not that it dropped a change

@@ -378,6 +378,7 @@ REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?:退款|退钱|退货)(?:就|也|先|都|可以)?(?:不用|不要|不必|算了|免了)|"
     r"(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|thanks\s+for\s+the\s+refund|"
     r"\bno\s+refund\s+(?:needed|necessary|required)|\brefund\s+(?:is\s+)?not\s+needed|"
+    r"\b(?:never\s*mind|forget|skip)\s+(?:about\s+)?(?:the\s+|my\s+|that\s+)?(?:[\w-]+\s+){0,2}?refund\b|"
     r"\b(?:don'?t|do\s+not)\s+(?:need|want)\s+(?:a|the|any)\s+refund)"
 )
 # Hurry an order along: chase the warehouse ("帮我催一下", "can you chase it?"); "不急" / "no rush" is not.
