@@ -122,6 +122,13 @@ REFUSED = {
         "en": "only the full amount of order {order_number} ({amount}) can be refunded here; a partial refund "
         "needs a colleague, and I can pass you to one",
     },
+    "full_after_part": {
+        "zh": "您在这次对话里要的是订单{order_number}的部分退款；全额退款{amount}只有在您明确要求全额时才会提出，"
+        "部分退款需要人工客服处理，需要的话我可以为您转接",
+        "en": "you asked for part of order {order_number}'s money in this chat; a full refund ({amount}) is proposed "
+        "only when you ask for the full amount (say, “refund the full {amount}”), and a colleague can refund part of "
+        "it: I can pass you to one",
+    },
     "refund_over_total": {
         "zh": "退款不能超过订单{order_number}实付的金额{amount}；需要的话我可以为该订单申请全额退款",
         "en": "a refund can't be more than the {amount} paid for order {order_number}; I can request the full amount",

@@ -40,6 +40,7 @@ from chat.answers import (
     is_confirmation,
     keeps_it_as_it_is,
     names_another_kind,
+    names_order,
     names_the_change,
     names_the_kind,
     offers_a_person,
@@ -48,7 +49,7 @@ from chat.answers import (
     sets_the_order_aside,
     taken_back,
 )
-from chat.models import Commitment, CustomerProfile, PendingAction
+from chat.models import Commitment, CustomerProfile, OrderItem, PendingAction
 from chat.tool_results import JSONObject
 from chat.tools import (
     CHANGED_KEY,
@@ -205,10 +206,28 @@ def _drops_it(text: str, waiting: PendingAction, speaker: Speaker | None) -> boo
     current = speaker.records.get(CHANGED_KEY.get(waiting.tool, ("", ""))[0]) if speaker else None
     return (
         is_cancellation(text)
-        and not names_another_kind(text, waiting.tool)  # "不要改联系方式了" while a mute waits: not its no
+        and not _about_another(text, waiting)
         and not picks_another(text, proposal)
         and not gives_another_value(text, proposal, current)
     )
+
+
+def _about_another(text: str, waiting: PendingAction) -> bool:
+    """Whether a message is about another change than the waiting one, not naming it: another kind ("不要改联系方式
+    了" while a mute waits) or another of the customer's orders ("cancel the tent thing" while an address change
+    waits): a no in it is not the waiting change's."""
+    if names_another_kind(text, waiting.tool):
+        return True
+    if names_the_kind(text, waiting.tool):
+        return False
+    own = waiting.arguments.get("order_number")
+    items: dict[str, list[str]] = {}
+    for number, name in OrderItem.objects.filter(order__customer_id=waiting.customer_id).values_list(
+        "order__number", "name"
+    ):
+        items.setdefault(number, []).append(name)
+    named = {number for number, names in items.items() if names_order(text, number, " ".join(names))}
+    return bool(named) and own not in named
 
 
 def _keeps_it_as_it_is(text: str, waiting: PendingAction, speaker: Speaker | None) -> bool:
@@ -375,7 +394,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
         held_before = held
         # told no change will be made: none waits for a yes (unless the no was to another kind of change)
-        if held is not None and says_nothing_changes(reply) and not names_another_kind(as_written, held.tool):
+        if held is not None and says_nothing_changes(reply) and not _about_another(as_written, held):
             cancel_pending(ctx)
             held = None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)

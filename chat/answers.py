@@ -550,20 +550,25 @@ _TAKES_BACK = re.compile(
 _CLAUSE_OR_DASH = re.compile(rf"{_CLAUSE.pattern}|\s[-\u2013\u2014]+\s")
 
 
-def _names_its_order(text: str, change: Mapping[str, Any]) -> bool:
+def _names_its_order(text: str, change: Mapping[str, Any], alone_of_its_kind: bool = False) -> bool:
     """Whether ``text`` names what a waiting change is about: its order (by number, or by a word of the item its
-    summary names: "the backpack", "耳机"), or the kind of a change of no order ("the channel")."""
+    summary names: "the backpack", "耳机"; by its kind too when no other change waiting is of that kind: "refund
+    那个"), or the kind of a change of no order ("the channel")."""
     order = str(change.get("arguments", {}).get("order_number") or "")
-    if not order:
+    if not order or (alone_of_its_kind and names_the_kind(text, str(change.get("tool", "")))):
         return names_the_kind(text, str(change.get("tool", "")))
-    if order[-4:] in text:
-        return True
     item = re.search(rf"{re.escape(order)}\s*[（(]([^)）]+)[)）]", str(change.get("summary", "")))
-    if item is None:
-        return False
+    return names_order(text, order, item[1] if item else "")
+
+
+def names_order(text: str, number: str, items: str) -> bool:
+    """Whether ``text`` names the order ``number``: by its number or its end, or by a word of what it holds
+    (``items``: English words of four letters or more, two Chinese characters in a row)."""
+    if number[-4:] in text:
+        return True
     said = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", text.lower())}
-    words = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", item[1].lower())} - {"order", "item"}
-    han = "".join(re.findall(r"[\u4e00-\u9fff]", item[1]))
+    words = {w.rstrip("s") for w in re.findall(r"[a-z]{4,}", items.lower())} - {"order", "item"}
+    han = "".join(re.findall(r"[\u4e00-\u9fff]", items))
     return bool(words & said) or any(han[i : i + 2] in text for i in range(len(han) - 1))
 
 
@@ -595,8 +600,10 @@ def taken_back(text: str, changes: list[Mapping[str, Any]]) -> set[int]:
     kept: set[int] = set()
     dropped: set[int] = set()
     only = False  # "淨係静音" with the mute made already: "only" a change none of these is, so none is wanted
+    tools = [str(change.get("tool", "")) for change in changes]
+    alone = [tools.count(tool) == 1 for tool in tools]  # "refund 那个 forget it": the one refund waiting
     for clause in _CLAUSE_OR_DASH.split(text):
-        named = {i for i, change in enumerate(changes) if _names_its_order(clause, change)}
+        named = {i for i, change in enumerate(changes) if _names_its_order(clause, change, alone[i])}
         named |= _named_by_place(clause, len(changes))
         if _ONLY.search(clause) and (named or any(names_the_kind(clause, kind) for kind in _KIND_WORDS)):
             only, kept = True, kept | named
@@ -626,15 +633,18 @@ _NOTHING_NAMED = re.compile(
 )
 
 
-def says_not_to_make(text: str, tool: str) -> bool:
-    """Whether a clause of ``text`` says not to make any change of ``tool``'s kind and names nothing else ("退款
-    唔使喇，只改地址就得", "no refund needed"): a change of that kind proposed in answer is one the customer refused.
-    "don't refund the tent" names the tent, and says nothing of the backpack's refund asked beside it."""
+def says_not_to_make(text: str, tool: str, order: str = "", items: str = "") -> bool:
+    """Whether a clause of ``text`` says not to make a change of ``tool``'s kind, naming nothing else ("退款唔使喇，
+    只改地址就得", "no refund needed") or naming the change's own order (``order``, holding ``items``: "never mind
+    the tent refund"): a change so refused, proposed in answer, is one the customer said no to. "don't refund the
+    tent" says nothing of the backpack's refund asked beside it."""
     for clause in _CLAUSE.split(text):
         if not names_the_kind(clause, tool) or _ANYTHING_ELSE.search(clause):
             continue
         if not (_NEGATED_CHANGE.search(clause) or _KIND_NOT_WANTED.search(clause)):
             continue
+        if order and names_order(clause, order, items):
+            return True
         rest = _NOTHING_NAMED.sub(" ", re.sub(_KIND_WORDS[tool], " ", clause))
         if not re.search(r"[\u4e00-\u9fff]|[A-Za-z]{3,}|\d", rest):
             return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,13 +26,15 @@ from chat import actions, commitments, shop
 from chat.answers import CUSTOMERS_WORDS, says_not_to_make
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
-from chat.models import PendingAction
+from chat.models import OrderItem, PendingAction
 from chat.tool_results import JSONObject
 from memory.keys import normalise
 from memory.longterm import withdraw_requests
+from memory.models import ConversationMessage
 from memory.recall import confidence_tag, recall
 from memory.session import SessionStore
 from memory.states import AgentState, IllegalTransition
+from memory.working import Role
 
 logger = logging.getLogger(__name__)
 
@@ -117,12 +120,33 @@ def _propose_refund(
     ctx: ToolContext, order_number: str, reason: str, amount: float | None = None
 ) -> tuple[JSONObject, JSONObject]:
     order = shop.check_refundable(ctx.customer_id, order_number, amount)
+    if amount is None and _part_asked_here(ctx, order.number) and not _FULL_ASKED.search(ctx.said):
+        # "can I get $50 back?" refused, then "ok the refund you mentioned - go ahead": part never becomes the whole
+        raise shop.ShopError(
+            "full_after_part", order_number=order.number, amount=str(order.total), currency=order.currency
+        )
     args = {"order_number": order.number, "reason": reason}
     values: JSONObject = {"order_number": order.number, "amount": str(order.total), "currency": order.currency}
     values["items"] = [i.name for i in order.items.all()]  # the proposal names what is refunded, not only a number
     if delivered := shop.outside_return_window(order):  # still a request, but the customer hears it is late
         values |= {"delivered": delivered, "window_days": shop.RETURN_WINDOW_DAYS}
     return args, values
+
+
+# The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
+_FULL_ASKED = re.compile(
+    r"(?i)\b(?:full|entire|whole|total|everything)\b|\ball\s+of\s+it\b|全额|全部|整单|全款|全退|都退"
+)
+
+
+def _part_asked_here(ctx: ToolContext, order_number: str) -> bool:
+    """Whether part of the order's money was asked for, and refused, earlier in this conversation."""
+    return (
+        ConversationMessage.objects.filter(conversation_id=ctx.conversation_id, role=Role.TOOL_RESULT)
+        .filter(content__contains='"partial_refund"')
+        .filter(content__contains=order_number)
+        .exists()
+    )
 
 
 def _propose_preference(ctx: ToolContext, preference: str) -> tuple[JSONObject, JSONObject]:
@@ -182,7 +206,9 @@ NOT_WANTED = {
 
 def _proposer(tool: str) -> Callable[..., JSONObject]:
     def run(ctx: ToolContext, **arguments: Any) -> JSONObject:
-        if says_not_to_make(ctx.said, tool):
+        order = str(arguments.get("order_number") or "")
+        items = " ".join(OrderItem.objects.filter(order__number=order).values_list("name", flat=True)) if order else ""
+        if ctx.said and says_not_to_make(ctx.said, tool, order, items):
             return {"error": NOT_WANTED.get(ctx.language, NOT_WANTED["en"]), "error_code": "not_wanted"}
         checked, values = PROPOSE[tool](ctx, **arguments)
         return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
