@@ -393,7 +393,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         #    it leaves the conversation in; unless a person was asked for, and the bot falls silent.
         move = (AgentState.RESOLVED, "answered", {AgentState.PROCESSING}) if memory.used_tools else None
         held_before = held
-        # told no change will be made: none waits for a yes (unless the no was to another kind of change)
+        # told no change will be made: none waits for a yes (unless the no was to another change: _about_another)
         if held is not None and says_nothing_changes(reply) and not _about_another(as_written, held):
             cancel_pending(ctx)
             held = None

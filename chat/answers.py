@@ -633,16 +633,30 @@ _NOTHING_NAMED = re.compile(
 )
 
 
+def _refusing_clauses(text: str, tool: str) -> list[str]:
+    """The clauses of ``text`` that say not to make a change of ``tool``'s kind ("退款唔使喇", "never mind the tent
+    refund"); never one about the rest ("不用改其他的")."""
+    return [
+        clause
+        for clause in _CLAUSE.split(text)
+        if names_the_kind(clause, tool)
+        and not _ANYTHING_ELSE.search(clause)
+        and (_NEGATED_CHANGE.search(clause) or _KIND_NOT_WANTED.search(clause))
+    ]
+
+
+def refuses_the_kind(text: str, tool: str) -> bool:
+    """Whether ``text`` says, in some clause, not to make a change of ``tool``'s kind (``says_not_to_make`` tells
+    whether of this change)."""
+    return bool(_refusing_clauses(text, tool))
+
+
 def says_not_to_make(text: str, tool: str, order: str = "", items: str = "") -> bool:
     """Whether a clause of ``text`` says not to make a change of ``tool``'s kind, naming nothing else ("退款唔使喇，
     只改地址就得", "no refund needed") or naming the change's own order (``order``, holding ``items``: "never mind
     the tent refund"): a change so refused, proposed in answer, is one the customer said no to. "don't refund the
     tent" says nothing of the backpack's refund asked beside it."""
-    for clause in _CLAUSE.split(text):
-        if not names_the_kind(clause, tool) or _ANYTHING_ELSE.search(clause):
-            continue
-        if not (_NEGATED_CHANGE.search(clause) or _KIND_NOT_WANTED.search(clause)):
-            continue
+    for clause in _refusing_clauses(text, tool):
         if order and names_order(clause, order, items):
             return True
         rest = _NOTHING_NAMED.sub(" ", re.sub(_KIND_WORDS[tool], " ", clause))

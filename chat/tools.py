@@ -23,7 +23,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
-from chat.answers import CUSTOMERS_WORDS, says_not_to_make
+from chat.answers import CUSTOMERS_WORDS, refuses_the_kind, says_not_to_make
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import OrderItem, PendingAction
@@ -204,11 +204,17 @@ NOT_WANTED = {
 }
 
 
+def _order_named(arguments: JSONObject) -> tuple[str, str]:
+    """The order a change is of, and what it holds (to tell whether a refusal names it); ("", "") for none."""
+    order = str(arguments.get("order_number") or "")
+    return order, " ".join(
+        OrderItem.objects.filter(order__number=order).values_list("name", flat=True)
+    ) if order else ""
+
+
 def _proposer(tool: str) -> Callable[..., JSONObject]:
     def run(ctx: ToolContext, **arguments: Any) -> JSONObject:
-        order = str(arguments.get("order_number") or "")
-        items = " ".join(OrderItem.objects.filter(order__number=order).values_list("name", flat=True)) if order else ""
-        if ctx.said and says_not_to_make(ctx.said, tool, order, items):
+        if ctx.said and refuses_the_kind(ctx.said, tool) and says_not_to_make(ctx.said, tool, *_order_named(arguments)):
             return {"error": NOT_WANTED.get(ctx.language, NOT_WANTED["en"]), "error_code": "not_wanted"}
         checked, values = PROPOSE[tool](ctx, **arguments)
         return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
