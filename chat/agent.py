@@ -43,6 +43,7 @@ from chat.answers import (
     names_order,
     names_the_change,
     names_the_kind,
+    offers_a_change,
     offers_a_person,
     picks_another,
     says_nothing_changes,
@@ -337,7 +338,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         ):
             return _ask_about_alone(store, ctx, waiting, prompts.ASKED_AGAIN, emit)  # a yes to that confirms it
         confirmed = confirm_pending(ctx) if waiting is not None and confirms else None
-        offered = waiting is None and person_offered  # "yes" takes up a colleague offered
+        # "yes" takes up a colleague offered, or a change offered to be set out (proposed, for a yes of its own);
+        # not after a change lapsed: the yes meant that one, which is never proposed again on it
+        offered = waiting is None and (person_offered or (offers_a_change(_last_reply(session)) and not lapsed))
         if confirmed is None and confirms and not offered:  # "yes" to nothing: say so, and change nothing
             reply = _with_notice(prompts.NOTHING_PENDING[language], lapsed, prompts.LAPSED, language)
             return _finish(store, ctx, reply, [], None, emit, stream=True)

@@ -231,6 +231,25 @@ def offers_a_person(reply: str) -> bool:
     return bool(_OFFERS_A_PERSON.search(reply))
 
 
+# A reply that offers to set out a change for the customer to confirm ("A refund can be requested. If you'd like
+# one, say so and I'll set it out for you to confirm.", "需要我为您申请退款吗？"): a yes to it asks the model for the
+# proposal, which waits for a yes of its own; it is no yes to a change.
+_OFFERS_A_CHANGE = re.compile(
+    r"我会先列出来请您确认|我会为您发起更改|需要我(?:为您|帮您|帮你|给您)?(?:申请|发起|办理|修改|更改|改|关|打开)|"
+    r"要不要(?:我)?(?:为您|帮您|帮你)?(?:申请|发起|修改|更改|改)|"
+    r"(?i:\bset\s+it\s+(?:out|up)\s+for\s+you\s+to\s+confirm\b|"
+    r"\b(?:shall|should)\s+i\s+(?:go\s+ahead\s+and\s+)?(?:request|start|file|submit|change|update|set|switch|turn|mute)\b|"
+    r"\bwould\s+you\s+like\s+(?:me\s+to\s+(?:request|start|file|submit|change|update|set|switch|turn|mute)|"
+    r"(?:to\s+)?(?:request\s+)?a\s+refund)\b|\bwant\s+me\s+to\s+(?:request|start|file|submit|change|update|set|"
+    r"switch|turn|mute)\b)"
+)
+
+
+def offers_a_change(reply: str) -> bool:
+    """Whether the agent's reply offered to propose a change (which a yes then asks for, not makes)."""
+    return bool(_OFFERS_A_CHANGE.search(reply))
+
+
 def names_the_change(text: str, tool: str) -> bool:
     """Whether ``text`` names the waiting change ``tool`` (its kind), or says "确认"/"confirm" itself."""
     return bool(re.search(_CONFIRM_WORD + "|" + _KIND_WORDS.get(tool, r"(?!)"), text))

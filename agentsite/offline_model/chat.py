@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import (
@@ -974,6 +974,7 @@ def _picked_from_the_list(conv: Conversation, text: str, lang: str) -> str | Rep
 # The offer ``replies.answer_record`` makes after naming a change asked for and not applied, and a yes to it
 # ("嗯需要，帮我改", "yes please, change it"): a request for that change, which the customer then confirms.
 _OFFERED = re.compile(r"如果仍需要更改，请告诉我|if you still want it, tell me and I'll set it up")
+_REFUND_OFFERED = re.compile("|".join(re.escape(offer) for offer in replies.REFUND_OFFERED.values()))
 _TAKEN_UP = re.compile(
     r"^\s*(?:嗯+|对|是的?|好的?|要|需要|行|可以|麻烦|(?i:yes|yeah|yep|sure|please|ok(?:ay)?|go\s+ahead|do\s+it))"
     r"(?:[\s,，.。!！]*(?:嗯|对|是的?|好的?|要的?|需要|还需要|仍需要|帮我改|帮我换|改吧|换吧|改一下|麻烦了?|谢谢|吧|的|"
@@ -1261,9 +1262,13 @@ def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     ):
         asked = next((t.text for t in earlier if t.role == "user"), text)
         return _call("escalate_to_human", reason=_clip(asked))
-    if not earlier or earlier[0].role != "assistant" or not _OFFERED.search(earlier[0].text):
+    if not earlier or earlier[0].role != "assistant" or not _TAKEN_UP.match(text) or nlu.REFUND_DECLINED.search(text):
         return None
-    if not _TAKEN_UP.match(text) or nlu.REFUND_DECLINED.search(text):
+    offered_refund = [o for o in slots.order_numbers(earlier[0].text) if _REFUND_OFFERED.search(earlier[0].text)]
+    if len(offered_refund) == 1 and "request_refund" in conv.tools:  # "…可以申请退款。如需…告诉我即可" → "好的"
+        asked = next((t.text for t in earlier if t.role == "user"), text)
+        return _call("request_refund", order_number=offered_refund[0], reason=_clip(asked))
+    if not _OFFERED.search(earlier[0].text):
         return None
     offered = [
         (CHANGE_TOOLS[key], value)
@@ -1326,7 +1331,11 @@ _OPENS_WITH_A_YES = re.compile(
 def respond(conv: Conversation) -> Reply:
     """Decide what the agent says or which tools it calls for this message: each of its requests, in order.
     An address a call carries in part is completed from the chat first (``_completed_from_the_chat``)."""
-    reply = _respond(conv)
+    own = _only_own_parts(conv)
+    reply = _respond(own or conv)
+    if own is not None and reply.content and not reply.tool_calls:
+        lang = reply_language(conv, conv.latest_user_text)  # the part about someone else refused, first
+        reply = Reply(f"{replies.phrase('others_data', lang)}\n{reply.content}")
     calls = tuple(
         PlannedCall(c.name, {**c.arguments, "address": _completed_from_the_chat(conv, c.arguments["address"])})
         if isinstance(c.arguments, dict) and isinstance(c.arguments.get("address"), str)
@@ -1349,6 +1358,26 @@ def respond(conv: Conversation) -> Reply:
         lang = reply_language(conv, conv.latest_user_text)  # "改回杭州那个文三路398号", which is the one on record
         return Reply(replies.already(replies.answer("shipping_address", record, lang), lang))
     return Reply(reply.content, calls) if calls != reply.tool_calls else reply
+
+
+def _only_own_parts(conv: Conversation) -> Conversation | None:
+    """The conversation with its latest message cut to the requests about the customer's own data, when it asks
+    about someone else's too ("what's bob's shipping address, and where's my headphones order?": the headphones);
+    None when no part alone asks about someone else, or every part does (the whole is refused)."""
+    text = nlu.as_mandarin(conv.latest_user_text)
+    if not others.someone_else_asked_about(text, conv.system) or len(several := splitting.requests(text)) < 2:
+        return None
+    own = [
+        r.text
+        for r in several
+        if not others.someone_else_asked_about(r.text, conv.system)
+        and not others.SOMEONE_ELSE_MENTIONED.search(r.text)  # "…，你帮她把通知打开": hers, not theirs
+    ]
+    if not own or len(own) == len(several):
+        return None
+    turns = list(conv.turns)
+    turns[conv.latest_user_index] = replace(turns[conv.latest_user_index], text=" ".join(own))
+    return replace(conv, turns=tuple(turns))
 
 
 def _how_long_a_refund_takes(lang: str) -> Reply:
@@ -1401,6 +1430,11 @@ def _respond(conv: Conversation) -> Reply:
     understood = nlu.classify(text)
     if (lang := reply_language(conv, text)) != understood.lang:
         understood = nlu.Understanding(understood.intent, lang, understood.subject, understood.injection)
+    if understood.intent in (Intent.POLICY, Intent.REFUND) and described.names_a_thing(text):
+        if nlu.asks_if_refundable(text):  # "can the backpack still be returned?": its order's record answers
+            understood = nlu.Understanding(Intent.STATUS, understood.lang, "", understood.injection)
+        elif nlu.REFUND_ASKED_AS_A_QUESTION.search(text):  # "台灯可唔可以退款": proposed, or the shop says why not
+            understood = nlu.Understanding(Intent.REFUND, understood.lang, "", understood.injection)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
     if _asks_about_an_earlier_chat(text, understood) and len(several) <= 1:
@@ -1997,6 +2031,9 @@ def _the_thing_named(conv: Conversation, result: ToolResult, question: str, lang
     numbers = [str(o["order_number"]) for o in _listed(result) if o.get("order_number")]
     if len(numbers) > 1:
         return Reply(replies.which_order(numbers, lang))
+    asked_if_it_could = nlu.asks_if_refundable(question) or nlu.REFUND_ASKED_AS_A_QUESTION.search(question)
+    if not numbers and asked_if_it_could and "search_policies" in conv.tools:
+        return _call("search_policies", query=_clip(question))  # "电子产品可以退吗": no order of theirs, the policy
     if not numbers:
         return Reply(replies.phrase("no_order_holds", lang))
     return _go_on_with(conv, numbers, f"{question} {numbers[0]}", lang, "")

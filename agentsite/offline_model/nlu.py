@@ -249,6 +249,35 @@ _HOW_A_REFUND_COULD_GO = _re(
 )
 
 
+# Whether one order could be refunded, asked ("is 0924 even refundable now that it's shipped?", "can the backpack
+# still be returned?", "0790还能退吗？"): the order's record answers, with an offer, and no refund is asked for. In
+# Chinese a plain "能退吗" asks for one ("0816能退款吗": ``REFUND_ASKED_AS_A_QUESTION``).
+_REFUND_POSSIBLE = _re(
+    r"(?:还能|还可以|是否可以|是否能)(?:申请)?(?:退款|退货|退)|"
+    r"(?i:\b(?:refundable|returnable|eligible\s+for\s+(?:a\s+)?(?:refund|return))\b|"
+    r"\b(?:can|could)\s+(?!you\b|i\b|we\b)(?:[\w#-]+\s+){1,5}?(?:still|even)\s+be\s+(?:refunded|returned)\b|"
+    r"\b(?:can|could)\s+i\s+still\s+(?:return|send\s+back)\s+(?!it\b|this\b|that\b|them\b|things?\b|items?\b|stuff\b))"
+)
+# A refund asked for as a question about it ("0943可唔可以退？", "0790键盘可以退吗？"): proposed, and the shop says why
+# not where it cannot be.
+REFUND_ASKED_AS_A_QUESTION = _re(
+    r"(?<![还是否不])(?:能|可以|可不可以|能不能)(?:申请)?(?:退款|退货|退)(?:吗|嘛|么|不)?\s*(?:[?？，,。]|$)|"
+    r"(?i:\b(?:can|could)\s+i\s+return\s+(?!it\b|this\b|that\b|them\b|things?\b|items?\b|stuff\b))"
+)
+
+
+def asks_if_refundable(text: str) -> bool:
+    """Whether ``text`` asks if a refund could be had, without asking for one ("is 0924 refundable?"; not "can
+    you refund 0870?", "帮我看看能不能退")."""
+    return (
+        bool(_REFUND_POSSIBLE.search(text))
+        and is_question(text)
+        and not is_request(text)
+        and not _REFUND_FOR_ME.search(text)
+        and not REFUND_DECLINED.search(text)
+    )
+
+
 def asks_about_an_orders_refund(text: str) -> bool:
     """Whether a question about one order's refund asks how it stands or could go rather than asking for it
     ("is ORD-… still eligible for a return?", "when will I get my money back for ORD-…?", "0816能退款吗"): the
@@ -1030,10 +1059,22 @@ ASKS = re.compile(
 )
 
 
+# A refund asked in a few words, as a part of a list of requests ("好吧，0816退款吧，再把通知关掉", "0790退货"): the
+# order then the verb, or the verb with 吧; never one said made ("0850退款了").
+_REFUND_IN_A_FEW_WORDS = _re(
+    r"^\s*(?:(?:ORD-)?\d{4}-)?\d{3,4}\s*(?:号?订单|那单|这单)?\s*(?:申请)?(?:退款|退货|退掉)\s*(?:吧|一下)?\s*[。.!！~～]*\s*$"
+    r"|(?<![了过])(?:退款|退货|退掉|退)\s*吧\s*[。.!！~～]*\s*$"
+)
+
+
 def asks_on_its_own(part: str, understood: Understanding) -> bool:
     """Whether a part of a message asks for something of its own (not a remark, not small talk)."""
     return understood.intent in ACTIONABLE and (
-        is_question(part) or is_request(part) or bool(ASKS.search(part)) or understood.intent.name.startswith("SET_")
+        is_question(part)
+        or is_request(part)
+        or bool(ASKS.search(part))
+        or understood.intent.name.startswith("SET_")
+        or (understood.intent is Intent.REFUND and bool(_REFUND_IN_A_FEW_WORDS.search(part)))
     )
 
 
@@ -1053,10 +1094,10 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
     "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
-    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀講",
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀講較靜",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
-    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银讲",
+    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银讲较静",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -1069,6 +1110,10 @@ _CANTONESE = [
     ("开住", "开着"),
     ("关住", "关着"),
     ("是咪", "是不是"),
+    ("可唔可以", "可不可以"),  # "0943可唔可以退？"
+    ("能唔能", "能不能"),
+    ("较做", "改成"),  # "幫我將通知較做靜音": set it to
+    ("校做", "改成"),
     ("唔改", "不改"),
     ("唔退", "不退"),
     ("唔好", "不要"),
@@ -1152,6 +1197,7 @@ _TEXT_SPEAK = [
     (re.compile(r"(?<![\w.&'’-])u(?![\w.&'’-])"), "you"),
     (re.compile(r"(?<![\w.&'’-])ur(?![\w.&'’-])"), "your"),
     (re.compile(r"(?<![\w.&'’-])r(?![\w.&'’-])"), "are"),
+    (re.compile(r"(?<=[a-z] )n(?= [a-z])"), "and"),  # "refund tent pls n change adress to …"
     (re.compile(r"(?<![\w.&'’-])addr(?![\w&'’-])\.?"), "address"),
     # the question words and the shop's words, typed in a hurry ("wher is my bakcpack at??")
     (re.compile(r"(?<![\w'’-])(?:wher|whre|wehre)(?![\w'’-])"), "where"),
@@ -1367,6 +1413,11 @@ def classify(text: str) -> Understanding:
         if _HOW_AN_ORDER_STANDS.search(text):
             return result(Intent.STATUS)
         return result(Intent.ASK_FACT, subject)
+    if has_order or slots.order_tails(text) or _THIS_ONE.search(text):
+        if asks_if_refundable(text):
+            return result(Intent.STATUS)  # "is 0924 refundable?": the order's record says whether it could be
+        if REFUND_ASKED_AS_A_QUESTION.search(text) and not REFUND_DECLINED.search(text):
+            return result(Intent.REFUND)  # "0943可不可以退？": proposed, or the shop says why not
     if _IF_REFUNDED.search(text) and is_question(text):
         return result(Intent.POLICY)  # "if I returned it, would I get the full $249 back?": what the policy says
     if POLICY_STRONG.search(text) and (not has_order or _NAMES_POLICY.search(text)):

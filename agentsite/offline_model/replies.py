@@ -832,36 +832,38 @@ def refunds_of_order(data: dict[str, Any], lang: str) -> str:
     )
 
 
+def _refund_standing(data: dict[str, Any], lang: str) -> tuple[str, bool]:
+    """Whether a refund of the order could be asked for, by its record, in words, and whether it could: not for
+    one cancelled, refunded, unpaid or with a refund already being processed; a delivered one with its delivery
+    day (the return window counts from it, and staff decide past it)."""
+    status = data.get("status")
+    refunds = [r for r in data.get("refunds") or [] if isinstance(r, dict)]
+    shipment = data.get("shipment")
+    shipment = shipment if isinstance(shipment, dict) else {}
+    events = [e for e in shipment.get("events") or [] if isinstance(e, dict) and e.get("time")]
+    delivered = str(events[-1]["time"])[:10] if status == "delivered" and events else ""
+    if any(r.get("status") == "requested" for r in refunds):
+        return ("已有退款申请在处理中" if lang == "zh" else "a refund is already being processed"), False
+    if status in ("cancelled", "refunded", "pending"):
+        name = status_name(str(status), lang)
+        return (f"{name}，不能申请退款" if lang == "zh" else f"{name}, so no refund can be requested"), False
+    if delivered:
+        return (
+            f"可以申请退款（{delivered}签收；超出退货期的由工作人员审核）"
+            if lang == "zh"
+            else f"a refund can be requested (delivered {delivered}; past the return window, staff decide)"
+        ), True
+    return ("可以申请退款" if lang == "zh" else "a refund can be requested"), True
+
+
 def refundable_text(orders: list[dict[str, Any]], lang: str) -> str:
-    """Whether a refund could be asked for each order, by its record: not for one cancelled, refunded, unpaid or
-    with a refund already being processed; a delivered one with its delivery day (the return window counts from
-    it, and staff decide past it)."""
+    """Whether a refund could be asked for each order, by its record (``_refund_standing``)."""
     lines = []
     for data in orders:
-        number, status = data.get("order_number") or "", data.get("status")
+        number = data.get("order_number") or ""
         items = _items(data.get("items"), lang) if data.get("items") else ""
         named = f"{number}（{items}）" if lang == "zh" and items else f"{number} ({items})" if items else str(number)
-        refunds = [r for r in data.get("refunds") or [] if isinstance(r, dict)]
-        shipment = data.get("shipment")
-        shipment = shipment if isinstance(shipment, dict) else {}
-        events = [e for e in shipment.get("events") or [] if isinstance(e, dict) and e.get("time")]
-        delivered = str(events[-1]["time"])[:10] if status == "delivered" and events else ""
-        if any(r.get("status") == "requested" for r in refunds):
-            why = "已有退款申请在处理中" if lang == "zh" else "a refund is already being processed"
-        elif status in ("cancelled", "refunded", "pending"):
-            why = (
-                f"{status_name(status, lang)}，不能申请退款"
-                if lang == "zh"
-                else f"{status_name(status, lang)}, so no refund can be requested"
-            )
-        elif delivered:
-            why = (
-                f"可以申请退款（{delivered}签收；超出退货期的由工作人员审核）"
-                if lang == "zh"
-                else f"a refund can be requested (delivered {delivered}; past the return window, staff decide)"
-            )
-        else:
-            why = "可以申请退款" if lang == "zh" else "a refund can be requested"
+        why, _ = _refund_standing(data, lang)
         lines.append(f"- {named}：{why}" if lang == "zh" else f"- {named}: {why}")
     if not lines:
         return phrase("no_orders", lang)
@@ -871,6 +873,25 @@ def refundable_text(orders: list[dict[str, Any]], lang: str) -> str:
         else "Tell me which one, and I'll set it out for you to confirm."
     )
     return "\n".join([*lines, ask])
+
+
+# What follows the answer whether one order could be refunded, when it could: an offer, taken up by a yes
+# (``chat._taken_up_offer``), which proposes the refund to be confirmed.
+REFUND_OFFERED = {
+    "zh": "如需为这单申请退款，告诉我即可，我会先列出来请您确认。",
+    "en": "If you'd like one, say so and I'll set it out for you to confirm.",
+}
+
+
+def refundable_one(data: dict[str, Any], lang: str) -> str:
+    """Whether a refund of this one order could be asked for, by its record, with the offer if it could."""
+    why, could = _refund_standing(data, lang)
+    if lang == "zh":
+        return f"这单{why}。" + (REFUND_OFFERED["zh"] if could else "")
+    sentence = (
+        f"It is {why}." if data.get("status") in ("cancelled", "refunded", "pending") else f"{why[0].upper()}{why[1:]}."
+    )
+    return sentence + (f" {REFUND_OFFERED['en']}" if could else "")
 
 
 def in_language(text: str, lang: str) -> bool:
@@ -1302,6 +1323,8 @@ def tool_result(result: ToolResult, lang: str, question: str, today: dt.date | N
             said += ("" if lang == "zh" else " ") + phrase("parcel_not_received", lang)
         return said
     if isinstance(data, dict) and (data.get("order_number") or name == "lookup_order"):
+        if nlu.asks_if_refundable(question):  # "0943可不可以退？": its record, and whether one could be asked for
+            return order_text(data, lang, order) + ("" if lang == "zh" else " ") + refundable_one(data, lang)
         about_a_refund = bool(_ABOUT_A_REFUND.search(question))
         refunds = refunds_text(data, lang, about_a_refund)
         if about_a_refund and _MONEY_NOT_RECEIVED.search(question):  # "0702那个取消的单子钱还没退给我": the record,

@@ -75,7 +75,7 @@ def test_each_request_of_the_message_is_its_own(text, parts):
 @pytest.mark.parametrize(
     ("text", "second"),
     [
-        ("喂…保温杯点解仲未到㗎？可唔可以帮我退咗佢", "保温杯那单：可唔可以帮我退掉"),
+        ("喂…保温杯点解仲未到㗎？可唔可以帮我退咗佢", "保温杯那单：可不可以帮我退掉"),
         ("where is my tent? also can i get a refund on it", "can i get a refund on it (the tent)"),
         ("where is my tent? also refund my backpack", "refund my backpack"),  # a thing of its own
     ],
