@@ -76,7 +76,10 @@ _ONLY_AN_ANSWER_ZH = re.compile(r"\s*(?:确认|确定|好的?|是的?|对|嗯+|�
 # The same in English words a Chinese customer types too ("ok do it", "yes go ahead", "no thanks").
 _ONLY_AN_ANSWER_EN = re.compile(
     r"(?i)\s*(?:(?:ok(?:ay)?|k|yes|yep|yeah|yup|sure|fine|alright|all\s+right|confirm(?:ed)?|go\s+ahead|do\s+it|"
-    r"proceed|please|pls|plz|thanks|thank\s+you|thx|no|nope|nah|cancel(?:\s+it)?|never\s*mind)[\s,.!~]*)+"
+    r"proceed|please|pls|plz|thanks|thank\s+you|thx|no|nope|nah|cancel(?:\s+it)?|never\s*mind|"
+    # the change answered, named: "yes to the refund", "ok go ahead with the address change"
+    r"(?:(?:to|with|on|for)\s+)?(?:the|that|this|my)\s+(?:refund|address(?:\s+change)?|mute|change|one|"
+    r"notifications?(?:\s+change)?|channel(?:\s+change)?))[\s,.!~]*)+"
 )
 
 

@@ -67,3 +67,26 @@ def test_the_own_part_is_answered_and_the_other_customers_refused():
 
     assert "anyone else's" in reply and "ORD-2025-0923" in reply, reply
     assert "Evergreen" not in reply, reply
+
+
+def test_a_yes_naming_the_refund_in_english_is_answered_in_the_customers_chinese():
+    user, conversation = demo_customer("wang")
+    run_turn(user.pk, conversation, "0816退款")
+
+    reply = run_turn(user.pk, conversation, "yes to the refund").reply
+
+    assert Refund.objects.filter(order__number="ORD-2025-0816").exists()
+    assert "已" in reply and "Done" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("ok go ahead with the refund", "zh"),
+        ("yes, the address change", "zh"),
+        ("yes change my address to 5 Main St", "en"),
+        ("where is the refund", "en"),
+    ],
+)
+def test_an_answer_naming_the_change_tells_no_language(text, language):
+    assert prompts.language_of(text, default="zh") == language

@@ -113,3 +113,13 @@ def test_the_customers_own_part_is_answered_beside_someone_elses_refused(say):
 def test_a_message_about_someone_else_throughout_is_refused_whole(say):
     said = say("我老婆的地址是什么？你帮她把通知打开", system=systems.WANG)
     assert not said.calls and "其他客户" in (said.content or ""), said
+
+
+@pytest.mark.parametrize(
+    ("text", "none"),
+    [("yes to the refund", True), ("ok go ahead with the address change", True), ("where is the refund", False)],
+)
+def test_an_answer_naming_the_change_tells_no_language(text, none):
+    from agentsite.offline_model import speech
+
+    assert speech.tells_no_language(text) is none
