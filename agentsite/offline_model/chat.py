@@ -634,7 +634,9 @@ def _without_its_place(address: object) -> bool:
     return len(places) < 2
 
 
-_NAMES_ITS_PLACE = re.compile(r"[省市区县旗盟]|自治州")  # not 州 alone: "杭州" without 市 names no city as written
+# not 州 alone: "杭州" without 市 names no city as written; Hong Kong, Macau and Taiwan name theirs by their own
+# words ("香港九龍彌敦道1號")
+_NAMES_ITS_PLACE = re.compile(r"[省市区县旗盟]|自治州|香港|九[龙龍]|新界|澳[门門]|台[湾灣]|臺[湾灣]")
 
 
 def _same_place_zh(given: str, known: str) -> bool:

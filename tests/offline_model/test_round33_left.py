@@ -123,3 +123,16 @@ def test_an_answer_naming_the_change_tells_no_language(text, none):
     from agentsite.offline_model import speech
 
     assert speech.tells_no_language(text) is none
+
+
+@pytest.mark.parametrize("address", ["香港九龍彌敦道1號", "澳门新马路12号", "台北市信义路五段7号"])
+def test_an_address_named_by_its_own_region_is_complete(say, address):
+    """ "同埋地址改去香港九龍彌敦道1號" was asked for its province, city and district, and the message's tracking
+    question and mute went with it."""
+    said = say(f"地址改成{address}", system=systems.CHEN)
+    assert said.names == ["update_shipping_address"], said
+
+
+def test_several_requests_with_an_address_of_hong_kong_are_each_answered(say):
+    said = say("我部空氣淨化器0941到咗未？同埋幫我將通知較做靜音，同埋地址改去香港九龍彌敦道1號", system=systems.CHEN)
+    assert said.names == ["list_my_orders", "update_notification_preference", "update_shipping_address"], said
