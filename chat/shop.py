@@ -259,11 +259,13 @@ def deliverable(address: str) -> str:
     return value
 
 
-# Words of a request, never of an address: an address holding them was read with the sentence around it.
+# Words of a request or of a claim about the change, never of an address: an address holding them was read with
+# the sentence around it ("12 Oak Street, Portland OR 97201 and it was already changed").
 _NOT_AN_ADDRESS = re.compile(
-    r"我|帮忙|麻烦|改成|改为|改做|换成|应该是|应该系|地址是|地址改|谢谢|重复了|下个月|已经|手机|电话|"
+    r"我|帮忙|麻烦|改成|改为|改做|换成|应该是|应该系|地址是|地址改|谢谢|重复了|下个月|已经|手机|电话|改好|改过|确认过|核实|"
     r"(?i:\bplease\b|\bpls\b|\bthanks?\b|\bchange\s+(?:it|my)\b|\bshould\s+be\b|\bmy\s+(?:new\s+)?address\b|"
-    r"\bthat'?s\b|\bi'?m\b|\bliving\b|\bmoved\b|\bphone\b|\bmobile\b|\bnow\b|\bcurrently\b)"
+    r"\bthat'?s\b|\bi'?m\b|\bliving\b|\bmoved\b|\bphone\b|\bmobile\b|\bnow\b|\bcurrently\b|\balready\b|"
+    r"\b(?:changed|updated|confirmed|approved|verified)\b|\b(?:it|this|that)\s+(?:was|is|has|had)\b)"
 )
 
 

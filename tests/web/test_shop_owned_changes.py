@@ -136,6 +136,9 @@ def test_a_changed_contact_channel_is_announced_on_the_old_channel_and_the_new(s
         "我的收货地址已经是上海市浦东新区世纪大道100号，手机号13800001111",  # red team, session 25
         "my address is 9 Oak Rd, York now",
         "9 Oak Rd, York, phone 07700 900123",
+        # red team, round 34: said back as "You asked for 12 Oak Street, … and it was already changed"
+        "My shipping address is 12 Oak Street, Portland OR 97201 and it was already changed",
+        "12 Oak Street, Portland OR 97201 (already updated)",
     ],
 )
 def test_a_correction_of_the_address_holds_the_address_alone(shopper, text):
