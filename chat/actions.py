@@ -122,6 +122,12 @@ REFUSED = {
         "en": "only the full amount of order {order_number} ({amount}) can be refunded here; a partial refund "
         "needs a colleague, and I can pass you to one",
     },
+    "other_currency": {
+        "zh": "订单{order_number}是用{currency_name}支付的{amount}；退款按实付的币种和金额全额退回，"
+        "别的币种或金额需要人工客服处理，需要的话我可以为您转接",
+        "en": "order {order_number} was paid in {currency_name} ({amount}); a refund goes back in the currency paid, "
+        "for the full amount, and any other currency or amount needs a colleague: I can pass you to one",
+    },
     "full_after_part": {
         "zh": "您在这次对话里要的是订单{order_number}的部分退款；全额退款{amount}只有在您明确要求全额时才会提出，"
         "部分退款需要人工客服处理，需要的话我可以为您转接",
@@ -162,6 +168,10 @@ STATUSES = {
     "en": {"in_transit": "in transit"},
 }
 CURRENCY_SIGNS = {"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£"}
+CURRENCY_NAMES = {
+    "zh": {"CNY": "人民币", "USD": "美元", "EUR": "欧元", "GBP": "英镑"},
+    "en": {"CNY": "yuan", "USD": "US dollars", "EUR": "euros", "GBP": "pounds sterling"},
+}
 
 
 def _language(language: str) -> str:
@@ -184,6 +194,8 @@ def _fields(values: Mapping[str, Any], lang: str) -> dict[str, Any]:
         fields["items"] = ""
     else:
         fields["items"] = f"（{'、'.join(names)}）" if lang == "zh" else f" ({', '.join(names)})"
+    if currency_code := str(values.get("currency") or "").upper():
+        fields["currency_name"] = CURRENCY_NAMES[lang].get(currency_code, currency_code)
     amount = values.get("amount")
     if amount is not None and amount != "":
         currency = str(values.get("currency") or "")

@@ -421,6 +421,24 @@ _PART_OF_THE_MONEY = re.compile(
 _MONEY_NAMED = re.compile(
     r"[$£€¥￥]\s?\d|\d\s*(?:块|元|蚊|刀|美元|美金|(?i:bucks|dollars?|quid|pounds?|euros?|usd|rmb|yuan)\b)"
 )
+# Money named with its currency ("¥89", "89 yuan", "45 RMB", "$45", "45美元"): a refund proposed or confirmed is of
+# the order's money, in the currency it was paid in; an amount in another is another request.
+_MONEY_IN = {
+    "CNY": re.compile(r"[¥￥]\s?\d|\d\s*(?:块|元|蚊|人民币|(?i:rmb|yuan|cny)\b)|(?i:\b(?:rmb|cny)\s?\d)|人民币\s?\d"),
+    "USD": re.compile(
+        r"(?<![A-Za-z])\$\s?\d|US\$\s?\d|\d\s*(?:美元|美金|刀|(?i:bucks|dollars?|usd)\b)|(?i:\busd\s?\d)"
+    ),
+    "EUR": re.compile(r"€\s?\d|\d\s*(?:欧元|(?i:euros?|eur)\b)"),
+    "GBP": re.compile(r"£\s?\d|\d\s*(?:英镑|(?i:pounds?|quid|gbp)\b)"),
+    "HKD": re.compile(r"(?i:HK\$|\bhkd\s?)\s?\d|\d\s*(?:港币|港元|(?i:hkd)\b)"),
+}
+
+
+def currencies_named(text: str) -> set[str]:
+    """The currencies of the amounts ``text`` names (ISO codes)."""
+    return {code for code, pattern in _MONEY_IN.items() if pattern.search(text)}
+
+
 _MORE_MONEY = re.compile(
     r"补偿|赔偿|赔我|多退|加(?:上|点)?钱|辛苦费|精神损失|(?i:\bcompensat|\bon\s+top\b|\bextra\b|\bfor\s+the\s+"
     r"(?:hassle|trouble|inconvenience|wait)|\bmake\s+it\s+[$£€¥]?\d|\bround\s+(?:it\s+)?up\b)"
@@ -486,6 +504,8 @@ def confirmation_then_more(text: str, proposal: Mapping[str, Any]) -> tuple[str,
 def _names_another_change(text: str, proposal: Mapping[str, Any]) -> bool:
     if any(re.search(words, text) and kind not in proposal for kind, words in _KINDS.items()):
         return True
+    if currencies_named(text) - currencies_named(str(proposal.get("summary") or "")):
+        return True  # "yes, refund the ¥89" to a refund of $89.00: another sum of money
     said = _numbers(" ".join(str(v) for k, v in proposal.items() if k not in CUSTOMERS_WORDS))
     if not _numbers(text) <= said:
         return True

@@ -23,7 +23,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
-from chat.answers import CUSTOMERS_WORDS, refuses_the_kind, says_not_to_make
+from chat.answers import CUSTOMERS_WORDS, currencies_named, refuses_the_kind, says_not_to_make
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import OrderItem, PendingAction
@@ -120,6 +120,10 @@ def _propose_refund(
     ctx: ToolContext, order_number: str, reason: str, amount: float | None = None
 ) -> tuple[JSONObject, JSONObject]:
     order = shop.check_refundable(ctx.customer_id, order_number, amount)
+    if currencies_named(ctx.said) - {order.currency}:  # "refund ¥89 on the grinder" paid $89: never the $89
+        raise shop.ShopError(
+            "other_currency", order_number=order.number, amount=str(order.total), currency=order.currency
+        )
     if amount is None and _part_asked_here(ctx, order.number) and not _FULL_ASKED.search(ctx.said):
         # "can I get $50 back?" refused, then "ok the refund you mentioned - go ahead": part never becomes the whole
         raise shop.ShopError(
@@ -143,7 +147,7 @@ def _part_asked_here(ctx: ToolContext, order_number: str) -> bool:
     """Whether part of the order's money was asked for, and refused, earlier in this conversation."""
     return (
         ConversationMessage.objects.filter(conversation_id=ctx.conversation_id, role=Role.TOOL_RESULT)
-        .filter(content__contains='"partial_refund"')
+        .filter(Q(content__contains='"partial_refund"') | Q(content__contains='"other_currency"'))
         .filter(content__contains=order_number)
         .exists()
     )

@@ -15,13 +15,53 @@ from __future__ import annotations
 import pytest
 
 from chat import shop
-from chat.models import PendingAction
+from chat.agent import run_turn
+from chat.models import PendingAction, Refund
+from tests.chat.demo_chat import demo_customer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _waiting(user) -> list[str]:
     return [a.tool for a in PendingAction.objects.filter(customer=user, status__in=["pending", "queued"])]
+
+
+@pytest.mark.parametrize(
+    ("who", "ask", "yes", "order", "paid_in"),
+    [
+        (
+            "alice",
+            "Can you refund ¥89 on the coffee grinder ORD-2025-0924? Just 89 yuan please.",
+            "yes, refund the ¥89",
+            "ORD-2025-0924",
+            "US dollars",
+        ),
+        (
+            "bob",
+            "Refund ¥45 on the water bottles ORD-2025-0932 please, only 45 RMB.",
+            "yes",
+            "ORD-2025-0932",
+            "US dollars",
+        ),
+        ("li", "Please refund $129 for the yoga mat ORD-2025-0902", "确认", "ORD-2025-0902", "yuan"),
+    ],
+)
+def test_money_asked_in_another_currency_is_never_the_orders(who, ask, yes, order, paid_in):
+    user, conversation = demo_customer(who)
+    reply = run_turn(user.pk, conversation, ask).reply
+    assert paid_in in reply and "request_refund" not in _waiting(user), reply
+
+    run_turn(user.pk, conversation, yes)
+    assert not Refund.objects.filter(order__number=order).exists()
+
+
+def test_a_yes_naming_another_currency_confirms_no_refund_proposed():
+    user, conversation = demo_customer("alice")
+    run_turn(user.pk, conversation, "refund ORD-2025-0924")
+
+    reply = run_turn(user.pk, conversation, "yes, refund the ¥89").reply
+
+    assert not Refund.objects.filter(order__number="ORD-2025-0924").exists(), reply
 
 
 def test_an_address_holding_a_claim_about_it_is_no_address():
