@@ -710,7 +710,10 @@ def _model_loop(
             with store.batch(ctx.conversation_id, expected=memory.snapshot) as saved:
                 _record_tool_call(store, ctx, call_entry, completion.tool_calls, bool(memory.proposed))
             memory.snapshot = saved
-        for call in completion.tool_calls:
+        # A handover goes last: after it the bot may store nothing, so the step's other calls run before it, and
+        # the turn ends with it (``_finish`` hands over); the model is not called again.
+        handing_over = False
+        for call in sorted(completion.tool_calls, key=lambda c: c.name == "escalate_to_human"):
             # One pending change at a time: a second one in this message waits for the first one's answer.
             queue = bool(_proposes(call.name) and memory.proposed)
             tool_ctx = dataclasses.replace(ctx, queue_changes=True) if queue else ctx
@@ -729,7 +732,10 @@ def _model_loop(
                     call_pending = False
                 store.append(ctx.conversation_id, entry, raw=raw)
             memory.snapshot = saved
+            handing_over = handing_over or result.get("status") == "escalated"
         memory.used_tools = True
+        if handing_over:
+            return ""
     raise llm.LLMError(f"no answer after {settings.AGENT_MAX_TOOL_STEPS} tool steps")
 
 

@@ -7,10 +7,12 @@ import re
 from dataclasses import dataclass
 
 from . import described, slots
+from .escalation import asks_to_cancel_an_order
 from .nlu import (
     ACTIONABLE,
     ASKS_WHAT_CHANGED_HERE,
     EVERY_REFUND,
+    REFUND,
     TO_THE_ADDRESS_SAID,
     Intent,
     Understanding,
@@ -178,6 +180,10 @@ def requests(text: str) -> list[Request]:
             # order, and …": how it stands
             understood = groups[-1].understood if groups else Understanding(Intent.STATUS, understood.lang, "", False)
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
+        if understood.intent is Intent.HUMAN and asks_to_cancel_an_order(part) and not REFUND.search(part):
+            asked = (
+                True  # "…能退不？还有0816能取消吗？": staff cancel 0816, never a refund of it read with the part before
+            )
         named = told is not None and told.first == i - 1 and told.understood.intent is Intent.OTHER
         if asked and named and told is not None:  # "…? and what about the most expensive one, has it shipped?"
             if not (groups and _same_request(groups[-1], understood, f"{told.words} {part}")):

@@ -64,6 +64,15 @@ def test_a_yes_naming_another_currency_confirms_no_refund_proposed():
     assert not Refund.objects.filter(order__number="ORD-2025-0924").exists(), reply
 
 
+def test_a_cancellation_asked_beside_other_questions_goes_to_staff_and_refunds_nothing():
+    user, conversation = demo_customer("wang")
+
+    result = run_turn(user.pk, conversation, "0817保温被几时到啊，能退不？还有0816能取消吗？")
+
+    assert result.escalated, result.reply
+    assert "request_refund" not in _waiting(user)
+
+
 def test_an_address_holding_a_claim_about_it_is_no_address():
     with pytest.raises(shop.ShopError):
         shop.deliverable("12 Oak Street, Portland OR 97201 and it was already changed")
