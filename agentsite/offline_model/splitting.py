@@ -180,10 +180,13 @@ def requests(text: str) -> list[Request]:
             # order, and …": how it stands
             understood = groups[-1].understood if groups else Understanding(Intent.STATUS, understood.lang, "", False)
         asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
-        if understood.intent is Intent.HUMAN and asks_to_cancel_an_order(part) and not REFUND.search(part):
-            asked = (
-                True  # "…能退不？还有0816能取消吗？": staff cancel 0816, never a refund of it read with the part before
-            )
+        if (
+            understood.intent is Intent.HUMAN
+            and asks_to_cancel_an_order(part)
+            and not REFUND.search(part)
+            and _names_another_order(part, text[:start])
+        ):
+            asked = True  # "0817…能退不？还有0816能取消吗？": staff cancel 0816, never a refund read with 0817's
         named = told is not None and told.first == i - 1 and told.understood.intent is Intent.OTHER
         if asked and named and told is not None:  # "…? and what about the most expensive one, has it shipped?"
             if not (groups and _same_request(groups[-1], understood, f"{told.words} {part}")):
@@ -294,6 +297,13 @@ def _about_an_order(understood: Understanding, part: str) -> bool:
     return understood.intent in _ABOUT_AN_ORDER or (
         understood.intent is Intent.SET_ADDRESS and not slots.address(part) and bool(TO_THE_ADDRESS_SAID.search(part))
     )
+
+
+def _names_another_order(part: str, before: str) -> bool:
+    """Whether ``part`` names an order and the words before it name another ("cancel my order and refund me",
+    "取消订单0816，把钱退我" are one request)."""
+    ends = [{n[-4:] for n in [*slots.order_numbers(w), *slots.order_tails(w)]} for w in (part, before)]
+    return bool(ends[0] and ends[1] and not ends[0] & ends[1])
 
 
 def _names_an_order(part: str) -> bool:
