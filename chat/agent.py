@@ -317,7 +317,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
                 confirms = not (waiting.tool in NEEDS_A_CLEAR_YES and agrees_only_loosely(yes))
                 more = more if confirms else ""
         else:  # "yes, mute my notifications" with nothing waiting is a request for the model
-            confirms = is_bare_confirmation(text)
+            confirms = is_bare_confirmation(in_simplified(text))
         person_offered = offers_a_person(_last_reply(session))
         if (
             waiting is not None

@@ -53,7 +53,7 @@ _AGREEMENT_ZH = re.compile(
         "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
         "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 保存 存 "
         "也 都 呗 哦 喔 滴 哒 嘞 啦 我 您 你 改到 寄到 送到 发到 到 新 新的 "
-        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个 两个都 两个都要 两项都 全部 那单 这单 那笔 这笔"
+        "那个 这个 那一个 这一个 那边 这边 那条 这条 的那个 两个都 两个都要 两项都 两样都 两样 全部 那单 这单 那笔 这笔"
     )
 )
 # A value named in an answer: it must be the waiting change's.
@@ -288,8 +288,8 @@ def agrees_only_loosely(
 # The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
 # what such an answer may name ("郵件", "短信通知", "這個地址"), in the simplified ones the answers are read in.
 _SIMPLIFIED = str.maketrans(
-    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆",
-    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔",
+    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆兩樣該",
+    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔两样该",
 )
 
 
@@ -304,6 +304,8 @@ _CANTONESE_ANSWER = (
     (re.compile(r"就咁(?:做|办|辦|啦|喇)?"), "就这样"),
     (re.compile(r"搞掂(?:佢|啦|喇)?"), "办吧"),
     (re.compile(r"仲有"), "还有"),
+    (re.compile(r"^(\s*)得(?:啦|呀|喇)?(?=[\s,，.。!！]|$)"), r"\1好"),  # "得，唔該": a yes, and thanks
+    (re.compile(r"唔该"), "谢谢"),
 )
 
 
@@ -386,7 +388,8 @@ _KINDS = {
 
 # What a bare yes may carry: politeness, nothing that names a change.
 _POLITE = re.compile(
-    r"(?i)\b(?:please|pls|plz|thanks?|thank\s+you|thx|go\s+ahead|do\s+it|proceed|continue|confirm(?:ed)?|sure|"
+    r"(?i)\b(?:please|pls|plz|thanks?|thank\s+you|thx|go\s+ahead(?:\s+with\s+(?:that|it|this))?|do\s+it|do\s+that|"
+    r"proceed|continue|confirm(?:ed)?|sure|"
     r"ok(?:ay)?|yes+|yeah|yep|yup|right|correct|fine|great|perfect|absolutely|definitely)\b"
     r"|吧|了|的|啊|呀|哈|嗯|确认|确定|继续|执行|谢谢|好|是|对|可以|行|没问题|同意|没错"
 )

@@ -1284,6 +1284,38 @@ def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     return _call(tool, **{argument: value})
 
 
+# A change asked for before, asked to be made now without its value ("go ahead with what I asked for last time
+# about my contact settings", "按我上次说的改吧"): the value asked for, from the memory block, proposed again.
+_ASKED_BEFORE_AGAIN = re.compile(
+    r"(?i:\b(?:go\s+ahead\s+with|do|make|set\s+up|process|put\s+through)\s+(?:what|the\s+(?:change|thing|request)s?"
+    r"(?:\s+that)?)\s+i\s+(?:asked\s+for|wanted|requested|mentioned|said)\b)|"
+    r"(?:按|照)(?:我)?(?:上次|之前|上回|刚才)(?:说|讲|提|要求)的(?:办|改|弄|来)|(?:我)?(?:上次|之前|上回)(?:说|提|要求)的(?:那个)?(?:改|办|弄)"
+)
+_KIND_NAMED = {
+    "shipping_address": re.compile(r"(?i:\baddress)|地址"),
+    "notification_preference": re.compile(r"(?i:\bnotif)|通知"),
+    "contact_channel": re.compile(r"(?i:\bcontact|\bchannel|\breach\s+me)|联系"),
+}
+
+
+def _asked_before_again(conv: Conversation, text: str) -> Reply | None:
+    """A change asked for earlier and not made, asked for now by pointing at it: proposed (one value of one key,
+    of the kind named if any), to be confirmed; else the customer is asked as usual."""
+    if not _ASKED_BEFORE_AGAIN.search(text):
+        return None
+    named = [key for key, words in _KIND_NAMED.items() if words.search(text)] or list(CHANGE_TOOLS)
+    asked = [
+        (CHANGE_TOOLS[key], value)
+        for key in named
+        if (record := record_of(conv, key))
+        for value in requests_for(conv, key, record)
+    ]
+    if len(asked) != 1 or asked[0][0][0] not in conv.tools:
+        return None
+    (tool, argument), value = asked[0]
+    return _call(tool, **{argument: value})
+
+
 def forced_call(conv: Conversation, name: str) -> PlannedCall:
     """A call to `name` with what its parameters can be filled from (when tool_choice forces it)."""
     text = conv.latest_user_text
@@ -1443,7 +1475,7 @@ def _respond(conv: Conversation) -> Reply:
         return _earlier_chat(conv, text, understood.lang)
     if nlu.ASKS_WHAT_CHANGED_HERE.search(text) and len(several) <= 1:
         return Reply(replies.changed_here(_done_here(conv), understood.lang))
-    if offer_taken := _taken_up_offer(conv, text):
+    if offer_taken := _taken_up_offer(conv, text) or _asked_before_again(conv, text):
         return offer_taken
     if fixed := _proposed_address_fixed(conv, text) or _proposed_channel_fixed(conv, text):
         return fixed
@@ -1763,6 +1795,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("refund_paid_back", lang))
     if nlu.asks_refund_on_time(conv.latest_user_text) and "search_policies" in tools:  # "…今天到账就退"
         return _how_long_a_refund_takes(lang)
+    if nlu.PROMISES_ASKED.search(text) and intent in (Intent.OTHER, Intent.ASK_FACT, Intent.RECALL):
+        return Reply(replies.promises_on_record(list(conv.memories), lang))  # "之前有没有人答应过我什么？"
     if nlu.EXPEDITE_DISPUTED.search(text):  # "我什么时候让你催单了？": the record, never another chase
         record = replies.chases_on_record(list(conv.memories), lang)
         return Reply(replies.phrase("expedite_disputed", lang) + ("" if lang == "zh" else " ") + record)
@@ -1805,8 +1839,11 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("unreadable_order", lang))
     if intent is Intent.CONFIRM:
         return Reply(replies.phrase("confirm", lang))
-    if intent is Intent.DENY:
-        return Reply(replies.phrase("deny", lang))
+    if intent is Intent.DENY:  # a no to nothing asked ("no" as a chat opens): that nothing waits, and none changed
+        before = next((t.text for t in conv.earlier_turns() if t.role == "assistant"), "")
+        return Reply(
+            replies.phrase("deny" if speech.is_question(before) or "?" in before else "deny_nothing_asked", lang)
+        )
     if intent is Intent.POLICY:
         if "search_policies" in tools:
             return _call("search_policies", query=_clip(text))

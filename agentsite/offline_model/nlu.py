@@ -50,8 +50,8 @@ def _re(pattern: str) -> re.Pattern[str]:
 CONFIRM = _re(
     r"(?i)^\s*(?:确认|确定|是的|是|对|对的|没错|好的|好|可以|行|同意|嗯+|ok(?:ay)?|yes|yep|yeah|y|sure|"
     r"confirm(?:ed)?|go\s+ahead|do\s+it|please\s+do|correct|that'?s\s+right|right|proceed)"
-    r"(?:[\s,，。.!！]*(?:确认|确定|请继续|继续|执行|谢谢|吧|please|thanks|thank\s+you|go\s+ahead|do\s+it|"
-    r"proceed|confirm(?:ed)?|yes))*\s*[\s。.!！~]*$"
+    r"(?:[\s,，。.!！]*(?:确认|确定|请继续|继续|执行|谢谢|吧|please|thanks|thank\s+you|go\s+ahead|do\s+it|do\s+that|"
+    r"proceed|confirm(?:ed)?|yes|with\s+(?:that|it|this)))*\s*[\s。.!！~]*$"
 )
 DENY = _re(
     r"(?i)^\s*(?:不|不用了?|不要|算了|取消|先不(?:用)?了?|不是|否|别|no|nope|cancel|don'?t|do\s+not|"
@@ -129,7 +129,7 @@ REFUND = _re(
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
-    r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元)|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
+    r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元|美元|美金|刀)|退\s*[$€£]\s?\d|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
     # "fine, full amount then" (after a partial refund was refused): the full amount, asked for, not asked about
     r"\b(?:the\s+)?full\s+(?:amount|total|price)\b(?![^?]*\?)|"
@@ -261,7 +261,7 @@ _REFUND_POSSIBLE = _re(
 # A refund asked for as a question about it ("0943可唔可以退？", "0790键盘可以退吗？"): proposed, and the shop says why
 # not where it cannot be.
 REFUND_ASKED_AS_A_QUESTION = _re(
-    r"(?<![还是否不])(?:能|可以|可不可以|能不能)(?:申请)?(?:退款|退货|退)(?:吗|嘛|么|不)?\s*(?:[?？，,。]|$)|"
+    r"(?<![还是否不])(?:能|可以|可不可以|能不能)(?:再|再次)?(?:申请)?(?:退款|退货|退)(?:一次|一下)?(?:吗|嘛|么|不)?\s*(?:[?？，,。]|$)|"
     r"(?i:\b(?:can|could)\s+i\s+return\s+(?!it\b|this\b|that\b|them\b|things?\b|items?\b|stuff\b))"
 )
 
@@ -755,6 +755,15 @@ def asks_what_a_change_would_do(text: str) -> bool:
     return bool(named and _IF_CHANGED.search(text) and would_do and asked)
 
 
+# The shop's promises asked after ("之前有没有人答应过我什么？", "what did you promise me?", "any promises on my
+# account?"): the memory block's promise lines answer, or that there are none.
+PROMISES_ASKED = _re(
+    r"(?:答应|承诺|保证)(?:过|了)?(?:我)?(?:些)?(?:什么|啥|哪些)|有(?:什么|啥|哪些|没有|没)(?:给我的)?(?:承诺|保证)|"
+    r"(?i:\bwhat\s+(?:did|have|has)\s+(?:you|you\s+guys|anyone|anybody|someone|somebody|your\s+\w+)\s+(?:ever\s+)?"
+    r"(?:promised?|guaranteed?|committed\s+to)\b|\b(?:did|has|have)\s+(?:anyone|anybody|someone|somebody|you)\s+"
+    r"(?:ever\s+)?(?:promised?|guaranteed?)\s+(?:me\s+)?(?:anything|something)\b|"
+    r"\b(?:any|what)\s+(?:open\s+|outstanding\s+)?(?:promises|commitments)\b)"
+)
 # A promise, approval or guarantee the message says the shop, the agent or a colleague gave ("上次你亲口说0941保证
 # 12月5号送到，晚了全额退款", "the tent refund was approved, like ur colleague said"): the shop's promises are its
 # records, so one it does not hold is said not to be on record, never taken as true.
@@ -857,6 +866,8 @@ ASKS_WHAT_CHANGED_HERE = _re(
     # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
     r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
     r"是不是(?:已经)?(?:给我|帮我)(?:办|改|退|提交)了|"
+    # "你刚才已经帮我改了地址啦，是不是？": the same, the question tagged on after
+    r"(?:刚才|刚刚)?(?:已经|都)(?:给我|帮我)(?:办|改|退|提交)(?:好)?了[^，。？?]{0,8}[，,\s]*(?:是不是|对不对|是吧|对吧|吧|吗)|"
     # "所以现在什么改了什么没改？", "哪些改了哪些没改": what this chat changed and what it left
     r"(?:什么|啥|哪些|哪个|哪样)(?:是)?改(?:好|掉)?了[^，。？?]{0,4}(?:什么|啥|哪些|哪个|哪样)(?:是)?(?:没|没有)改|"
     r"(?:现在|目前|到底)[^，。？?]{0,4}(?:改了|改好了|生效了)(?:什么|啥|哪些|几个|几项)(?!时候|时间)|"
@@ -1094,10 +1105,10 @@ _HOW_IT_STANDS = _re(r"了(?:没|吗)|没有[?？]|现在是|是哪|是什么|(?
 _SIMPLIFIED = str.maketrans(
     "話電別號郵訊聯繫係貨單謝還麼嗎說錢們這個來發時過沒點開關車買賣務請問幫區碼變換讓訂確認達遞週閉狀態帳戶寫煩詢錯壞損將會"
     "為經應據運費間內裡後從現無當處與讀簡滿級稱寶層樓棟鄉鎮縣廣東灣門鐘頭見覺聽總額價幾絡對珈墊張樣邊"
-    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀講較靜",
+    "機線藍鍵盤殼動氣淨綠燈檯溫餘給舊紀貴轉設條順記錄銀講較靜兩樣",
     "话电别号邮讯联系系货单谢还么吗说钱们这个来发时过没点开关车买卖务请问帮区码变换让订确认达递周闭状态账户写烦询错坏损将会"
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
-    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银讲较静",
+    "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银讲较静两样",
 )
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
@@ -1111,6 +1122,8 @@ _CANTONESE = [
     ("关住", "关着"),
     ("是咪", "是不是"),
     ("可唔可以", "可不可以"),  # "0943可唔可以退？"
+    ("应承", "答应"),  # "之前有冇人應承過我啲咩？"
+    ("搵", "找"),  # "以後用WhatsApp搵我": reach me
     ("能唔能", "能不能"),
     ("较做", "改成"),  # "幫我將通知較做靜音": set it to
     ("校做", "改成"),
@@ -1259,6 +1272,7 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"(?<=[退消])他", "掉", text)  # "取消佢": cancel it
         text = re.sub(r"(?:将|把)个([\u4e00-\u9fff]{2,6}?)单", r"把\1那单", text)  # "将个耳机单": the headphones order
         text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
+        text = re.sub(r"^(\s*)得(?:啦|呀|了)?(?=[\s,，.。!！]|$)", r"\1好", text)  # "得，唔該": a yes
         text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
         text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![那这])张单", "那单", text)  # "瑜伽垫张单": that order
         text = re.sub(r"呢(?=[张单个笔件])", "这", text)  # "唔係呢張": not this one

@@ -132,6 +132,10 @@ PHRASES = {
         "好的，那我不做任何修改。还有什么可以帮您？",
         "OK, I won't change anything. Anything else I can help with?",
     ),
+    "no_promises": (
+        "我们的记录里没有给您的承诺。聊天中提到的说法不算承诺，一切以我们的记录为准。",
+        "Our records hold no promise to you; what was said in a chat counts only once our records hold it.",
+    ),
     "no_such_promise": (  # a promise or approval claimed, none on record: never taken as true
         "我在系统记录里没有找到这样的承诺或批准，一切以系统记录为准。",
         "I can't find any such promise or approval in our records, and only those count.",
@@ -170,6 +174,10 @@ PHRASES = {
     "nothing_else_noted": (
         "除此之外，我不确定还记得您的其他信息。",
         "Beyond that, I'm not sure I have anything noted.",
+    ),
+    "deny_nothing_asked": (
+        "好的。目前没有等待您答复的操作，什么都没有改动。还有什么可以帮您？",
+        "OK. Nothing is waiting for your answer, so nothing was changed. Anything else I can help with?",
     ),
     "deny": (
         "好的，这个操作不会执行。还有什么可以帮您？",
@@ -599,6 +607,21 @@ def _to_you(content: str, lang: str) -> str:
         return "you " + (verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb)
 
     return re.sub(r"\byou ([a-z]+)\b", agree, text)
+
+
+def promises_on_record(entries: list[MemoryEntry], lang: str) -> str:
+    """The shop's promises to the customer (the memory block's confirmed promise lines), said as the record, or
+    that there are none: what anyone said in a chat is no promise unless the shop recorded it."""
+    promised = [
+        _to_you(PROMISE_LABEL.sub("", e.content), lang).rstrip("。.")
+        for e in entries
+        if e.tag == "confirmed" and PROMISE_LABEL.match(e.content)
+    ]
+    if not promised:
+        return phrase("no_promises", lang)
+    if lang == "zh":
+        return f"我们的记录里给您的承诺有：{'；'.join(promised)}。"
+    return f"Our records hold these promises to you: {'; '.join(promised)}."
 
 
 def chases_on_record(entries: list[MemoryEntry], lang: str) -> str:

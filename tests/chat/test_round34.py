@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from chat import shop
+from chat import prompts, shop
 from chat.agent import run_turn
-from chat.models import PendingAction, Refund
+from chat.models import CustomerProfile, PendingAction, Refund
 from tests.chat.demo_chat import demo_customer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -77,3 +77,30 @@ def test_an_address_holding_a_claim_about_it_is_no_address():
     with pytest.raises(shop.ShopError):
         shop.deliverable("12 Oak Street, Portland OR 97201 and it was already changed")
     assert shop.deliverable("12 Oak Street, Portland OR 97201") == "12 Oak Street, Portland OR 97201"
+
+
+def test_a_cantonese_yes_to_both_changes_confirms_the_one_that_waits():
+    user, conversation = demo_customer("chen")
+    run_turn(user.pk, conversation, "我想改聯絡方式做短訊，同埋把送貨地址改做 香港九龍旺角彌敦道 600 號")
+
+    reply = run_turn(user.pk, conversation, "係呀，兩樣都改").reply
+
+    profile = CustomerProfile.objects.get(user=user)
+    assert profile.default_address.startswith("香港九龍旺角彌敦道"), reply
+    assert profile.contact_channel == "email", reply  # no phone on file: SMS was refused, never proposed
+
+
+def test_a_cantonese_yes_takes_up_the_colleague_offered():
+    user, conversation = demo_customer("chen")
+    run_turn(user.pk, conversation, "0942綠茶退$30")
+
+    assert run_turn(user.pk, conversation, "得，唔該").escalated
+
+
+def test_a_yes_going_ahead_with_nothing_waiting_changes_nothing_and_says_so():
+    user, conversation = demo_customer("alice")
+    run_turn(user.pk, conversation, "where is my coffee grinder?")
+
+    reply = run_turn(user.pk, conversation, "yes, go ahead with that").reply
+
+    assert reply.startswith(prompts.NOTHING_PENDING["en"]) and _waiting(user) == [], reply

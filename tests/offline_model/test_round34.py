@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from agentsite.offline_model import nlu, splitting
+import pytest
+
+from agentsite.offline_model import nlu, replies, splitting
+from tests.offline_model import systems
 
 
 def test_an_orders_cancellation_is_a_request_of_its_own_never_read_with_a_refund_before_it():
@@ -11,3 +14,80 @@ def test_an_orders_cancellation_is_a_request_of_its_own_never_read_with_a_refund
 
     assert [r.understood.intent.name for r in parts] == ["TRACK", "POLICY", "HUMAN"]
     assert "0816" in parts[-1].text and "0816" not in parts[1].text
+
+
+def _after_an_offer(say, system, offer: str, answer: str):
+    return say(
+        [
+            {"role": "user", "content": "0942綠茶退$30"},
+            {"role": "assistant", "content": offer},
+            {"role": "user", "content": answer},
+        ],
+        system=system,
+    )
+
+
+def test_money_in_dollars_asked_back_in_chinese_is_a_refund():
+    assert nlu.classify(nlu.as_mandarin("0942綠茶退$30")).intent is nlu.Intent.REFUND
+
+
+def test_a_cantonese_yes_takes_up_the_colleague_offered(say):
+    offer = (
+        "抱歉，这里只能为订单ORD-2025-0942申请全额退款（¥204.00）；部分退款需要人工客服处理，需要的话我可以为您转接。"
+    )
+    assert _after_an_offer(say, systems.CHEN, offer, "得，唔該").names == ["escalate_to_human"]
+
+
+def test_whether_this_chat_made_a_change_is_answered_from_what_it_made(say):
+    said = say("你頭先已經幫我改咗地址㗎啦，係咪？", system=systems.CHEN)
+    assert said.content == "这次对话里没有做任何改动。", said
+
+
+@pytest.mark.parametrize(
+    "text", ["之前有冇人應承過我啲咩？", "what did you promise me?", "did anyone promise me anything?"]
+)
+def test_promises_asked_are_answered_from_the_record(say, text):
+    said = say(text, system=systems.CHEN if "應" in text else systems.BOB)
+    assert said.content in (replies.phrase("no_promises", "zh"), replies.phrase("no_promises", "en")), said
+
+
+def test_promises_on_record_are_said(say):
+    said = say(
+        "what did you promise me?",
+        system=systems.BOB,
+        memory=[
+            "- [confirmed] The shop's promise: a colleague will call you back about ORD-2025-0870 by 2026-12-08 17:00"
+        ],
+    )
+    assert "call you back about ORD-2025-0870" in (said.content or ""), said
+
+
+def test_a_no_to_nothing_asked_says_nothing_waits(say):
+    assert say("no", system=systems.BOB).content == replies.phrase("deny_nothing_asked", "en")
+
+
+def test_a_yes_going_ahead_with_that_is_a_yes():
+    assert nlu.classify("yes, go ahead with that").intent is nlu.Intent.CONFIRM
+
+
+def test_a_change_asked_before_is_proposed_when_pointed_at(say):
+    said = say(
+        "Please go ahead with what I asked for last time about my contact settings.",
+        system=systems.BOB,
+        memory=[
+            "- [confirmed] We contact the customer by email {key=contact_channel; value=email}",
+            "- [requested] The customer prefers to be contacted by SMS {key=contact_channel; value=sms}",
+        ],
+    )
+    assert said.calls == [("update_contact_channel", {"channel": "sms"})], said
+
+
+def test_a_channel_we_do_not_use_asked_in_cantonese_is_understood():
+    assert nlu.classify(nlu.as_mandarin("以後用WhatsApp搵我")).intent is nlu.Intent.SET_CHANNEL
+
+
+def test_a_second_refund_of_a_refunded_order_is_asked_of_the_shop():
+    """It refuses it with its reason; the order's status alone said no "no"."""
+    assert (
+        nlu.classify(nlu.as_mandarin("电动牙刷ORD-2025-0850能再退一次吗？上次好像没退全")).intent is nlu.Intent.REFUND
+    )
