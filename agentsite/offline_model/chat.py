@@ -217,7 +217,8 @@ def said_in_turns(conv: Conversation, key: str) -> str | None:
             continue
         if turn.role != "user":
             continue
-        stated = facts.stated_in(_customers_own(turn.text), context)  # a note dressed as staff's asks nothing
+        # read as the latest message is ("我電話係 9123 4567"); a note dressed as staff's asks nothing
+        stated = facts.stated_in(_customers_own(nlu.as_mandarin(turn.text)), context)
         for fact in stated:
             if fact.key == key:
                 value = fact.value
@@ -370,7 +371,7 @@ def answer_about(conv: Conversation, key: str, lang: str, extra: list[MemoryEntr
         possible = not (no_phone and requested and set(requested) <= {"sms", "phone"})
         return replies.answer_record(key, record, requested, lang, proposed=proposed, possible=possible)
     known = known_values(conv, key, extra)
-    if key in ("phone_number", "email") and known and _records_shown(conv, extra):  # told us, not on the account
+    if key in ("phone_number", "email") and _records_shown(conv, extra):  # none on the account, whatever was told
         return replies.not_on_the_account(key, list(dict.fromkeys(k.value for k in known)), lang)
     if not known:
         return None

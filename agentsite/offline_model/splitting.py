@@ -74,6 +74,10 @@ _TASKS_ANNOUNCED = re.compile(
     r"(?i)^\s*(?:(?:帮我|请|麻烦)?(?:做|办)?[两二三四几]件事(?:情)?|[两二三四几]个(?:事|问题|请求|要求)"
     r"|(?:two|three|four|a\s+few|several|a\s+couple\s+of|couple\s+of)\s+(?:things|requests|questions))\s*(?:please\s*)?[：:]"
 )
+_BY_A_CHANNEL = re.compile(
+    r"(?i)\s*(?:or\s+)?(?:by|via|through|over|on)\s+(?:phone|sms|text|e-?mail|wechat|call)\s*[?？.]*\s*"
+    r"|\s*(?:还是)?(?:用|通过)?(?:电话|短信|邮件|微信)(?:吗|呢)?\s*[?？。]*\s*"
+)
 _WHICH = re.compile(r"(?i)\s*(?:which|what)\b|\s*哪")
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
 
@@ -167,6 +171,8 @@ def requests(text: str) -> list[Request]:
         if understood.intent is Intent.OTHER and _ONLY_A_THING_OF_MINE.fullmatch(part):
             part = f"{part.strip()}?"  # "…, right? also my notifs": asked about, as "my notifs?" is
             understood = classify(part)
+        if _BY_A_CHANNEL.fullmatch(part):  # "How will you contact me, by phone?": the channel, not the number
+            understood = Understanding(Intent.ASK_FACT, understood.lang, "contact_channel", understood.injection)
         if understood.intent is Intent.OTHER and is_question(part) and _names_an_order(part):
             # "…, also is 0931 ok??": a question about an order asks how it stands, never joins the request
             # before it (a refund of 0870 once took 0931 with it)

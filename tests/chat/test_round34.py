@@ -104,3 +104,16 @@ def test_a_yes_going_ahead_with_nothing_waiting_changes_nothing_and_says_so():
     reply = run_turn(user.pk, conversation, "yes, go ahead with that").reply
 
     assert reply.startswith(prompts.NOTHING_PENDING["en"]) and _waiting(user) == [], reply
+
+
+def test_a_phone_told_is_never_the_accounts_and_none_on_it_is_said():
+    """chen has no phone on file: asked, the agent said it was not sure and asked to be told; told "我電話係 9123
+    4567" in Cantonese, it still did not know it."""
+    user, conversation = demo_customer("chen")
+    first = run_turn(user.pk, conversation, "我電話號碼係幾多？").reply
+    run_turn(user.pk, conversation, "我電話係 9123 4567")
+
+    again = run_turn(user.pk, conversation, "我電話號碼係幾多？").reply
+
+    assert "没有登记电话号码" in first, first
+    assert "没有登记电话号码" in again and "91234567" in again, again

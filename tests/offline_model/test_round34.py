@@ -91,3 +91,27 @@ def test_a_second_refund_of_a_refunded_order_is_asked_of_the_shop():
     assert (
         nlu.classify(nlu.as_mandarin("电动牙刷ORD-2025-0850能再退一次吗？上次好像没退全")).intent is nlu.Intent.REFUND
     )
+
+
+_RECORDS_ZH = [
+    "- [已确认] 商店记录：客户的收货地址是四川省成都市武侯区人民南路 88 号 {key=shipping_address; value=四川省成都市武侯区人民南路 88 号}"
+]
+
+
+def test_no_phone_on_the_account_is_said_so(say):
+    """chen has none: "not sure, tell me and I'll note it" read as if the shop might have one."""
+    said = say("what is my phone number?", system=systems.CHEN, memory=_RECORDS_ZH)
+    assert said.content == "There is no phone number on your account.", said
+
+
+def test_a_phone_told_in_cantonese_is_said_as_told_and_not_on_the_account(say):
+    said = say(
+        [
+            {"role": "user", "content": "我電話係 9123 4567"},
+            {"role": "assistant", "content": "好的，已记下您告诉我们的电话号码：91234567。"},
+            {"role": "user", "content": "我電話號碼係幾多？"},
+        ],
+        system=systems.CHEN,
+        memory=_RECORDS_ZH,
+    )
+    assert "没有登记电话号码" in said.content and "91234567" in said.content, said
