@@ -437,6 +437,26 @@ _MONEY_IN = {
 }
 
 
+# Money named as an amount: with its currency, or as part of the order's ("50 of it", "退50").
+_AN_AMOUNT = re.compile(
+    r"[$£€¥￥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:块|元|蚊|刀|美元|美金|人民币|(?i:bucks|dollars?|quid|"
+    r"pounds?|euros?|usd|rmb|yuan|of\s+it|of\s+that|of\s+the\s+(?:money|amount|total|price)|back)\b)|"
+    r"退\s*(\d{1,3}(?:\.\d+)?)(?![\d-])"  # not "退0902", an order's end
+)
+
+
+_PART_WORDS = re.compile(r"一半|部分|(?i:\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)")
+
+
+def asks_for_part(text: str, total: object) -> bool:
+    """Whether ``text`` asks for part of an order's money ("refund 50 of it first", "只退一半", "$20 back"), not its
+    ``total``: a refund of the whole is then never proposed on it."""
+    if _PART_WORDS.search(text):
+        return True
+    whole = _numbers(str(total))
+    return any(_numbers(next(g for g in m.groups() if g)) - whole for m in _AN_AMOUNT.finditer(text))
+
+
 def currencies_named(text: str) -> set[str]:
     """The currencies of the amounts ``text`` names (ISO codes)."""
     return {code for code, pattern in _MONEY_IN.items() if pattern.search(text)}
@@ -777,7 +797,9 @@ def says_nothing_changes(reply: str) -> bool:
 # "不对，是耳机那单", "不是这个，我要退的是耳机". What it names is in one of the groups.
 _PICKED_INSTEAD = re.compile(
     r"(?i:\b(?:the|my)\s+(?P<en>(?!(?:same|other|whole|entire|refund|this|that)\b)[a-z][^,.;!?]{0,30}?)\s+(?:one|order)\b"
-    r"|\bi\s+mean[t]?\s+(?:the\s+|my\s+)?(?P<meant>[a-z][^,.;!?]{0,30})"
+    # "I mean the backpack", not "I mean refund 50 of it first" (a request, no thing named)
+    r"|\bi\s+mean[t]?\s+(?:the\s+|my\s+)?(?P<meant>(?!(?:refund|return|change|update|mute|unmute|cancel|send|ship|just|"
+    r"only|do|make|give|get|set|switch|turn|keep|leave|not|half|part)\b)[a-z][^,.;!?]{0,30})"
     r"|^\s*(?:no+|nope|nah)[\s,.!~\u2014\u2013-]+(?:the|my)\s+(?P<bare>[a-z]+(?:\s+[a-z]+)?)\s*[.!]*$)"
     r"|(?<!不)是(?P<zh>[^，。,.!！?？是]{1,12}?)(?:那|这)?(?:单|个|笔)?\s*(?:[，,]\s*(?:而)?不是[^，。,.]{1,12})?\s*[。.!！]*$"
 )

@@ -23,7 +23,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
-from chat.answers import CUSTOMERS_WORDS, currencies_named, refuses_the_kind, says_not_to_make
+from chat.answers import CUSTOMERS_WORDS, asks_for_part, currencies_named, refuses_the_kind, says_not_to_make
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import OrderItem, PendingAction
@@ -123,6 +123,11 @@ def _propose_refund(
     if currencies_named(ctx.said) - {order.currency}:  # "refund ¥89 on the grinder" paid $89: never the $89
         raise shop.ShopError(
             "other_currency", order_number=order.number, amount=str(order.total), currency=order.currency
+        )
+    if amount is None and asks_for_part(ctx.said, order.total) and not _FULL_ASKED.search(ctx.said):
+        # "I mean refund 50 of it first", read by the model as a refund: never the whole on a message asking part
+        raise shop.ShopError(
+            "partial_refund", order_number=order.number, amount=str(order.total), currency=order.currency
         )
     if amount is None and _part_asked_here(ctx, order.number) and not _FULL_ASKED.search(ctx.said):
         # "can I get $50 back?" refused, then "ok the refund you mentioned - go ahead": part never becomes the whole

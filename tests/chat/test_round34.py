@@ -106,6 +106,18 @@ def test_a_yes_going_ahead_with_nothing_waiting_changes_nothing_and_says_so():
     assert reply.startswith(prompts.NOTHING_PENDING["en"]) and _waiting(user) == [], reply
 
 
+def test_part_of_the_money_asked_as_a_correction_is_never_proposed_as_the_whole():
+    """li: "I mean refund 50 of it first" to the yoga mat's ¥129 refund was read as another order named (and
+    then, that fixed, the model proposed the ¥129 again): part of an order's money is never its whole."""
+    user, conversation = demo_customer("li")
+    run_turn(user.pk, conversation, "退一下瑜伽垫0902吧")
+
+    reply = run_turn(user.pk, conversation, "I mean refund 50 of it first").reply
+
+    assert "another order" not in reply and "full amount" in reply, reply
+    assert not Refund.objects.filter(order__number="ORD-2025-0902").exists()
+
+
 def test_a_phone_told_is_never_the_accounts_and_none_on_it_is_said():
     """chen has no phone on file: asked, the agent said it was not sure and asked to be told; told "我電話係 9123
     4567" in Cantonese, it still did not know it."""
