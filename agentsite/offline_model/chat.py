@@ -1892,6 +1892,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         address = slots.address(text)
         if not address:
             return Reply(replies.phrase("ask_address", lang))
+        if _without_its_place(_completed_from_the_chat(conv, address)):  # "文三路398号": asked, beside the rest
+            return Reply(replies.phrase("address_incomplete", "zh"))
         orders = slots.order_numbers(text)
         rest = text.replace(address, " ")  # "0816还没发货 能把这单的…": an end and "this order" name one
         by_its_end = slots.ORDER_BY_ITS_END.search(rest) or (slots.THIS_ORDER.search(rest) and slots.order_tails(rest))

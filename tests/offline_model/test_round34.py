@@ -115,3 +115,9 @@ def test_a_phone_told_in_cantonese_is_said_as_told_and_not_on_the_account(say):
         memory=_RECORDS_ZH,
     )
     assert "没有登记电话号码" in said.content and "91234567" in said.content, said
+
+
+def test_an_incomplete_address_among_several_requests_leaves_the_others_answered(say):
+    """Only the request for the full address was said, and the tracking question and the mute were dropped."""
+    said = say("我部空气净化器0941到咗未？同埋帮我将通知改成静音，同埋地址改去文三路398号", system=systems.CHEN)
+    assert "update_notification_preference" in said.names and "update_shipping_address" not in said.names, said
