@@ -1271,17 +1271,21 @@ def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     if len(offered_refund) == 1 and "request_refund" in conv.tools:  # "…可以申请退款。如需…告诉我即可" → "好的"
         asked = next((t.text for t in earlier if t.role == "user"), text)
         return _call("request_refund", order_number=offered_refund[0], reason=_clip(asked))
-    if not _OFFERED.search(earlier[0].text):
-        return None
-    offered = [
+    return _the_one_change_asked(conv, list(CHANGE_TOOLS)) if _OFFERED.search(earlier[0].text) else None
+
+
+def _the_one_change_asked(conv: Conversation, keys: list[str]) -> Reply | None:
+    """The change the customer asked for and the shop has not made, proposed: when of ``keys`` there is one
+    value of one key asked (this chat, else the memory block's request lines), else ``None``."""
+    asked = [
         (CHANGE_TOOLS[key], value)
-        for key in CHANGE_TOOLS
+        for key in keys
         if (record := record_of(conv, key))
         for value in requests_for(conv, key, record)
     ]
-    if len(offered) != 1 or offered[0][0][0] not in conv.tools:
+    if len(asked) != 1 or asked[0][0][0] not in conv.tools:
         return None
-    (tool, argument), value = offered[0]
+    (tool, argument), value = asked[0]
     return _call(tool, **{argument: value})
 
 
@@ -1304,17 +1308,9 @@ def _asked_before_again(conv: Conversation, text: str) -> Reply | None:
     of the kind named if any), to be confirmed; else the customer is asked as usual."""
     if not _ASKED_BEFORE_AGAIN.search(text):
         return None
-    named = [key for key, words in _KIND_NAMED.items() if words.search(text)] or list(CHANGE_TOOLS)
-    asked = [
-        (CHANGE_TOOLS[key], value)
-        for key in named
-        if (record := record_of(conv, key))
-        for value in requests_for(conv, key, record)
-    ]
-    if len(asked) != 1 or asked[0][0][0] not in conv.tools:
-        return None
-    (tool, argument), value = asked[0]
-    return _call(tool, **{argument: value})
+    return _the_one_change_asked(
+        conv, [key for key, words in _KIND_NAMED.items() if words.search(text)] or list(CHANGE_TOOLS)
+    )
 
 
 def forced_call(conv: Conversation, name: str) -> PlannedCall:
