@@ -24,11 +24,11 @@ LI_ADDRESS = "广东省深圳市南山区科技园路 12 号 3 栋 1201 室"
 @pytest.mark.parametrize(
     ("username", "text", "said"),
     [
-        ("li", "取消地址修改", "不会执行"),
+        ("li", "取消地址修改", "什么都没有改动"),  # nothing waited: said so (22ad911)
         ("li", "我没说要改地址啊？？你为啥老让我提供新地址", LI_ADDRESS),
         ("li", "上次我让你把地址改成北京公司那个，现在应该已经是北京的了吧？", LI_ADDRESS),
         ("li", "别改地址了，我问的是0901什么时候到", "ZT5566778899"),
-        ("bob", "i never asked you to change my address", "won't go ahead"),
+        ("bob", "i never asked you to change my address", "nothing was changed"),
         ("bob", "has my address been updated?", "742 Evergreen Terrace"),
     ],
 )
