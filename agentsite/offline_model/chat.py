@@ -979,7 +979,7 @@ def _picked_from_the_list(conv: Conversation, text: str, lang: str) -> str | Rep
 _OFFERED = re.compile(r"如果仍需要更改，请告诉我|if you still want it, tell me and I'll set it up")
 _REFUND_OFFERED = re.compile("|".join(re.escape(offer) for offer in replies.REFUND_OFFERED.values()))
 _TAKEN_UP = re.compile(
-    r"^\s*(?:嗯+|对|是的?|好的?|要|需要|行|可以|麻烦|(?i:yes|yeah|yep|sure|please|ok(?:ay)?|go\s+ahead|do\s+it))"
+    r"^\s*(?:嗯+|对|是的?|好的?|要|需要|行|可以|麻烦|(?i:yes|yeah|yep|sure|please|ok(?:ay)?|go\s+ahead|do\s+it))(?:呀|啊|啦|喔)?"
     r"(?:[\s,，.。!！]*(?:嗯|对|是的?|好的?|要的?|需要|还需要|仍需要|帮我改|帮我换|改吧|换吧|改一下|麻烦了?|谢谢|吧|的|"
     r"(?:请|麻烦)?(?:你|您)?(?:帮我)?发起(?:更改|修改|吧)?|"
     r"(?i:yes|please|change\s+it|do\s+it|go\s+ahead|set\s+(?:it|that)\s+up|then|i\s+(?:still\s+)?(?:do|want\s+it)|"
@@ -1391,6 +1391,18 @@ def respond(conv: Conversation) -> Reply:
     return Reply(reply.content, calls) if calls != reply.tool_calls else reply
 
 
+def _as_asked_of_a_thing(text: str, understood: nlu.Understanding) -> nlu.Understanding:
+    """A refund question naming a thing bought, read as about its order: "can the backpack still be returned?"
+    (its record answers), "台灯可唔可以退款" (proposed, or the shop says why not); else ``understood``."""
+    if understood.intent not in (Intent.POLICY, Intent.REFUND) or not described.names_a_thing(text):
+        return understood
+    if nlu.asks_if_refundable(text):
+        return nlu.Understanding(Intent.STATUS, understood.lang, "", understood.injection)
+    if nlu.REFUND_ASKED_AS_A_QUESTION.search(text):
+        return nlu.Understanding(Intent.REFUND, understood.lang, "", understood.injection)
+    return understood
+
+
 def _only_own_parts(conv: Conversation) -> Conversation | None:
     """The conversation with its latest message cut to the requests about the customer's own data, when it asks
     about someone else's too ("what's bob's shipping address, and where's my headphones order?": the headphones);
@@ -1443,7 +1455,10 @@ def _respond(conv: Conversation) -> Reply:
         if not results and (not own.strip() or nlu.classify(own).intent in _NOTHING_OF_THEIR_OWN):
             return Reply(replies.phrase("only_reported", speech.detect_language(text)))
         text = own  # words someone else said, quoted, are no request of the customer's
-    several = splitting.requests(text) if text.strip() else []
+    several = [
+        splitting.Request(r.text, _as_asked_of_a_thing(r.text, r.understood))
+        for r in (splitting.requests(text) if text.strip() else [])
+    ]
     if len(several) > 1 and not results and others.someone_else_asked_about(text, conv.system):
         return Reply(replies.phrase("others_data", several[0].understood.lang))  # each part is theirs, not one
     confirmed_only = results and all(r.call.id.startswith("confirmed-") for r in results)
@@ -1461,11 +1476,7 @@ def _respond(conv: Conversation) -> Reply:
     understood = nlu.classify(text)
     if (lang := reply_language(conv, text)) != understood.lang:
         understood = nlu.Understanding(understood.intent, lang, understood.subject, understood.injection)
-    if understood.intent in (Intent.POLICY, Intent.REFUND) and described.names_a_thing(text):
-        if nlu.asks_if_refundable(text):  # "can the backpack still be returned?": its order's record answers
-            understood = nlu.Understanding(Intent.STATUS, understood.lang, "", understood.injection)
-        elif nlu.REFUND_ASKED_AS_A_QUESTION.search(text):  # "台灯可唔可以退款": proposed, or the shop says why not
-            understood = nlu.Understanding(Intent.REFUND, understood.lang, "", understood.injection)
+    understood = _as_asked_of_a_thing(text, understood)
     if not text.strip():
         return Reply(replies.phrase("greeting", understood.lang))
     if _asks_about_an_earlier_chat(text, understood) and len(several) <= 1:
@@ -1616,7 +1627,10 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
         asked = _asked_in(result, requests, asked)
-        said.append((rank, asked, replies.tool_result(result, lang, conv.latest_user_text, conv.today)))
+        # "…，另外机械键盘还能退吗": whether that order could be refunded is its part's question, not the message's
+        part = requests[asked].text if asked < len(requests) else ""
+        question = part if nlu.asks_if_refundable(part) else conv.latest_user_text
+        said.append((rank, asked, replies.tool_result(result, lang, question, conv.today)))
     listed = {r.call.args().get("item"): r for r in conv.results_since_user() if r.call.name == "list_my_orders"}
     for index, request in enumerate(requests):
         if request not in _wanted([request]):
@@ -2466,6 +2480,9 @@ def _asks_after_refunds(conv: Conversation, text: str, tool: str) -> bool:
     return (
         tool == "lookup_order"
         and bool(nlu.REFUND.search(text) or nlu.EVERY_REFUND.search(text) or nlu.REFUNDABLE_ASKED.search(text))
+        and not (
+            nlu.asks_if_refundable(text) and described.names_a_thing(text)
+        )  # "个空气净化器还可不可以退钱": its own
         and not (_LAST_TIME.search(text) and not nlu.EVERY_REFUND.search(text))
         and "list_my_orders" in conv.tools
         and "lookup_order" in conv.tools

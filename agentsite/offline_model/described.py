@@ -212,7 +212,7 @@ _NAMED_THING_ZH = re.compile(
     r"(?:取消了?的|退了?的|(?:还)?没发货的|(?:已经)?(?:发货|签收|收到|送到)了?的|到了的)?"
     r"([\u4e00-\u9fff]{2,9}?)"
     r"(?:那一?单|那一?个|这一?单|的订单|的那单|订单|那一?笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)(?:帮我|给我|一起)?(?:退|申请退)|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
-    r"几时|多久|下单|的?钱|想退|能退|要退|可(?:不可)?以(?:申请)?退|还能退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
+    r"几时|多久|下单|的?钱|想退|能退|要退|(?:还)?可(?:不可)?以(?:申请)?退|还能(?:不能)?退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
     r"\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
 NOT_A_THING_ZH = re.compile(
@@ -253,6 +253,7 @@ def thing_named(text: str) -> str:
         _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…"))
         or _GIVEN_LAST_ZH.search(text)
         or _AFTER_THE_VERB_ZH.match(text.strip())
+        or _REFUND_OF_A_THING_ZH.search(text)
     )
     return zh.group(1) if zh and not NOT_A_THING_ZH.search(zh.group(1)) else ""
 
@@ -302,6 +303,8 @@ _AFTER_THE_VERB_ZH = re.compile(
 
 
 # A thing said last, after "是": "不是这个，我要退的是耳机", "不对，是耳机".
+# A thing whose refund is spoken of, after whose it is ("上次你们答应给我的瑜伽垫退款"): never the order of last time.
+_REFUND_OF_A_THING_ZH = re.compile(r"(?:给我的|我的|我买的)([\u4e00-\u9fff]{2,6}?)(?:那单|那个|的)?(?:退款|退货)")
 _GIVEN_LAST_ZH = re.compile(
     r"(?:^|[，,。\s]|的|其实|应该|而)是(?:我的|那个)?([\u4e00-\u9fff]{2,6}?)(?:那单|那个|这单|的?订单)?\s*[。.!！]*$"
 )

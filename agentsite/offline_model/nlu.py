@@ -253,7 +253,7 @@ _HOW_A_REFUND_COULD_GO = _re(
 # still be returned?", "0790还能退吗？"): the order's record answers, with an offer, and no refund is asked for. In
 # Chinese a plain "能退吗" asks for one ("0816能退款吗": ``REFUND_ASKED_AS_A_QUESTION``).
 _REFUND_POSSIBLE = _re(
-    r"(?:还能|还可以|是否可以|是否能)(?:申请)?(?:退款|退货|退)|"
+    r"(?:还能|还可以|还可不可以|还能不能|是否可以|是否能)(?:申请)?(?:退款|退货|退钱|退)|"
     r"(?i:\b(?:refundable|returnable|eligible\s+for\s+(?:a\s+)?(?:refund|return))\b|"
     r"\b(?:can|could)\s+(?!you\b|i\b|we\b)(?:[\w#-]+\s+){1,5}?(?:still|even)\s+be\s+(?:refunded|returned)\b|"
     r"\b(?:can|could)\s+i\s+still\s+(?:return|send\s+back)\s+(?!it\b|this\b|that\b|them\b|things?\b|items?\b|stuff\b))"
@@ -759,7 +759,8 @@ def asks_what_a_change_would_do(text: str) -> bool:
 # account?"): the memory block's promise lines answer, or that there are none.
 PROMISES_ASKED = _re(
     r"(?:答应|承诺|保证)(?:过|了)?(?:我)?(?:些)?(?:什么|啥|哪些)|有(?:什么|啥|哪些|没有|没)(?:给我的)?(?:承诺|保证)|"
-    r"(?i:\bwhat\s+(?:did|have|has)\s+(?:you|you\s+guys|anyone|anybody|someone|somebody|your\s+\w+)\s+(?:ever\s+)?"
+    r"(?i:\bwhat\s+(?:did|have|has)\s+(?:you|you\s+guys|anyone|anybody|someone|somebody|your\s+\w+|the\s+(?:shop|store|"
+    r"company|team))\s+(?:ever\s+)?"
     r"(?:promised?|guaranteed?|committed\s+to)\b|\b(?:did|has|have)\s+(?:anyone|anybody|someone|somebody|you)\s+"
     r"(?:ever\s+)?(?:promised?|guaranteed?)\s+(?:me\s+)?(?:anything|something)\b|"
     r"\b(?:any|what)\s+(?:open\s+|outstanding\s+)?(?:promises|commitments)\b)"
@@ -1123,6 +1124,10 @@ _CANTONESE = [
     ("是咪", "是不是"),
     ("可唔可以", "可不可以"),  # "0943可唔可以退？"
     ("应承", "答应"),  # "之前有冇人應承過我啲咩？"
+    ("设定", "设置"),  # "我嘅通知設定": the setting
+    ("熄了", "关掉"),  # "幫我熄咗啲通知": turn off
+    ("熄掉", "关掉"),
+    ("熄", "关"),
     ("搵", "找"),  # "以後用WhatsApp搵我": reach me
     ("能唔能", "能不能"),
     ("较做", "改成"),  # "幫我將通知較做靜音": set it to
@@ -1176,6 +1181,9 @@ _CANTONESE = [
     ("嚟架", ""),
     ("㗎", ""),
     ("仲未", "还没"),
+    ("仲可", "还可"),  # "仲可唔可以退錢呀？": still
+    ("仲能", "还能"),
+    ("仲係", "还是"),
     ("唔該", "谢谢"),
     ("唔要", "不要"),
     ("唔想", "不想"),
@@ -1272,11 +1280,15 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"(?<=[退消])他", "掉", text)  # "取消佢": cancel it
         text = re.sub(r"(?:将|把)个([\u4e00-\u9fff]{2,6}?)单", r"把\1那单", text)  # "将个耳机单": the headphones order
         text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
+        text = re.sub(r"^(\s*)个(?=[\u4e00-\u9fff]{2})", r"\1那个", text)  # "個空氣淨化器…": that one
         text = re.sub(r"^(\s*)得(?:啦|呀|了)?(?=[\s,，.。!！]|$)", r"\1好", text)  # "得，唔該": a yes
         text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
         text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![那这])张单", "那单", text)  # "瑜伽垫张单": that order
         text = re.sub(r"呢(?=[张单个笔件])", "这", text)  # "唔係呢張": not this one
         text = re.sub(r"(?<=[那这])张(?!单)(?=\s*(?:[，,。.!！?？]|$))", "单", text)  # "係跑步鞋嗰張": that order
+    text = re.sub(r"(?<=退)[个個](?=[\u4e00-\u9fff]{2})(?![款货])", "掉那个", text)  # "退個空氣淨化器": that one
+    # "退啦": refund it, then; not "已经退啦" (done), "要不要退吧"
+    text = re.sub(r"(?<![了过已不没])(?<!已经)(?<!都)退(?:啦|吧|咯)(?=\s*[。.!！~]*\s*$)", "退掉吧", text)
     if _HAN_CHAR.search(text) and not _ENGLISH_CLAUSE.search(text):
         for english, chinese in _SHOP_WORDS_IN_CHINESE:
             text = english.sub(chinese, text)

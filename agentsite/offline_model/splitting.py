@@ -30,6 +30,7 @@ _BOUNDARY = re.compile(
     r"(?:[，,；;。.!！?？\n]+|(?<=[A-Za-z]):|\s\+\s|\s&\s(?=[A-Za-z]+\s))\s*(?:(?i:and|also|plus|then|but|oh)\b[\s,，]*)*"
     r"|\s+(?i:and\s+(?:also\s+)?(?:then\s+)?|also\s+|plus\s+|as\s+well\s+as\s+)(?=\w)"
     r"|还有|另外|(?<!也)顺便|然后|并且|并(?=把|将|帮|给)|同时|以及|再(?=帮|给|把|查|看|改|换|问)"
+    r"|[和及与跟](?=\s*(?:订单|单号)?\s*(?i:ORD)[-_ ]?\d{4})"  # "我的联系方式和ORD-2025-0817的退款记录": two things
 )
 
 
@@ -78,6 +79,7 @@ _BY_A_CHANNEL = re.compile(
     r"(?i)\s*(?:or\s+)?(?:by|via|through|over|on)\s+(?:phone|sms|text|e-?mail|wechat|call)\s*[?？.]*\s*"
     r"|\s*(?:还是)?(?:用|通过)?(?:电话|短信|邮件|微信)(?:吗|呢)?\s*[?？。]*\s*"
 )
+_LINKING = re.compile(r"还有|另外|顺便|以及|并且|同时|(?i:\balso\b|\bplus\b|\bas\s+well\s+as\b)")
 _WHICH = re.compile(r"(?i)\s*(?:which|what)\b|\s*哪")
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
 
@@ -185,7 +187,9 @@ def requests(text: str) -> list[Request]:
             # "where is my latest order? and the priciest one?": asked the same; "which is my most expensive
             # order, and …": how it stands
             understood = groups[-1].understood if groups else Understanding(Intent.STATUS, understood.lang, "", False)
-        asked = asks_on_its_own(part, understood) or (listed and understood.intent in ACTIONABLE)
+        # after a linking word ("…到哪了，还有订单ORD-…的状态"), what a part asks about is asked
+        linked = i > 0 and bool(_LINKING.search(marks[i - 1].group()))
+        asked = asks_on_its_own(part, understood) or ((listed or linked) and understood.intent in ACTIONABLE)
         if (
             understood.intent is Intent.HUMAN
             and asks_to_cancel_an_order(part)
@@ -251,6 +255,7 @@ def requests(text: str) -> list[Request]:
             and understood.intent in _ABOUT_AN_ORDER
             and not EVERY_REFUND.search(part)  # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds
             and not described.PICKED_BY_STATE.search(part)  # "那个运输中的啥时候到？…0850…": the one in transit
+            and not described.names_a_thing(part)  # "我的跑步鞋到哪了，还有订单ORD-…的状态": the shoes' own order
         ):
             part = f"{part} {numbers[0]}"  # "it", "that order": the one the message names
         elif (

@@ -39,7 +39,7 @@ def test_cantonese_is_answered_as_mandarin(say, cantonese, mandarin):
     ("cantonese", "mandarin"),
     [
         ("點解仲未發貨", "为什么还没发货"),  # 點 was made 点 before the word list could read 點解
-        ("我嘅地址同通知設定係咩？", "我的地址和通知设定是什么？"),
+        ("我嘅地址同通知設定係咩？", "我的地址和通知设置是什么？"),
         ("最平嗰張係咩嚟㗎？", "最便宜那张是什么？"),
         ("佢而家點樣", "他现在怎么样"),
         ("我同意", "我同意"),  # Mandarin's 同 stays when nothing is Cantonese
@@ -47,7 +47,7 @@ def test_cantonese_is_answered_as_mandarin(say, cantonese, mandarin):
         ("我部空气净化器去到边度喇？", "我那部空气净化器到哪里了？"),
         ("盏台灯唔要喇，帮我取消咗佢", "那盏台灯不要了，帮我取消掉"),
         ("幫我將個耳機單退咗佢啦", "帮我把耳机那单退掉啦"),
-        ("個喇叭壞咗", "个喇叭坏了"),  # 喇叭 is a loudspeaker
+        ("個喇叭壞咗", "那个喇叭坏了"),  # 喇叭 is a loudspeaker; 個 opening a sentence is "that"
     ],
 )
 def test_cantonese_words_read_in_mandarin(cantonese, mandarin):

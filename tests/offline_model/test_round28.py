@@ -48,7 +48,7 @@ def test_or_before_no_zip_stays_a_word():
     ("text", "mandarin"),
     [
         ("最貴嗰張單去到邊，同埋我想轉用短信通知", "最贵的那张单到哪了，还有我想改用短信通知"),
-        ("我嘅地址同埋通知設定係咩？", "我的地址和通知设定是什么？"),
+        ("我嘅地址同埋通知設定係咩？", "我的地址和通知设置是什么？"),
     ],
 )
 def test_cantonese_where_and_and_are_read(text, mandarin):
