@@ -27,6 +27,8 @@ from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import (
     agrees_only_loosely,
+    asks_for_part,
+    asks_for_the_whole,
     asks_or_offers,
     confirmation_then_more,
     declined_then_asked,
@@ -64,6 +66,7 @@ from chat.tools import (
     cancel_queued,
     cancel_queued_of,
     confirm_pending,
+    drop_for_part,
     hold,
     lapse,
     lapses_with_this_message,
@@ -231,6 +234,32 @@ def _about_another(text: str, waiting: PendingAction) -> bool:
     return bool(named) and own not in named
 
 
+def _asks_part_of_it(text: str, waiting: PendingAction) -> bool:
+    """Whether the answer to a full refund proposed asks for part of its money ("make it half", "退一半就行",
+    "yes, 50 of it"), not naming another order: the full refund is then no longer what the customer wants."""
+    if waiting.tool != "request_refund" or asks_for_the_whole(text):
+        return False
+    if not asks_for_part(text, waiting.shown.get("amount", "")):
+        return False
+    return not (picks_another(text, {**waiting.arguments, "summary": waiting.summary}) or _about_another(text, waiting))
+
+
+def _part_asked(store: short_term.SessionStore, ctx: ToolContext, waiting: PendingAction, emit: Emit) -> TurnResult:
+    """Part of the waiting full refund's money asked: the full refund dropped (``tools.drop_for_part``: proposed
+    again only when the whole is asked for), a colleague offered for the part, and the next change asked proposed."""
+    drop_for_part(ctx)
+    store.transition(
+        ctx.conversation_id, AgentState.COLLECTING_INFO, "part asked", progress=False, only_from={AgentState.CONFIRMING}
+    )
+    language = ctx.language
+    said = actions.proposed(waiting.tool, {**waiting.arguments, **waiting.shown}, language)  # in this turn's words
+    reply = prompts.PART_ASKED[language].format(summary=said)
+    following = propose_next(ctx)
+    if following is not None and "error" not in following:
+        reply += "\n" + prompts.NEXT_PROPOSED[language].format(summary=following["summary"])
+    return _finish(store, ctx, reply, [], None, emit, stream=True)
+
+
 def _keeps_it_as_it_is(text: str, waiting: PendingAction, speaker: Speaker | None) -> bool:
     """``answers.keeps_it_as_it_is`` for the waiting change, against the record of the key it would set."""
     key, argument = CHANGED_KEY.get(waiting.tool, ("", ""))
@@ -283,6 +312,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         history = store.history_of(session)
         declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
+        if waiting is not None and _asks_part_of_it(text, waiting):
+            return _part_asked(store, ctx, waiting, emit)  # "make it half": never the whole one "yes" away
         split = declined_then_asked(text, waiting.tool) if waiting is not None else None
         if split is None and waiting is not None:  # "短信那个可以，通知先别关": the waiting mute, said not to be made
             split = declines_the_kind(text, waiting.tool)

@@ -448,13 +448,47 @@ _AN_AMOUNT = re.compile(
 _PART_WORDS = re.compile(r"一半|部分|(?i:\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)")
 
 
+# The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
+_FULL_ASKED = re.compile(
+    r"(?i)\b(?:full|entire|whole|total|everything)\b|\ball\s+of\s+it\b|全额|全部|整单|全款|全退|都退"
+)
+
+
+def asks_for_the_whole(text: str) -> bool:
+    """Whether ``text`` asks for the whole of an order's money in so many words."""
+    return bool(_FULL_ASKED.search(text))
+
+
 def asks_for_part(text: str, total: object) -> bool:
     """Whether ``text`` asks for part of an order's money ("refund 50 of it first", "只退一半", "$20 back"), not its
     ``total``: a refund of the whole is then never proposed on it."""
     if _PART_WORDS.search(text):
         return True
-    whole = _numbers(str(total))
-    return any(_numbers(next(g for g in m.groups() if g)) - whole for m in _AN_AMOUNT.finditer(text))
+    try:
+        whole = float(str(total).replace(",", ""))
+    except ValueError:
+        return False
+    for m in _AN_AMOUNT.finditer(text):
+        if _AN_ORDER_BY_ITS_TOTAL.search(text[max(0, m.start() - 12) : m.end() + 24]):
+            continue
+        try:
+            asked = float(next(g for g in m.groups() if g).replace(",", ""))
+        except ValueError:
+            continue
+        if 0 < asked < whole:  # more than was paid is another request ("make it 500 bucks"), refused as such
+            return True
+    return False
+
+
+# An amount that picks an order by its total, asking for none: "the ~$130 one", "the one around $130", "129块那单".
+_AN_ORDER_BY_ITS_TOTAL = re.compile(
+    r"(?i)(?:~|\b(?:around|about|roughly|approximately|approx|nearly|almost|like)\s+)[$£€¥￥]?\s?\d|"
+    r"\d[\d,.]*\s*(?:块|元|bucks|dollars?)?\s*(?:one|order|purchase|thing)\b|"
+    r"\d\s*(?:块|元)?(?:多|左右)?(?:的那|那)(?:单|个|笔)|(?:大概|差不多|大约)\s*[$¥￥]?\d|"
+    # money in another form than a refund ("a $100 voucher"): no part of the order's asked
+    r"\d\s*(?:voucher|credit|coupon|gift\s*card)|\d[\d,.]*\s*(?:的)?(?:优惠券|代金券|补偿)|(?:补偿|赔偿|赔)[我你]?\s*[$¥￥]?\d|"
+    r"(?i:\d[^.,，。]{0,20}\b(?:for\s+the\s+(?:hassle|trouble|wait|inconvenience)|on\s+top|extra)\b)"
+)
 
 
 def currencies_named(text: str) -> set[str]:

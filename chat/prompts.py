@@ -53,6 +53,18 @@ DROPPED_BESIDE_MADE = {
     "en": "All right, I've cancelled that change; it was not made. What was already done in this chat still "
     "stands: {made}.",
 }
+# A full refund waited and the answer asked for part of its money ("make it half"): dropped, a colleague offered.
+PART_ASKED = {
+    "zh": "好的，“{summary}”已取消，没有任何改动。这里只能申请订单的全额退款；部分退款需要人工客服处理，"
+    "需要的话我可以为您转接。",
+    "en": "All right, I've dropped the request to {summary}; nothing was changed. Only an order's full amount can be "
+    "refunded here; a partial refund needs a colleague, and I can pass you to one.",
+}
+# The change asked for after one dropped, proposed with the reply that dropped it.
+NEXT_PROPOSED = {
+    "zh": "您还要求：{summary}。需要继续吗？回复“确认”继续，回复“取消”放弃。",
+    "en": "You also asked me to {summary}: shall I go ahead? Reply 'yes' to go ahead or 'no' to drop it.",
+}
 CANCELLED_NEXT = {
     "zh": "好的，这一项已取消，没有任何改动。您还要求：{summary}。需要继续吗？回复“确认”继续，回复“取消”放弃。",
     "en": "All right, I've dropped that; nothing was changed. You also asked me to {summary}: shall I go ahead? "

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import timedelta
@@ -23,7 +22,14 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
-from chat.answers import CUSTOMERS_WORDS, asks_for_part, currencies_named, refuses_the_kind, says_not_to_make
+from chat.answers import (
+    CUSTOMERS_WORDS,
+    asks_for_part,
+    asks_for_the_whole,
+    currencies_named,
+    refuses_the_kind,
+    says_not_to_make,
+)
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
 from chat.models import OrderItem, PendingAction
@@ -119,17 +125,25 @@ def _expedite(ctx: ToolContext, order_number: str) -> JSONObject:
 def _propose_refund(
     ctx: ToolContext, order_number: str, reason: str, amount: float | None = None
 ) -> tuple[JSONObject, JSONObject]:
-    order = shop.check_refundable(ctx.customer_id, order_number, amount)
+    try:
+        order = shop.check_refundable(ctx.customer_id, order_number, amount)
+    except shop.ShopError as refused:  # "all ¥1,790 of it" on a $249 order: the currency, not the number, is wrong
+        paid_in = str(refused.values.get("currency") or "")
+        if refused.code in ("partial_refund", "refund_over_total") and currencies_named(ctx.said) - {paid_in}:
+            raise shop.ShopError(
+                "other_currency", **{k: refused.values[k] for k in ("order_number", "amount")}, currency=paid_in
+            ) from None
+        raise
     if currencies_named(ctx.said) - {order.currency}:  # "refund ¥89 on the grinder" paid $89: never the $89
         raise shop.ShopError(
             "other_currency", order_number=order.number, amount=str(order.total), currency=order.currency
         )
-    if amount is None and asks_for_part(ctx.said, order.total) and not _FULL_ASKED.search(ctx.said):
+    if amount is None and asks_for_part(ctx.said, order.total) and not asks_for_the_whole(ctx.said):
         # "I mean refund 50 of it first", read by the model as a refund: never the whole on a message asking part
         raise shop.ShopError(
             "partial_refund", order_number=order.number, amount=str(order.total), currency=order.currency
         )
-    if amount is None and _part_asked_here(ctx, order.number) and not _FULL_ASKED.search(ctx.said):
+    if amount is None and _part_asked_here(ctx, order.number) and not asks_for_the_whole(ctx.said):
         # "can I get $50 back?" refused, then "ok the refund you mentioned - go ahead": part never becomes the whole
         raise shop.ShopError(
             "full_after_part", order_number=order.number, amount=str(order.total), currency=order.currency
@@ -142,20 +156,33 @@ def _propose_refund(
     return args, values
 
 
-# The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
-_FULL_ASKED = re.compile(
-    r"(?i)\b(?:full|entire|whole|total|everything)\b|\ball\s+of\s+it\b|全额|全部|整单|全款|全退|都退"
-)
-
-
 def _part_asked_here(ctx: ToolContext, order_number: str) -> bool:
-    """Whether part of the order's money was asked for, and refused, earlier in this conversation."""
+    """Whether part of the order's money was asked for, and refused, earlier in this conversation: by the shop
+    (a tool result), or as the answer to its full refund proposed (``PART_ASKED``)."""
     return (
         ConversationMessage.objects.filter(conversation_id=ctx.conversation_id, role=Role.TOOL_RESULT)
         .filter(Q(content__contains='"partial_refund"') | Q(content__contains='"other_currency"'))
         .filter(content__contains=order_number)
         .exists()
-    )
+    ) or PendingAction.objects.filter(
+        conversation_id=ctx.conversation_id,
+        tool="request_refund",
+        arguments__order_number=order_number,
+        result__contains={PART_ASKED: True},
+    ).exists()
+
+
+# Marks a full refund proposal dropped because the answer to it asked for part of the money (``drop_for_part``).
+PART_ASKED = "part_asked"
+
+
+def drop_for_part(ctx: ToolContext) -> PendingAction | None:
+    """Drop the waiting full refund whose answer asked for part of its money ("make it half"), marked so that the
+    full refund is proposed again only when the whole is asked for."""
+    action = cancel_pending(ctx)
+    if action is not None:
+        PendingAction.objects.filter(pk=action.pk).update(result={PART_ASKED: True})
+    return action
 
 
 def _propose_preference(ctx: ToolContext, preference: str) -> tuple[JSONObject, JSONObject]:
