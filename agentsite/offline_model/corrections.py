@@ -93,9 +93,15 @@ _KINDS: tuple[Callable[[str], Span | None], ...] = (
 )
 
 
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
 def whole_address(taken_back: str, given: str) -> str:
     """``given`` completed from ``taken_back``: a Chinese one without its city or district, an English one
-    without its town ("17 Mill Lane" for "7 Mill Lane, Oxford OX1 2AB")."""
+    without its town ("17 Mill Lane" for "7 Mill Lane, Oxford OX1 2AB"). One in the other script is whole as given
+    ("Flat B, 12/F, 688 Nathan Road, …" for "香港九龙旺角弥敦道688号12楼B室"): never spliced into it."""
+    if bool(_HAN.search(given)) != bool(_HAN.search(taken_back)):
+        return given
     if "," not in given and taken_back.lower().startswith(given.strip().lower() + ","):
         return taken_back  # "12 Oak St Apt 4B" of "12 Oak St Apt 4B, Shelbyville": that one, whole
     street = re.match(r"\s*\d+[A-Za-z]?\s+(\D+?)\s*$", given)
@@ -147,7 +153,9 @@ def _number_corrected(address: str, tail: str) -> str | None:
     found = found or list(re.finditer(r"\d+[A-Za-z]?", address))  # "…3号1202", then "是1203室"
     if not found:
         return None
-    last = found[-1]
+    # the house number leads an address in Latin script ("12 Oak Street, Portland, OR 97201": never the ZIP); in a
+    # Chinese one the last number is the most precise ("…3号1202")
+    last = found[0] if not unit and not _HAN.search(address) else found[-1]
     # the unit is written once: "深南大道 100 号" corrected to "200号" is "深南大道 200 号"
     written = number + (unit or "") if unit and not address[last.end() :].lstrip().startswith(unit) else number
     if more := m.group(3):  # a building and room given with it take the place of any after the number
@@ -241,6 +249,24 @@ def _unit_added(proposed: str, text: str) -> str | None:
     return f"{street.group(1)} {unit.group(1)}{proposed[street.end() :]}"
 
 
+# A postcode given again for the address proposed: "sorry, the zip is 97205", "postcode should be LS1 4AB".
+_POSTCODE_GIVEN = re.compile(
+    rf"(?i)\b(?:zip(?:\s*code)?|post\s*code|postal\s*code)\s*(?:is|should\s+be|=|:)?\s*(?P<code>{slots._POSTAL})\b"
+)
+
+
+def _postcode_corrected(proposed: str, text: str) -> str | None:
+    """The address proposed with the postcode a message gives in place of its own, else ``None``."""
+    given = _POSTCODE_GIVEN.search(text)
+    if not given:
+        return None
+    codes = list(re.finditer(rf"(?<![\w-])(?:{slots._POSTAL})(?![\w-])", proposed))
+    if not codes:
+        return f"{proposed.rstrip(' ,')} {given.group('code').upper()}"
+    last = codes[-1]
+    return proposed[: last.start()] + given.group("code").upper() + proposed[last.end() :]
+
+
 def corrected_address(proposed: str, text: str) -> str | None:
     """The address a message corrects ``proposed`` to ("不对 是101号", "确认 不过门牌号写错了 应该是401号", "no wait,
     14 Oak Lane", "make it Bath not Bristol"): the number, the place or the whole address given after the
@@ -254,6 +280,8 @@ def corrected_address(proposed: str, text: str) -> str | None:
             return proposed[: at.start()] + now + proposed[at.end() :]
     if swapped := _place_swapped(proposed, text):
         return swapped
+    if with_code := _postcode_corrected(proposed, text):
+        return with_code
     if with_unit := _unit_added(proposed, text):
         return with_unit
     if (swap := _NOT_Y_BUT_X.search(text)) and (

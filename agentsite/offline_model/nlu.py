@@ -731,7 +731,7 @@ _IF_CHANGED = _re(
     r"(?i:\bif\s+(?:i|we|u)\b|\bwhat\s+(?:happens|if)\b|\bsuppos|\bin\s+case\b|\bonce\s+(?:i|it'?s)\b)"
 )
 _WHAT_IT_WOULD_DO = _re(
-    r"还(?:能|会|可以|收得到)|会不会|能不能|会[^，。？?]{0,10}吗|影响|错过|收不到|"
+    r"还(?:能|会|可以|收得到)|会不会|能不能|会[^，。？?]{0,10}吗|影响|错过|收不到|会(?:怎样|怎么样|如何|发生什么)|后果|"
     r"(?i:\b(?:will|would|do|does|can|could)\s+(?:i|we|u|you|it|that|they|my|the|this|those|these)\b|\bstill\b|"
     r"\bhappens?\b|\bmiss\b)"
 )
@@ -1204,7 +1204,7 @@ _CANTONESE = [
 
 # Words only Cantonese writes, and its 同 for "and" between two things ("地址同通知"), which Mandarin mostly keeps
 # for "same" (同意, 相同, 同时, 同城, 同款).
-_CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)")
+_CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)|^\s*咁")
 # Cantonese puts a measure word where Mandarin says "that" or "my": "我部空气净化器", "盏台灯唔要喇".
 _CANTONESE_MEASURE = re.compile(
     r"(^|[我你，,。？?！!\s]|问下)(部|盏|架|对|只|件|双|张|本|条|把|支|套)(?=[\u4e00-\u9fff]{2})"
@@ -1283,6 +1283,7 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"^(\s*)个(?=[\u4e00-\u9fff]{2})", r"\1那个", text)  # "個空氣淨化器…": that one
         text = re.sub(r"^(\s*)得(?:啦|呀|了)?(?=[\s,，.。!！]|$)", r"\1好", text)  # "得，唔該": a yes
         text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
+        text = re.sub(r"(改[^，。？?]{0,6}地址)去(?=[\u4e00-\u9fff\d])", r"\1为", text)  # "改送貨地址去…": to
         text = re.sub(r"(?<=[\u4e00-\u9fff]{2})(?<![那这])张单", "那单", text)  # "瑜伽垫张单": that order
         text = re.sub(r"呢(?=[张单个笔件])", "这", text)  # "唔係呢張": not this one
         text = re.sub(r"(?<=[那这])张(?!单)(?=\s*(?:[，,。.!！?？]|$))", "单", text)  # "係跑步鞋嗰張": that order

@@ -314,7 +314,9 @@ _BUILDING = r"(?:[A-Z][\w'\-]*\s+){0,3}[A-Z][\w'\-]*"  # "Flat 5, Harbour View, 
 _LEAD = (
     r"(?:(?i:c/o)\s+[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,3},\s*)?"  # "c/o Mary Jones, …": the address is theirs
     r"(?:\d{1,3}(?i:st|nd|rd|th)\s+(?i:floor),\s*)?"  # "4th floor, 1600 …"
-    rf"(?:(?i:apt|apartment|suite|unit|flat|room|rm)\.?\s*{_UNIT_ID},?\s+(?:{_BUILDING},\s+)?|(?i:blk|block)\s+(?=\d)"
+    # "Flat B, 12/F, 688 Nathan Road": a Hong Kong floor after the flat
+    rf"(?:(?i:apt|apartment|suite|unit|flat|room|rm)\.?\s*{_UNIT_ID},?\s+(?:\d{{1,3}}/[Ff],?\s+)?(?:{_BUILDING},\s+)?"
+    r"|(?i:blk|block)\s+(?=\d)"
     r"|(?i:unit|apt|flat)\s+(?=\d+/\d)"  # "Unit 5/22 Smith St": unit 5 at number 22
     r"|(?:[A-Z][\w'\-]*\s+){0,3}(?i:cottage|house|farm|lodge|barn|hall|manor|mill|villa),\s+)?"
 )
