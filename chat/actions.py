@@ -103,6 +103,10 @@ REFUSED = {
         "zh": "这个地址太短，无法投递",
         "en": "that address is too short to deliver to",
     },
+    "address_incomplete": {
+        "zh": "这个地址不完整：请写出省市区、街道和门牌号，我再为您提出修改",
+        "en": "that address is not complete: please give the street and number with the town or city (and postcode)",
+    },
     "address_has_request": {
         "zh": "这个地址里夹着不属于地址的话（比如“帮我”“改成”），请只发地址本身",
         "en": 'that address holds words that are not part of an address (such as "please" or "change it to"); '

@@ -700,7 +700,10 @@ def _made_here_stands(ctx: ToolContext) -> str:
     made = PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.DONE).order_by(
         "-decided_at"
     )[:_MADE_NAMED]
-    return ("；" if ctx.language == "zh" else "; ").join(action.summary for action in reversed(made))
+    said = [
+        actions.proposed(a.tool, {**a.arguments, **a.shown}, ctx.language) for a in reversed(made)
+    ]  # this turn's words
+    return ("；" if ctx.language == "zh" else "; ").join(said)
 
 
 _MADE_NAMED = 2  # the latest changes made in the chat named beside a dropped one

@@ -517,6 +517,36 @@ _ON_CONDITION = re.compile(
     r"(?i:\bif\b|\bunless\b|\brather\s+than\b|\binstead\b|\bas\s+long\s+as\b|\bprovided\b|\bonly\s+if\b|"
     r"\botherwise\b|\bon\s+condition\b)"
 )
+# A change asked on a condition the agent cannot hold it to ("turn off notifications only if my headphones have
+# shipped", "除非你们再发广告，否则别关"): made when confirmed or not at all, so never proposed on it. Politeness
+# ("if you can", "如果可以的话") sets no condition.
+_A_CONDITION = re.compile(
+    r"(?i:\bonly\s+(?:if|when|once|after)\b|\bunless\b|\bas\s+long\s+as\b|\bprovided\s+(?:that\b)?|\bon\s+condition\b|"
+    r"\bif\b(?!\s+(?:you\s+(?:can|could|don'?t\s+mind|would|please)|possible|that'?s\s+(?:ok|okay|possible|alright|fine)|"
+    r"it'?s\s+(?:ok|okay|possible|not\s+too\s+much))\b)[^.?!]{1,60}?\bthen\b|\bwhen(?:ever)?\b[^.?!]{1,40}\b(?:has|have|is|are)\s+"
+    r"(?:shipped|arrived|delivered)\b)|"
+    r"除非|只有[^，。？?]{1,20}才|(?:如果|要是|假如|等)(?!可以|方便|能的话|行的话)[^，。？?]{1,30}(?:的话)?[，,]?\s*(?:就|才|再)"
+)
+
+
+# Words asking for a change, not only stating a value ("change it to …", "把地址改成…", "mute them"): what a change
+# the customer said no to earlier needs before it is proposed again ("I'm still living at X" asks nothing).
+_ASKS_TO_CHANGE = re.compile(
+    r"(?i:\b(?:change|update|switch|set|make|put|use|mute|unmute|turn|go\s+ahead|proceed|apply|save|do\s+it)\b)|"
+    r"改|换|设|用|关|开|静音|确认|办"
+)
+
+
+def asks_to_change(text: str) -> bool:
+    """Whether ``text`` asks for a change in words of a request, rather than only saying a value."""
+    return bool(_ASKS_TO_CHANGE.search(text))
+
+
+def asks_on_a_condition(text: str) -> bool:
+    """Whether ``text`` asks for a change on a condition ("only if …", "unless …", "除非…", "如果…就…")."""
+    return bool(_A_CONDITION.search(text))
+
+
 # Where refunded money would go: a refund goes back the way it was paid, never elsewhere on a yes.
 _PAID_ELSEWHERE = re.compile(
     r"卡|账户|账号|支付宝|微信|余额|(?i:\bcard\b|\bvisa\b|\bmastercard\b|\bamex\b|\baccount\b|\bpaypal\b|\bwallet\b|"

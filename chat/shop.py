@@ -256,7 +256,26 @@ def deliverable(address: str) -> str:
         raise ShopError("address_too_short")
     if _NOT_AN_ADDRESS.search(value):  # "帮我将地址改做上海市…": the request read as the address, whatever model
         raise ShopError("address_has_request")
+    if not _deliverable_as_written(value):  # "北京市朝阳区", "5 Main St": no parcel finds its door
+        raise ShopError("address_incomplete")
     return value
+
+
+# A Chinese address names a street or building and a number ("北京市朝阳区" does not); one in Latin script a number
+# (a house's, a flat's or a postcode) and a town: after a comma, with a postcode, or as a word after the street.
+_STREET_ZH = re.compile(r"[路街道巷弄里村号號栋棟楼樓室座]|胡同|大厦|广场|花园|小区|公寓")
+_NUMBER_ZH = re.compile(r"\d|[一二三四五六七八九十百千]+[号號]")
+_POSTCODE_LATIN = re.compile(r"\b\d{4,6}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b", re.IGNORECASE)
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _deliverable_as_written(address: str) -> bool:
+    if _HAN.search(address):
+        return bool(_STREET_ZH.search(address) and _NUMBER_ZH.search(address))
+    words = re.findall(r"[\w'-]+", address)  # "1 Main St Austin" names its town without a comma; "5 Main St" none
+    return bool(re.search(r"\d", address)) and (
+        "," in address or bool(_POSTCODE_LATIN.search(address)) or len(words) >= 4
+    )
 
 
 # Words of a request or of a claim about the change, never of an address: an address holding them was read with

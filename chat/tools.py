@@ -26,6 +26,8 @@ from chat.answers import (
     CUSTOMERS_WORDS,
     asks_for_part,
     asks_for_the_whole,
+    asks_on_a_condition,
+    asks_to_change,
     currencies_named,
     refuses_the_kind,
     says_not_to_make,
@@ -200,8 +202,8 @@ def _propose_address(ctx: ToolContext, address: str) -> tuple[JSONObject, JSONOb
 
 
 def _propose_order_address(ctx: ToolContext, order_number: str, address: str) -> tuple[JSONObject, JSONObject]:
+    order = shop.check_address_changeable(ctx.customer_id, order_number)  # a parcel gone first: no address helps
     address = shop.deliverable(address)
-    order = shop.check_address_changeable(ctx.customer_id, order_number)
     values = {"order_number": order.number, "address": address}
     return values, values
 
@@ -240,6 +242,30 @@ NOT_WANTED = {
 }
 
 
+# A change the customer said no to in this conversation, its value only said again: not proposed again unasked.
+DECLINED_HERE = {
+    "zh": "您在这次对话里已经拒绝过这项改动，所以没有再次提出，没有任何改动；如果改了主意，请直接说要改",
+    "en": "you said no to this change earlier in this chat, so it was not proposed again and nothing was changed; "
+    "if you've changed your mind, just ask me to make it",
+}
+
+
+def _declined_here(ctx: ToolContext, tool: str, arguments: JSONObject) -> bool:
+    """Whether the customer said no to this change, with these arguments, earlier in this conversation."""
+    return PendingAction.objects.filter(
+        conversation_id=ctx.conversation_id, tool=tool, status=PendingAction.Status.CANCELLED, arguments=arguments
+    ).exists()
+
+
+# A change asked on a condition: the agent cannot wait for it, so it proposes nothing and says so.
+ON_A_CONDITION = {
+    "zh": "我没办法让改动等某个条件成立后再生效：改动只会在您确认后立即生效，所以没有为您提出；"
+    "如果现在就要改，请直接告诉我",
+    "en": "I can't make a change wait for a condition: a change is made as soon as you confirm it, so nothing was "
+    "proposed; if you want it now, just tell me",
+}
+
+
 def _order_named(arguments: JSONObject) -> tuple[str, str]:
     """The order a change is of, and what it holds (to tell whether a refusal names it); ("", "") for none."""
     order = str(arguments.get("order_number") or "")
@@ -252,7 +278,12 @@ def _proposer(tool: str) -> Callable[..., JSONObject]:
     def run(ctx: ToolContext, **arguments: Any) -> JSONObject:
         if ctx.said and refuses_the_kind(ctx.said, tool) and says_not_to_make(ctx.said, tool, *_order_named(arguments)):
             return {"error": NOT_WANTED.get(ctx.language, NOT_WANTED["en"]), "error_code": "not_wanted"}
+        if ctx.said and asks_on_a_condition(ctx.said):  # "mute them only if my headphones have shipped"
+            return {"error": ON_A_CONDITION.get(ctx.language, ON_A_CONDITION["en"]), "error_code": "on_a_condition"}
         checked, values = PROPOSE[tool](ctx, **arguments)
+        if tool in CHANGED_KEY and ctx.said and not asks_to_change(ctx.said) and _declined_here(ctx, tool, checked):
+            # "no" to the address, then "just so you know, I'm still living at X": said, not asked again
+            return {"error": DECLINED_HERE.get(ctx.language, DECLINED_HERE["en"]), "error_code": "declined_here"}
         return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
 
     return run
