@@ -532,8 +532,9 @@ _A_CONDITION = re.compile(
 # Words asking for a change, not only stating a value ("change it to …", "把地址改成…", "mute them"): what a change
 # the customer said no to earlier needs before it is proposed again ("I'm still living at X" asks nothing).
 _ASKS_TO_CHANGE = re.compile(
-    r"(?i:\b(?:change|update|switch|set|make|put|use|mute|unmute|turn|go\s+ahead|proceed|apply|save|do\s+it)\b)|"
-    r"改|换|设|用|关|开|静音|确认|办"
+    r"(?i:\b(?:change|update|switch|set|make|put|use|mute|unmute|turn|go\s+ahead|proceed|apply|save|do\s+it|please|"
+    r"pls|can\s+you|could\s+you|would\s+you|i\s+want|i'?d\s+like)\b)|"
+    r"改|换|換|设|設|用|关|關|开|開|熄|静音|靜音|确认|確認|办|辦|帮我|幫我|请|請|麻烦|麻煩"
 )
 
 

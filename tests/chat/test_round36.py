@@ -98,3 +98,14 @@ def test_a_zip_given_again_corrects_the_address_waiting():
 
     [waiting] = _waiting(user)
     assert waiting.arguments["address"] == "12 Oak Street, Portland, OR 97205", reply
+
+
+def test_a_change_said_no_to_and_asked_again_in_cantonese_is_proposed():
+    """Round 37: "幫我熄咗啲通知" after "唔係呀" was refused as said no to before: it asks for the change."""
+    user, conversation = demo_customer("chen")
+    run_turn(user.pk, conversation, "可唔可以幫我熄咗啲通知？")
+    run_turn(user.pk, conversation, "唔係呀")
+
+    reply = run_turn(user.pk, conversation, "幫我熄咗啲通知").reply
+
+    assert [a.tool for a in _waiting(user)] == ["update_notification_preference"], reply
