@@ -247,10 +247,7 @@ def _asks_part_of_it(text: str, waiting: PendingAction) -> bool:
 def _part_asked(store: short_term.SessionStore, ctx: ToolContext, waiting: PendingAction, emit: Emit) -> TurnResult:
     """Part of the waiting full refund's money asked: the full refund dropped (``tools.drop_for_part``: proposed
     again only when the whole is asked for), a colleague offered for the part, and the next change asked proposed."""
-    drop_for_part(ctx)
-    store.transition(
-        ctx.conversation_id, AgentState.COLLECTING_INFO, "part asked", progress=False, only_from={AgentState.CONFIRMING}
-    )
+    _drop(store, ctx, drop_for_part)
     language = ctx.language
     said = actions.proposed(waiting.tool, {**waiting.arguments, **waiting.shown}, language)  # in this turn's words
     reply = prompts.PART_ASKED[language].format(summary=said)
@@ -648,9 +645,13 @@ def _confirmed_call(confirmed: JSONObject) -> ToolCall:
     return ToolCall(id=f"confirmed-{confirmed.pop('action')}", name=confirmed.pop("tool"), arguments="{}")
 
 
-def _drop(store: short_term.SessionStore, ctx: ToolContext) -> None:
-    """Drop the waiting change the customer said no to."""
-    cancel_pending(ctx)
+def _drop(
+    store: short_term.SessionStore,
+    ctx: ToolContext,
+    cancel: Callable[[ToolContext], PendingAction | None] = cancel_pending,
+) -> None:
+    """Drop the waiting change the customer said no to (``cancel``: how; ``drop_for_part`` marks it)."""
+    cancel(ctx)
     declined = {AgentState.CONFIRMING}
     store.transition(ctx.conversation_id, AgentState.COLLECTING_INFO, "declined", progress=False, only_from=declined)
 
@@ -700,10 +701,8 @@ def _made_here_stands(ctx: ToolContext) -> str:
     made = PendingAction.objects.filter(conversation_id=ctx.conversation_id, status=PendingAction.Status.DONE).order_by(
         "-decided_at"
     )[:_MADE_NAMED]
-    said = [
-        actions.proposed(a.tool, {**a.arguments, **a.shown}, ctx.language) for a in reversed(made)
-    ]  # this turn's words
-    return ("；" if ctx.language == "zh" else "; ").join(said)
+    said = [actions.proposed(a.tool, {**a.arguments, **a.shown}, ctx.language) for a in reversed(made)]
+    return ("；" if ctx.language == "zh" else "; ").join(said)  # in this turn's language, whatever it was made in
 
 
 _MADE_NAMED = 2  # the latest changes made in the chat named beside a dropped one

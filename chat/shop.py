@@ -266,7 +266,6 @@ def deliverable(address: str) -> str:
 _STREET_ZH = re.compile(r"[路街道巷弄里村号號栋棟楼樓室座]|胡同|大厦|广场|花园|小区|公寓")
 _NUMBER_ZH = re.compile(r"\d|[一二三四五六七八九十百千]+[号號]")
 _POSTCODE_LATIN = re.compile(r"\b\d{4,6}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}\b", re.IGNORECASE)
-_HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _deliverable_as_written(address: str) -> bool:

@@ -130,16 +130,10 @@ def _propose_refund(
     try:
         order = shop.check_refundable(ctx.customer_id, order_number, amount)
     except shop.ShopError as refused:  # "all ¥1,790 of it" on a $249 order: the currency, not the number, is wrong
-        paid_in = str(refused.values.get("currency") or "")
-        if refused.code in ("partial_refund", "refund_over_total") and currencies_named(ctx.said) - {paid_in}:
-            raise shop.ShopError(
-                "other_currency", **{k: refused.values[k] for k in ("order_number", "amount")}, currency=paid_in
-            ) from None
+        if refused.code in ("partial_refund", "refund_over_total"):
+            _paid_in_it(ctx, **{k: str(refused.values[k]) for k in ("order_number", "amount", "currency")})
         raise
-    if currencies_named(ctx.said) - {order.currency}:  # "refund ¥89 on the grinder" paid $89: never the $89
-        raise shop.ShopError(
-            "other_currency", order_number=order.number, amount=str(order.total), currency=order.currency
-        )
+    _paid_in_it(ctx, order.number, str(order.total), order.currency)  # "refund ¥89 on the grinder" paid $89
     if amount is None and asks_for_part(ctx.said, order.total) and not asks_for_the_whole(ctx.said):
         # "I mean refund 50 of it first", read by the model as a refund: never the whole on a message asking part
         raise shop.ShopError(
@@ -156,6 +150,13 @@ def _propose_refund(
     if delivered := shop.outside_return_window(order):  # still a request, but the customer hears it is late
         values |= {"delivered": delivered, "window_days": shop.RETURN_WINDOW_DAYS}
     return args, values
+
+
+def _paid_in_it(ctx: ToolContext, order_number: str, amount: str, currency: str) -> None:
+    """Refuse (``other_currency``) when the customer's message names money in another currency than the order's:
+    never the order's money read in its place."""
+    if currencies_named(ctx.said) - {currency}:
+        raise shop.ShopError("other_currency", order_number=order_number, amount=amount, currency=currency)
 
 
 def _part_asked_here(ctx: ToolContext, order_number: str) -> bool:
@@ -266,6 +267,11 @@ ON_A_CONDITION = {
 }
 
 
+def _not_proposed(ctx: ToolContext, why: dict[str, str], code: str) -> JSONObject:
+    """A change the customer's message rules out, asked for by the model all the same: refused, saying why."""
+    return {"error": why.get(ctx.language, why["en"]), "error_code": code}
+
+
 def _order_named(arguments: JSONObject) -> tuple[str, str]:
     """The order a change is of, and what it holds (to tell whether a refusal names it); ("", "") for none."""
     order = str(arguments.get("order_number") or "")
@@ -277,13 +283,13 @@ def _order_named(arguments: JSONObject) -> tuple[str, str]:
 def _proposer(tool: str) -> Callable[..., JSONObject]:
     def run(ctx: ToolContext, **arguments: Any) -> JSONObject:
         if ctx.said and refuses_the_kind(ctx.said, tool) and says_not_to_make(ctx.said, tool, *_order_named(arguments)):
-            return {"error": NOT_WANTED.get(ctx.language, NOT_WANTED["en"]), "error_code": "not_wanted"}
+            return _not_proposed(ctx, NOT_WANTED, "not_wanted")
         if ctx.said and asks_on_a_condition(ctx.said):  # "mute them only if my headphones have shipped"
-            return {"error": ON_A_CONDITION.get(ctx.language, ON_A_CONDITION["en"]), "error_code": "on_a_condition"}
+            return _not_proposed(ctx, ON_A_CONDITION, "on_a_condition")
         checked, values = PROPOSE[tool](ctx, **arguments)
         if tool in CHANGED_KEY and ctx.said and not asks_to_change(ctx.said) and _declined_here(ctx, tool, checked):
             # "no" to the address, then "just so you know, I'm still living at X": said, not asked again
-            return {"error": DECLINED_HERE.get(ctx.language, DECLINED_HERE["en"]), "error_code": "declined_here"}
+            return _not_proposed(ctx, DECLINED_HERE, "declined_here")
         return (queue_change if ctx.queue_changes else propose_change)(ctx, tool, checked, values)
 
     return run

@@ -93,14 +93,11 @@ _KINDS: tuple[Callable[[str], Span | None], ...] = (
 )
 
 
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-
-
 def whole_address(taken_back: str, given: str) -> str:
     """``given`` completed from ``taken_back``: a Chinese one without its city or district, an English one
     without its town ("17 Mill Lane" for "7 Mill Lane, Oxford OX1 2AB"). One in the other script is whole as given
     ("Flat B, 12/F, 688 Nathan Road, …" for "香港九龙旺角弥敦道688号12楼B室"): never spliced into it."""
-    if bool(_HAN.search(given)) != bool(_HAN.search(taken_back)):
+    if bool(speech.HAN.search(given)) != bool(speech.HAN.search(taken_back)):
         return given
     if "," not in given and taken_back.lower().startswith(given.strip().lower() + ","):
         return taken_back  # "12 Oak St Apt 4B" of "12 Oak St Apt 4B, Shelbyville": that one, whole
@@ -155,7 +152,7 @@ def _number_corrected(address: str, tail: str) -> str | None:
         return None
     # the house number leads an address in Latin script ("12 Oak Street, Portland, OR 97201": never the ZIP); in a
     # Chinese one the last number is the most precise ("…3号1202")
-    last = found[0] if not unit and not _HAN.search(address) else found[-1]
+    last = found[0] if not unit and not speech.HAN.search(address) else found[-1]
     # the unit is written once: "深南大道 100 号" corrected to "200号" is "深南大道 200 号"
     written = number + (unit or "") if unit and not address[last.end() :].lstrip().startswith(unit) else number
     if more := m.group(3):  # a building and room given with it take the place of any after the number

@@ -609,14 +609,20 @@ def _to_you(content: str, lang: str) -> str:
     return re.sub(r"\byou ([a-z]+)\b", agree, text)
 
 
-def promises_on_record(entries: list[MemoryEntry], lang: str) -> str:
-    """The shop's promises to the customer (the memory block's confirmed promise lines), said as the record, or
-    that there are none: what anyone said in a chat is no promise unless the shop recorded it."""
-    promised = [
-        _to_you(PROMISE_LABEL.sub("", e.content), lang).rstrip("。.")
+def _promises(entries: list[MemoryEntry], lang: str, about: str = "") -> list[str]:
+    """The shop's promises the memory block shows (its confirmed promise lines), said to the customer; only those
+    matching ``about`` when given."""
+    return [
+        _to_you(PROMISE_LABEL.sub("", e.content), lang)
         for e in entries
-        if e.tag == "confirmed" and PROMISE_LABEL.match(e.content)
+        if e.tag == "confirmed" and PROMISE_LABEL.match(e.content) and (not about or re.search(about, e.content))
     ]
+
+
+def promises_on_record(entries: list[MemoryEntry], lang: str) -> str:
+    """The shop's promises to the customer, said as the record, or that there are none: what anyone said in a chat
+    is no promise unless the shop recorded it."""
+    promised = [p.rstrip("。.") for p in _promises(entries, lang)]
     if not promised:
         return phrase("no_promises", lang)
     if lang == "zh":
@@ -627,11 +633,7 @@ def promises_on_record(entries: list[MemoryEntry], lang: str) -> str:
 def chases_on_record(entries: list[MemoryEntry], lang: str) -> str:
     """The chases the shop's promises hold (the memory block's confirmed promise lines), said as the record, or
     that there are none."""
-    chases = [
-        _to_you(PROMISE_LABEL.sub("", e.content), lang)
-        for e in entries
-        if e.tag == "confirmed" and PROMISE_LABEL.match(e.content) and re.search(r"催单|(?i:\bchase\b)", e.content)
-    ]
+    chases = _promises(entries, lang, about=r"催单|(?i:\bchase\b)")
     if not chases:
         return "我们的记录里没有进行中的催单。" if lang == "zh" else "Our records hold no chase for you."
     if lang == "zh":
