@@ -1746,8 +1746,8 @@ def _each_thing_named(
 
 
 def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request], listed: ToolResult) -> Reply | None:
-    """After the list, each request about an order named by its end ("1) where is 0924 … 3) is the refund on
-    0880 done yet?"): its calls, with the one listed order that ends so in its place. ``None`` if none is."""
+    """After the list, each request about orders named by their ends ("1) where is 0924 … 3) is the refund on
+    0880 done yet?"): its calls, with the one listed order that ends so in each end's place. ``None`` if none is."""
     numbers = [str(o.get("order_number") or "") for o in _listed(listed)]
     calls: list[PlannedCall] = []
     for request in requests:
@@ -1758,9 +1758,10 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
             for tail in slots.order_tails(request.text)
             if len(ending := [n for n in numbers if n.endswith(tail)]) == 1
         ]
-        if len(found) == 1:
-            (tail, (number,)) = found[0]
-            whole = _named_in_full(request.text, tail, number)
+        whole = request.text
+        for tail, (number,) in found:  # "any refunds on 0880, 0923, 0924?": each of them
+            whole = _named_in_full(whole, tail, number)
+        if found:
             calls += _answer(conv, whole, nlu.classify(whole)).tool_calls
     return Reply(None, tuple(calls)) if calls else None
 

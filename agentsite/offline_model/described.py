@@ -198,7 +198,7 @@ _NOT_A_THING_EN = frozenset(
         "already finally actually showed turned went agent agents rep reps representative manager supervisor "
         "employee support service down up out off over away fact facts note notes confirmed memory ord doing getting "
         "cheaper dearer pricier expensive less more priciest dearest costliest latest earliest largest smallest "
-        "refundable returnable eligible",
+        "refundable returnable eligible if unless once since because while then than they",
     )
 )
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
@@ -212,7 +212,8 @@ _NAMED_THING_ZH = re.compile(
     r"(?:取消了?的|退了?的|(?:还)?没发货的|(?:已经)?(?:发货|签收|收到|送到)了?的|到了的)?"
     r"([\u4e00-\u9fff]{2,9}?)"
     r"(?:那一?单|那一?个|这一?单|的订单|的那单|订单|那一?笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)(?:帮我|给我|一起)?(?:退|申请退)|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
-    r"几时|多久|下单|的?钱|想退|能退|要退|(?:还)?可(?:不可)?以(?:申请)?退|还能(?:不能)?退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
+    r"几时|多久|下单|的?钱|如果|要是|假如|万一|"
+    r"想退|能退|要退|(?:还)?可(?:不可)?以(?:申请)?退|还能(?:不能)?退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
     r"\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
 NOT_A_THING_ZH = re.compile(

@@ -261,7 +261,8 @@ _REFUND_POSSIBLE = _re(
 # A refund asked for as a question about it ("0943可唔可以退？", "0790键盘可以退吗？"): proposed, and the shop says why
 # not where it cannot be.
 REFUND_ASKED_AS_A_QUESTION = _re(
-    r"(?<![还是否不])(?:能|可以|可不可以|能不能)(?:再|再次)?(?:申请)?(?:退款|退货|退)(?:一次|一下)?(?:吗|嘛|么|不)?\s*(?:[?？，,。]|$)|"
+    r"(?<![还是否不])(?:能|可以|可不可以|能不能)(?:再|再次)?(?:申请)?(?:退款|退货|退(?:回|还|给我)?)"
+    r"(?:一半|一部分|部分|\d+(?:\.\d+)?\s*(?:块|元|蚊)?)?(?:的)?(?:钱|款)?(?:一次|一下)?(?:吗|嘛|么|不)?\s*(?:[?？，,。]|$)|"
     r"(?i:\b(?:can|could)\s+i\s+return\s+(?!it\b|this\b|that\b|them\b|things?\b|items?\b|stuff\b))"
 )
 
@@ -1342,6 +1343,14 @@ _REQUESTS_AFTER_A_CONDITION = (
     Intent.SET_NOTIFICATION,
 )
 _IF_CLAUSE = _re(r"^\s*(?:哦|噢|那|那么)?\s*(?:如果|要是|假如)?[^，。？?!！]{1,12}的话[，,\s]*(?:就)?")
+# The same in English, before the request or after it: "If my backpack hasn't arrived yet, refund it", "Switch my
+# contact channel to SMS unless I'm already on SMS".
+_IF_CLAUSE_EN = _re(
+    r"(?i)^\s*(?:only\s+)?(?:if|unless|provided(?:\s+that)?|as\s+long\s+as)\s+[^,.?!]{3,60},\s*(?:then\s+)?"
+)
+_IF_CLAUSE_EN_AFTER = _re(
+    r"(?i)[\s,]+(?:(?:only\s+)?if|unless|provided(?:\s+that)?|as\s+long\s+as)\s+[^,.?!]{3,60}[.?!]*\s*$"
+)
 
 
 def without_opener(text: str) -> str:
@@ -1391,6 +1400,12 @@ def classify(text: str) -> Understanding:
     condition = _IF_CLAUSE.match(text)
     if condition and _HOW_IT_STANDS_NOW.search(condition.group()) and (rest := text[condition.end() :].strip()):
         inner = classify(rest)  # "还没发的话帮我取消退钱吧": the request the condition comes with
+        if inner.intent in _REQUESTS_AFTER_A_CONDITION:
+            return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
+    before, after = _IF_CLAUSE_EN.match(text), _IF_CLAUSE_EN_AFTER.search(text)
+    rest = (text[before.end() :] if before else text[: after.start()] if after else "").strip()
+    if rest and (is_request(rest) or not is_question(rest)):  # not "can I get a refund if the price drops?"
+        inner = classify(rest)  # the request the condition comes with; the application refuses the condition
         if inner.intent in _REQUESTS_AFTER_A_CONDITION:
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
 

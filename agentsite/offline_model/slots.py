@@ -760,9 +760,18 @@ _SETTINGS_LISTED = re.compile(
 )
 
 
+# A condition beside a request, in English: "… unless I'm already on SMS", "If I'm still on email, …".
+_CONDITION_CLAUSE_EN = re.compile(
+    r"(?i)^\s*(?:only\s+)?(?:if|unless)\s+[^,.?!]{3,60},|[\s,]+(?:(?:only\s+)?if|unless)\s+[^,.?!]{3,60}[.?!]*\s*$"
+)
+
+
 def contact_channel(text: str) -> str | None:
-    """Return the channel the customer wants to be contacted by, if `text` says so."""
+    """Return the channel the customer wants to be contacted by, if `text` says so (never the one a condition
+    beside the request names: "switch me to SMS unless I'm already on SMS" asks for SMS, once)."""
     text = _EMAIL_RE.sub(" ＠ ", text)  # an address is no channel; where it stood is kept ("my email is ＠")
+    if (asked := _CONDITION_CLAUSE_EN.sub(" ", text)) != text and channels_named(asked):
+        text = asked
     if not _CONTACT_CUE.search(text) or _SEND_ME_A_THING.search(text):
         return None
     hits: list[tuple[int, str]] = []

@@ -79,6 +79,14 @@ _BY_A_CHANNEL = re.compile(
     r"(?i)\s*(?:or\s+)?(?:by|via|through|over|on)\s+(?:phone|sms|text|e-?mail|wechat|call)\s*[?？.]*\s*"
     r"|\s*(?:还是)?(?:用|通过)?(?:电话|短信|邮件|微信)(?:吗|呢)?\s*[?？。]*\s*"
 )
+# "refunds on 0880, 0923, 0924?": a comma between order numbers lists orders, it cuts no request
+_ENDS_AN_ORDER = re.compile(r"(?i)(?<![\d-])(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}\s*$")
+_NEXT_ORDER_LISTED = re.compile(
+    r"(?i)(?:(?:and|or)\s+)?(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)\s*(?:$|[,，、?？.。!！]|(?:and|or)\s|[和或])"
+)
+# The items of a list of the customer's facts ("我的默认地址、通知、联系方式、0902退款情况分别是什么？")
+_LIST_ITEM_GAP = re.compile(r"\s*(?:[、,，]\s*(?:(?i:and)\s+)?|\s(?i:and)\s+|以及|[和及与])\s*")
+_MORE_THAN_A_LIST = re.compile(r"[？?。!！；;\n]|还有|另外|顺便|然后|并且|同时|(?i:\balso\b|\bplus\b)")
 _LINKING = re.compile(r"还有|另外|顺便|以及|并且|同时|(?i:\balso\b|\bplus\b|\bas\s+well\s+as\b)")
 _WHICH = re.compile(r"(?i)\s*(?:which|what)\b|\s*哪")
 _LINKING_START = re.compile(r"(?i)^\s*(?:(?:and|also|plus|then|but|oh|so)\b[\s,，]*)+")
@@ -152,6 +160,8 @@ def requests(text: str) -> list[Request]:
         if len(parts) > 1 and not any(p.understood.intent in small_talk for p in parts):
             return parts
     whole = classify(text)
+    if whole.intent is Intent.ASK_FACT and (pulled := _an_order_listed(text)):
+        return [Request(words, classify(words)) for words in pulled]  # "我的地址、通知、0902退款情况分别是什么？"
     address = slots.address(text)  # its commas cut nothing: "my new address is Flat 2, 14 Mill Road, …"
     inside = (text.find(address), text.find(address) + len(address)) if address and address in text else (0, 0)
     marks = [
@@ -161,6 +171,7 @@ def requests(text: str) -> list[Request]:
         and m.end() < len(text)
         and not inside[0] < m.start() < inside[1]
         and not _TAG.match(text, m.end())  # "…switched to SMS, right?": the tag ends the clause it follows
+        and not (_ENDS_AN_ORDER.search(text, 0, m.start()) and _NEXT_ORDER_LISTED.match(text, m.end()))
     ]
     starts, ends = [0, *(m.end() for m in marks)], [*(m.start() for m in marks), len(text)]
     groups: list[_Part] = []
@@ -301,6 +312,27 @@ def requests(text: str) -> list[Request]:
     if len({_what_it_asks(r) for r in found}) < 2:
         return [Request(text, whole)]
     return found
+
+
+def _an_order_listed(text: str) -> list[str]:
+    """A list of the customer's facts with an order's question among its items, as two requests: the facts
+    without it, and the items naming an order (one run of them) asked on their own; none otherwise."""
+    if _MORE_THAN_A_LIST.search(text.rstrip("？?。.!！ ")):
+        return []  # "那个运输中的啥时候到？还有我的地址和通知…": sentences, each read as its own part
+    gaps = [(m.start(), m.end()) for m in _LIST_ITEM_GAP.finditer(text) if m.start() > 0 and m.end() < len(text)]
+    bounds = [0, *(cut for gap in gaps for cut in gap), len(text)]
+    items = list(zip(bounds[::2], bounds[1::2], strict=True))
+    naming = [i for i, (start, end) in enumerate(items) if _names_an_order(text[start:end])]
+    if not naming or len(naming) == len(items) or naming != list(range(naming[0], naming[-1] + 1)):
+        return []
+    start, end = items[naming[0]][0], items[naming[-1]][1]
+    cut = (gaps[naming[0] - 1][0], end) if naming[0] > 0 else (start, gaps[naming[-1]][1])
+    mark = "？" if re.search(r"[\u4e00-\u9fff]", text) else "?"
+    facts, asked = (
+        (words if words[-1:] in ("?", "？") else words + mark)
+        for words in ((text[: cut[0]] + text[cut[1] :]).strip(), text[start:end].strip())
+    )
+    return [facts, asked] if len(listed_subjects(facts)) > 1 else []
 
 
 def _about_an_order(understood: Understanding, part: str) -> bool:
