@@ -522,10 +522,15 @@ _ON_CONDITION = re.compile(
 # ("if you can", "如果可以的话") sets no condition.
 _A_CONDITION = re.compile(
     r"(?i:\bonly\s+(?:if|when|once|after)\b|\bunless\b|\bas\s+long\s+as\b|\bprovided\s+(?:that\b)?|\bon\s+condition\b|"
-    r"\bif\b(?!\s+(?:you\s+(?:can|could|don'?t\s+mind|would|please)|possible|that'?s\s+(?:ok|okay|possible|alright|fine)|"
-    r"it'?s\s+(?:ok|okay|possible|not\s+too\s+much))\b)[^.?!]{1,60}?\bthen\b|\bwhen(?:ever)?\b[^.?!]{1,40}\b(?:has|have|is|are)\s+"
-    r"(?:shipped|arrived|delivered)\b)|"
-    r"除非|只有[^，。？?]{1,20}才|(?:如果|要是|假如|等)(?!可以|方便|能的话|行的话)[^，。？?]{1,30}(?:的话)?[，,]?\s*(?:就|才|再)"
+    # "if my backpack hasn't arrived yet, refund it": any "if" but a polite one ("if you can", "if possible")
+    r"(?<!\beven\s)(?<!\bas\s)(?<!\bwhat\s)\bif\b(?!\s+(?:(?:you|u)\s+(?:can|could|don'?t\s+mind|wouldn'?t\s+mind|would|will|"
+    r"may|please|want|like|have\s+(?:a\s+)?(?:time|chance|a\s+moment))|possible|so|any|at\s+all|needed|necessary|"
+    r"that'?s\s+(?:ok|okay|possible|alright|all\s+right|fine|allowed)|that\s+(?:works|helps)|"
+    r"it'?s\s+(?:ok|okay|possible|not\s+too\s+much|no\s+trouble|alright|fine|allowed))\b)|"
+    r"\b(?:when(?:ever)?|once|after|as\s+soon\s+as)\s+(?:it|they|the\s+\w+|my\s+\w+|\w+)\s+(?:ships|arrives|arrive|"
+    r"comes|come|gets?\s+(?:there|here|delivered|shipped)|(?:is|are|has|have)\s+(?:been\s+)?(?:shipped|arrived|delivered))\b)|"
+    r"除非|只有[^，。？?]{1,20}才|(?:如果|要是|假如|假设|万一|萬一|若是|等)(?!可以|方便|能的话|行的话)[^，。？?]{1,30}(?:的话|嘅話)?[，,]?\s*"
+    r"(?:就|才|再)|(?<!可以)(?<!方便)(?<!能)(?<!行)(?<!需要)(?<!得)(?<!可能)(?:的话|嘅話|的話)"
 )
 
 
