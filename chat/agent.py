@@ -443,8 +443,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if lapsed_now is not None and asked_again(lapsed_now):
             lapsed_now = None  # the same change proposed anew this turn: its question says what waits
         dropped = held if held is not None and still_waiting is None and lapsed_now is None and replaced(held) else None
+        gone = lapsed or lapsed_now  # lapsed before this message (a new login) or with it
+        if gone is not None and asked_again(gone):
+            gone = None  # the same change proposed anew this turn: its question says what waits
         notices = _with_notice(
-            _with_notice("", lapsed or lapsed_now, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
+            _with_notice("", gone, prompts.LAPSED, language), still_waiting, prompts.ON_HOLD, language
         )
         notices = _with_notice(
             _with_notice(notices, dropped, prompts.REPLACED, language), set_aside, wording_aside, language

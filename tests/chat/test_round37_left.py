@@ -7,11 +7,13 @@
   backpack hasn't arrived yet, refund it" (the yes would have made it); "Refund the headphones if they haven't
   shipped yet" and "瑜伽垫如果还没发货的话就帮我退款" read the condition as part of the thing ("no such item").
 - "0942綠茶可唔可以退返一半錢？" got the refunds policy, not the offer of a colleague a part refund needs.
-"""
+- A change that lapsed with a new login, asked for again in the login's first message, got its new proposal and
+  the notice that it lapsed in one reply."""
 
 from __future__ import annotations
 
 import pytest
+from django.test import Client
 
 from chat.agent import run_turn
 from chat.models import PendingAction, Refund
@@ -83,6 +85,17 @@ def test_part_of_an_orders_money_asked_in_cantonese_offers_a_colleague():
 
     assert "部分退款" in reply and "人工" in reply, reply
     assert _waiting(user) == [], reply
+
+
+def test_a_change_asked_again_after_a_new_login_is_proposed_without_the_lapse_notice():
+    user, conversation = demo_customer("bob")
+    run_turn(user.pk, conversation, "please mute my notifications")
+    Client().force_login(user)
+
+    reply = run_turn(user.pk, conversation, "please mute my notifications").reply
+
+    assert "lapsed" not in reply and "muted" in reply, reply
+    assert [a.tool for a in _waiting(user)] == ["update_notification_preference"], reply
 
 
 @pytest.mark.parametrize(
