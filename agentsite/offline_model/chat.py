@@ -654,6 +654,15 @@ def _same_place_zh(given: str, known: str) -> bool:
     return bool(street) and all(ch in whole for ch in plain[: len(plain) - len(street)])
 
 
+def _as_written(conv: Conversation, address: str) -> str:
+    """An address in the characters the customer wrote it in, in the latest message that holds it: the rules
+    read traditional characters as simplified ones, and the shop keeps what the customer wrote."""
+    for turn in reversed(conv.turns):
+        if turn.role == "user" and (written := nlu.as_written(address, turn.text)) != address:
+            return written
+    return address
+
+
 def _completed_from_the_chat(conv: Conversation, address: str) -> str:
     """An address given in part ("新安街道 7 号", "17 Mill Lane") completed from the latest address of this chat
     (a change proposed or made, an order's), the record or one memory holds whose street it names; else as
@@ -1368,7 +1377,10 @@ def respond(conv: Conversation) -> Reply:
         lang = reply_language(conv, conv.latest_user_text)  # the part about someone else refused, first
         reply = Reply(f"{replies.phrase('others_data', lang)}\n{reply.content}")
     calls = tuple(
-        PlannedCall(c.name, {**c.arguments, "address": _completed_from_the_chat(conv, c.arguments["address"])})
+        PlannedCall(
+            c.name,
+            {**c.arguments, "address": _as_written(conv, _completed_from_the_chat(conv, c.arguments["address"]))},
+        )
         if isinstance(c.arguments, dict) and isinstance(c.arguments.get("address"), str)
         else c
         for c in reply.tool_calls

@@ -1267,6 +1267,13 @@ def _as_a_message(found: re.Match[str]) -> str:
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
+def as_written(read: str, said: str) -> str:
+    """``read`` (words the rules took from ``said`` in simplified characters) in the characters ``said`` wrote
+    them in ("彌敦道688號", never "彌敦道688号"); as read when ``said`` does not hold them."""
+    at = _CANTONESE_IS.sub("是", said).translate(_SIMPLIFIED).find(read)
+    return said[at : at + len(read)] if at >= 0 and read not in said else read
+
+
 def as_mandarin(text: str) -> str:
     """``text`` without invisible characters, in simplified ones, with common Cantonese words in their Mandarin
     ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words

@@ -109,3 +109,13 @@ def test_a_change_said_no_to_and_asked_again_in_cantonese_is_proposed():
     reply = run_turn(user.pk, conversation, "幫我熄咗啲通知").reply
 
     assert [a.tool for a in _waiting(user)] == ["update_notification_preference"], reply
+
+
+def test_an_address_in_traditional_characters_is_saved_as_written():
+    """Round 36 (left then): "香港九龍旺角彌敦道688號" was saved as "…彌敦道688号", the rules' simplified reading."""
+    user, conversation = demo_customer("chen")
+    run_turn(user.pk, conversation, "咁幫我改送貨地址去香港九龍旺角彌敦道688號")
+
+    reply = run_turn(user.pk, conversation, "係呀").reply
+
+    assert _address(user) == "香港九龍旺角彌敦道688號", reply

@@ -36,7 +36,7 @@ def test_a_hong_kong_flat_and_floor_are_part_of_the_address():
 
 def test_a_cantonese_address_change_gives_the_address_alone(say):
     said = say("咁幫我改送貨地址去香港九龍旺角彌敦道688號", system=systems.CHEN)
-    assert said.calls == [("update_shipping_address", {"address": "香港九龍旺角彌敦道688号"})], said
+    assert said.calls == [("update_shipping_address", {"address": "香港九龍旺角彌敦道688號"})], said  # as written
 
 
 @pytest.mark.parametrize("text", ["要是我把通知关了会怎样？", "如果把通知关了会有什么后果？"])
