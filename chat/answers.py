@@ -173,7 +173,10 @@ def declines_all(text: str) -> bool:
 # came with an answer to something else, only these answer the change; "没问题", "OK可以的" may answer the rest.
 _EXPLICIT = re.compile(
     r"确认|确定|同意|是的|就这么改|改吧|办吧|退吧|(?i:\byes\b|\byep\b|\byeah\b|\bconfirm|\bgo\s+ahead|\bdo\s+it\b|"
-    r"\bproceed|\bplease\s+do\b)"
+    r"\bproceed|\bplease\s+do\b|"
+    # the change's own verb after the yes: "ok refund it", "sure, change it", "是，改", "好，退"
+    r"\b(?:change|update|refund|switch|mute|unmute|save|apply|make)\s+(?:it|that|them|this)\b)|"
+    r"[，,\s](?:帮我)?(?:改|退|换|办|关|开)(?:掉|了|吧|啦|喇|呗)?[。！!\s]*$"
 )
 
 

@@ -826,3 +826,15 @@ def test_an_answer_in_traditional_characters_is_read_as_in_simplified(customers,
     reply = run_turn(user.pk, conversation, answer).reply
 
     assert PendingAction.objects.get(pk=waiting.pk).status == status, reply
+
+
+@pytest.mark.parametrize(
+    ("lang", "yes"), [("zh", "好，退"), ("zh", "係，退啦"), ("en", "ok refund it"), ("en", "sure, refund it")]
+)
+def test_a_yes_naming_the_changes_own_verb_confirms_on_its_own(customers, lang, yes):
+    """ "ok refund it", "是，改" say what to do: unlike a bare "ok", they were asked for a yes again (session 28)."""
+    user, conversation, order = _proposed(customers, lang)
+
+    reply = run_turn(user.pk, conversation, yes).reply
+
+    assert _refunds(order) == 1, reply
