@@ -86,6 +86,13 @@ _NEXT_ORDER_LISTED = re.compile(
 )
 # The items of a list of the customer's facts ("我的默认地址、通知、联系方式、0902退款情况分别是什么？")
 _LIST_ITEM_GAP = re.compile(r"\s*(?:[、,，]\s*(?:(?i:and)\s+)?|\s(?i:and)\s+|以及|[和及与])\s*")
+# A part naming only another order, asked as the part before it was ("0942呢？", "and 0931?", "what about 0923?").
+_ORDER_REF = re.compile(r"(?i)(?<![\d-])(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)")
+_ONLY_ANOTHER_ORDER = re.compile(
+    r"(?i)(?:(?:and|what\s+about|how\s+about|also)\s+)?(?:(?:order|the\s+order)\s+)?(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}"
+    r"\s*(?:too|as\s+well)?\s*[?？]?|"
+    r"(?:那|还有|那么)?(?:订单)?\s*(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}\s*(?:呢|的呢|怎么样|也是)\s*[?？]?"
+)
 _MORE_THAN_A_LIST = re.compile(r"[？?。!！；;\n]|还有|另外|顺便|然后|并且|同时|(?i:\balso\b|\bplus\b)")
 _LINKING = re.compile(r"还有|另外|顺便|以及|并且|同时|(?i:\balso\b|\bplus\b|\bas\s+well\s+as\b)")
 _WHICH = re.compile(r"(?i)\s*(?:which|what)\b|\s*哪")
@@ -249,7 +256,7 @@ def requests(text: str) -> list[Request]:
         return [Request(text, whole)]
     numbers, tails = slots.order_numbers(text), slots.order_tails(text)
     firsts = [g.first for g in groups]
-    found = []
+    found: list[Request] = []
     for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
         part = _with_referent(text[starts[group.first] : ends[after - 1]].strip(), text[: starts[group.first]])
         if (mark := text[ends[after - 1] : ends[after - 1] + 1]) in ("?", "？"):
@@ -308,6 +315,8 @@ def requests(text: str) -> list[Request]:
             # "…, send 0932 there": the address this message gives
             there = re.search(r"(?i)\bthere\b", part)
             part = f"{part[: there.start()]}to {address}{part[there.end() :]}" if there else f"{part}: {address}"
+        if found and (asked_again := _the_same_of_another(found[-1].text, part)):
+            part, understood = asked_again, classify(asked_again)  # "0943可以退款吗？0942呢？": 0942 asked the same
         found.append(Request(part, understood))
     if len({_what_it_asks(r) for r in found}) < 2:
         return [Request(text, whole)]
@@ -333,6 +342,17 @@ def _an_order_listed(text: str) -> list[str]:
         for words in ((text[: cut[0]] + text[cut[1] :]).strip(), text[start:end].strip())
     )
     return [facts, asked] if len(listed_subjects(facts)) > 1 else []
+
+
+def _the_same_of_another(before: str, part: str) -> str:
+    """The request before asked again of the one order ``part`` names and nothing else ("0942呢？", "and 0931?",
+    "what about 0923?"): its words with that order's in place of the one it named; "" otherwise."""
+    if not _ONLY_ANOTHER_ORDER.fullmatch(part.strip()):
+        return ""
+    named, now = [*slots.order_numbers(before), *slots.order_tails(before)], _ORDER_REF.search(part)
+    if len(named) != 1 or now is None or not (was := _ORDER_REF.search(before)):
+        return ""
+    return f"{before[: was.start()]}{now.group()}{before[was.end() :]}"
 
 
 def _about_an_order(understood: Understanding, part: str) -> bool:
