@@ -27,7 +27,6 @@ from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import (
     agrees_only_loosely,
-    asks_for_part,
     asks_for_the_whole,
     asks_or_offers,
     confirmation_then_more,
@@ -49,6 +48,7 @@ from chat.answers import (
     offers_a_person,
     picks_another,
     says_nothing_changes,
+    says_yes_on_a_condition,
     sets_the_order_aside,
     taken_back,
 )
@@ -62,6 +62,7 @@ from chat.tools import (
     ToolContext,
     ask_again,
     asked_again,
+    asks_for_some_of_the_order,
     cancel_pending,
     cancel_queued,
     cancel_queued_of,
@@ -239,8 +240,8 @@ def _asks_part_of_it(text: str, waiting: PendingAction) -> bool:
     "yes, 50 of it"), not naming another order: the full refund is then no longer what the customer wants."""
     if waiting.tool != "request_refund" or asks_for_the_whole(text):
         return False
-    if not asks_for_part(text, waiting.shown.get("amount", "")):
-        return False
+    if not asks_for_some_of_the_order(text, waiting.customer_id, str(waiting.arguments.get("order_number", ""))):
+        return False  # "make it half", "just one of the three bottles"
     return not (picks_another(text, {**waiting.arguments, "summary": waiting.summary}) or _about_another(text, waiting))
 
 
@@ -325,6 +326,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
         elif waiting is not None and (_drops_it(text, waiting, speaker) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
+        if waiting is not None and says_yes_on_a_condition(text):  # "yes, but only once my backpack arrives"
+            return _ask_about_alone(store, ctx, waiting, prompts.YES_ON_A_CONDITION, emit)
         loosely = waiting is not None and agrees_only_loosely(
             text,
             after_something_else=bool(waiting.interruptions),

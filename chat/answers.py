@@ -172,7 +172,7 @@ def declines_all(text: str) -> bool:
 # The words that confirm on their own, as the reminder asks ("回复“确认”", "reply 'yes'"): after a reminder that
 # came with an answer to something else, only these answer the change; "没问题", "OK可以的" may answer the rest.
 _EXPLICIT = re.compile(
-    r"确认|确定|同意|是的|就这么改|改吧|办吧|退吧|(?i:\byes\b|\byep\b|\byeah\b|\bconfirm|\bgo\s+ahead|\bdo\s+it\b|"
+    r"确认|确定|同意|是的|^\s*是[啊呀阿]?[。！!\s]*$|就这么改|改吧|办吧|退吧|(?i:\byes\b|\byep\b|\byeah\b|\bconfirm|\bgo\s+ahead|\bdo\s+it\b|"
     r"\bproceed|\bplease\s+do\b|"
     # the change's own verb after the yes: "ok refund it", "sure, change it", "是，改", "好，退"
     r"\b(?:change|update|refund|switch|mute|unmute|save|apply|make)\s+(?:it|that|them|this)\b)|"
@@ -301,6 +301,7 @@ _SIMPLIFIED = str.maketrans(
 _CANTONESE_ANSWER = (
     (re.compile(r"(?<![關关聯联唔])係(?:呀|啊|嘅|喇)"), "是的"),  # "係呀" says yes as plainly as "是的"
     (re.compile(r"^(\s*)系(?:呀|啊|喇)"), r"\1是的"),  # the same typed in simplified characters ("系呀，退…")
+    (re.compile(r"^(\s*)系(?=[。！!\s]*$)"), r"\1是"),  # "系" alone
     (re.compile(r"嗰"), "那"),
     (re.compile(r"(?<![關关聯联唔])係"), "是"),  # "唔係" stays a no as the declines read it
     (re.compile(r"冇"), "没"),
@@ -483,6 +484,33 @@ def asks_for_part(text: str, total: object) -> bool:
     return False
 
 
+# How many of an order's items a message names ("one of the three bottles", "只退一个保温杯", "其中两瓶").
+_COUNT_WORDS = {"one": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "一": 1, "两": 2, "二": 2, "三": 3}
+_COUNT = r"(\d|one|two|three|four|five|a\s+single|一|两|二|三)"
+_SOME_OF_THEM = re.compile(
+    rf"(?i)\b{_COUNT}\s+of\s+(?:the|my|those|these|them|its)\b(?!\s+(?:orders?|ones|purchases|parcels|packages)\b)|"
+    rf"(?:只退|只要退|就退)(?:的)?{_COUNT}"
+)
+_MEASURE_ZH = r"\s*(?:个|件|瓶|只|双|条|盏|台|套|支|把|张|杯|副|盒|包)(?!订单|单)"
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _COUNT_WORDS.get(re.sub(r"\s+", " ", word.lower()), 0)
+
+
+def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
+    """Whether ``text`` asks a refund of fewer of the order's ``items`` (name, quantity) than it holds ("one of
+    the three water bottles", "只退一个保温杯" of two): part of its money, never the whole."""
+    named = [m.group(1) or m.group(2) for m in _SOME_OF_THEM.finditer(text)]
+    for name, _ in items:  # "refund one water bottle", "退一个保温杯": a count before the thing's own word
+        noun = "|".join(re.escape(w) for w in re.findall(r"[a-z]{3,}", name.lower()) or [name[-2:]])
+        named += re.findall(rf"(?i)\b{_COUNT}\s+(?:[a-z-]+\s+){{0,2}}?(?:{noun})s?\b", text)
+        named += re.findall(rf"{_COUNT}{_MEASURE_ZH}[\u4e00-\u9fff]{{0,4}}?(?:{noun})", text)
+        named += re.findall(rf"(?:退|要退){_COUNT}{_MEASURE_ZH}", text)  # "保温杯…退一个"
+    held = sum(quantity for _, quantity in items)
+    return any(0 < _count(word) < held for word in named)
+
+
 # An amount that picks an order by its total, asking for none: "the ~$130 one", "the one around $130", "129块那单".
 _AN_ORDER_BY_ITS_TOTAL = re.compile(
     r"(?i)(?:~|\b(?:around|about|roughly|approximately|approx|nearly|almost|like)\s+)[$£€¥￥]?\s?\d|"
@@ -532,8 +560,12 @@ _A_CONDITION = re.compile(
     r"it'?s\s+(?:ok|okay|possible|not\s+too\s+much|no\s+trouble|alright|fine|allowed))\b)|"
     r"\b(?:when(?:ever)?|once|after|as\s+soon\s+as)\s+(?:it|they|the\s+\w+|my\s+\w+|\w+)\s+(?:ships|arrives|arrive|"
     r"comes|come|gets?\s+(?:there|here|delivered|shipped)|(?:is|are|has|have)\s+(?:been\s+)?(?:shipped|arrived|delivered))\b)|"
-    r"除非|只有[^，。？?]{1,20}才|(?:如果|要是|假如|假设|万一|萬一|若是|等)(?!可以|方便|能的话|行的话)[^，。？?]{1,30}(?:的话|嘅話)?[，,]?\s*"
-    r"(?:就|才|再)|(?<!可以)(?<!方便)(?<!能)(?<!行)(?<!需要)(?<!得)(?<!可能)(?:的话|嘅話|的話)"
+    r"(?i:\b(?:wait|hold\s+(?:it|off|on))\s+(?:until|till|til|for)\b)|"
+    r"除非|只有[^，。？?]{1,20}才|等[^，。？?]{1,30}(?:的话|嘅话|嘅話)?[，,]?\s*(?:就|才|再)|等[^，。？?]{1,30}(?:先|以后|之后|再说)|"
+    # "只要0816还没发货，就…", "…，如果0901仲未送到嘅話": any word of a condition, but a polite one ("如果可以的话")
+    r"(?:如果|要是|假如|假设|假使|万一|萬一|若是|倘若|只要|一旦|但凡)"
+    r"(?!(?:你们?|您)?(?:可以|方便|能|行|需要|愿意|不介意|不麻烦)(?:的话|嘅话|嘅話|的話|(?=[，,。\s]|$)))|"
+    r"(?<!可以)(?<!方便)(?<!能)(?<!行)(?<!需要)(?<!得)(?<!可能)(?:的话|嘅话|嘅話|的話)"
 )
 
 
@@ -554,6 +586,14 @@ def asks_to_change(text: str) -> bool:
 def asks_on_a_condition(text: str) -> bool:
     """Whether ``text`` asks for a change on a condition ("only if …", "unless …", "除非…", "如果…就…")."""
     return bool(_A_CONDITION.search(text))
+
+
+def says_yes_on_a_condition(text: str) -> bool:
+    """A yes to the waiting change with a condition on it ("Yes, please — but only once my backpack arrives",
+    "好，但係等0901到咗先"): no yes, and the customer is told why. Not a question of what a yes would do
+    ("确认的话会不会影响我已经下的订单？")."""
+    asks = re.search(r"[?？]\s*$|会不会|吗|(?i:\b(?:will|would|does|do)\b)", text)
+    return bool(_YES.match(text)) and asks_on_a_condition(text) and not asks
 
 
 # Where refunded money would go: a refund goes back the way it was paid, never elsewhere on a yes.

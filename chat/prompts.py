@@ -91,6 +91,13 @@ ON_HOLD = {
     "zh": "（仍在等待您确认：{summary}。回复“确认”继续，回复“取消”放弃。）",
     "en": "(Still waiting for your confirmation: {summary}. Reply 'yes' to go ahead or 'no' to drop it.)",
 }
+# A yes with a condition on it: the change cannot wait for one, so it still waits for a yes without one.
+YES_ON_A_CONDITION = {
+    "zh": "我没办法让改动等某个条件成立后再生效：改动会在您确认后立即生效。（仍在等待您确认：{summary}。"
+    "如果现在就要，请回复“确认”；不要的话回复“取消”。）",
+    "en": "I can't make a change wait for a condition: it is made as soon as you confirm it. (Still waiting for your "
+    "confirmation: {summary}. Reply 'yes' if you want it now, or 'no' to drop it.)",
+}
 CONFIRMED_DONE = {"zh": "已完成：{summary}。", "en": "Done: {summary}."}
 CONFIRMED_REFUSED = {"zh": "这项改动没能完成：{reason}。", "en": "That change could not be made: {reason}."}
 ASKED_AGAIN = {

@@ -25,6 +25,7 @@ from chat import actions, commitments, shop
 from chat.answers import (
     CUSTOMERS_WORDS,
     asks_for_part,
+    asks_for_some_items,
     asks_for_the_whole,
     asks_on_a_condition,
     asks_to_change,
@@ -34,7 +35,7 @@ from chat.answers import (
 )
 from chat.conversations import is_uuid
 from chat.knowledge import search_policies
-from chat.models import OrderItem, PendingAction
+from chat.models import Order, OrderItem, PendingAction
 from chat.tool_results import JSONObject
 from memory.keys import normalise
 from memory.longterm import withdraw_requests
@@ -134,7 +135,7 @@ def _propose_refund(
             _paid_in_it(ctx, **{k: str(refused.values[k]) for k in ("order_number", "amount", "currency")})
         raise
     _paid_in_it(ctx, order.number, str(order.total), order.currency)  # "refund ¥89 on the grinder" paid $89
-    if amount is None and asks_for_part(ctx.said, order.total) and not asks_for_the_whole(ctx.said):
+    if amount is None and asks_for_some_of(ctx.said, order) and not asks_for_the_whole(ctx.said):
         # "I mean refund 50 of it first", read by the model as a refund: never the whole on a message asking part
         raise shop.ShopError(
             "partial_refund", order_number=order.number, amount=str(order.total), currency=order.currency
@@ -157,6 +158,21 @@ def _paid_in_it(ctx: ToolContext, order_number: str, amount: str, currency: str)
     never the order's money read in its place."""
     if currencies_named(ctx.said) - {currency}:
         raise shop.ShopError("other_currency", order_number=order_number, amount=amount, currency=currency)
+
+
+def asks_for_some_of(text: str, order: Order) -> bool:
+    """Whether ``text`` asks for part of ``order``'s money: an amount under its total, or fewer of its items
+    than it holds ("one of the three water bottles")."""
+    items = [(item.name, item.quantity) for item in order.items.all()]
+    return asks_for_part(text, order.total) or asks_for_some_items(text, items)
+
+
+def asks_for_some_of_the_order(text: str, customer_id: int, order_number: str) -> bool:
+    """``asks_for_some_of`` the customer's order by its number (none for an order that is not theirs)."""
+    try:
+        return asks_for_some_of(text, shop.find_order(customer_id, order_number))
+    except shop.ShopError:
+        return asks_for_part(text, "")
 
 
 def _part_asked_here(ctx: ToolContext, order_number: str) -> bool:
