@@ -79,19 +79,19 @@ _BY_A_CHANNEL = re.compile(
     r"(?i)\s*(?:or\s+)?(?:by|via|through|over|on)\s+(?:phone|sms|text|e-?mail|wechat|call)\s*[?？.]*\s*"
     r"|\s*(?:还是)?(?:用|通过)?(?:电话|短信|邮件|微信)(?:吗|呢)?\s*[?？。]*\s*"
 )
+# An order named by its number or its end ("ORD-2025-0931", "0931").
+_AN_ORDER = r"(?<![\d-])(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)"
+_ORDER_REF = re.compile(rf"(?i){_AN_ORDER}")
 # "refunds on 0880, 0923, 0924?": a comma between order numbers lists orders, it cuts no request
-_ENDS_AN_ORDER = re.compile(r"(?i)(?<![\d-])(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}\s*$")
-_NEXT_ORDER_LISTED = re.compile(
-    r"(?i)(?:(?:and|or)\s+)?(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)\s*(?:$|[,，、?？.。!！]|(?:and|or)\s|[和或])"
-)
+_ENDS_AN_ORDER = re.compile(rf"(?i){_AN_ORDER}\s*$")
+_NEXT_ORDER_LISTED = re.compile(rf"(?i)(?:(?:and|or)\s+)?{_AN_ORDER}\s*(?:$|[,，、?？.。!！]|(?:and|or)\s|[和或])")
 # The items of a list of the customer's facts ("我的默认地址、通知、联系方式、0902退款情况分别是什么？")
 _LIST_ITEM_GAP = re.compile(r"\s*(?:[、,，]\s*(?:(?i:and)\s+)?|\s(?i:and)\s+|以及|[和及与])\s*")
 # A part naming only another order, asked as the part before it was ("0942呢？", "and 0931?", "what about 0923?").
-_ORDER_REF = re.compile(r"(?i)(?<![\d-])(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)")
 _ONLY_ANOTHER_ORDER = re.compile(
-    r"(?i)(?:(?:and|what\s+about|how\s+about|also)\s+)?(?:(?:order|the\s+order)\s+)?(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}"
+    rf"(?i)(?:(?:and|what\s+about|how\s+about|also)\s+)?(?:(?:order|the\s+order)\s+)?{_AN_ORDER}"
     r"\s*(?:too|as\s+well)?\s*[?？]?|"
-    r"(?:那|还有|那么)?(?:订单)?\s*(?:ORD[-_ ]?\d{4}[-_ ]?)?\d{4}\s*(?:呢|的呢|怎么样|也是)\s*[?？]?"
+    rf"(?:那|还有|那么)?(?:订单)?\s*{_AN_ORDER}\s*(?:呢|的呢|怎么样|也是)\s*[?？]?"
 )
 _MORE_THAN_A_LIST = re.compile(r"[？?。!！；;\n]|还有|另外|顺便|然后|并且|同时|(?i:\balso\b|\bplus\b)")
 _LINKING = re.compile(r"还有|另外|顺便|以及|并且|同时|(?i:\balso\b|\bplus\b|\bas\s+well\s+as\b)")
