@@ -128,6 +128,9 @@ REFUND = _re(
     _REFUND_THE_ONE_PICKED + "|"
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
+    # some of an order's items, or a share of its money: "退其中两盒", "退一个保温杯", "退三分之一"
+    r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋)(?!的钱)|"
+    r"退[二三四五六七八九十]分之[一二三四五六七八九]|"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
     r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元|美元|美金|刀)|退\s*[$€£]\s?\d|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
@@ -586,12 +589,12 @@ _MONEY_ARRIVING = _re(r"到账|打款|退回来了?(?:吗|没)")
 # The end of an order's number and "how is it": "0902怎么样了", "我那个0902呢", "how's 0923 doing?", "what about
 # 0923?". The digits are looked for in the customer's orders.
 _HOW_IS_THE_ONE_ENDING = _re(
-    r"^\s*(?:那|那么|还有|我的|我那个|那个)?\s*\d{3,6}\s*(?:号订单|那单|这单|的订单|那个)?\s*"
-    r"(?:现在)?(?:怎么样了?|咋样了?|啥情况|什么情况|情况如何|如何了|呢|到哪了|进展如何|有进展吗)\s*[？?。!！]*\s*$|"
+    r"^\s*(?:那|那么|还有|我的|我那个|那个)?\s*\d{3,6}(?:\s*[和、,，及跟与]\s*\d{3,6})*\s*(?:号订单|那单|这单|的订单|那个|两单)?\s*"
+    r"(?:现在)?(?:分别|各自)?(?:怎么样了?|咋样了?|啥情况|什么情况|情况如何|如何了|呢|到哪了|进展如何|有进展吗)\s*[？?。!！]*\s*$|"
     r"(?i:^\s*(?:and\s+|so\s+)?(?:how'?s|how\s+is|how\s+about|what\s+about|any\s+news\s+on|any\s+update\s+on|"
     r"update\s+on)\s+(?:order\s+|my\s+|the\s+)?#?\d{3,6}(?:\s+(?:doing|going|getting\s+on|coming\s+along|now))?"
     r"\s*[?.!]*\s*$)|"
-    r"^\s*#?\d{3,6}\s*[?？]+\s*$|"  # "0817?"
+    r"^\s*(?i:(?:and|also|plus)\s+)?#?\d{3,6}\s*[?？]+\s*$|"  # "0817?", "and 0870?"
     # "帮我查一下0817吧", "看看0931", "check 0931 pls", "can you pull up #0923?": an order looked up by its end
     r"^\s*(?:请|麻烦|麻烦你|你)?(?:帮我|帮忙|给我)?(?:查|查询|查看|看|看看|找|调)(?:一下|下|一查|查)?(?:我的)?"
     r"(?:订单|单子|那单)?\s*\d{3,6}\s*(?:号订单|这单|那单|的订单|订单)?\s*(?:吧|呢|啊|呀|好吗|可以吗|行吗|谢谢)?\s*[？?。!！~]*\s*$|"
@@ -1116,6 +1119,7 @@ _SIMPLIFIED = str.maketrans(
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
 # Cantonese as typed ("我嘅訂單去咗邊？", "點解仲未發貨"), read in the Mandarin words the rules use.
 _CANTONESE = [
+    ("得唔得", "可以吗"),  # "退返其中一個得唔得？": may it be done
     ("唔是", "不是"),
     ("唔啱", "不对"),
     ("讲错", "说错"),
@@ -1355,6 +1359,9 @@ _IF_CLAUSE = _re(r"^\s*(?:哦|噢|那|那么)?\s*(?:如果|要是|假如)?[^，�
 _IF_CLAUSE_EN = _re(
     r"(?i)^\s*(?:only\s+)?(?:if|unless|provided(?:\s+that)?|as\s+long\s+as)\s+[^,.?!]{3,60},\s*(?:then\s+)?"
 )
+_IF_CLAUSE_ZH_AFTER = _re(
+    r"[，,]\s*(?:前提是|条件是|只要|如果|要是|假如)[^，。？?!！]{2,30}?(?:的话|就行|就好|就可以)?[。.!！]*$"
+)
 _IF_CLAUSE_EN_AFTER = _re(
     r"(?i)[\s,]+(?:(?:only\s+)?if|unless|provided(?:\s+that)?|as\s+long\s+as)\s+[^,.?!]{3,60}[.?!]*\s*$"
 )
@@ -1409,7 +1416,7 @@ def classify(text: str) -> Understanding:
         inner = classify(rest)  # "还没发的话帮我取消退钱吧": the request the condition comes with
         if inner.intent in _REQUESTS_AFTER_A_CONDITION:
             return Understanding(inner.intent, lang, inner.subject, injection or inner.injection)
-    before, after = _IF_CLAUSE_EN.match(text), _IF_CLAUSE_EN_AFTER.search(text)
+    before, after = _IF_CLAUSE_EN.match(text), _IF_CLAUSE_EN_AFTER.search(text) or _IF_CLAUSE_ZH_AFTER.search(text)
     rest = (text[before.end() :] if before else text[: after.start()] if after else "").strip()
     if rest and (is_request(rest) or not is_question(rest)):  # not "can I get a refund if the price drops?"
         inner = classify(rest)  # the request the condition comes with; the application refuses the condition

@@ -110,6 +110,8 @@ _ASKS_TO_BE_TOLD = re.compile(
     r"(?:帮我)?(?:查|看)(?:一)?下[^，。？?]{0,20}?(?:哪个|哪里|哪儿|什么|啥)|"  # "帮我查下 ORD-… 寄到哪个地址？"
     r"(?:报|发|说|讲|念|列|读)(?:给)?(?:我)?(?:一下|下)|给我(?:看看|说说|讲讲)|"
     r"(?i:do\s+you\s+(?:know|remember)|tell\s+me|remind\s+me|"
+    # "my notification setting and contact channel please"
+    r"^\s*(?:(?:and|also)\s+)?my\s+[a-z ,&/-]{3,80}?\s*,?\s*(?:please|pls|plz)\s*[.!?]*$|"
     r"(?:can|could)\s+you\s+(?:check|confirm|look\s+up)\s+(?:what|when|which|how|my|whether|if))"
 )
 
@@ -166,8 +168,12 @@ def listed_subjects(text: str) -> list[str]:
     spans = sorted((m.start(), m.end(), subject) for subject, pattern in SUBJECTS[1:] if (m := pattern.search(text)))
     listed = spans[:1]
     for start, end, subject in spans[1:]:
+        if start < listed[-1][1]:  # "通知方式" holds "通知": the longer name is the subject named
+            if end - start > listed[-1][1] - listed[-1][0]:
+                listed[-1] = (start, end, subject)
+            continue
         gap = text[listed[-1][1] : start]
-        if start < listed[-1][1] or len(gap) > _GAP_MAX or not _LIST_GAP.fullmatch(gap):
+        if len(gap) > _GAP_MAX or not _LIST_GAP.fullmatch(gap):
             break
         listed.append((start, end, subject))
     subjects = list(dict.fromkeys(subject for _, _, subject in listed))
