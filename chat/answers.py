@@ -449,7 +449,10 @@ _AN_AMOUNT = re.compile(
 )
 
 
-_PART_WORDS = re.compile(r"一半|部分|(?i:\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)")
+_PART_WORDS = re.compile(
+    r"一半|部分|[二三四五六七八九十]分之[一二三四五六七八九]|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
+    r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)"
+)
 
 
 # The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
@@ -458,9 +461,15 @@ _FULL_ASKED = re.compile(
 )
 
 
+# The whole said not to be asked ("not the whole thing", "rather than the full amount", "不要全额", "不是全部").
+_NOT_THE_WHOLE = re.compile(
+    r"(?i)(?:\bnot|n't|\brather\s+than|\binstead\s+of|\bexcept)\s+(?:\w+\s+){0,2}$|(?:不|没|别|非)(?:要|用|是|想|必)?$"
+)
+
+
 def asks_for_the_whole(text: str) -> bool:
-    """Whether ``text`` asks for the whole of an order's money in so many words."""
-    return bool(_FULL_ASKED.search(text))
+    """Whether ``text`` asks for the whole of an order's money in so many words (never "not the whole thing")."""
+    return any(not _NOT_THE_WHOLE.search(text[max(0, m.start() - 24) : m.start()]) for m in _FULL_ASKED.finditer(text))
 
 
 def asks_for_part(text: str, total: object) -> bool:
@@ -491,7 +500,7 @@ _SOME_OF_THEM = re.compile(
     rf"(?i)\b{_COUNT}\s+of\s+(?:the|my|those|these|them|its)\b(?!\s+(?:orders?|ones|purchases|parcels|packages)\b)|"
     rf"(?:只退|只要退|就退)(?:的)?{_COUNT}"
 )
-_MEASURE_ZH = r"\s*(?:个|件|瓶|只|双|条|盏|台|套|支|把|张|杯|副|盒|包)(?!订单|单)"
+_MEASURE_ZH = r"\s*(?:个|件|瓶|樽|只|隻|双|對|对|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋)(?!订单|单)"
 
 
 def _count(word: str) -> int:
@@ -506,7 +515,7 @@ def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
         noun = "|".join(re.escape(w) for w in re.findall(r"[a-z]{3,}", name.lower()) or [name[-2:]])
         named += re.findall(rf"(?i)\b{_COUNT}\s+(?:[a-z-]+\s+){{0,2}}?(?:{noun})s?\b", text)
         named += re.findall(rf"{_COUNT}{_MEASURE_ZH}[\u4e00-\u9fff]{{0,4}}?(?:{noun})", text)
-        named += re.findall(rf"(?:退|要退){_COUNT}{_MEASURE_ZH}", text)  # "保温杯…退一个"
+        named += re.findall(rf"退(?:其中|咗|返)?(?:的)?{_COUNT}{_MEASURE_ZH}", text)  # "保温杯…退一个", "退其中两瓶"
     held = sum(quantity for _, quantity in items)
     return any(0 < _count(word) < held for word in named)
 
@@ -563,7 +572,7 @@ _A_CONDITION = re.compile(
     r"(?i:\b(?:wait|hold\s+(?:it|off|on))\s+(?:until|till|til|for)\b)|"
     r"除非|只有[^，。？?]{1,20}才|等[^，。？?]{1,30}(?:的话|嘅话|嘅話)?[，,]?\s*(?:就|才|再)|等[^，。？?]{1,30}(?:先|以后|之后|再说)|"
     # "只要0816还没发货，就…", "…，如果0901仲未送到嘅話": any word of a condition, but a polite one ("如果可以的话")
-    r"(?:如果|要是|假如|假设|假使|万一|萬一|若是|倘若|只要|一旦|但凡)"
+    r"前提是|条件是|(?:如果|要是|假如|假设|假使|万一|萬一|若是|倘若|只要(?![退改换关开把帮给一两二三])|一旦|但凡)"
     r"(?!(?:你们?|您)?(?:可以|方便|能|行|需要|愿意|不介意|不麻烦)(?:的话|嘅话|嘅話|的話|(?=[，,。\s]|$)))|"
     r"(?<!可以)(?<!方便)(?<!能)(?<!行)(?<!需要)(?<!得)(?<!可能)(?:的话|嘅话|嘅話|的話)"
 )

@@ -196,12 +196,6 @@ def test_a_yes_naming_the_change_right_after_the_reminder_goes_ahead(customers, 
     ("username", "proposal", "between", "yes"),
     [
         # round-8 red team's: each yes answered the reply in between, and filed the refund or made the change
-        (
-            "bob",
-            "refund my tent",
-            "hmm actually could i just get 100 back instead of the whole thing?",
-            "yes please do that",
-        ),
         ("alice", "mute notifications", "separately, can i get a partial refund of 30 on ORD-2025-0924?", "yes please"),
         ("bob", "refund the water bottles", "also i need to update my address", "yes"),
         ("alice", "switch my contact channel to sms", "oh and can you update my address too?", "yes"),
@@ -225,6 +219,22 @@ def test_a_yes_after_talk_of_something_else_is_asked_about_the_change_alone(
 
     run_turn(user.pk, conversation, yes)
     assert PendingAction.objects.get(pk=waiting.pk).status == "done"
+
+
+def test_part_of_the_money_asked_instead_of_the_whole_drops_the_full_refund(customers):
+    """Round 8's "could i just get 100 back instead of the whole thing?" while the tent's full refund waited: it
+    stayed, and the yes after the question about it made it (round 35's defect). Part asked instead of the whole
+    drops it since session 28 ("instead of the whole thing" asks no whole); the yes takes up the colleague."""
+    user = customers["bob"]
+    conversation = short_term.store().start(user.pk).id
+    run_turn(user.pk, conversation, "refund my tent")
+
+    reply = run_turn(user.pk, conversation, "hmm actually could i just get 100 back instead of the whole thing?").reply
+    yes = run_turn(user.pk, conversation, "yes please do that")
+
+    assert _refunds("ORD-2025-0870") == 0, reply
+    assert not PendingAction.objects.filter(conversation_id=conversation, status="pending").exists(), reply
+    assert yes.escalated, yes.reply
 
 
 @pytest.mark.parametrize(

@@ -116,3 +116,25 @@ def test_another_order_asked_the_same_is_asked_the_same():
 
     assert "ORD-2025-0943" in reply and "无法退款" in reply, reply
     assert "ORD-2025-0942" in reply and "申请退款" in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("text", "items", "some"),
+    [
+        ("two of the bottles", [("Water bottle", 3)], True),
+        ("refund one water bottle", [("Water bottle", 3)], True),
+        ("退其中两瓶", [("绿茶", 3)], True),
+        ("只要退一盒", [("绿茶", 3)], True),
+        ("退返兩樽", [("绿茶", 3)], True),
+        ("保温杯退一个", [("保温杯", 2)], True),
+        ("refund all three bottles", [("Water bottle", 3)], False),
+        ("绿茶退三盒", [("绿茶", 3)], False),
+        ("refund one of the orders", [("Water bottle", 3)], False),
+        ("退一个订单", [("保温杯", 2)], False),
+        ("refund the tent, just one", [("Tent", 1)], False),
+    ],
+)
+def test_some_of_an_orders_items_are_read(text, items, some):
+    from chat.answers import asks_for_some_items, in_simplified
+
+    assert asks_for_some_items(in_simplified(text), items) is some
