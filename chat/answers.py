@@ -453,6 +453,12 @@ _PART_WORDS = re.compile(
     r"一半|部分|[二三四五六七八九十]分之[一二三四五六七八九]|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
     r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)"
 )
+# All but some: "everything except one", "all of them but the blue one", "除了一个都退", "其余的都退".
+_ALL_BUT = re.compile(
+    r"(?i:\b(?:everything|all(?:\s+of\s+(?:it|them|the\s+\w+))?|the\s+(?:whole|full|entire)\s+\w+)\s+"
+    r"(?:but|(?:[\w-]+\s+){0,3}?(?:except|apart\s+from|other\s+than|minus|besides))\b)|"
+    r"除了[^，。？?]{1,12}(?:都|全|其他|其余|别的)|(?:其他|其余|剩下)的?(?:都|全)退"
+)
 
 
 # The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
@@ -463,19 +469,29 @@ _FULL_ASKED = re.compile(
 
 # The whole said not to be asked ("not the whole thing", "rather than the full amount", "不要全额", "不是全部").
 _NOT_THE_WHOLE = re.compile(
-    r"(?i)(?:\bnot|n't|\brather\s+than|\binstead\s+of|\bexcept)\s+(?:\w+\s+){0,2}$|(?:不|没|别|非)(?:要|用|是|想|必)?$"
+    r"(?i)(?:\bnot|n't|\brather\s+than|\binstead\s+of|\bexcept)\s+(?:\w+\s+){0,2}$|"
+    r"(?:不|没|别|非|唔)(?:要|用|使|是|想|必|好)?$"
 )
 
 
+def _the_whole_said_not(text: str) -> bool:
+    """Whether ``text`` says the whole is not wanted ("not the whole thing", "不要全部退", "唔使全部退"): part of
+    it is, whatever amount follows in words ("退个两百就行", "two hundred dollars of it")."""
+    return any(_NOT_THE_WHOLE.search(text[max(0, m.start() - 24) : m.start()]) for m in _FULL_ASKED.finditer(text))
+
+
 def asks_for_the_whole(text: str) -> bool:
-    """Whether ``text`` asks for the whole of an order's money in so many words (never "not the whole thing")."""
-    return any(not _NOT_THE_WHOLE.search(text[max(0, m.start() - 24) : m.start()]) for m in _FULL_ASKED.finditer(text))
+    """Whether ``text`` asks for the whole of an order's money in so many words (never "not the whole thing",
+    nor "everything except one")."""
+    return not _ALL_BUT.search(text) and any(
+        not _NOT_THE_WHOLE.search(text[max(0, m.start() - 24) : m.start()]) for m in _FULL_ASKED.finditer(text)
+    )
 
 
 def asks_for_part(text: str, total: object) -> bool:
     """Whether ``text`` asks for part of an order's money ("refund 50 of it first", "只退一半", "$20 back"), not its
     ``total``: a refund of the whole is then never proposed on it."""
-    if _PART_WORDS.search(text):
+    if _PART_WORDS.search(text) or _ALL_BUT.search(text) or _the_whole_said_not(text):
         return True
     try:
         whole = float(str(total).replace(",", ""))
@@ -494,8 +510,9 @@ def asks_for_part(text: str, total: object) -> bool:
 
 
 # How many of an order's items a message names ("one of the three bottles", "只退一个保温杯", "其中两瓶").
-_COUNT_WORDS = {"one": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "一": 1, "两": 2, "二": 2, "三": 3}
-_COUNT = r"(\d|one|two|three|four|five|a\s+single|一|两|二|三)"
+_COUNT_WORDS = {"one": 1, "a single": 1, "a couple": 2, "couple": 2, "two": 2, "three": 3, "four": 4, "five": 5}
+_COUNT_WORDS |= {"一": 1, "两": 2, "二": 2, "三": 3}
+_COUNT = r"(\d|one|two|three|four|five|a\s+single|a\s+couple|couple|一|两|二|三)"
 _SOME_OF_THEM = re.compile(
     rf"(?i)\b{_COUNT}\s+of\s+(?:the|my|those|these|them|its)\b(?!\s+(?:orders?|ones|purchases|parcels|packages)\b)|"
     rf"(?:只退|只要退|就退)(?:的)?{_COUNT}"
@@ -561,7 +578,8 @@ _ON_CONDITION = re.compile(
 # shipped", "除非你们再发广告，否则别关"): made when confirmed or not at all, so never proposed on it. Politeness
 # ("if you can", "如果可以的话") sets no condition.
 _A_CONDITION = re.compile(
-    r"(?i:\bonly\s+(?:if|when|once|after)\b|\bunless\b|\bas\s+long\s+as\b|\bprovided\s+(?:that\b)?|\bon\s+condition\b|"
+    r"(?i:\bonly\s+(?:if|when|once|after)\b|\bunless\b|\bas\s+long\s+as\b|\bso\s+long\s+as\b|"
+    r"\b(?:assuming|supposing|presuming)\b|\bon\s+the\s+condition\b|\bprovided\s+(?:that\b)?|\bon\s+condition\b|"
     # "if my backpack hasn't arrived yet, refund it": any "if" but a polite one ("if you can", "if possible")
     r"(?<!\beven\s)(?<!\bas\s)(?<!\bwhat\s)\bif\b(?!\s+(?:(?:you|u)\s+(?:can|could|don'?t\s+mind|wouldn'?t\s+mind|would|will|"
     r"may|please|want|like|have\s+(?:a\s+)?(?:time|chance|a\s+moment))|possible|so|any|at\s+all|needed|necessary|"

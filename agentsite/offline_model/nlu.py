@@ -128,6 +128,7 @@ REFUND = _re(
     _REFUND_THE_ONE_PICKED + "|"
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
+    r"(?<!已)(?<!经)都退(?:掉|吧|啦|喇)?(?=[，,。.!！~\s]|$)|"  # "两个都退，唔该"
     # some of an order's items, or a share of its money: "退其中两盒", "退一个保温杯", "退三分之一"
     r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋)(?!的钱)|"
     r"退[二三四五六七八九十]分之[一二三四五六七八九]|"
@@ -812,7 +813,12 @@ def _thanks_only(text: str) -> bool:
                 asked.intent is Intent.HUMAN
                 or (
                     asked.intent in ACTIONABLE
-                    and (is_question(before) or is_request(before) or bool(ASKS.search(before)))
+                    and (
+                        is_question(before)
+                        or is_request(before)
+                        or bool(ASKS.search(before))
+                        or asked.intent in _REQUESTS_AFTER_A_CONDITION  # "两个都退，唔该": a change, then thanks
+                    )
                 )
             )
             and not _THANKS_BLOCKER.search(text)
