@@ -130,7 +130,18 @@ def _done_and_open(said: list[tuple[str, str]]) -> tuple[list[str], list[str], s
         proposed = _PROPOSED.search(text)
         if proposed:
             open_item = _ASIDE.sub("", next(group for group in proposed.groups() if group)).strip()
-    return list(dict.fromkeys(done)), [d for d in dict.fromkeys(dropped) if d != open_item], open_item
+    made = {_the_change(d) for d in done}  # "Done: …muted. Not done: set … to muted" reads as a contradiction
+    not_done = [d for d in dict.fromkeys(dropped) if d != open_item and _the_change(d) not in made]
+    return list(dict.fromkeys(done)), not_done, open_item
+
+
+# The words that only say a change was proposed or made ("set your … to", "are now", "已设置为").
+_CHANGE_FRAME = re.compile(r"(?i)\b(?:set|your|are|is|now|to|the|from|on|we|will|you|will)\b|[您的已将为了设置成改]")
+
+
+def _the_change(said: str) -> frozenset[str]:
+    """What a change proposed or made is of and to, without the words saying which of the two it was."""
+    return frozenset(re.findall(r"[A-Za-z0-9]{2,}|[\u4e00-\u9fff]", _CHANGE_FRAME.sub(" ", said.lower())))
 
 
 # The recap's words per language: the request, its orders, and the labelled parts that follow it.

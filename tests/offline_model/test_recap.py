@@ -177,3 +177,28 @@ agent: Order ORD-2025-0880 is delivered: total $70.00."""
     recap = _recap(client, transcript, language, 80)
 
     assert "ORD-2025-0880" in recap and "ORD-2025-0931" not in recap, recap
+
+
+def test_a_change_dropped_then_made_is_said_done_only(client):
+    """Round 41: "Done: your notifications are now muted. Not done (nothing changed): set your notifications to
+    muted" in one line: the mute proposed first lapsed, the one asked again was made."""
+    transcript = """Ended: resolved
+customer: Please mute all my notifications.
+agent: Shall I set your notifications to muted? Reply 'yes' to confirm.
+customer: what's the status of my grinder?
+agent: Order ORD-2025-0924 is shipped.
+(The earlier request to set your notifications to muted was not confirmed and has lapsed; nothing was changed. Ask again if you still want it.)
+customer: mute my notifications please
+agent: Shall I set your notifications to muted? Reply 'yes' to confirm.
+customer: yes
+agent: Done: your notifications are now muted.
+customer: and contact me by SMS
+agent: Shall I contact you by SMS from now on? Reply 'yes' to confirm.
+customer: no
+agent: OK, I've cancelled that; nothing was changed."""
+
+    recap = _recap(client, transcript, "en", 120)
+
+    assert "Done: your notifications are now muted" in recap, recap
+    assert "set your notifications to muted" not in recap, recap
+    assert "Not done (nothing changed): contact you by SMS" in recap, recap
