@@ -842,8 +842,8 @@ def _with_follow_up(conv: Conversation, text: str, understood: nlu.Understanding
         or (understood.intent is Intent.STATUS and len(re.sub(r"[\W_]", "", bare)) <= 8)
     )
     previous = nlu.classify(asked.text)
-    if not answers_only or previous.intent not in _NEEDS_A_SLOT:
-        return text, understood
+    if not answers_only or previous.intent not in _NEEDS_A_SLOT or previous.injection:
+        return text, understood  # a note dressed as staff's was refused: nothing of it is finished by the next
     earlier_request = asked.text
     if slots.order_numbers(text):  # "status of ORD-…0930" after "couldn't find ORD-…0925": the new number only
         earlier_request = re.sub(r"(?i)ORD[-_ ]?\d{4}[-_ ]?\d{4,6}", " ", earlier_request)
@@ -1274,7 +1274,7 @@ def _taken_up_offer(conv: Conversation, text: str) -> Reply | None:
     ):
         asked = next((t.text for t in earlier if t.role == "user"), text)
         return _call("escalate_to_human", reason=_clip(asked))
-    if not earlier or earlier[0].role != "assistant" or not _TAKEN_UP.match(text) or nlu.REFUND_DECLINED.search(text):
+    if not earlier or earlier[0].role != "assistant" or not _TAKEN_UP.match(text) or nlu.declines_a_refund(text):
         return None
     offered_refund = [o for o in slots.order_numbers(earlier[0].text) if _REFUND_OFFERED.search(earlier[0].text)]
     if len(offered_refund) == 1 and "request_refund" in conv.tools:  # "…可以申请退款。如需…告诉我即可" → "好的"
@@ -1353,7 +1353,13 @@ def reply_language(conv: Conversation, text: str) -> str:
         return asked
     if text.strip() and not speech.tells_no_language(text) and not speech.in_both_languages(text):
         return speech.detect_language(text)
+    if told := _ANSWER_IN.search(conv.system):  # the prompt says which ("…Answer in English.\nCustomer: 王小明")
+        return "en" if told.group(1) else "zh"
     return "zh" if speech.HAN.search(conv.system) else "en"
+
+
+# The language a system prompt asks for by name.
+_ANSWER_IN = re.compile(r"(?i:\banswer\s+in\s+(english)\b)|用中文回答")
 
 
 # What memory keeps about the customer, named in a request to forget it.
@@ -1363,8 +1369,9 @@ _WHAT_WE_KEEP = re.compile(
 )
 # The customer's yes itself ("yes, refund ORD-…", "确认退款"): the change it names is the one just made.
 _OPENS_WITH_A_YES = re.compile(
-    r"(?i)^\s*(?:确认|确定|是的|好的|好|可以|行|同意|没问题|嗯|对|ok(?:ay)?\b|yes\b|yep\b|yeah\b|sure\b|confirm|"
-    r"go\s+ahead|do\s+it|please\s+do|correct\b|right\b|proceed)"
+    r"(?i)^\s*(?:确认|确定|是的|好的|好|可以|行|同意|没问题|嗯|对|係|系|照做|照办|ok(?:ay)?\b|yes\b|yep\b|yup\b|"
+    r"yeah\b|sure\b|confirm|go\s+ahead|go\s+for\s+it|do\s+it|please\s+do|correct\b|right\b|proceed|"
+    r"absolutely\b|definitely\b|certainly\b|of\s+course\b|sounds\s+good\b|perfect\b|affirmative\b)"
 )
 
 
@@ -1476,9 +1483,11 @@ def _respond(conv: Conversation) -> Reply:
     confirmed_only = results and all(r.call.id.startswith("confirmed-") for r in results)
     if len(several) > 1:  # after a yes the application acted on, the requests after it are still to be asked
         return after_several(conv, several, results) if results and not confirmed_only else _several(conv, several)
-    if confirmed_only and text.strip() and not _OPENS_WITH_A_YES.match(text):
+    told = any(_told(r) for r in results)  # the application read more after the yes, and sends only that
+    if confirmed_only and text.strip() and told and not _OPENS_WITH_A_YES.match(text):
         # The application made the change the customer said yes to; the message may ask for more ("yes, and
-        # also switch me to SMS"): its tools first, then every result is worded together.
+        # also switch me to SMS"): its tools first, then every result is worded together. Untold, the whole
+        # message was the yes ("Absolutely, go for it!"), whatever its words: the change made is said.
         text = _same_refund_for(conv, text) or text
         asked = _answer(conv, text, nlu.classify(text))
         if asked.tool_calls or all(_told(r) for r in results):  # told: the application said what the yes made
@@ -1586,7 +1595,13 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
     (a change to confirm, then one that comes after it)."""
     lang = requests[0].understood.lang
     if things := _each_thing_named(conv, requests, results, lang):  # "1. where is my grinder? 2. how much were …"
-        return things
+        ended = [  # "refund two of the bottles on 0932, and where is my backpack?": 0932's found by its end too
+            call
+            for r in results
+            if r.call.name == "list_my_orders" and not r.call.args()
+            for call in (_each_named_by_its_end(conv, requests, r) or Reply(None)).tool_calls
+        ]
+        return Reply(None, tuple({(c.name, c.arguments_text()): c for c in [*things.tool_calls, *ended]}.values()))
     every_refund = _every_refund_asked(conv, requests)
     for result in results:  # a step that leads to another (the fitting order of a list) is taken first
         if result.call.name == "list_my_orders":
@@ -1610,8 +1625,14 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             if calls:  # "did I ask for any refund before? and has 0932 shipped?": each order's record, and 0932's
                 return Reply(None, tuple({(c.name, c.arguments_text()): c for c in calls}.values()))
         if result.call.name == "list_my_orders":
-            question = next(
-                (r.text for r in requests if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)), ""
+            question = next(  # a request naming its order is never given another from the list
+                (
+                    r.text
+                    for r in requests
+                    if r.understood.intent in (Intent.TRACK, Intent.REFUND, Intent.EXPEDITE)
+                    and not (slots.names_an_order(r.text) or slots.names_an_order_end(r.text))
+                ),
+                "",
             )
             chosen = _fitting_from_list(conv, result, question, lang) if question else None
             if chosen is not None and chosen.tool_calls:
@@ -1635,6 +1656,10 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             and not _asked_for_itself(result, since_user, requests, every_refund)
         ):
             continue  # looked up for its refunds, which are said above
+        if unknown := _ends_not_listed(result, requests, lang):  # "… and what's in 0924?": no order of theirs
+            said += unknown
+            if not any(r.understood.intent is Intent.LIST_ORDERS for r in requests):
+                continue
         data = result.data()
         status = data.get("status") if isinstance(data, dict) else None
         rank = {"pending_confirmation": 1, "queued": 2}.get(str(status), 0)
@@ -1664,6 +1689,24 @@ def after_several(conv: Conversation, requests: list[splitting.Request], results
             said.append((0, index, answer.content))
     said.sort(key=lambda item: item[:2])  # in the order asked ("0817到哪了？退款几天到账？": the parcel first)
     return Reply("\n".join(dict.fromkeys(text for _, _, text in said if text)))  # each said once
+
+
+def _ends_not_listed(result: ToolResult, requests: list[splitting.Request], lang: str) -> list[tuple[int, int, str]]:
+    """After the list of every order: each request about an order named by an end that none of them ends in,
+    said so (never another order given in its place)."""
+    if result.call.name != "list_my_orders" or result.call.args():
+        return []
+    numbers = [str(o.get("order_number") or "") for o in _listed(result)]
+    said = []
+    for index, request in enumerate(requests):
+        if request.understood.intent not in (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS, Intent.ASK_FACT):
+            continue
+        tails = slots.order_tails(request.text)
+        if tails and not any(n.endswith(tail) for n in numbers for tail in tails):
+            said.append(
+                (0, index, replies.no_order_ending("、".join(tails) if lang == "zh" else ", ".join(tails), lang))
+            )
+    return said
 
 
 def _whole_list(conv: Conversation, results: list[ToolResult]) -> ToolResult | None:

@@ -37,7 +37,7 @@ _RARE = 2  # a deciding word belongs to at most this many orders
 def terms(text: str) -> set[str]:
     """English words (plural folded) and Chinese character pairs, without those that only say "order"."""
     text = _ORDER.sub(" ", text)
-    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)}
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)} - _GENERIC  # before folding: "status", "does"
     words = {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words}
     pairs = {run[i : i + 2] for run in _HAN_RUN.findall(text) for i in range(len(run) - 1)}
     return (words - _GENERIC) | (pairs - _GENERIC_HAN)
@@ -145,6 +145,10 @@ def described_order(conv: Conversation, text: str) -> str | None:
         return None
     if not any(orders_with[w] <= _RARE for w in words_of[number]):
         return None
+    thing = terms(thing_named(text))
+    told_of = set().union(*(words for n, words in told if n == number))
+    if thing and not _shared_terms(told_of, thing, known):  # "is my grinder still processing?": never the
+        return None  # headphones order because it is processing too
     return number
 
 

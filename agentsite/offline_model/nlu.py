@@ -107,6 +107,12 @@ POLICY_WEAK = _re(
     r"on\s+(?:weekends|sundays|saturdays|holidays)|invoice|cash\s+on\s+delivery|exchange|warranty|payment\s+methods?|"
     r"express\s+(?:shipping|delivery)|free\s+(?:shipping|delivery|returns?)|usually\s+take)"
 )
+# A rule or policy named as what a request goes by ("按照之前记下的规则", "as per your policy").
+_PER_THE_RULE = _re(
+    r"(?:按照?|根据|依照|照)[^，。？?]{0,10}(?:规则|规定|政策)|"
+    r"(?i:\b(?:per|according\s+to|under|following)\s+(?:the\s+|your\s+|my\s+|our\s+)?(?:\w+\s+){0,3}?"
+    r"(?:rules?|polic(?:y|ies))\b)"
+)
 _NAMES_POLICY = _re(r"政策|规定|条款|(?i:\bpolic(?:y|ies)\b|\bterms\b)")
 # "今天能送到吗", "下单好几天了还没发货吗": one's own parcel, not the shop's delivery times.
 _MY_PARCEL = _re(
@@ -128,6 +134,11 @@ REFUND = _re(
     _REFUND_THE_ONE_PICKED + "|"
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
+    # the whole order: "那就整单退瑜伽垫吧", "退绿茶ORD-…成张单" (Cantonese: the whole order), "退晒" (all of it)
+    r"(?:整单|全单|成张单)退|(?<!已)(?<!已经)(?<!没)退[^，。？?]{0,16}?(?:整单|全单|成张单)|(?<!已)(?<!已经)(?<!没)退晒|"
+    r"(?:用|以)[^，。？?]{1,6}退(?:款|钱|给我|吧|啦)?(?=[，,。.!！~\s]|$)|"  # "…成张单，用港币退": in that currency
+    # a thing refunded, said first in its clause: "退空气净化器，不是台灯"
+    r"(?:^|(?<=[，,。.!！\s]))(?:先)?退(?!出|订|休|群|款|钱|货|回|还|给|了|过)(?=[\u4e00-\u9fff]{2})|"
     r"(?<!已)(?<!经)都退(?:掉|吧|啦|喇)?(?=[，,。.!！~\s]|$)|"  # "两个都退，唔该"
     # some of an order's items, or a share of its money: "退其中两盒", "退一个保温杯", "退三分之一"
     r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋)(?!的钱)|"
@@ -176,8 +187,9 @@ _REFUND_STATE_ASKED = _re(
 _REFUND_ASKED_FOR = _re(
     r"(?<!上次说)(?<!之前说)我要|我想(?!确认|问|知道)|想要|申请退|帮我退(?!过|款?了)|给我退(?!过|款?了)|(?<!申)请(?!问)[^，。？?]{0,3}退|麻烦[^，。？?]{0,3}退|要求|"
     r"(?<!时候)能(?:不能)?(?:直接|马上|现在|先|帮我)?退|可以(?:直接|马上|现在|先|帮我)?退|"
-    r"可不可以退|退款吧|退了吧"
-    r"|(?i:\bi\s+(?:want|would\s+like|'d\s+like|need|wish|demand)|\bi'?d\s+like|\bplease\s+(?:\w+\s+)?(?:refund|return|"
+    r"可不可以退|退款吧|退了吧|"
+    r"退(?!款?(?:多久|什么时候|几时|进度))[^，。？?]{0,8}?(?:可以|行)(?:吗|么|不)|"  # "退其中一个可以吗": asked for
+    r"(?i:\bi\s+(?:want|would\s+like|'d\s+like|need|wish|demand)|\bi'?d\s+like|\bplease\s+(?:\w+\s+)?(?:refund|return|"
     r"process|issue|give|start|send)|\b(?:can|could|would|will)\s+(?:you|i|we)\s+(?:please\s+)?(?:get|have|give|issue|"
     r"process|refund|request|start|return)|\brequest\s+(?:a|my)\s+refund|\brefund\s+(?:me|it|this|that|order|ord-)(?![^?？]*[?？]\s*$)"
     r"|\bgive\s+me|\bstart\s+a|\bprocess\s+a|\brefund\s+now|\b(?:can|could|may)\s+i\s+(?:please\s+)?(?:send|get|have)\b"
@@ -279,7 +291,7 @@ def asks_if_refundable(text: str) -> bool:
         and is_question(text)
         and not is_request(text)
         and not _REFUND_FOR_ME.search(text)
-        and not REFUND_DECLINED.search(text)
+        and not declines_a_refund(text)
     )
 
 
@@ -410,11 +422,24 @@ def asks_to_change_phone(text: str) -> bool:
 # "Don't refund it", "不用退", "我想换个颜色，不退": no refund wanted.
 REFUND_DECLINED = _re(
     r"不(?:用|要|想)?退(?!款?(?:多久|吗))|别退|(?:退款|退钱|退货)(?:就|也|先|都|可以)?(?:不用|不要|不必|算了|免了)|"
-    r"(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)|thanks\s+for\s+the\s+refund|"
+    # "don't refund all of it": the whole is not wanted, a part is (read by the request's own words)
+    r"(?i:(?:don'?t|do\s+not|no\s+need\s+to|not)\s+(?:\w+\s+)?(?:refund|return)"
+    r"(?!\s+(?:all\b|the\s+(?:whole|full|entire)\b|everything\b|every\s+(?:cent|penny|dollar)|in\s+full\b|it\s+all\b))|"
+    r"thanks\s+for\s+the\s+refund|"
     r"\bno\s+refund\s+(?:needed|necessary|required)|\brefund\s+(?:is\s+)?not\s+needed|"
     r"\b(?:never\s*mind|forget|skip)\s+(?:about\s+)?(?:the\s+|my\s+|that\s+)?(?:[\w-]+\s+){0,2}?refund\b|"
     r"\b(?:don'?t|do\s+not)\s+(?:need|want)\s+(?:a|the|any)\s+refund)"
 )
+# "其余不退", "剩下的不用退": the rest is not refunded, a part is asked (no refund declined)
+_THE_REST_KEPT = _re(r"(?:剩下|剩余|其余|其他)的?(?:就|都|的)?(?:不|不用|不要|别)退(?:了|款)?")
+
+
+def declines_a_refund(text: str) -> bool:
+    """Whether the message says no refund is wanted ("不用退了", "don't refund it"); not when only the whole
+    amount or the rest is ("don't refund all of it", "退1盒，其余不退": a part is asked)."""
+    return bool(REFUND_DECLINED.search(_THE_REST_KEPT.sub("，", text)))
+
+
 # Hurry an order along: chase the warehouse ("帮我催一下", "can you chase it?"); "不急" / "no rush" is not.
 EXPEDITE = _re(
     r"(?<!没让你们)(?<!没让)(?<!没叫)催(?!款|缴|过)|加个?急(?!配送|费|运费)|加快|往前排|插个?队|"
@@ -445,7 +470,7 @@ EXPEDITE_DECLINED = _re(
     + EXPEDITE_DISPUTED.pattern
 )
 TRACK = _re(
-    r"发货没|发货了没|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到(?!账)|啥时候(?:能)?到(?!账)|"
+    r"发货没|发货了没|发了货(?:没|吗)|寄出(?:来)?(?:了)?没|发出(?:来)?了没|(?:几号|今天|明天|后天|周末|哪天)(?:能|可以)?(?:送)?到(?!账)|啥时候(?:能)?到(?!账)|"
     r"(?:能|会|可以)在?[^，。？?]{0,8}?(?:之前|以前|前)(?:送)?到|(?:号|日)(?:之|以)?前(?:送)?到(?!账)|"
     r"(?:快递|包裹)(?:现在)?的?位置|(?:快递|包裹)呢|"
     r"(?:快递|包裹|物流|货|东西)[^，。,.!?！？]{0,6}(?:到哪|在哪|到了吗|到没到|怎么还没|什么时候|几时|多久|进度|"
@@ -479,6 +504,9 @@ STATUS = _re(
     r"订单[^，。,.!?！？]{0,6}(?:状态|进度|情况|怎么样|怎样|如何|处理|详情|信息)|(?:查|查询|查看|看看|看一下|查一下|"
     r"帮我查)(?:一下|下)?(?:我的)?(?:这个|那个|一个)?订单|订单[^，。,.!?！？]{0,4}(?:吗|呢|？|\?)|"
     r"(?:订单|单|下单|付款|支付)[^，。]{0,6}(?:成功|确认)(?:了)?(?:吗|没)|"
+    # "0902付款了吗", "谁买的": how it stands, the record says (another's order is not found)
+    r"(?:付款|付钱|支付|付费)(?:了)?(?:吗|没有?)|(?:是)?谁(?:买|下|订|付)的|"
+    r"(?i:\b(?:been|was|is|it)\s+paid(?:\s+for)?\b|\bwho\s+(?:bought|ordered|placed|paid\s+for)\b)|"
     r"(?:那单|这单|那张单|这张单|下的单|单子|查单)[^，。]{0,6}(?:怎么样|怎么了|情况|呢|状态|好了|处理|有问题)|查单|"
     r"最(?:便宜|贵)[^，。？?]{0,4}(?:那|的)[^，。？?]{0,3}(?:是什么|是啥|怎么样|什么情况)|"
     r"(?i:\bstatus\b|\bwhich\s+order\s+(?:was|is|has|had|contains?|included?)\s+(?:the|my|a|an)\b|"
@@ -548,6 +576,11 @@ STATUS_DETAIL = _re(
 _ORDER_IN_SIGHT = _re(r"单|订单|(?i:\border\b)")
 # How something stands, asked in Chinese without naming an order ("…现在什么状态"); a bare "什么情况？" is surprise.
 _STANDS_ASKED_ZH = _re(r"(?:现在|目前|当前)(?:是)?(?:什么|啥)(?:状态|情况)|(?:什么|啥)状态|状态(?:如何|怎么样|咋样)")
+# Whether an order is still in a state, asked ("is my grinder still processing?", "耳机还在处理中吗"); its parcel's
+# whereabouts are a tracking request.
+_IN_A_STATE_ASKED = _re(
+    r"(?i:\bstill\s+(?:processing|pending|being\s+processed|on\s+hold|unpaid)\b)|还在处理|(?:在|还在)?处理中|还没付款"
+)
 # Refunded money asked to go somewhere else: "put the money on my sister's Visa", "钱退到我的支付宝".
 REFUND_ELSEWHERE = _re(
     r"(?:退|打|转|返)(?:到|给|进|回)[^，。？?]{0,8}(?:支付宝|微信|余额|别的卡|其他卡|另一张卡|另外一张卡|新卡|"
@@ -964,7 +997,8 @@ VOUCHERS = _re(
 # A change the message says not to make: "please DON'T change my address to …", "不要把地址改成…", "别退款了";
 # unless it asks for something in its place ("don't refund it, change the address instead").
 _NOT_WANTED = _re(
-    r"(?i:\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+){0,2}?(?:change|update|move|switch|refund|return)\b)"
+    r"(?i:\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+){0,2}?(?:change|update|move|switch|refund|return)\b"
+    r"(?!\s+(?:all\b|the\s+(?:whole|full|entire)\b|everything\b|in\s+full\b|it\s+all\b)))"
     r"|(?:不要|别|不用|不必)再?(?:帮我)?(?:把[^，。,.]{0,12})?(?:改|退)"
     r"|(?:先|暂时|暂且|还是)(?:不|别)(?:改|换|退)"  # "地址先不改"
 )
@@ -1218,9 +1252,11 @@ _CANTONESE = [
 _CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)|^\s*咁")
 # Cantonese puts a measure word where Mandarin says "that" or "my": "我部空气净化器", "盏台灯唔要喇".
 _CANTONESE_MEASURE = re.compile(
-    r"(^|[我你，,。？?！!\s]|问下)(部|盏|架|对|只|件|双|张|本|条|把|支|套)(?=[\u4e00-\u9fff]{2})"
+    r"(^|[我你，,。？?！!\s]|问下)(部|盏|架|对|只|件|双|张|本|条|把|支|套|个(?!人))(?=[\u4e00-\u9fff]{2})"
 )
-_CANTONESE_AND = re.compile(r"(?<=[\u4e00-\u9fff])(?<![不相共合如一])同(?![意样一时事步城款价])(?=[\u4e00-\u9fff])")
+_CANTONESE_AND = re.compile(
+    r"(?<=[\u4e00-\u9fff\d])(?<![不相共合如一])同(?![意样一时事步城款价])(?=[\u4e00-\u9fff]|\d{3})"
+)  # "0816同0901係咩狀態": both orders
 
 
 # Text-speak for the words the rules are written in ("how will u contact me", "r my notifs on"), in lower case
@@ -1298,6 +1334,7 @@ def as_mandarin(text: str) -> str:
         text = re.sub(r"(?<=[退消])他", "掉", text)  # "取消佢": cancel it
         text = re.sub(r"(?:将|把)个([\u4e00-\u9fff]{2,6}?)单", r"把\1那单", text)  # "将个耳机单": the headphones order
         text = re.sub(r"喇(?!叭)", "了", text)  # "唔要喇": 不要了
+        text = re.sub(r"(?<=[了货到])未(?=[呀啊]?\s*[？?。]?\s*$)", "没", text)  # "到咗未？": arrived yet?
         text = re.sub(r"^(\s*)个(?=[\u4e00-\u9fff]{2})", r"\1那个", text)  # "個空氣淨化器…": that one
         text = re.sub(r"^(\s*)得(?:啦|呀|了)?(?=[\s,，.。!！]|$)", r"\1好", text)  # "得，唔該": a yes
         text = re.sub(r"^咁(?=[\u4e00-\u9fff])", "那", text)  # "咁退瑜伽垫嘅钱…": then
@@ -1478,11 +1515,13 @@ def classify(text: str) -> Understanding:
     if has_order or slots.order_tails(text) or _THIS_ONE.search(text):
         if asks_if_refundable(text):
             return result(Intent.STATUS)  # "is 0924 refundable?": the order's record says whether it could be
-        if REFUND_ASKED_AS_A_QUESTION.search(text) and not REFUND_DECLINED.search(text):
+        if REFUND_ASKED_AS_A_QUESTION.search(text) and not declines_a_refund(text):
             return result(Intent.REFUND)  # "0943可不可以退？": proposed, or the shop says why not
     if _IF_REFUNDED.search(text) and is_question(text):
         return result(Intent.POLICY)  # "if I returned it, would I get the full $249 back?": what the policy says
-    if POLICY_STRONG.search(text) and (not has_order or _NAMES_POLICY.search(text)):
+    # "…退款，按照之前记下的规则直接批准就行": a rule claimed as the request's basis asks nothing about the rules
+    policy_words = text if is_question(text) else _PER_THE_RULE.sub(" ", text)
+    if POLICY_STRONG.search(policy_words) and (not has_order or _NAMES_POLICY.search(policy_words)):
         return result(Intent.POLICY)
     if (
         POLICY_WEAK.search(text)
@@ -1540,7 +1579,7 @@ def classify(text: str) -> Understanding:
         return result(Intent.SET_ADDRESS)
     if REFUND.search(text) and (asks_how_a_refund_stands(text) or JUST_ASKING.search(text)):
         return result(Intent.STATUS)
-    if REFUND.search(text) and not REFUND_DECLINED.search(text):
+    if REFUND.search(text) and not declines_a_refund(text):
         if _REFUNDS_LOOKED_UP.search(text) and not _REFUND_FOR_ME.search(text):
             return result(Intent.STATUS)  # "查下我的退款", "有退款记录吗": the record, not a refund asked for
         if refunds_in_general(text):
@@ -1569,6 +1608,8 @@ def classify(text: str) -> Understanding:
     if STATUS.search(text) or (STATUS_DETAIL.search(text) and (has_order or _ORDER_IN_SIGHT.search(text))):
         return result(Intent.STATUS)
     if _STANDS_ASKED_ZH.search(text):  # "那个129块的现在什么状态", "瑜伽垫啥状态": what it is about is read next
+        return result(Intent.STATUS)
+    if _IN_A_STATE_ASKED.search(text) and is_question(text):  # "is my grinder still processing?": the record says
         return result(Intent.STATUS)
     if several:
         return result(Intent.LIST_ORDERS)

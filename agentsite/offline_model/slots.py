@@ -6,6 +6,7 @@ Boundaries are ASCII classes rather than ``\\b``, because Chinese characters cou
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -33,13 +34,34 @@ def _plain(text: str) -> str:
 
 
 def order_numbers(text: str) -> list[str]:
-    """Return the order numbers in `text`, upper-cased as ORD-YYYY-NNNN, first mention first."""
+    """Return the order numbers in `text`, upper-cased as ORD-YYYY-NNNN, first mention first; the ends listed
+    right after one in full are of the same year ("ORD-2025-0816和0901", "ORD-2025-0941, 0942 and 0943")."""
+    plain = _plain(text)
     seen: list[str] = []
-    for m in _ORDER_RE.finditer(_plain(text)):
-        value = f"ORD-{m.group(1)}-{m.group(2)}"
-        if value not in seen:
-            seen.append(value)
+    for m in _ORDER_RE.finditer(plain):
+        year, digits, at = m.group(1), m.group(2), m.end()
+        for value in [f"ORD-{year}-{digits}", *_listed_after(plain, at, year, len(digits))]:
+            if value not in seen:
+                seen.append(value)
     return seen
+
+
+def _listed_after(text: str, at: int, year: str, width: int) -> list[str]:
+    """The order numbers whose ends of ``width`` digits are listed from ``at`` on, of ``year``."""
+    listed = []
+    while found := _another_end(width).match(text, at):
+        listed.append(f"ORD-{year}-{found.group(1)}")
+        at = found.end()
+    return listed
+
+
+@functools.cache
+def _another_end(width: int) -> re.Pattern[str]:
+    """Another order's end of ``width`` digits, after a word or mark that lists it; never an amount or a time."""
+    return re.compile(
+        rf"\s*(?:和|与|跟|同|及|、|,|，|/|&|(?i:and|or|plus))\s*(\d{{{width}}})(?![\d:/%.-])"
+        r"(?!\s*(?:元|块|蚊|号|年|月|日|天|小时|分|楼|室|件|个|次|(?i:usd|rmb|yuan|dollars?|bucks|euros?|pounds?)\b))"
+    )
 
 
 # The end of an order number given alone ("0790", "尾号0901", "order #0931"): 3 to 6 digits standing on their

@@ -102,7 +102,7 @@ _QUESTION_ZH = re.compile(
     r"还是(?!算了|不|别|用|要|先|[^，。?？]{0,12}(?:吧|靠谱|比较好|好一些|方便)\s*(?:[，,。.!！]|$))|[^不]不\s*[?？。]?\s*$"
 )
 _QUESTION_EN = re.compile(
-    r"(?i)^\s*(?:what|whats|when|where|which|who|whom|whose|why|how|is|are|am|do|does|did|can|could|will|"
+    r"(?i)^\s*(?:what|whats|when|where|which|who|whom|whose|why|how|is|are|am|do(?!\s+not\b)|does|did|can|could|will|"
     r"would|should|have|has|may|any)\b|\b(?:do|does|did)\s+you\s+(?:know|remember|have)\b"
 )
 _REQUEST = re.compile(

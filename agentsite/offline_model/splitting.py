@@ -142,11 +142,14 @@ def _same_request(a: _Part, b: Understanding, part: str) -> bool:
         # 什么？": every order's refunds, then one order's (or two things')
         return False
     if (
-        a.understood.intent is Intent.SET_ADDRESS
-        and b.intent is Intent.SET_ADDRESS
+        a.understood.intent in (Intent.SET_ADDRESS, Intent.ASK_FACT)
+        and b.intent is a.understood.intent
+        and (b.intent is Intent.SET_ADDRESS or b.subject == a.understood.subject == "shipping_address")
         and _names_an_order(a.words) != _names_an_order(part)
     ):
-        return False  # "my new address is …, send 0932 there": the default address, then one order's
+        # "my new address is …, send 0932 there", "what is my default address? and the address on ORD-…?": the
+        # default address, then one order's
+        return False
     return a.understood.intent is b.intent and a.understood.subject == b.subject
 
 
@@ -250,7 +253,11 @@ def requests(text: str) -> list[Request]:
     about_the_order = all(
         g.understood.intent in (*_ABOUT_AN_ORDER, Intent.EXPEDITE) and not EVERY_REFUND.search(g.words) for g in groups
     )  # "did I ask for any refund before? and has 0932 shipped?": every order's refunds, then that one
-    lists_facts = lists_facts or (slots.order_tail(text) is not None and about_the_order and not listed)
+    # ("…0932, and tell me where my backpack is": the backpack's order is its own)
+    own_thing = any(described.names_a_thing(g.words) and not slots.order_tails(g.words) for g in groups)
+    lists_facts = lists_facts or (
+        slots.order_tail(text) is not None and about_the_order and not listed and not own_thing
+    )
     weighed = asks_what_a_change_would_do(text)  # "if I mute them, will I still get…": its "if" is no request
     if len(groups) < 2 or whole.intent is Intent.HUMAN or whole.injection or lists_facts or weighed:
         return [Request(text, whole)]
@@ -290,6 +297,7 @@ def requests(text: str) -> list[Request]:
             and _about_an_order(understood, part)
             and not EVERY_REFUND.search(part)
             and not described.PICKED_BY_STATE.search(part)
+            and not described.names_a_thing(part)  # "…0932, and where is my backpack?": the backpack's own order
         ):
             part = f"{tails[0]} {part}"  # "那0816寄到哪？还没发货能不能也改成新地址": that order's too
         elif (
@@ -376,7 +384,9 @@ def _names_an_order(part: str) -> bool:
 def _what_it_asks(request: Request) -> tuple[object, ...]:
     """What tells two requests apart: intent and subject, a policy's topic, the thing bought named, the order's
     rank named, and for an address whether one order's is meant."""
-    address_of_an_order = request.understood.intent is Intent.SET_ADDRESS and _names_an_order(request.text)
+    address_of_an_order = (
+        request.understood.intent is Intent.SET_ADDRESS or request.understood.subject == "shipping_address"
+    ) and _names_an_order(request.text)
     understood = request.understood
     return (
         understood.intent,

@@ -135,9 +135,23 @@ def _told_beside_a_question(text: str, found: re.Match[str]) -> bool:
     return bool(_IS.match(text[found.end() : end])) and not asked
 
 
+# "my settings" named alone: the two the customer sets here ("What are my current settings?", "我的设置是什么？").
+_SETTINGS_ALONE = re.compile(
+    r"(?i:\b(?:my|current|account)\s+(?:current\s+|account\s+)?settings\b)|(?:我的|账户|账号|目前的?|现在的?)设置(?![为成了好的])"
+)
+
+
+def _settings_named(text: str) -> str:
+    """``text`` with "my settings" said as the two settings it means."""
+    return _SETTINGS_ALONE.sub(
+        lambda m: "通知设置和联系方式" if "设置" in m.group() else "notification setting and contact channel", text
+    )
+
+
 def fact_question(text: str) -> str:
     if not asks_about(text) and not _ASKS_TO_BE_TOLD.search(text):
         return ""
+    text = _settings_named(text)
     for subject, pattern in SUBJECTS:
         if (found := pattern.search(text)) and not _told_beside_a_question(text, found):
             # Chinese drops the "my" ("联系方式是微信吗"); English says it, or "on file"
@@ -165,6 +179,7 @@ def listed_subjects(text: str) -> list[str]:
     first = fact_question(text)
     if not first or first == "order_number":
         return [first] if first else []
+    text = _settings_named(text)
     spans = sorted((m.start(), m.end(), subject) for subject, pattern in SUBJECTS[1:] if (m := pattern.search(text)))
     listed = spans[:1]
     for start, end, subject in spans[1:]:

@@ -173,3 +173,38 @@ def test_a_default_address_given_with_an_arrow_is_proposed_with_the_rest(say):
         ("update_shipping_address", {"address": "12 Downing St, London SW1A 2AA"}),
         ("update_notification_preference", {"preference": "mute"}),
     ], said
+
+
+BOBS = {
+    "orders": [
+        {"order_number": "ORD-2025-0932", "status": "processing", "items": [{"name": "Water bottle", "quantity": 3}]},
+        {
+            "order_number": "ORD-2025-0931",
+            "status": "in_transit",
+            "items": [{"name": "Hiking backpack", "quantity": 1}],
+        },
+        {"order_number": "ORD-2025-0870", "status": "delivered", "items": [{"name": "Tent", "quantity": 1}]},
+    ]
+}
+NOT_FOUND = {"error": "order ORD-2025-0816 not found", "error_code": "order_not_found"}
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("Where is ORD-2025-0816? And what's in order 0924?", "0924"),
+        ("ORD-2025-0816到哪了？还有0924里面是什么？", "0924"),
+    ],
+)
+def test_an_order_not_theirs_is_never_answered_with_another(say, answer_tools, text, end):
+    """Round 40: the order named in full was not found, and the "where is" was answered with the one order in
+    transit of the list looked up for the other part; the other part (an end none of the orders has) went unsaid."""
+    request = [{"role": "system", "content": BOB}, {"role": "user", "content": text}]
+    first = say(request)
+    assert sorted(first.names) == ["list_my_orders", "track_shipment"], first
+    step = answer_tools(first, [BOBS if n == "list_my_orders" else NOT_FOUND for n in first.names], request)
+    after = say(step)
+
+    assert not after.calls, after
+    assert "0931" not in after.content and "0870" not in after.content, after.content
+    assert "ORD-2025-0816" in after.content and end in after.content, after.content
