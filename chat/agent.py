@@ -280,7 +280,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if session.customer_id != customer_id:
             raise NotYourConversation(str(conversation_id))
         emit = _with_state_frames(emit, transitions)
-        language = prompts.language_of(text, default="en" if speaker and speaker.language == "en" else "zh")
+        # text that tells no language ("yes please", "确认") is answered in the language of what it answers
+        spoken = "en" if speaker and speaker.language == "en" else "zh"
+        language = prompts.language_of(text, default=prompts.language_of(_last_reply(session), default=spoken))
         with store.batch(conversation_id, expected=session) as conversation:  # one statement, if nobody else wrote
             store.append(conversation_id, _entry(Role.USER, redact(text)))
             progress = bool(store.update_info(conversation_id, _slots(text)))

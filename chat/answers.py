@@ -32,23 +32,26 @@ _YES_EN = (
 )
 _YES_ZH = (
     r"我?确认(?!一下|下)|我?确定|我?同意|是的?|嗯呢|OK的|ok的|对的?|没错|好的?|好滴|好哒|好嘞|好呀|好啊|行(?:吧|的)?|可以(?:的)?|没问题|同意|"
-    r"嗯+|就这么办|就这样|就按这个|ok|OK|麻烦(?:你|您)?了?|请继续|继续|改吧|办吧|退吧|弄吧|(?:两个|两项)?都确认|全部确认"
+    r"嗯+|就这么办|就这样|就按这个|ok|OK|麻烦(?:你|您)?了?|请继续|继续|改吧|办吧|退吧|弄吧|(?:两个|两项)?都确认|全部确认|"
+    r"(?:就)?(?:照|按)(?:你说的)?(?:做|办)"
 )
 # What may follow the yes: agreement, politeness and the change itself (its values are checked separately).
 _AGREEMENT_EN = re.compile(
-    r"(?i)\b(?:please|pls|plz|kindly|thanks?|thank\s+you|thx|ty|cheers|go\s+ahead|go\s+for\s+it|go\s+on|do\s+it|"
+    r"(?i)\b(?:i'?m|i\s+am|please|pls|plz|kindly|thanks?|thank\s+you|thx|ty|cheers|go\s+ahead|go\s+for\s+it|go\s+on|do\s+it|"
     r"do\s+that|proceed|continue|confirm(?:ed)?|i\s+confirm|that'?s|that\s+is|it'?s|right|correct|exactly|"
     r"perfect|great|good|fine|lovely|sounds?|sure|ok(?:ay)?|yes+|yeah|yep|yup|absolutely|definitely|of\s+course|"
     r"what\s+i\s+(?:want|wanted|asked\s+for|need)|works(?:\s+for\s+me)?|agreed?|approved?|all\s+good|"
     r"make|made|change|changes|changed|switch|update|set|refund|mute|unmute|turn|process|submit|save|apply|"
     r"with|the|a|it|that|this|them|those|my|me|to|for|and|then|now|then|off|on|from\s+now\s+on|going\s+forward|"
     r"notifications?|alerts?|address|order|channel|contact|money|amount|by|via|using|use|as|"
-    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what|back|again|both)\b"
+    r"is|be|will|would|you|i|want|need|can|just|so|too|all|please|one|new|do|go|ahead|what|back|again|both|"
+    r"proposed|suggested|offered|said|described|mentioned|sure|certain|positive)\b"
 )
 _AGREEMENT_ZH = re.compile(
     _longest_first(
         "吧 了 的 啊 呀 哈 嗯 嗯嗯 呢 谢谢 多谢 感谢 麻烦 麻烦你 麻烦您 麻烦了 麻烦你了 麻烦您了 麻烦啦 辛苦 辛苦了 请 "
         "继续 执行 操作 办理 处理 提交 确认 确定 就这样 就这么办 这么办 就这么定 定了 按你说的 按这个 按这个来 没问题 "
+        "照做 照办 照你说的 按你说的做 按你说的办 "
         "可以 行 好 好嘞 是 对 同意 没错 就是 这个 帮我 给我 替我 把 一下 就 那就 那 这样 弄 办 搞 去 来 "
         "改 换 退 退款 申请 设置 设成 设为 改成 换成 改为 为 成 用 通过 以后 今后 之后 从现在起 联系我 联系 通知 "
         "地址 订单 单号 打开 开启 关闭 关掉 关了 静音 原账户 原路 退回 退到 就行 即可 保存 存 "
@@ -80,7 +83,7 @@ _BLOCKER = re.compile(
     r"[?？]|(?i:\b(?:but|however|instead|rather|except|wait|hold\s+on|hang\s+on|first|actually|not|never|"
     r"no(?!\s+(?:problem|worries|prob))|"
     r"don'?t|cancel|also|another|else|still|later|how|which|when|why|where|who)\b|n't\b|"
-    r"\bwhat\b(?!\s+i\s+(?:want|wanted|asked|need)))"
+    r"\bwhat\b(?!\s+i\s+(?:want|wanted|asked|need)|\s+you\s+(?:proposed|suggested|offered|said|described|mentioned)\b))"
     r"|不过|但是|但|而是|等等|等一下|先别|先不|不要|不用|别|不是|不对|吗|多久|为什么|怎么|哪|什么|还能|能不能|取消|算了|"
     r"还有|另外|顺便|再帮|再把|再问|以前|之前"
 )
@@ -172,7 +175,7 @@ def declines_all(text: str) -> bool:
 # The words that confirm on their own, as the reminder asks ("回复“确认”", "reply 'yes'"): after a reminder that
 # came with an answer to something else, only these answer the change; "没问题", "OK可以的" may answer the rest.
 _EXPLICIT = re.compile(
-    r"确认|确定|同意|是的|^\s*是[啊呀阿]?[。！!\s]*$|就这么改|改吧|办吧|退吧|(?i:\byes\b|\byep\b|\byeah\b|\bconfirm|\bgo\s+ahead|\bdo\s+it\b|"
+    r"确认|确定|同意|是的|^\s*是[啊呀阿]?[。！!\s]*$|就这么改|改吧|办吧|退吧|照做|照办|(?:照|按)你说的(?:做|办)|(?i:\byes\b|\byep\b|\byeah\b|\bconfirm|\bgo\s+ahead|\bdo\s+it\b|\bgo\s+for\s+it\b|"
     r"\bproceed|\bplease\s+do\b|"
     # the change's own verb after the yes: "ok refund it", "sure, change it", "是，改", "好，退"
     r"\b(?:change|update|refund|switch|mute|unmute|save|apply|make)\s+(?:it|that|them|this)\b)|"
@@ -289,10 +292,11 @@ def agrees_only_loosely(
 
 
 # The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
-# what such an answer may name ("郵件", "短信通知", "這個地址"), in the simplified ones the answers are read in.
+# what such an answer may name ("郵件", "短信通知", "這個地址", "用港幣退"), in the simplified ones the answers are
+# read in.
 _SIMPLIFIED = str.maketrans(
-    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆兩樣該",
-    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔两样该",
+    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆兩樣該幣圓歐鎊韓錢",
+    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔两样该币圆欧镑韩钱",
 )
 
 
@@ -463,7 +467,8 @@ _ALL_BUT = re.compile(
 
 # The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
 _FULL_ASKED = re.compile(
-    r"(?i)\b(?:full|entire|whole|total|everything)\b|\ball\s+of\s+it\b|全额|全部|整单|全款|全退|都退"
+    r"(?i)\b(?:full|entire|whole|total|everything)\b|\ball\s+of\s+(?:it|them)\b|\b(?:it|them)\s+all\b|"
+    r"全额|全部|整单|全款|全退|都退"
 )
 
 
@@ -548,9 +553,28 @@ _AN_ORDER_BY_ITS_TOTAL = re.compile(
 )
 
 
+# A currency asked for the money, with no amount ("pay it out in euros", "退成港币"): another than the order's is
+# another request, as an amount in it is.
+_PAID_IN = {
+    "CNY": re.compile(
+        r"(?i:\b(?:in|into|as)\s+(?:chinese\s+)?(?:yuan|rmb|renminbi|cny)\b)|(?:用|以|换成|退成|转成|按)人民币"
+    ),
+    "USD": re.compile(
+        r"(?i:\b(?:in|into|as)\s+(?:us\s+|american\s+)?(?:dollars|usd)\b)|(?:用|以|换成|退成|转成|按)(?:美元|美金)"
+    ),
+    "EUR": re.compile(r"(?i:\b(?:in|into|as)\s+(?:euros?|eur)\b)|(?:用|以|换成|退成|转成|按)欧元"),
+    "GBP": re.compile(
+        r"(?i:\b(?:in|into|as)\s+(?:british\s+)?(?:pounds(?:\s+sterling)?|sterling|gbp)\b)|(?:用|以|换成|退成|转成|按)英镑"
+    ),
+    "HKD": re.compile(
+        r"(?i:\b(?:in|into|as)\s+(?:hong\s+kong\s+dollars|hkd)\b)|(?:用|以|换成|退成|转成|按)(?:港币|港元|港纸)"
+    ),
+}
+
+
 def currencies_named(text: str) -> set[str]:
-    """The currencies of the amounts ``text`` names (ISO codes)."""
-    return {code for code, pattern in _MONEY_IN.items() if pattern.search(text)}
+    """The currencies of the amounts ``text`` names, and those it asks the money in (ISO codes)."""
+    return {code for code, pattern in _MONEY_IN.items() if pattern.search(text) or _PAID_IN[code].search(text)}
 
 
 _MORE_MONEY = re.compile(
@@ -837,12 +861,13 @@ _NOTHING_NAMED = re.compile(
 
 def _refusing_clauses(text: str, tool: str) -> list[str]:
     """The clauses of ``text`` that say not to make a change of ``tool``'s kind ("退款唔使喇", "never mind the tent
-    refund"); never one about the rest ("不用改其他的")."""
+    refund"); never one about the rest ("不用改其他的") nor one saying only the whole is not wanted."""
     return [
         clause
         for clause in _CLAUSE.split(text)
         if names_the_kind(clause, tool)
         and not _ANYTHING_ELSE.search(clause)
+        and not _the_whole_said_not(clause)  # "don't refund all of it": a part is asked, not no refund
         and (_NEGATED_CHANGE.search(clause) or _KIND_NOT_WANTED.search(clause))
     ]
 
@@ -941,7 +966,8 @@ _PICKED_INSTEAD = re.compile(
     r"|\bi\s+mean[t]?\s+(?:the\s+|my\s+)?(?P<meant>(?!(?:refund|return|change|update|mute|unmute|cancel|send|ship|just|"
     r"only|do|make|give|get|set|switch|turn|keep|leave|not|half|part)\b)[a-z][^,.;!?]{0,30})"
     r"|^\s*(?:no+|nope|nah)[\s,.!~\u2014\u2013-]+(?:the|my)\s+(?P<bare>[a-z]+(?:\s+[a-z]+)?)\s*[.!]*$)"
-    r"|(?<!不)是(?P<zh>[^，。,.!！?？是]{1,12}?)(?:那|这)?(?:单|个|笔)?\s*(?:[，,]\s*(?:而)?不是[^，。,.]{1,12})?\s*[。.!！]*$"
+    # "是ORD-…那单", never "都是退一个就算" ("still/just", then a request: 都係 in Cantonese)
+    r"|(?<![不都还就只])是(?![退改换关开要想说问用])(?P<zh>[^，。,.!！?？是]{1,12}?)(?:那|这)?(?:单|个|笔)?\s*(?:[，,]\s*(?:而)?不是[^，。,.]{1,12})?\s*[。.!！]*$"
 )
 _NO_THING = re.compile(r"(?i)^(?:这|那|这个|那个|这单|那单|it|one|same|other)$")
 

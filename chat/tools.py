@@ -17,7 +17,7 @@ from uuid import UUID
 import jsonschema
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.db.models import BooleanField, ExpressionWrapper, F, Q, prefetch_related_objects
 
 from agentsite import clock, jsonschemas
 from agentsite.redaction import redact_json
@@ -135,6 +135,7 @@ def _propose_refund(
             _paid_in_it(ctx, **{k: str(refused.values[k]) for k in ("order_number", "amount", "currency")})
         raise
     _paid_in_it(ctx, order.number, str(order.total), order.currency)  # "refund ¥89 on the grinder" paid $89
+    prefetch_related_objects([order], "items")  # read twice below: for the part asked and for the proposal
     if amount is None and asks_for_some_of(ctx.said, order) and not asks_for_the_whole(ctx.said):
         # "I mean refund 50 of it first", read by the model as a refund: never the whole on a message asking part
         raise shop.ShopError(
