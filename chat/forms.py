@@ -52,6 +52,15 @@ TAG_LABELS = {
     Tag.DISPUTED: _("being checked by our team"),
 }
 
+
+def shown(memory: LongTermMemory, tag: Tag) -> str:
+    """The memory's text as the customer reads it on the memory page: a change they asked for of a value the shop
+    keeps is said as asked ("The customer's shipping address is …" would read as the record)."""
+    if tag == Tag.REQUESTED and memory.value and keys.is_shop_owned(memory.key):
+        return str(_("You asked us to change this to: %(value)s")) % {"value": memory.value}
+    return memory.content
+
+
 SOURCE_LABELS: dict[str, StrOrPromise] = {  # keyed by Source, looked up by a row's plain string
     Source.SYSTEM_RECORD: _("from the shop's records"),
     Source.CUSTOMER_STATED: _("you told us"),

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agentsite import clock, llm
 from chat import demo_data
-from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm, not_correctable
+from chat.forms import KEY_LABELS, SOURCE_LABELS, TAG_LABELS, CorrectMemoryForm, RatingForm, not_correctable, shown
 from chat.models import ConversationRating
 from memory import longterm, provenance
 from memory.models import Conversation, LongTermMemory, MemoryConflict, MemoryType, tag_of
@@ -43,6 +43,7 @@ class MemoryRow(TypedDict):
     """One memory as the memory page shows it, with its correction form."""
 
     memory: LongTermMemory
+    shown: str  # its text as the customer reads it (forms.shown)
     about: StrOrPromise
     source: StrOrPromise
     tag: StrOrPromise
@@ -160,14 +161,16 @@ def _memory_rows(request: AuthenticatedRequest, failed: tuple[int, CorrectMemory
     rows: list[MemoryRow] = []
     for memory in memories:
         form = failed[1] if failed and failed[0] == memory.pk else CorrectMemoryForm(memory=memory)
+        tag = tag_of(memory.source, memory.confidence, memory.pk in disputed, memory.key)
         rows.append(
             {
                 "memory": memory,
+                "shown": shown(memory, tag),
                 "about": KEY_LABELS.get(memory.key, ""),
                 "source": RECAP_LABEL
                 if memory.type == MemoryType.SUMMARY
                 else SOURCE_LABELS.get(memory.source, memory.source),
-                "tag": TAG_LABELS[tag_of(memory.source, memory.confidence, memory.pk in disputed, memory.key)],
+                "tag": TAG_LABELS[tag],
                 "quote": said.get(memory.pk),
                 "form": form,
                 "correctable": not_correctable(memory) is None,

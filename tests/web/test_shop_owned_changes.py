@@ -58,6 +58,9 @@ def test_correcting_a_shop_owned_value_asks_staff_and_never_rewrites_the_record(
     page = client.get("/memory/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "Your change is with our team" in page
     assert "you asked for this; our records decide" in page
+    # said as asked, never in the words of a record (round 41: "The customer's shipping address is …")
+    assert "You asked us to change this to: 9 Oak Rd, York" in page
+    assert request.content not in page
     assert page.count("confirmed by our records") == 0  # the record's row is disputed while staff decide
 
 
