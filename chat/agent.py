@@ -28,6 +28,7 @@ from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import (
     agrees_only_loosely,
     asks_for_the_whole,
+    asks_only_what_waits,
     asks_or_offers,
     confirmation_then_more,
     declined_then_asked,
@@ -307,6 +308,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         as_written = text  # the whole message: whether it sets the waiting change's order aside (_set_aside)
         if waiting is not None and (named := _taken_back_by_name(store, ctx, waiting, in_simplified(text), emit)):
             return named  # "forget the backpack, just the water bottles": the backpack's change, whichever waits
+        if asks_only_what_waits(in_simplified(text)):  # "what's pending?": the change itself, never the model's guess
+            if waiting is not None:
+                return _ask_about_alone(store, ctx, waiting, prompts.WAITS_NOW, emit)
+            nothing = _with_notice(prompts.NOTHING_WAITS[language], lapsed, prompts.LAPSED, language)
+            return _finish(store, ctx, nothing, [], None, emit, stream=True)
         if waiting is not None:  # "no wait, actually yes": the answer the customer ended on is the answer
             text = final_answer(in_simplified(text), {**waiting.arguments, "summary": waiting.summary})
         history = store.history_of(session)

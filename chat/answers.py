@@ -1074,3 +1074,33 @@ def final_answer(text: str, proposal: Mapping[str, Any]) -> str:
         if m.group().strip(" ,，.。;；!！…~-") or agrees != bool(_YES.match(head)):
             return rest
     return text
+
+
+# What waits for the customer's yes, asked: "what's pending?", "what exactly are you going to change?",
+# "有什么待确认的？", "你准备帮我改什么？". The application knows; the model would guess from the transcript.
+_WHAT_WAITS = re.compile(
+    r"(?i:\bwhat(?:'?s|\s+is|\s+are)\s+(?:still\s+)?(?:pending|waiting(?:\s+for\s+(?:me|my\s+(?:ok|yes|confirmation)))?)\b|"
+    r"\b(?:is\s+)?(?:there\s+)?(?:anything|something)\s+(?:still\s+)?(?:pending|waiting\s+(?:for|on)\s+"
+    r"(?:me|my(?:\s+(?:ok|yes|confirmation|approval|answer))?))\b|"
+    r"\bwhat\s+(?:exactly\s+)?(?:are|will)\s+you\s+(?:going\s+to\s+|about\s+to\s+)?(?:change|do)\b|"
+    r"\bwhat\s+(?:do\s+)?(?:i|you)\s+need\s+(?:me\s+)?to\s+(?:confirm|approve|say\s+yes\s+to)\b|"
+    r"\bwhat\s+am\s+i\s+(?:confirming|approving|saying\s+yes\s+to)\b)|"
+    r"(?:有)?(?:什么|啥|哪些|哪个)(?:是)?(?:待处理|待确认|在等(?:我)?确认|等着?我确认|还没确认)|"
+    r"还有(?:什么|啥|哪些)(?:没|未)(?:确认|办)|你(?:要|准备|打算)(?:帮我)?(?:改|做|办)(?:些)?(?:什么|啥)|"
+    r"我(?:要|在)确认(?:什么|啥)"
+)
+# What may stand beside that question and ask nothing else: "ok so", "right now", "on my account", "请问".
+_NOTHING_BESIDE = re.compile(
+    r"(?i:\b(?:ok(?:ay)?|so|hmm+|um+|right\s+now|now|currently|at\s+the\s+moment|on\s+my\s+account|for\s+me|"
+    r"please|pls|exactly|again|then|actually|sorry|wait|hi|hello|hey)\b)|"
+    r"现在|目前|我的|账户上?|账号上?|请问|一下|那个|呢|吗|啊|呀|了|的|嗯|哦|好|等等|等一下|你好|您好"
+)
+
+
+def asks_only_what_waits(text: str) -> bool:
+    """Whether ``text`` asks what waits for the customer's yes and nothing else."""
+    found = _WHAT_WAITS.search(text)
+    if found is None:
+        return False
+    rest = _NOTHING_BESIDE.sub(" ", text[: found.start()] + " " + text[found.end() :])
+    return not re.search(r"[A-Za-z\u4e00-\u9fff\d]", rest)

@@ -86,6 +86,15 @@ NOTHING_PENDING = {
     "zh": "好的。目前没有等待您确认的操作，所以什么都没有改动。还有什么可以帮您？",
     "en": "OK. Nothing is waiting for your confirmation, so nothing was changed. Anything else I can help with?",
 }
+# What waits for the customer's yes, asked: the change, named as proposed; or that nothing does.
+WAITS_NOW = {
+    "zh": "目前等待您确认的是：{summary}。回复“确认”继续，回复“取消”放弃。",
+    "en": "What's waiting for your confirmation: {summary}. Reply 'yes' to go ahead or 'no' to drop it.",
+}
+NOTHING_WAITS = {
+    "zh": "目前没有等待您确认的改动。",
+    "en": "Nothing is waiting for your confirmation.",
+}
 # A pending change named after a reply to another request, and a change that lapsed unconfirmed.
 ON_HOLD = {
     "zh": "（仍在等待您确认：{summary}。回复“确认”继续，回复“取消”放弃。）",

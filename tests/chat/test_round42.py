@@ -73,3 +73,56 @@ def test_a_yes_in_other_words_makes_the_change_and_says_so(yes):
 
     assert reply.startswith("Done: a refund of $89.00"), reply
     assert Refund.objects.filter(order__number="ORD-2025-0924").count() == 1, reply
+
+
+def test_what_waits_is_answered_from_the_change_itself():
+    """Round 42: "what's pending on my account right now?", "有什么待处理的？", "what exactly are you going to
+    change?" were not understood: the application answers them from what waits, never the model's guess."""
+    user, conversation = demo_customer("alice")
+    nothing = run_turn(user.pk, conversation, "what's pending on my account right now?").reply
+    run_turn(user.pk, conversation, "mute my notifications")
+    run_turn(user.pk, conversation, "what's the status of my grinder?")
+
+    waiting = run_turn(user.pk, conversation, "what exactly are you going to change?").reply
+    done = run_turn(user.pk, conversation, "yes").reply
+
+    assert nothing == "Nothing is waiting for your confirmation.", nothing
+    assert waiting.startswith("What's waiting for your confirmation: set your notifications to muted"), waiting
+    assert done.startswith("Done"), done
+
+
+def test_what_waits_asked_in_chinese():
+    user, conversation = demo_customer("li")
+    run_turn(user.pk, conversation, "把我的通知关掉")
+
+    reply = run_turn(user.pk, conversation, "有什么待处理的？").reply
+
+    assert reply.startswith("目前等待您确认的是：") and "静音" in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("text", "only"),
+    [
+        ("what's pending on my account right now?", True),
+        ("is anything waiting for my confirmation?", True),
+        ("你准备帮我改什么？", True),
+        ("what's pending? and where is my backpack?", False),
+        ("ok forget the condition. what exactly are you going to change?", False),
+        ("what's the refund policy?", False),
+    ],
+)
+def test_what_waits_asked_alone(text, only):
+    from chat.answers import asks_only_what_waits
+
+    assert asks_only_what_waits(text) is only
+
+
+def test_a_mute_asked_on_a_condition_in_cantonese_is_refused_without_an_order():
+    """Round 42: "順便將通知設定閂咗佢，如果個退款搞掂咗先至閂" got "抱歉，订单ORD-2025-0816：我没办法让改动等某个条件…":
+    read as a refund of an order, refused for its condition."""
+    user, conversation = demo_customer("wang")
+
+    reply = run_turn(user.pk, conversation, "順便將通知設定閂咗佢，如果個退款搞掂咗先至閂").reply
+
+    assert "条件" in reply and "ORD-" not in reply, reply
+    assert not PendingAction.objects.filter(customer=user).exists(), reply

@@ -68,3 +68,9 @@ def test_a_yes_the_application_made_is_said_done_whatever_its_words(yes):
     reply = chat.respond(conversation.from_request({"messages": messages, "tools": tool_schemas()}))
 
     assert not reply.tool_calls and reply.content.startswith("Done: a refund of $89.00"), reply
+
+
+@pytest.mark.parametrize("text", ["幫我閂咗啲通知", "順便將通知設定閂咗佢，如果個退款搞掂咗先至閂"])
+def test_cantonese_shut_is_a_mute(say, text):
+    """Round 42: "閂" (shut) was not read, so "…如果個退款搞掂咗先至閂" was read as a refund of some order."""
+    assert say(text, system=CHEN).calls == [("update_notification_preference", {"preference": "mute"})]
