@@ -27,10 +27,12 @@ from agentsite.redaction import redact
 from chat import actions, commitments, handoff, prompts, tool_results
 from chat.answers import (
     agrees_only_loosely,
+    answers_on_a_condition,
     asks_for_the_whole,
     asks_only_what_waits,
     asks_or_offers,
     confirmation_then_more,
+    currencies_named,
     declined_then_asked,
     declines_all,
     declines_the_kind,
@@ -246,13 +248,27 @@ def _asks_part_of_it(text: str, waiting: PendingAction) -> bool:
     return not (picks_another(text, {**waiting.arguments, "summary": waiting.summary}) or _about_another(text, waiting))
 
 
-def _part_asked(store: short_term.SessionStore, ctx: ToolContext, waiting: PendingAction, emit: Emit) -> TurnResult:
-    """Part of the waiting full refund's money asked: the full refund dropped (``tools.drop_for_part``: proposed
-    again only when the whole is asked for), a colleague offered for the part, and the next change asked proposed."""
+def _asks_another_currency(text: str, waiting: PendingAction) -> bool:
+    """Whether the answer to a refund proposed asks for the money in another currency than the order's ("唔該，係嘅，
+    不過退返港幣俾我", "yes, but pay it back in euros"): the refund proposed is then not what the customer wants."""
+    paid_in = str(waiting.shown.get("currency") or "")
+    return waiting.tool == "request_refund" and bool(paid_in) and bool(currencies_named(text) - {paid_in})
+
+
+def _part_asked(
+    store: short_term.SessionStore,
+    ctx: ToolContext,
+    waiting: PendingAction,
+    emit: Emit,
+    wording: dict[str, str] = prompts.PART_ASKED,
+) -> TurnResult:
+    """Part of the waiting full refund's money asked (or in another currency, ``wording`` says which): the full
+    refund dropped (``tools.drop_for_part``: proposed again only when the whole is asked for), a colleague offered,
+    and the next change asked proposed."""
     _drop(store, ctx, drop_for_part)
     language = ctx.language
     said = actions.proposed(waiting.tool, {**waiting.arguments, **waiting.shown}, language)  # in this turn's words
-    reply = prompts.PART_ASKED[language].format(summary=said)
+    reply = wording[language].format(summary=said)
     following = propose_next(ctx)
     if following is not None and "error" not in following:
         reply += "\n" + prompts.NEXT_PROPOSED[language].format(summary=following["summary"])
@@ -320,6 +336,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
         if waiting is not None and _asks_part_of_it(text, waiting):
             return _part_asked(store, ctx, waiting, emit)  # "make it half": never the whole one "yes" away
+        if waiting is not None and _asks_another_currency(text, waiting):
+            return _part_asked(store, ctx, waiting, emit, prompts.OTHER_CURRENCY_ASKED)  # "…退返港幣俾我"
         split = declined_then_asked(text, waiting.tool) if waiting is not None else None
         if split is None and waiting is not None:  # "短信那个可以，通知先别关": the waiting mute, said not to be made
             split = declines_the_kind(text, waiting.tool)
@@ -334,7 +352,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
         elif waiting is not None and (_drops_it(text, waiting, speaker) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
-        if waiting is not None and says_yes_on_a_condition(text):  # "yes, but only once my backpack arrives"
+        if waiting is not None and (says_yes_on_a_condition(text) or answers_on_a_condition(text, waiting.tool)):
+            # "yes, but only once my backpack arrives", "谢谢，前提是还没发货的话就退"
             return _ask_about_alone(store, ctx, waiting, prompts.YES_ON_A_CONDITION, emit)
         loosely = waiting is not None and agrees_only_loosely(
             text,

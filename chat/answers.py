@@ -20,7 +20,8 @@ def _longest_first(words: str) -> str:
 # Words that open an answer, perhaps after a filler ("actually", "wait", "等等").
 _FILLER = (
     r"(?:(?:actually|wait|oh|oops|whoops|um+|hmm+|ah|sorry|please|ok(?:ay)?|fine|alright|all right|well|hold on|"
-    r"等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我|好吧|好的|行吧)"
+    r"thanks|thank\s+you|thx|cheers|"  # "Thanks! Yes, go ahead.", "唔該，…": thanks first, the answer after
+    r"等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我|好吧|好的|行吧|谢谢|多谢|感谢|唔该)"
     r"[\s,，.。!！-]*)*"
 )
 _YES_EN = (
@@ -106,7 +107,9 @@ _DECLINE_ZH = (
 )
 # The order a no is about may come first: "0942先不退了", "ORD-2025-0790 算了".
 _ORDER_FIRST = r"(?:(?:ORD[-_ ]?\d{4}[-_ ]?\d{4}|\d{3,6})\s*(?:那个|这个|那单|这单|的)?\s*)?"
-_DECLINE = re.compile(rf"^\s*{_ORDER_FIRST}{_FILLER}(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE)
+_DECLINE = re.compile(  # "thanks, but no": the no after the thanks
+    rf"^\s*{_ORDER_FIRST}{_FILLER}(?:(?i:but)[\s,，]+|不过|但是)?(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE
+)
 # A "don't"/"stop" that opens a request of its own: "don't call me", "stop texting me", "不要再发短信".
 _OWN_REQUEST = re.compile(
     r"(?i)^\s*(?:please\s+)?(?:don'?t|do\s+not|stop|never|i\s+don'?t\s+want)\s+(?:\w+\s+){0,2}?"
@@ -314,6 +317,8 @@ _CANTONESE_ANSWER = (
     (re.compile(r"仲有"), "还有"),
     (re.compile(r"^(\s*)得(?:啦|呀|喇)?(?=[\s,，.。!！]|$)"), r"\1好"),  # "得，唔該": a yes, and thanks
     (re.compile(r"唔该"), "谢谢"),
+    (re.compile(r"咗"), "了"),  # "除咗滤网之外全部退": all but
+    (re.compile(r"(?<=退)返(?=[^，。,.]{0,4}(?:港币|港元|港纸|美元|美金|欧元|英镑|人民币))"), "成"),  # "退返港幣俾我"
 )
 
 
@@ -557,17 +562,17 @@ _AN_ORDER_BY_ITS_TOTAL = re.compile(
 # another request, as an amount in it is.
 _PAID_IN = {
     "CNY": re.compile(
-        r"(?i:\b(?:in|into|as)\s+(?:chinese\s+)?(?:yuan|rmb|renminbi|cny)\b)|(?:用|以|换成|退成|转成|按)人民币"
+        r"(?i:\b(?:in|into|as)\s+(?:chinese\s+)?(?:yuan|rmb|renminbi|cny)\b)|(?:用|以|换成|退成|转成|按|退)人民币"
     ),
     "USD": re.compile(
-        r"(?i:\b(?:in|into|as)\s+(?:us\s+|american\s+)?(?:dollars|usd)\b)|(?:用|以|换成|退成|转成|按)(?:美元|美金)"
+        r"(?i:\b(?:in|into|as)\s+(?:us\s+|american\s+)?(?:dollars|usd)\b)|(?:用|以|换成|退成|转成|按|退)(?:美元|美金)"
     ),
-    "EUR": re.compile(r"(?i:\b(?:in|into|as)\s+(?:euros?|eur)\b)|(?:用|以|换成|退成|转成|按)欧元"),
+    "EUR": re.compile(r"(?i:\b(?:in|into|as)\s+(?:euros?|eur)\b)|(?:用|以|换成|退成|转成|按|退)欧元"),
     "GBP": re.compile(
-        r"(?i:\b(?:in|into|as)\s+(?:british\s+)?(?:pounds(?:\s+sterling)?|sterling|gbp)\b)|(?:用|以|换成|退成|转成|按)英镑"
+        r"(?i:\b(?:in|into|as)\s+(?:british\s+)?(?:pounds(?:\s+sterling)?|sterling|gbp)\b)|(?:用|以|换成|退成|转成|按|退)英镑"
     ),
     "HKD": re.compile(
-        r"(?i:\b(?:in|into|as)\s+(?:hong\s+kong\s+dollars|hkd)\b)|(?:用|以|换成|退成|转成|按)(?:港币|港元|港纸)"
+        r"(?i:\b(?:in|into|as)\s+(?:hong\s+kong\s+dollars|hkd)\b)|(?:用|以|换成|退成|转成|按|退)(?:港币|港元|港纸)"
     ),
 }
 
@@ -645,6 +650,21 @@ def says_yes_on_a_condition(text: str) -> bool:
     ("确认的话会不会影响我已经下的订单？")."""
     asks = re.search(r"[?？]\s*$|会不会|吗|(?i:\b(?:will|would|does|do)\b)", text)
     return bool(_YES.match(text)) and asks_on_a_condition(text) and not asks
+
+
+# Words that ask the change itself be made: "…的话就退", "only if it hasn't shipped, then do it".
+_DO_IT = re.compile(
+    r"就(?:退|改|关|开|换|办|静音)|(?i:\b(?:do\s+it|go\s+ahead|refund\s+it|change\s+it|mute\s+(?:it|them)|proceed|"
+    r"yes|yeah|yep|ok(?:ay)?|sure)\b)"
+)
+
+
+def answers_on_a_condition(text: str, tool: str) -> bool:
+    """An answer to the waiting change that puts a condition on it, with or without a yes ("谢谢，前提是还没发货的话
+    就退", "only if it hasn't shipped, go ahead"): the change cannot wait for it, and the customer is told so. Not a
+    question of what the change would do."""
+    asks = re.search(r"[?？]\s*$|会不会|吗|(?i:\b(?:will|would|does|do)\s+(?:it|i|you|that)\b)", text)
+    return asks_on_a_condition(text) and not asks and bool(_DO_IT.search(text) or names_the_kind(text, tool))
 
 
 # Where refunded money would go: a refund goes back the way it was paid, never elsewhere on a yes.
@@ -1040,7 +1060,8 @@ def sets_the_order_aside(text: str, proposal: Mapping[str, Any]) -> bool:
 def is_cancellation(text: str) -> bool:
     """A no to the waiting change: opens with a decline that does not start a request of its own."""
     opener = _DECLINE.match(text)
-    if not opener or _OWN_REQUEST.match(text) or _DECLINE_BLOCKER.search(text):
+    # what follows the no may start a request ("no, but SMS instead"); a "but" before it only leads to it
+    if not opener or _OWN_REQUEST.match(text) or _DECLINE_BLOCKER.search(text, opener.end() - 1):
         return False
     rest = text[opener.end() :]  # the order a no opens with ("0942先不退了") is the one declined
     return not (re.search(r"\d", rest) and not _NEGATED_AGAIN.search(rest))

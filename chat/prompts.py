@@ -54,6 +54,12 @@ DROPPED_BESIDE_MADE = {
     "stands: {made}.",
 }
 # A full refund waited and the answer asked for part of its money ("make it half"): dropped, a colleague offered.
+OTHER_CURRENCY_ASKED = {
+    "zh": "好的，“{summary}”已取消，没有任何改动。退款只能按实付的币种全额退回；换成其他币种需要人工客服处理，"
+    "需要的话我可以为您转接。",
+    "en": "All right, I've dropped the request to {summary}; nothing was changed. A refund goes back in full in the "
+    "currency paid; another currency needs a colleague, and I can pass you to one.",
+}
 PART_ASKED = {
     "zh": "好的，“{summary}”已取消，没有任何改动。这里只能申请订单的全额退款；部分退款需要人工客服处理，"
     "需要的话我可以为您转接。",
