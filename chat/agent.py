@@ -51,7 +51,6 @@ from chat.answers import (
     offers_a_person,
     picks_another,
     says_nothing_changes,
-    says_yes_on_a_condition,
     sets_the_order_aside,
     taken_back,
 )
@@ -352,7 +351,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
         elif waiting is not None and (_drops_it(text, waiting, speaker) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
-        if waiting is not None and (says_yes_on_a_condition(text) or answers_on_a_condition(text, waiting.tool)):
+        if waiting is not None and answers_on_a_condition(text, waiting.tool):
             # "yes, but only once my backpack arrives", "谢谢，前提是还没发货的话就退"
             return _ask_about_alone(store, ctx, waiting, prompts.YES_ON_A_CONDITION, emit)
         loosely = waiting is not None and agrees_only_loosely(

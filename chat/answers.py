@@ -662,7 +662,9 @@ _DO_IT = re.compile(
 def answers_on_a_condition(text: str, tool: str) -> bool:
     """An answer to the waiting change that puts a condition on it, with or without a yes ("谢谢，前提是还没发货的话
     就退", "only if it hasn't shipped, go ahead"): the change cannot wait for it, and the customer is told so. Not a
-    question of what the change would do."""
+    question of what the change would do. A yes with a condition is one ("Yes, but only once it arrives")."""
+    if says_yes_on_a_condition(text):
+        return True
     asks = re.search(r"[?？]\s*$|会不会|吗|(?i:\b(?:will|would|does|do)\s+(?:it|i|you|that)\b)", text)
     return asks_on_a_condition(text) and not asks and bool(_DO_IT.search(text) or names_the_kind(text, tool))
 

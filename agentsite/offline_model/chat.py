@@ -1699,7 +1699,7 @@ def _ends_not_listed(result: ToolResult, requests: list[splitting.Request], lang
     numbers = [str(o.get("order_number") or "") for o in _listed(result)]
     said = []
     for index, request in enumerate(requests):
-        if request.understood.intent not in (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS, Intent.ASK_FACT):
+        if request.understood.intent not in _NAMED_BY_AN_END:
             continue
         tails = slots.order_tails(request.text)
         if tails and not any(n.endswith(tail) for n in numbers for tail in tails):
@@ -1806,7 +1806,7 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
     numbers = [str(o.get("order_number") or "") for o in _listed(listed)]
     calls: list[PlannedCall] = []
     for request in requests:
-        if request.understood.intent not in (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS, Intent.ASK_FACT):  # "…0932 there"
+        if request.understood.intent not in _NAMED_BY_AN_END:  # "…0932 there"
             continue
         found = [
             (tail, ending)
@@ -1823,6 +1823,8 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
 
 # Requests about one order: digits alone in one are the end of its number, looked for in the customer's list.
 _ABOUT_ONE_ORDER = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE)
+# Requests that may name an order by the end of its number ("…0932 there", "what's in 0924?").
+_NAMED_BY_AN_END = (*_ABOUT_ONE_ORDER, Intent.SET_ADDRESS, Intent.ASK_FACT)
 
 
 def _account_detail(conv: Conversation, text: str, phrase: str, lang: str, its_own_word: str = "") -> Reply:
