@@ -1821,6 +1821,11 @@ def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request]
     return Reply(None, tuple(calls)) if calls else None
 
 
+# A thing asked after in words the rules read as nothing ("我的耳机到了吗", "how's my tent?"): arrived, or how it is.
+_ASKED_AFTER_A_THING = re.compile(
+    r"(?P<arrived>到了(?:吗|没有?)|到没到|到了?未|(?i:\b(?:has|have|did)\b[^?]{0,30}\barrived?\b))|"
+    r"怎么样|咋样|点呀|点样|(?:呢|嘞)\s*[？?]?\s*$|(?i:\bhow(?:'?s|\s+is|\s+are|\s+about)\b|\bwhat\s+about\b)"
+)
 # Requests about one order: digits alone in one are the end of its number, looked for in the customer's list.
 _ABOUT_ONE_ORDER = (Intent.TRACK, Intent.STATUS, Intent.REFUND, Intent.EXPEDITE)
 # Requests that may name an order by the end of its number ("…0932 there", "what's in 0924?").
@@ -1884,6 +1889,10 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return _call("list_my_orders")  # "另一单呢？": what was asked of the order spoken of, of the other one
     if intent is Intent.OTHER and described.picked_by_state(text) and "list_my_orders" in tools:
         return _call("list_my_orders")  # "is the processing one shipped yet?": the one the list says
+    if intent is Intent.OTHER and (after_a_thing := _ASKED_AFTER_A_THING.search(text)) and described.thing_named(text):
+        # "我的耳机到了吗", "個茶點呀？", "how's my tent?": how the thing's order stands, or where its parcel is
+        after = Intent.TRACK if after_a_thing.group("arrived") else Intent.STATUS
+        return _answer(conv, text, nlu.Understanding(after, lang, "", understood.injection))
     about_an_end = intent is Intent.OTHER and slots.names_an_order_end(text)  # "尾数943那单付款了没"
     if (intent in _ABOUT_ONE_ORDER or about_an_end) and slots.order_tails(text):  # "0790": the order ending so
         if "list_my_orders" in tools:

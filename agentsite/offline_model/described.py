@@ -260,7 +260,18 @@ def thing_named(text: str) -> str:
         or _AFTER_THE_VERB_ZH.match(text.strip())
         or _REFUND_OF_A_THING_ZH.search(text)
     )
-    return zh.group(1) if zh and not NOT_A_THING_ZH.search(zh.group(1)) else ""
+    if zh and not NOT_A_THING_ZH.search(zh.group(1)):
+        return zh.group(1)
+    one = _ONE_CHARACTER_THING_ZH.search(text.strip())
+    return one.group(1) if one and not NOT_A_THING_ZH.search(one.group(1)) else ""
+
+
+# A thing named by one character, after a word that makes it one ("我的茶到了吗", "個茶點呀？" → "茶"): its order is
+# the one holding an item so named ("绿茶"). Never the generic words for goods, parcels or orders.
+_ONE_CHARACTER_THING_ZH = re.compile(
+    r"(?:^|[，,。\s])(?:我的|我那个|我这个|那个|这个|个)([\u4e00-\u9fff])(?<![货件包单款钱事号])"
+    r"(?:那单|的订单|到|怎么|在哪|呢|发货|还没|退|什么时候|啥时候|几时|有问题|坏了)"
+)
 
 
 _ENGLISH_THING_IN_ZH = re.compile(

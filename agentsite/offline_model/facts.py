@@ -247,10 +247,26 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         return []  # "我登记的地址和通知偏好都报一下" asks to be told; it states nothing
     if EXPERIENCE_CUE.search(sentence) and (_FIRST_PERSON.search(sentence) or _SHOP_NOUN.search(sentence)):
         return [Fact("", _what_happened(sentence), EXPERIENCE, hedged, correction)]
-    if DURABLE_CUE.search(sentence) and _FIRST_PERSON.search(sentence) and not speech.is_request(sentence):
-        kind = PREFERENCE if _PREFERENCE_CUE.search(sentence) else FACT
-        return [Fact("", sentence, kind, hedged, correction)]
+    said = _REMEMBER_THIS.sub("", sentence, count=1).strip()  # "请记住：…", "remember that …": what to keep
+    delivery = bool(_DELIVERY_WISH.search(said))  # "快递放门卫就行": how parcels are to be left, a preference
+    if (delivery or (DURABLE_CUE.search(said) and _FIRST_PERSON.search(said))) and not speech.is_request(said):
+        kind = PREFERENCE if delivery or _PREFERENCE_CUE.search(said) else FACT
+        return [Fact("", said, kind, hedged, correction)]
     return []
+
+
+# Asked to keep what follows, which is then the statement: "请记住：…", "记一下，…", "remember that …".
+_REMEMBER_THIS = re.compile(
+    r"^\s*(?:请|麻烦)?(?:你)?(?:帮我)?(?:记住|记下|记一下|记着|备注一下|备注)(?:一下)?[：:，,\s]*|"
+    r"(?i:^\s*(?:please\s+)?(?:remember|note|keep\s+in\s+mind)(?:\s+that)?[:,\s]+)"
+)
+# How the customer wants parcels left: "快递放门卫就行", "包裹放快递柜", "leave parcels with the concierge".
+_DELIVERY_WISH = re.compile(
+    r"(?:快递|包裹|货|东西)[^，。,.]{0,6}(?:放|交给|寄存|留)(?:在|到)?(?:门卫|前台|快递柜|驿站|门口|物业|传达室|邻居|保安)|"
+    r"^(?:就)?放(?:在|到)?(?:门卫|前台|快递柜|驿站|门口|物业|传达室)|"
+    r"(?i:\bleave\s+(?:it|them|the\s+\w+|my\s+\w+|parcels?|packages?|deliveries)\s+(?:at|with|by|outside|in)\b|"
+    r"\bdeliver(?:ies)?\s+(?:to|at)\s+the\s+(?:concierge|front\s+desk|reception|door)\b)"
+)
 
 
 def key_asked_by(agent_text: str) -> str:

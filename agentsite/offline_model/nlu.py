@@ -141,7 +141,7 @@ REFUND = _re(
     r"(?:^|(?<=[，,。.!！\s]))(?:先)?退(?!出|订|休|群|款|钱|货|回|还|给|了|过)(?=[\u4e00-\u9fff]{2})|"
     r"(?<!已)(?<!经)都退(?:掉|吧|啦|喇)?(?=[，,。.!！~\s]|$)|"  # "两个都退，唔该"
     # some of an order's items, or a share of its money: "退其中两盒", "退一个保温杯", "退三分之一"
-    r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋)(?!的钱)|"
+    r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋|份|对|本|箱|片)(?!的钱)|"
     r"退[二三四五六七八九十]分之[一二三四五六七八九]|"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
     r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元|美元|美金|刀)|退\s*[$€£]\s?\d|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
@@ -857,7 +857,30 @@ def _thanks_only(text: str) -> bool:
             and not _THANKS_BLOCKER.search(text)
         )
     said = THANKS.match(text.strip())
+    if said and (after := _AFTER_THANKS.match(text.strip()[said.end() :])) and _asks_after_thanks(after.group(1)):
+        return False
     return bool(said) and not _THANKS_BLOCKER.search(text) and not _REQUEST_AFTER_THANKS.search(text)
+
+
+# What follows an opening thanks, set apart from it ("谢谢，…", "thanks! now …"; never "谢谢你帮我把…": thanks for it).
+_AFTER_THANKS = re.compile(r"(?i)\s*(?:你|您|so\s+much|a\s+lot)?\s*[,，.。!！~、:：;；\-—]+\s*(.+)", re.S)
+# Words that open a request after thanks without asking anything ("thanks, now refund the rest").
+_LEAD_IN = re.compile(r"(?i)^(?:\s*(?:now|then|also|just|so|and|please|pls)\b)+")
+# A clause that says something happened rather than asks for it ("谢谢，退款已经收到了", "thanks, the refund arrived").
+_SAID_DONE = _re(
+    r"已经|已|收到|到了|好了|完了|搞定|(?i:\b(?:arrived|received|got|came|done|worked|fixed|sorted|went\s+through)\b)"
+)
+
+
+def _asks_after_thanks(rest: str) -> bool:
+    """Whether what follows an opening thanks asks for something the agent does ("谢谢，帮我把0942的绿茶退两盒",
+    "thanks, refund two of the three teas on 0942"): the thanks is then filler, never the whole message."""
+    rest = _LEAD_IN.sub("", rest).strip()
+    intent = classify(rest).intent if rest else Intent.OTHER
+    if intent not in ACTIONABLE:
+        return False
+    asks = bool(ASKS.match(rest)) or intent in _REQUESTS_AFTER_A_CONDITION  # "refund …", "三份退两份就得"
+    return is_question(rest) or is_request(rest) or (asks and not _SAID_DONE.search(rest))
 
 
 _REQUEST_AFTER_THANKS = _re(
@@ -906,6 +929,8 @@ OTHER_CHANNEL = _re(
 # the agent said it did here, never guessed.
 ASKS_WHAT_CHANGED_HERE = _re(
     r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}(?:确认|改|办|修改|操作|做)了?(?:我的?)?(?:些)?(?:啥|什么|哪些)|"
+    # "我今天有什么改动？"
+    r"(?:刚才|刚刚|这次|今天)[^，。？?]{0,6}有(?:些)?(?:啥|什么|哪些)(?:改动|变动|变更|修改|更改)|"
     r"(?:你|您)(?:都|到底|刚才|刚刚)?(?:帮|给|替)我(?:都)?(?:做|办|改)了(?:些)?(?:什么|啥|哪些)|(?:有没有|是否|到底)(?:给我)?改(?:动)?(?:了)?(?:什么|啥)|"
     # "你没给我办吧？", "是不是已经给我改了": whether the change that waited was made
     r"你?(?:没|没有)(?:给我|帮我)?(?:办|改|退|操作|提交)(?:吧|吗|了吧)|(?:给我|帮我)(?:办|改|提交)了(?:吗|没)|"
@@ -1233,6 +1258,12 @@ _CANTONESE = [
     ("仲可", "还可"),  # "仲可唔可以退錢呀？": still
     ("仲能", "还能"),
     ("仲係", "还是"),
+    ("唔該幫", "请帮"),  # "唔該幫我查下0941": please, before a verb; thanks otherwise
+    ("唔該帮", "请帮"),
+    ("唔該同我", "请帮我"),
+    ("唔該查", "请查"),
+    ("唔該退", "请退"),
+    ("唔該改", "请改"),
     ("唔該", "谢谢"),
     ("唔要", "不要"),
     ("唔想", "不想"),

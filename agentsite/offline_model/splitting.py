@@ -278,7 +278,8 @@ def requests(text: str) -> list[Request]:
             and not slots.order_numbers(part)
             and not slots.order_tails(part)  # "…退款 ORD-2025-0942, and check 一下 0941 物流": 0941's own
             and understood.intent in _ABOUT_AN_ORDER
-            and not EVERY_REFUND.search(part)  # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds
+            # "我之前是不是申请过退款？0943的地址改了没？": every order's refunds; "Status of 0923? Any refund?": its
+            and (not EVERY_REFUND.search(part) or _refunds_of_the_order_before(part, text[: starts[group.first]]))
             and not described.PICKED_BY_STATE.search(part)  # "那个运输中的啥时候到？…0850…": the one in transit
             and not described.names_a_thing(part)  # "我的跑步鞋到哪了，还有订单ORD-…的状态": the shoes' own order
         ):
@@ -295,7 +296,7 @@ def requests(text: str) -> list[Request]:
             and not numbers
             and not _names_an_order(part)
             and _about_an_order(understood, part)
-            and not EVERY_REFUND.search(part)
+            and (not EVERY_REFUND.search(part) or _refunds_of_the_order_before(part, text[: starts[group.first]]))
             and not described.PICKED_BY_STATE.search(part)
             and not described.names_a_thing(part)  # "…0932, and where is my backpack?": the backpack's own order
         ):
@@ -329,6 +330,17 @@ def requests(text: str) -> list[Request]:
     if len({_what_it_asks(r) for r in found}) < 2:
         return [Request(text, whole)]
     return found
+
+
+# Words that make a refund question about every order, not the one named before it ("any refunds on my account?").
+_EVERY_ORDER_SAID = re.compile(r"我|所有|全部|任何|都|哪|(?i:\bmy\b|\ball\b|\bever\b|\baccount\b|\borders\b|\bwhich\b)")
+
+
+def _refunds_of_the_order_before(part: str, before: str) -> bool:
+    """Whether ``part``, a refund question naming no order ("Any refund?", "有退款吗？"), follows the one order the
+    message named and says nothing of every order: it asks about that order's refunds."""
+    named = slots.order_numbers(before) or slots.order_tails(before)
+    return bool(named) and not _EVERY_ORDER_SAID.search(part)
 
 
 def _an_order_listed(text: str) -> list[str]:

@@ -14,7 +14,7 @@ from tests.offline_model.systems import WANG
     [
         ("我嘅訂單去咗邊？", "我的订单到哪了？"),
         ("點解仲未發貨？", "为什么还没发货？"),
-        ("唔該幫我退款 ORD-2025-0816", "谢谢帮我退款 ORD-2025-0816"),
+        ("唔該幫我退款 ORD-2025-0816", "请帮我退款 ORD-2025-0816"),  # 唔該 before a verb: please
         ("ORD-2025-0817 嘅狀態係點？", "ORD-2025-0817 的状态是什么？"),
         ("我想睇下我嘅地址", "我想看下我的地址"),
         # round 19: 係 was read as 系 (the traditional form of 系), so "唔係唔係" took nothing back and the mute was proposed
