@@ -53,6 +53,7 @@ from chat.answers import (
     says_nothing_changes,
     sets_the_order_aside,
     taken_back,
+    what_waits_and_more,
 )
 from chat.models import Commitment, CustomerProfile, OrderItem, PendingAction
 from chat.tool_results import JSONObject
@@ -331,7 +332,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if waiting is not None:  # "no wait, actually yes": the answer the customer ended on is the answer
             text = final_answer(in_simplified(text), {**waiting.arguments, "summary": waiting.summary})
         history = store.history_of(session)
-        declined = ""  # a no, then a question or request ("no, leave it. What's …?"): said first, the rest answered
+        # Said before the model's answer: a no, then a question or request ("no, leave it. What's …?"); or that
+        # nothing waits, asked beside other things ("what's pending? and where is my backpack?")
+        said_first = ""
+        if waiting is None and (rest := what_waits_and_more(in_simplified(text))):
+            said_first, text = prompts.NOTHING_WAITS[language], rest  # a change that lapsed is named after the reply
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
         if waiting is not None and _asks_part_of_it(text, waiting):
             return _part_asked(store, ctx, waiting, emit)  # "make it half": never the whole one "yes" away
@@ -346,8 +351,8 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             return _decline(store, ctx, emit, every=declines_all(split[0]))  # "no X. but yes to Y": Y proposed next
         if split is not None:
             (no, text), waiting = split, None
-            declined = _drop_and_say(store, ctx, every=declines_all(no))
-            history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, declined)]  # the model sees it is gone
+            said_first = _drop_and_say(store, ctx, every=declines_all(no))
+            history += [_entry(Role.USER, redact(no)), _entry(Role.ASSISTANT, said_first)]  # the model sees it is gone
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
         elif waiting is not None and (_drops_it(text, waiting, speaker) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
@@ -422,9 +427,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         block_lines = shop_lines + told_lapsed
         buffer = _working_memory(history, text, language, recalled, speaker, records, block_lines)
         memory = _Memory(buffer, conversation, records, shop_lines)
-        if declined:
-            memory.told = declined
-            emit({"type": "token", "text": declined + "\n"})
+        if said_first:
+            memory.told = said_first
+            emit({"type": "token", "text": said_first + "\n"})
             _record_told(store, memory, ctx)
         if confirmed is not None:
             if more:  # the change a yes made, said by us: the model's reply is about the request after it

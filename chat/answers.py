@@ -521,13 +521,13 @@ def asks_for_part(text: str, total: object) -> bool:
 
 # How many of an order's items a message names ("one of the three bottles", "只退一个保温杯", "其中两瓶").
 _COUNT_WORDS = {"one": 1, "a single": 1, "a couple": 2, "couple": 2, "two": 2, "three": 3, "four": 4, "five": 5}
-_COUNT_WORDS |= {"一": 1, "两": 2, "二": 2, "三": 3}
-_COUNT = r"(\d|one|two|three|four|five|a\s+single|a\s+couple|couple|一|两|二|三)"
+_COUNT_WORDS |= {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5}
+_COUNT = r"(\d|one|two|three|four|five|a\s+single|a\s+couple|couple|一|两|二|三|四|五)"
 _SOME_OF_THEM = re.compile(
     rf"(?i)\b{_COUNT}\s+of\s+(?:the|my|those|these|them|its)\b(?!\s+(?:orders?|ones|purchases|parcels|packages)\b)|"
     rf"(?:只退|只要退|就退)(?:的)?{_COUNT}"
 )
-_MEASURE_ZH = r"\s*(?:个|件|瓶|樽|只|隻|双|對|对|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋)(?!订单|单)"
+_MEASURE_ZH = r"\s*(?:个|件|瓶|樽|只|隻|双|對|对|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋|份|本|箱|片)(?!订单|单)"
 
 
 def _count(word: str) -> int:
@@ -1102,21 +1102,31 @@ def final_answer(text: str, proposal: Mapping[str, Any]) -> str:
 # What waits for the customer's yes, asked: "what's pending?", "what exactly are you going to change?",
 # "有什么待确认的？", "你准备帮我改什么？". The application knows; the model would guess from the transcript.
 _WHAT_WAITS = re.compile(
-    r"(?i:\bwhat(?:'?s|\s+is|\s+are)\s+(?:still\s+)?(?:pending|waiting(?:\s+for\s+(?:me|my\s+(?:ok|yes|confirmation)))?)\b|"
-    r"\b(?:is\s+)?(?:there\s+)?(?:anything|something)\s+(?:still\s+)?(?:pending|waiting\s+(?:for|on)\s+"
-    r"(?:me|my(?:\s+(?:ok|yes|confirmation|approval|answer))?))\b|"
+    r"(?i:\bwhat(?:'?s|\s+is|\s+are)\s+(?:still\s+)?(?:pending|outstanding|waiting|awaiting)\b|"
+    r"\b(?:anything|something|any\s+(?:changes?|requests?))\s+(?:still\s+)?"
+    r"(?:pending|outstanding|open|waiting|awaiting|left)\b|"
     r"\bwhat\s+(?:exactly\s+)?(?:are|will)\s+you\s+(?:going\s+to\s+|about\s+to\s+)?(?:change|do)\b|"
-    r"\bwhat\s+(?:do\s+)?(?:i|you)\s+need\s+(?:me\s+)?to\s+(?:confirm|approve|say\s+yes\s+to)\b|"
+    r"\bwhat\s+(?:else\s+)?(?:do\s+|does\s+)?(?:i|you)\s+(?:still\s+)?(?:need|have)\s+(?:me\s+)?to\s+"
+    r"(?:confirm|approve|ok|say\s+yes\s+to)\b|"
+    r"\b(?:do|must|should)\s+i\s+(?:still\s+)?(?:need\s+to\s+|have\s+to\s+)?(?:confirm|approve|ok)\s+"
+    r"(?:anything|something)\b|"
+    r"\b(?:anything|something)\s+(?:(?:that\s+)?i\s+(?:still\s+)?(?:need|have|must|should)\s+(?:to\s+)?|"
+    r"(?:for\s+me\s+)?to\s+)(?:confirm|approve|ok)\b|"
     r"\bwhat\s+am\s+i\s+(?:confirming|approving|saying\s+yes\s+to)\b)|"
-    r"(?:有)?(?:什么|啥|哪些|哪个)(?:是)?(?:待处理|待确认|在等(?:我)?确认|等着?我确认|还没确认)|"
-    r"还有(?:什么|啥|哪些)(?:没|未)(?:确认|办)|你(?:要|准备|打算)(?:帮我)?(?:改|做|办)(?:些)?(?:什么|啥)|"
-    r"我(?:要|在)确认(?:什么|啥)"
+    r"(?:有)?(?:什么|啥|咩|哪些|哪个|嘢|东西)(?:是)?(?:待处理|待确认|在等(?:我)?确认|等着?我确认|等[紧緊]我确认|还没确认)|"
+    r"(?:有没有|有没|有冇|有无|有)?(?:什么|啥|咩|嘢|东西|事)?(?:要|需要|等着?|等[紧緊]|在等|待)我(?:去)?(?:确认|同意|批准|点头)|"
+    r"(?:我)?(?:还)?(?:有|要)(?:什么|啥|咩|嘢)(?:要|需要|待|未|没)确认|待确认的?(?:有)?(?:什么|啥|咩|哪些)|"
+    r"还有(?:什么|啥|咩|哪些)(?:没|未)(?:确认|办)|你(?:要|准备|打算)(?:帮我)?(?:改|做|办)(?:些)?(?:什么|啥|咩)|"
+    r"我(?:要|在)确认(?:什么|啥|咩)"
 )
 # What may stand beside that question and ask nothing else: "ok so", "right now", "on my account", "请问".
 _NOTHING_BESIDE = re.compile(
     r"(?i:\b(?:ok(?:ay)?|so|hmm+|um+|right\s+now|now|currently|at\s+the\s+moment|on\s+my\s+account|for\s+me|"
-    r"please|pls|exactly|again|then|actually|sorry|wait|hi|hello|hey)\b)|"
-    r"现在|目前|我的|账户上?|账号上?|请问|一下|那个|呢|吗|啊|呀|了|的|嗯|哦|好|等等|等一下|你好|您好"
+    r"please|pls|exactly|again|then|actually|sorry|wait|hi|hello|hey|still|just|yet|(?:is|are)(?:\s+there)?|on|for|from|"
+    r"(?:that\s+)?i\s+(?:still\s+)?(?:need|have|must|should)\s+to\s+(?:confirm|approve|ok)|"
+    r"(?:for\s+me\s+)?to\s+(?:confirm|approve)|my|me|confirmation|approval|go-ahead)\b)|"
+    r"现在|目前|而家|宜家|依家|我的|账户上?|账号上?|请问|一下|那个|呢|吗|啊|呀|了|的|嗯|哦|好|等等|等一下|你好|您好|"
+    r"还|未|咩|呀|啦|喎|嘅|吖|先|不(?=\W*$)"
 )
 
 
@@ -1127,3 +1137,22 @@ def asks_only_what_waits(text: str) -> bool:
         return False
     rest = _NOTHING_BESIDE.sub(" ", text[: found.start()] + " " + text[found.end() :])
     return not re.search(r"[A-Za-z\u4e00-\u9fff\d]", rest)
+
+
+# Where one question of a message ends: "what's pending? and where is my backpack?", "有什么待处理的，另外…".
+_CLAUSE_END = re.compile(r"[,，.。?？!！;；\n]+")
+_JOINED_BY = re.compile(r"(?i)^(?:\s*(?:and|also|plus|then|&|另外|还有|顺便|以及|再|同埋|仲有)\b\s*[,，]?)+\s*")
+
+
+def what_waits_and_more(text: str) -> str | None:
+    """The rest of a message that asks what waits for a yes among other things ("我今天有什么改动？有什么待处理的？",
+    "what's pending? and where is my backpack?"): the other things, for the model; ``None`` when it asks no such
+    thing, or nothing else (``asks_only_what_waits``)."""
+    found = _WHAT_WAITS.search(text)
+    if found is None or asks_only_what_waits(text):
+        return None
+    ends = [0, *(m.end() for m in _CLAUSE_END.finditer(text)), len(text)]
+    start = max(at for at in ends if at <= found.start())
+    end = min((at for at in ends if at >= found.end()), default=len(text))
+    rest = _JOINED_BY.sub("", (text[:start] + text[end:]).strip()).strip()
+    return rest if re.search(r"[A-Za-z\u4e00-\u9fff\d]", rest) else None
