@@ -1696,17 +1696,26 @@ def _ends_not_listed(result: ToolResult, requests: list[splitting.Request], lang
     said so (never another order given in its place)."""
     if result.call.name != "list_my_orders" or result.call.args():
         return []
-    numbers = [str(o.get("order_number") or "") for o in _listed(result)]
+    numbers = _numbers_listed(result)
     said = []
-    for index, request in enumerate(requests):
-        if request.understood.intent not in _NAMED_BY_AN_END:
-            continue
-        tails = slots.order_tails(request.text)
-        if tails and not any(n.endswith(tail) for n in numbers for tail in tails):
+    for index, _, tails in _named_by_their_ends(requests):
+        if not any(n.endswith(tail) for n in numbers for tail in tails):
             said.append(
                 (0, index, replies.no_order_ending("、".join(tails) if lang == "zh" else ", ".join(tails), lang))
             )
     return said
+
+
+def _numbers_listed(result: ToolResult) -> list[str]:
+    return [str(o.get("order_number") or "") for o in _listed(result)]
+
+
+def _named_by_their_ends(requests: list[splitting.Request]) -> Iterator[tuple[int, splitting.Request, list[str]]]:
+    """Each request about an order named by the end of its number ("…0932 there", "what's in 0924?"), where it
+    stands among ``requests``, with those ends."""
+    for index, request in enumerate(requests):
+        if request.understood.intent in _NAMED_BY_AN_END and (tails := slots.order_tails(request.text)):
+            yield index, request, tails
 
 
 def _whole_list(conv: Conversation, results: list[ToolResult]) -> ToolResult | None:
@@ -1803,16 +1812,10 @@ def _each_thing_named(
 def _each_named_by_its_end(conv: Conversation, requests: list[splitting.Request], listed: ToolResult) -> Reply | None:
     """After the list, each request about orders named by their ends ("1) where is 0924 … 3) is the refund on
     0880 done yet?"): its calls, with the one listed order that ends so in each end's place. ``None`` if none is."""
-    numbers = [str(o.get("order_number") or "") for o in _listed(listed)]
+    numbers = _numbers_listed(listed)
     calls: list[PlannedCall] = []
-    for request in requests:
-        if request.understood.intent not in _NAMED_BY_AN_END:  # "…0932 there"
-            continue
-        found = [
-            (tail, ending)
-            for tail in slots.order_tails(request.text)
-            if len(ending := [n for n in numbers if n.endswith(tail)]) == 1
-        ]
+    for _, request, tails in _named_by_their_ends(requests):
+        found = [(tail, ending) for tail in tails if len(ending := [n for n in numbers if n.endswith(tail)]) == 1]
         whole = request.text
         for tail, (number,) in found:  # "any refunds on 0880, 0923, 0924?": each of them
             whole = _named_in_full(whole, tail, number)
