@@ -7,9 +7,12 @@ docs/offline-model.md.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
+
+import opencc
 
 
 def _longest_first(words: str) -> str:
@@ -296,10 +299,10 @@ def agrees_only_loosely(
 
 # The characters of a yes or a no typed in traditional Chinese ("確認", "對，確定", "不用了，謝謝", "別改"), and of
 # what such an answer may name ("郵件", "短信通知", "這個地址", "用港幣退"), in the simplified ones the answers are
-# read in.
+# read in: these first (帳 as 账, never OpenCC's 帐), then OpenCC's table for every other character.
 _SIMPLIFIED = str.maketrans(
-    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆兩樣該幣圓歐鎊韓錢",
-    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔两样该币圆欧镑韩钱",
+    "確認對嗎這個們謝別換聯繫郵電話簡訊開關靜執續請説說沒還號碼麼會從現後來給讓過為應與當實際問題錯講張單筆兩樣該幣圓歐鎊韓錢帳",
+    "确认对吗这个们谢别换联系邮电话简讯开关静执续请说说没还号码么会从现后来给让过为应与当实际问题错讲张单笔两样该币圆欧镑韩钱账",
 )
 
 
@@ -322,10 +325,24 @@ _CANTONESE_ANSWER = (
 )
 
 
+_T2S = opencc.OpenCC("t2s")
+
+
+@functools.cache
+def _one_simplified(character: str) -> str:
+    """One traditional character in its simplified form by OpenCC's table; kept as typed where that form is one
+    the readers never see (Cantonese 嗰 and 喎 have none in the common block), and 係, which the readers take as
+    Cantonese "是" (OpenCC's 系 is the Mandarin word)."""
+    if character == "係":
+        return character
+    converted = _T2S.convert(character)
+    return converted if len(converted) == 1 and "\u4e00" <= converted <= "\u9fff" else character
+
+
 def in_simplified(text: str) -> str:
     """``text`` with the traditional characters of an answer in simplified ones and its Cantonese words of
     agreement in Mandarin (the rest as typed)."""
-    text = text.translate(_SIMPLIFIED)
+    text = "".join(_one_simplified(c) if "\u4e00" <= c <= "\u9fff" else c for c in text.translate(_SIMPLIFIED))
     for cantonese, mandarin in _CANTONESE_ANSWER:
         text = cantonese.sub(mandarin, text)
     return text

@@ -10,6 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
+
+import opencc
 
 from . import slots
 from .escalation import INJECTION, asks_for_a_person, asks_to_cancel_an_order, asks_to_withdraw_a_refund
@@ -1180,6 +1183,22 @@ _SIMPLIFIED = str.maketrans(
     "为经应据运费间内里后从现无当处与读简满级称宝层楼栋乡镇县广东湾门钟头见觉听总额价几络对伽垫张样边"
     "机线蓝键盘壳动气净绿灯台温余给旧纪贵转设条顺记录银讲较静两样",
 )
+_T2S = opencc.OpenCC("t2s")
+
+
+@cache
+def _one_simplified(character: str) -> str:
+    converted = _T2S.convert(character)
+    # one character for one, in the common block: Cantonese 嗰 and 喎 have no simplified form the rules read
+    return converted if len(converted) == 1 and "\u4e00" <= converted <= "\u9fff" else character
+
+
+def in_simplified(text: str) -> str:
+    """``text`` in simplified characters, one for one (``as_written`` finds words by place): the shop's own readings
+    first (帳戶 → 账户, 瑜珈 → 瑜伽), then OpenCC's table for every other traditional character."""
+    return "".join(_one_simplified(c) if "\u4e00" <= c <= "\u9fff" else c for c in text.translate(_SIMPLIFIED))
+
+
 # Cantonese 係 is 是 ("唔係唔係，係想改…"); in 關係 and 聯係 it is 系, as the table above reads it.
 _CANTONESE_IS = re.compile(r"(?<![關关聯联])係")
 # Cantonese as typed ("我嘅訂單去咗邊？", "點解仲未發貨"), read in the Mandarin words the rules use.
@@ -1258,6 +1277,11 @@ _CANTONESE = [
     ("仲可", "还可"),  # "仲可唔可以退錢呀？": still
     ("仲能", "还能"),
     ("仲係", "还是"),
+    ("啱啱", "刚刚"),  # "啱啱先改咗": just now
+    ("先啱", ""),  # "應該係200號先啱": that (and only that) is right; the correction says so already
+    ("至啱", ""),
+    ("啱唔啱", "对不对"),
+    ("啱", "对"),
     ("唔該幫", "请帮"),  # "唔該幫我查下0941": please, before a verb; thanks otherwise
     ("唔該帮", "请帮"),
     ("唔該同我", "请帮我"),
@@ -1348,10 +1372,14 @@ def _as_a_message(found: re.Match[str]) -> str:
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
+# The Cantonese words as the text holds them once in simplified characters ("唔該" is read as "唔该").
+_CANTONESE_READ = [(in_simplified(cantonese), mandarin) for cantonese, mandarin in _CANTONESE]
+
+
 def as_written(read: str, said: str) -> str:
     """``read`` (words the rules took from ``said`` in simplified characters) in the characters ``said`` wrote
     them in ("彌敦道688號", never "彌敦道688号"); as read when ``said`` does not hold them."""
-    at = _CANTONESE_IS.sub("是", said).translate(_SIMPLIFIED).find(read)
+    at = in_simplified(_CANTONESE_IS.sub("是", said)).find(read)
     return said[at : at + len(read)] if at >= 0 and read not in said else read
 
 
@@ -1360,8 +1388,8 @@ def as_mandarin(text: str) -> str:
     ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words
     it stands for."""
     cantonese_said = bool(_CANTONESE_MARK.search(text))
-    text = _CANTONESE_IS.sub("是", _INVISIBLE.sub("", text)).translate(_SIMPLIFIED)
-    for cantonese, mandarin in _CANTONESE:
+    text = in_simplified(_CANTONESE_IS.sub("是", _INVISIBLE.sub("", text)))
+    for cantonese, mandarin in _CANTONESE_READ:
         text = text.replace(cantonese, mandarin)
     if cantonese_said:
         text = _CANTONESE_AND.sub("和", text)  # "我嘅地址同通知設定係咩？": the address and the setting

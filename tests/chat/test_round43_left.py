@@ -119,3 +119,21 @@ def test_the_rest_beside_what_waits(text, rest):
     from chat.answers import what_waits_and_more
 
     assert what_waits_and_more(in_simplified(text)) == rest
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [("確認，體育東路那個", "确认，体育东路那个"), ("嗰個唔該", "那个谢谢"), ("係呀", "是的"), ("帳戶", "账户")],
+)
+def test_answers_are_read_in_simplified_characters_beyond_the_shops_table(text, read):
+    assert in_simplified(text) == read
+
+
+def test_a_cantonese_address_corrected_in_one_message_is_proposed_as_corrected():
+    user, conversation = demo_customer("chen")
+
+    reply = run_turn(user.pk, conversation, "幫我將地址改做廣州市天河區體育東路100號，唔係唔係，應該係200號先啱").reply
+    done = run_turn(user.pk, conversation, "確認").reply
+
+    assert "體育東路200號" in reply and "100號" not in reply, reply
+    assert done.startswith("已完成") and "體育東路200號" in done, done

@@ -152,3 +152,32 @@ def test_what_is_asked_to_be_remembered_gives_no_privilege(text):
     from agentsite.offline_model import facts
 
     assert facts.find(text) == [], text
+
+
+def test_traditional_characters_beyond_the_shops_table_are_read():
+    """Round 42: "…體育東路100號，唔係唔係，應該係200號先啱" asked for the address again: 體 and 該 were not in the
+    model's own table of characters, and 先啱 (only that is right) ended the address. OpenCC's table reads every
+    traditional character; the address is proposed as the customer wrote it."""
+    text = "幫我將地址改做廣州市天河區體育東路100號，唔係唔係，應該係200號先啱"
+
+    reply = _reply(CHEN, text)
+
+    assert nlu.as_mandarin(text) == "帮我将地址改做广州市天河区体育东路100号，不是不是，应该是200号"
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [
+        ("update_shipping_address", {"address": "廣州市天河區體育東路200號"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ("嗰單幾時到？", "那单什么时候到？"),
+        ("唔使喎", "不用喎"),
+        ("將通知閂咗佢", "将通知关掉"),
+        ("啱啱改咗", "刚刚改了"),
+    ],
+)
+def test_cantonese_characters_are_read_as_the_rules_know_them(text, read):
+    """嗰 and 喎 have no simplified form in the common block (OpenCC gives rare ones): they stay as typed, and the
+    Cantonese words are read after the conversion (閂 as 闩)."""
+    assert nlu.as_mandarin(text) == read
