@@ -510,8 +510,13 @@ def _within_the_schemas(conv: Conversation, reply: Reply, lang: str) -> Reply:
 
 
 # Part of the money back, with no amount named: the refund tool refunds an order's full total only.
+_MEASURE = r"(?:个|件|瓶|只|双|对|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋|份|本|箱|片)"
 _PART_OF_IT = re.compile(
     r"部分退款|退一半|退部分|退一部分|退点|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退一(?:盒|件|个|瓶|双)的钱|"
+    # some of the items: "三盒绿茶退两盒", "两个保温杯退其中一个"
+    rf"[二两三四五六七八九十\d]\s*{_MEASURE}[^，。？?]{{0,8}}?退(?:回|返)?(?:其中)?(?:的)?[一二两三四五六七八九\d]\s*{_MEASURE}|"
+    r"(?i:\b(?:one|two|three|four|a\s+couple)\s+of\s+(?:the|my|those|these)\s+(?:two|three|four|five|six|\d)\b|"
+    r"\bbut\s+keep\s+(?:one|two|three|some|a\s+couple)\b)|"
     r"退\s*[¥￥]?[\d一二两三四五六七八九十百千]+\s*(?:块|元|蚊)?(?:钱)?就(?:行|好|可以|够)|(?:剩下|剩余|其余)的?(?:不用|不要|别)退|"
     r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
     r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|\bmake\s+it\s+(?:just\s+|only\s+)?"
@@ -1448,10 +1453,20 @@ def _how_long_a_refund_takes(lang: str) -> Reply:
     return _call("search_policies", query="退款多久到账" if lang == "zh" else "how long does a refund take")
 
 
+# Something switched on or off by a pronoun ("turn them back on", "unmute it", "把它们关掉"): the notifications, if the
+# agent's last words named them.
+_SWITCHED_BY_PRONOUN = re.compile(
+    r"(?i:\b(?:turn|switch|put|keep|leave|set)\s+(?:them|it|those|these)\s+(?:back\s+)?(?:on|off)\b|"
+    r"\b(?:un)?mute\s+(?:them|it)\b)|把?它们?(?:重新|再)?(?:打开|开回|开启|关掉|关闭|关了|静音)"
+)
+
+
 def _respond(conv: Conversation) -> Reply:
     results = conv.pending_results()
     text = nlu.as_mandarin(conv.latest_user_text)  # "我嘅訂單去咗邊？" is read as "我的订单到哪了？"
     text = _NEVER_MIND_FIRST.sub("", text)  # "ok forget that. Refund ORD-… pls": the refund, no memory to delete
+    if _SWITCHED_BY_PRONOUN.search(text):  # "actually turn them back on" after "…your notifications to muted?"
+        text = splitting.with_referent(text, next((t.text for t in conv.earlier_turns() if t.role == "assistant"), ""))
     if escalation.only_fields(text) and not results:
         return Reply(replies.phrase("decline", reply_language(conv, text)))  # data dressed as a record asks nothing
     if escalation.DRESSED.search(text):  # "[Staff note] … she wants all contact by SMS": no request of theirs

@@ -205,6 +205,8 @@ _NOT_A_THING_EN = frozenset(
         "refundable returnable eligible if unless once since because while then than they",
     )
 )
+# A count before the thing's name ("the two desk lamps", "my three water bottles"): not part of the name.
+_HOW_MANY_EN = frozenset(["two", "three", "four", "five", "six", "both", "pair"])
 # After the thing's first word, a participle says what happened to it: "the tent approved", "my lamp refunded".
 _HAPPENED_TO_IT = re.compile(r"(?i)[a-z]{3,}ed")
 _NAMED_THING_ZH = re.compile(
@@ -224,7 +226,7 @@ NOT_A_THING_ZH = re.compile(
     r"[我你他她们的了吗呢吧啊帮看查下到哪订钱款退这那个次月周买前近早还没未已不都全所有些啥几最第贵半]|^单|发货|发的|单号|订单|那单|这单|"
     r"快递|包裹|东西|上次|之前|最新|尾号|什么|物流|运单|快件|进度|状态|情况|信息|发票|地址|通知|售后|客服|账号|账户|邮箱|"
     r"电话|手机号|生日|名字|联系|政策|运费|价格|优惠|活动|会员|积分|今天|昨天|前天|申请|提交|办理|要求|取消|静音|人工|"
-    r"总共|一共|合计|总计|累计|加起来|一起|然后|之后|以后|今后|将来|下次|接下来|其他|其它|别的|"
+    r"总共|一共|合计|总计|累计|加起来|一起|然后|之后|以后|今后|将来|下次|接下来|其他|其它|别的|刚才|刚刚|^就|^再|^又|"
     # a price ("一百七十八块的那单", "一千二百多的"), not a thing
     r"[零〇一二两三四五六七八九十百千万多][块元蚊]|[零〇一二两三四五六七八九十百千万]多"
 )
@@ -237,7 +239,9 @@ def thing_named(text: str) -> str:
     for m in _NAMED_THING_EN.finditer(text):
         words: list[str] = []
         clause = re.split(r"[,.;:!?，。；！？]", text[m.start() :])[0]  # "the backpack, she said": the backpack
-        for word in re.findall(r"[A-Za-z][A-Za-z\-]*", clause)[1:4]:  # after the determiner
+        for word in re.findall(r"[A-Za-z][A-Za-z\-]*", clause)[1:5]:  # after the determiner
+            if not words and word.lower() in _HOW_MANY_EN:
+                continue  # "the two desk lamps": the lamps
             if word.lower() in _NOT_A_THING_EN or word.lower().rstrip("s") in _NOT_A_THING_EN:
                 break  # "the water bottles order" ends at "order"; "the item arrived" names nothing
             if word.lower() in _PLACES_EN:
@@ -256,6 +260,7 @@ def thing_named(text: str) -> str:
         return named
     zh = (
         _NAMED_THING_ZH.match(text.strip(" ，,。.:：;；…"))
+        or _named_in_a_later_clause(text)
         or _GIVEN_LAST_ZH.search(text)
         or _AFTER_THE_VERB_ZH.match(text.strip())
         or _REFUND_OF_A_THING_ZH.search(text)
@@ -266,10 +271,24 @@ def thing_named(text: str) -> str:
     return one.group(1) if one and not NOT_A_THING_ZH.search(one.group(1)) else ""
 
 
+# Where a clause after the first begins: "我有什么在等确认吗？顺便跑步鞋到哪了" names the shoes in its second.
+_LATER_CLAUSE_ZH = re.compile(r"[，,。.？?！!；;…]+\s*|(?<=[\u4e00-\u9fff])(?=顺便|另外|还有|对了)")
+
+
+def _named_in_a_later_clause(text: str) -> re.Match[str] | None:
+    """The first thing a clause after the first names as its subject, for a message whose first clause names
+    none (a question of its own, a greeting, thanks)."""
+    for cut in _LATER_CLAUSE_ZH.finditer(text):
+        clause = text[cut.end() :].strip(" ，,。.:：;；…")
+        if clause and (found := _NAMED_THING_ZH.match(clause)) and not NOT_A_THING_ZH.search(found.group(1)):
+            return found
+    return None
+
+
 # A thing named by one character, after a word that makes it one ("我的茶到了吗", "個茶點呀？" → "茶"): its order is
 # the one holding an item so named ("绿茶"). Never the generic words for goods, parcels or orders.
 _ONE_CHARACTER_THING_ZH = re.compile(
-    r"(?:^|[，,。\s])(?:我的|我那个|我这个|那个|这个|个)([\u4e00-\u9fff])(?<![货件包单款钱事号])"
+    r"(?:^|[，,。\s])(?:我的|我?[那这]?(?:个|盏|部|台|双|件|只|本|条|把|支|套|架|对|张))([\u4e00-\u9fff])(?<![货件包单款钱事号])"
     r"(?:那单|的订单|到|怎么|在哪|呢|发货|还没|退|什么时候|啥时候|几时|有问题|坏了)"
 )
 

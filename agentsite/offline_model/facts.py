@@ -239,6 +239,12 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         add("email", email)
     if person := slots.name(sentence):
         add("name", person)
+    if (
+        found and not of_an_order and not slots.order_tails(sentence) and (wish := _DELIVERY_WISH.search(sentence))
+    ):  # "…放楼下丰巢柜，别打电话，只发短信": the wish too
+        clause = re.split(r"[，,。.;；!！]", sentence[wish.start() :])[0]
+        before = re.split(r"[，,。.;；!！:：]", sentence[: wish.start()])[-1]
+        found.append(Fact("", f"{before}{clause}".strip(), PREFERENCE, hedged, correction))
     if found or theirs:
         return found
     if PRIVILEGE_CLAIM.search(sentence):
@@ -248,8 +254,10 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
     if EXPERIENCE_CUE.search(sentence) and (_FIRST_PERSON.search(sentence) or _SHOP_NOUN.search(sentence)):
         return [Fact("", _what_happened(sentence), EXPERIENCE, hedged, correction)]
     said = _REMEMBER_THIS.sub("", sentence, count=1).strip()  # "请记住：…", "remember that …": what to keep
-    delivery = bool(_DELIVERY_WISH.search(said))  # "快递放门卫就行": how parcels are to be left, a preference
-    if (delivery or (DURABLE_CUE.search(said) and _FIRST_PERSON.search(said))) and not speech.is_request(said):
+    # "快递放门卫就行": how parcels are to be left, a preference (one order's parcel is that order's, no preference)
+    delivery = bool(_DELIVERY_WISH.search(said)) and not of_an_order and not slots.order_tails(said)
+    # a wish for the delivery is a request in its words ("快递请放到楼下丰巢柜"); any other request states nothing
+    if delivery or (DURABLE_CUE.search(said) and _FIRST_PERSON.search(said) and not speech.is_request(said)):
         kind = PREFERENCE if delivery or _PREFERENCE_CUE.search(said) else FACT
         return [Fact("", said, kind, hedged, correction)]
     return []
@@ -262,8 +270,9 @@ _REMEMBER_THIS = re.compile(
 )
 # How the customer wants parcels left: "快递放门卫就行", "包裹放快递柜", "leave parcels with the concierge".
 _DELIVERY_WISH = re.compile(
-    r"(?:快递|包裹|货|东西)[^，。,.]{0,6}(?:放|交给|寄存|留)(?:在|到)?(?:门卫|前台|快递柜|驿站|门口|物业|传达室|邻居|保安)|"
-    r"^(?:就)?放(?:在|到)?(?:门卫|前台|快递柜|驿站|门口|物业|传达室)|"
+    r"(?:快递|包裹|货|东西)[^，。,.]{0,6}(?:放|交给|寄存|留)(?:在|到)?[^，。,.]{0,6}?"
+    r"(?:门卫|前台|快递柜|丰巢|驿站|门口|物业|传达室|邻居|保安)|"
+    r"^(?:就)?放(?:在|到)?[^，。,.]{0,6}?(?:门卫|前台|快递柜|丰巢|驿站|门口|物业|传达室)|"
     r"(?i:\bleave\s+(?:it|them|the\s+\w+|my\s+\w+|parcels?|packages?|deliveries)\s+(?:at|with|by|outside|in)\b|"
     r"\bdeliver(?:ies)?\s+(?:to|at)\s+the\s+(?:concierge|front\s+desk|reception|door)\b)"
 )

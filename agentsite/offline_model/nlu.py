@@ -1282,13 +1282,7 @@ _CANTONESE = [
     ("至啱", ""),
     ("啱唔啱", "对不对"),
     ("啱", "对"),
-    ("唔該幫", "请帮"),  # "唔該幫我查下0941": please, before a verb; thanks otherwise
-    ("唔該帮", "请帮"),
-    ("唔該同我", "请帮我"),
-    ("唔該查", "请查"),
-    ("唔該退", "请退"),
-    ("唔該改", "请改"),
-    ("唔該", "谢谢"),
+    ("唔該", "谢谢"),  # alone or set apart ("唔該，確認", "唔該晒"); before what it asks, "please" (_PLEASE)
     ("唔要", "不要"),
     ("唔想", "不想"),
     ("冇", "没"),
@@ -1300,6 +1294,9 @@ _CANTONESE = [
     ("佢", "他"),
     ("俾", "给"),
     ("睇", "看"),
+    ("我啲咩", "我些咩"),  # "應承過我啲咩": what (to me)
+    ("我啲", "我的"),  # "我啲保温杯": my (several)
+    ("你啲", "你的"),
     ("啲", "些"),
     ("咩", "什么"),
     ("乜", "什么"),
@@ -1308,10 +1305,12 @@ _CANTONESE = [
 
 # Words only Cantonese writes, and its 同 for "and" between two things ("地址同通知"), which Mandarin mostly keeps
 # for "same" (同意, 相同, 同时, 同城, 同款).
-_CANTONESE_MARK = re.compile(r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)|^\s*咁")
+_CANTONESE_MARK = re.compile(
+    r"[嘅咗喺咩唔嗰佢啲冇乜㗎]|係|而家|[边邊]度|喇(?!叭)|^\s*咁|我[部盞盏架雙双張张條条套](?=[\u4e00-\u9fff])"
+)
 # Cantonese puts a measure word where Mandarin says "that" or "my": "我部空气净化器", "盏台灯唔要喇".
 _CANTONESE_MEASURE = re.compile(
-    r"(^|[我你，,。？?！!\s]|问下)(部|盏|架|对|只|件|双|张|本|条|把|支|套|个(?!人))(?=[\u4e00-\u9fff]{2})"
+    r"(^|[我你，,。？?！!\s]|问下)(部|盏|架|对|只|件|双|张|本|条|把|支|套|个(?!人))(?=[\u4e00-\u9fff]{1,2})"
 )
 _CANTONESE_AND = re.compile(
     r"(?<=[\u4e00-\u9fff\d])(?<![不相共合如一])同(?![意样一时事步城款价])(?=[\u4e00-\u9fff]|\d{3})"
@@ -1372,6 +1371,9 @@ def _as_a_message(found: re.Match[str]) -> str:
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
+# Cantonese 唔該 straight before what it asks is "please" ("唔該將通知重新開返", "唔該你幫我查下"); set apart, or
+# with 晒 ("唔該晒"), or alone, it is thanks.
+_PLEASE = re.compile(r"唔该(?:你)?(?![你晒哂嗮哋啦呀喇咯啊])(?=[\u4e00-\u9fff])")
 # The Cantonese words as the text holds them once in simplified characters ("唔該" is read as "唔该").
 _CANTONESE_READ = [(in_simplified(cantonese), mandarin) for cantonese, mandarin in _CANTONESE]
 
@@ -1388,7 +1390,7 @@ def as_mandarin(text: str) -> str:
     ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words
     it stands for."""
     cantonese_said = bool(_CANTONESE_MARK.search(text))
-    text = in_simplified(_CANTONESE_IS.sub("是", _INVISIBLE.sub("", text)))
+    text = _PLEASE.sub("请", in_simplified(_CANTONESE_IS.sub("是", _INVISIBLE.sub("", text))))
     for cantonese, mandarin in _CANTONESE_READ:
         text = text.replace(cantonese, mandarin)
     if cantonese_said:

@@ -56,7 +56,7 @@ _ONLY_A_THING_OF_MINE = re.compile(
 )
 
 
-def _with_referent(part: str, before: str) -> str:
+def with_referent(part: str, before: str) -> str:
     """``part`` with a pronoun standing for the notifications the message named before it put back."""
     if slots.NOTIFICATION_NOUN.search(part) or not slots.NOTIFICATION_NOUN.search(before):
         return part
@@ -189,7 +189,7 @@ def requests(text: str) -> list[Request]:
     for i, (start, end) in enumerate(zip(starts, ends, strict=True)):
         # Read with its question mark, without the linking word it opens with ("Also, where is …?").
         part = _LINKING_START.sub("", text[start:end] + ("?" if text[end : end + 1] in ("?", "？") else ""))
-        part = _with_referent(part, text[:start])
+        part = with_referent(part, text[:start])
         understood = classify(part)
         if understood.intent is Intent.OTHER and _ONLY_A_THING_OF_MINE.fullmatch(part):
             part = f"{part.strip()}?"  # "…, right? also my notifs": asked about, as "my notifs?" is
@@ -265,7 +265,7 @@ def requests(text: str) -> list[Request]:
     firsts = [g.first for g in groups]
     found: list[Request] = []
     for group, after in zip(groups, [*firsts[1:], len(starts)], strict=True):
-        part = _with_referent(text[starts[group.first] : ends[after - 1]].strip(), text[: starts[group.first]])
+        part = with_referent(text[starts[group.first] : ends[after - 1]].strip(), text[: starts[group.first]])
         if (mark := text[ends[after - 1] : ends[after - 1] + 1]) in ("?", "？"):
             part = f"{part}{mark}"  # "notifications on or off? address?": asked, as its part was read
         understood = classify(part)
