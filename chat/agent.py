@@ -50,6 +50,7 @@ from chat.answers import (
     offers_a_change,
     offers_a_person,
     picks_another,
+    says_already_so,
     says_nothing_changes,
     sets_the_order_aside,
     taken_back,
@@ -335,8 +336,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         # Said before the model's answer: a no, then a question or request ("no, leave it. What's …?"); or that
         # nothing waits, asked beside other things ("what's pending? and where is my backpack?")
         said_first = ""
-        if waiting is None and (rest := what_waits_and_more(in_simplified(text))):
-            said_first, text = prompts.NOTHING_WAITS[language], rest  # a change that lapsed is named after the reply
+        if rest := what_waits_and_more(in_simplified(text)):  # the model answers the rest, never that question
+            text = rest  # a change that waits is named after the reply (ON_HOLD), one that lapsed too
+            said_first = prompts.NOTHING_WAITS[language] if waiting is None else ""
         proposed_next: PendingAction | None = None  # the change asked for after the declined one, proposed with it
         if waiting is not None and _asks_part_of_it(text, waiting):
             return _part_asked(store, ctx, waiting, emit)  # "make it half": never the whole one "yes" away
@@ -462,6 +464,11 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         if held is not None and says_nothing_changes(reply) and not _about_another(as_written, held):
             cancel_pending(ctx)
             held = None
+        # "请将通知重新打开" while a mute waits, and the record is on: what the customer asks holds already, so the
+        # change that waits is no longer wanted; never kept for a yes that would undo their last word
+        held_already = None
+        if held is not None and says_already_so(reply) and names_the_kind(in_simplified(as_written), held.tool):
+            held_already, held = cancel_pending(ctx), None
         still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)
         # "我说错了，是绿茶那一单" that no proposal for that order answered: the order set aside waits no longer,
         # held or proposed again
@@ -486,6 +493,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         notices = _with_notice(
             _with_notice(notices, dropped, prompts.REPLACED, language), set_aside, wording_aside, language
         )
+        notices = _with_notice(notices, held_already, prompts.HELD_ALREADY, language)
         if notices:
             emit({"type": "token", "text": f"\n{notices}" if reply else notices})
             reply = f"{reply}\n{notices}" if reply else notices

@@ -319,6 +319,7 @@ _CANTONESE_ANSWER = (
     (re.compile(r"搞掂(?:佢|啦|喇)?"), "办吧"),
     (re.compile(r"仲有"), "还有"),
     (re.compile(r"^(\s*)得(?:啦|呀|喇)?(?=[\s,，.。!！]|$)"), r"\1好"),  # "得，唔該": a yes, and thanks
+    (re.compile(r"唔该(?:你)?(?![你晒哂嗮哋啦呀喇咯啊])(?=[\u4e00-\u9fff])"), "请"),  # "唔該將通知開返": please
     (re.compile(r"唔该"), "谢谢"),
     (re.compile(r"咗"), "了"),  # "除咗滤网之外全部退": all but
     (re.compile(r"(?<=退)返(?=[^，。,.]{0,4}(?:港币|港元|港纸|美元|美金|欧元|英镑|人民币))"), "成"),  # "退返港幣俾我"
@@ -515,6 +516,27 @@ def asks_for_the_whole(text: str) -> bool:
     )
 
 
+# An amount in Chinese numerals: "两百", "二百五", "一千二", or one numeral before its unit ("五块").
+_ZH_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]{2,}|[一二两三四五六七八九十](?=\s*(?:块|元|蚊))")
+_ZH_DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+
+def _zh_number(word: str) -> int:
+    """The value of Chinese numerals ("两百" 200, "一千二" 1200: a digit after 百 or 千 counts the next unit down)."""
+    total = section = digit = 0
+    for character in word:
+        if character in _ZH_DIGITS:
+            digit = _ZH_DIGITS[character]
+        elif (unit := _ZH_UNITS[character]) == 10000:
+            total, section, digit = (total + section + digit) * unit, 0, 0
+        else:
+            section, digit = section + (digit or 1) * unit, 0
+    if digit and len(word) > 1 and _ZH_UNITS.get(word[-2], 0) >= 100:
+        digit *= _ZH_UNITS[word[-2]] // 10
+    return total + section + digit
+
+
 def asks_for_part(text: str, total: object) -> bool:
     """Whether ``text`` asks for part of an order's money ("refund 50 of it first", "只退一半", "$20 back"), not its
     ``total``: a refund of the whole is then never proposed on it."""
@@ -524,6 +546,7 @@ def asks_for_part(text: str, total: object) -> bool:
         whole = float(str(total).replace(",", ""))
     except ValueError:
         return False
+    text = _ZH_NUMBER.sub(lambda m: str(_zh_number(m.group())), text)  # "只退两百块就行": 200
     for m in _AN_AMOUNT.finditer(text):
         if _AN_ORDER_BY_ITS_TOTAL.search(text[max(0, m.start() - 12) : m.end() + 24]):
             continue
@@ -997,6 +1020,15 @@ def says_nothing_changes(reply: str) -> bool:
     return bool(_SAYS_NOTHING_CHANGES.search(reply))
 
 
+# The record already holds what was asked: "您的通知目前设置为开启。无需更改。", "… Nothing needs changing."
+_SAYS_ALREADY_SO = re.compile(r"无需更改|不需要更改|(?i:\bnothing\s+needs\s+(?:to\s+)?chang(?:e|ing)\b)")
+
+
+def says_already_so(reply: str) -> bool:
+    """Whether the agent's reply says the record already holds the value asked for."""
+    return bool(_SAYS_ALREADY_SO.search(reply))
+
+
 # A no that picks another order for the change proposed: "no, the water bottles one", "no I meant the backpack",
 # "不对，是耳机那单", "不是这个，我要退的是耳机". What it names is in one of the groups.
 _PICKED_INSTEAD = re.compile(
@@ -1131,7 +1163,7 @@ _WHAT_WAITS = re.compile(
     r"(?:for\s+me\s+)?to\s+)(?:confirm|approve|ok)\b|"
     r"\bwhat\s+am\s+i\s+(?:confirming|approving|saying\s+yes\s+to)\b)|"
     r"(?:有)?(?:什么|啥|咩|哪些|哪个|嘢|东西)(?:是)?(?:待处理|待确认|在等(?:我)?确认|等着?我确认|等[紧緊]我确认|还没确认)|"
-    r"(?:有没有|有没|有冇|有无|有)?(?:什么|啥|咩|嘢|东西|事)?(?:要|需要|等着?|等[紧緊]|在等|待)我(?:去)?(?:确认|同意|批准|点头)|"
+    r"(?:有没有|有没|有冇|有无|有)?(?:什么|啥|咩|嘢|东西|事){0,2}(?:要|需要|等着?|等[紧緊]|在等|待)我(?:去)?(?:确认|同意|批准|点头)|"
     r"(?:我)?(?:还)?(?:有|要)(?:什么|啥|咩|嘢)(?:要|需要|待|未|没)确认|待确认的?(?:有)?(?:什么|啥|咩|哪些)|"
     r"还有(?:什么|啥|咩|哪些)(?:没|未)(?:确认|办)|你(?:要|准备|打算)(?:帮我)?(?:改|做|办)(?:些)?(?:什么|啥|咩)|"
     r"我(?:要|在)确认(?:什么|啥|咩)"
@@ -1139,11 +1171,11 @@ _WHAT_WAITS = re.compile(
 # What may stand beside that question and ask nothing else: "ok so", "right now", "on my account", "请问".
 _NOTHING_BESIDE = re.compile(
     r"(?i:\b(?:ok(?:ay)?|so|hmm+|um+|right\s+now|now|currently|at\s+the\s+moment|on\s+my\s+account|for\s+me|"
-    r"please|pls|exactly|again|then|actually|sorry|wait|hi|hello|hey|still|just|yet|(?:is|are)(?:\s+there)?|on|for|from|"
+    r"please|pls|exactly|again|then|actually|sorry|wait|hi|hello|hey|still|just|yet|(?:is|are)(?:\s+there)?|on|for|from|cheers|thanks|thank\s+you|thx|ty|and|also|btw|by\s+the\s+way|"
     r"(?:that\s+)?i\s+(?:still\s+)?(?:need|have|must|should)\s+to\s+(?:confirm|approve|ok)|"
     r"(?:for\s+me\s+)?to\s+(?:confirm|approve)|my|me|confirmation|approval|go-ahead)\b)|"
     r"现在|目前|而家|宜家|依家|我的|账户上?|账号上?|请问|一下|那个|呢|吗|啊|呀|了|的|嗯|哦|好|等等|等一下|你好|您好|"
-    r"还|未|咩|呀|啦|喎|嘅|吖|先|不(?=\W*$)"
+    r"还|未|咩|呀|啦|喎|嘅|吖|先|不(?=\W*$)|谢谢|多谢|唔该|感谢|顺便|问(?:一)?下|想问|另外"
 )
 
 

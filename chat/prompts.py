@@ -125,6 +125,12 @@ REPLACED = {
     "en": "(The earlier request to {summary} was dropped for this one; nothing was changed for it. "
     "Ask again once you've answered this if you still want it.)",
 }
+# The change that waited, dropped because the customer asked for what the record already holds ("turn them back on"
+# while a mute waits): a yes must never make the change the customer's last word undid.
+HELD_ALREADY = {
+    "zh": "（之前等待确认的“{summary}”已取消，没有任何改动。）",
+    "en": "(The earlier request to {summary} is dropped; nothing was changed.)",
+}
 # The change that waited, dropped because the customer named another order for it and no change was proposed in its
 # place (the model did not read which): it is never confirmed by a yes meant for the order named.
 SET_ASIDE = {
