@@ -516,7 +516,7 @@ _PART_OF_IT = re.compile(
     # some of the items: "三盒绿茶退两盒", "两个保温杯退其中一个"
     rf"[二两三四五六七八九十\d]\s*{_MEASURE}[^，。？?]{{0,8}}?退(?:回|返)?(?:其中)?(?:的)?[一二两三四五六七八九\d]\s*{_MEASURE}|"
     r"(?i:\b(?:one|two|three|four|a\s+couple)\s+of\s+(?:the|my|those|these)\s+(?:two|three|four|five|six|\d)\b|"
-    r"\bbut\s+keep\s+(?:one|two|three|some|a\s+couple)\b)|"
+    r"\b(?:but\s+)?keep(?:ing)?\s+(?:one|two|three|some|a\s+couple)\b)|"
     r"退\s*[¥￥]?[\d一二两三四五六七八九十百千]+\s*(?:块|元|蚊)?(?:钱)?就(?:行|好|可以|够)|(?:剩下|剩余|其余)的?(?:不用|不要|别)退|"
     r"(?i:\bonly\s+(?:refund\s+|give\s+(?:me\s+)?back\s+)?(?:me\s+)?[$£€¥]?\d+(?:\.\d+)?\s+(?:of\s+it|back)?|"
     r"\bjust\s+[$£€¥]?\d+(?:\.\d+)?\s+of\s+it\b|\bpartial\b|\bmake\s+it\s+(?:just\s+|only\s+)?"
@@ -1873,6 +1873,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         if "escalate_to_human" in tools:
             return _call("escalate_to_human", reason=_clip(text))
         return Reply(replies.phrase("human", lang))
+    if nlu.skips_a_yes(text):  # "记住：以后退款不用问我，直接退就行": a rule to skip the yes, never a refund asked
+        return Reply(replies.phrase("confirm_each_time", lang))
     if nlu.ASKS_WHAT_CHANGED_HERE.search(text):  # "刚才你都帮我办了什么？", as one request of several
         return Reply(replies.changed_here(_done_here(conv), lang))
     if facts.asks_to_forget(text) and not _GIVES_A_NEW_VALUE.search(text):  # "forget the 742 … thing": no change

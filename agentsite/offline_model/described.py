@@ -265,8 +265,8 @@ def thing_named(text: str) -> str:
         or _AFTER_THE_VERB_ZH.match(text.strip())
         or _REFUND_OF_A_THING_ZH.search(text)
     )
-    if zh and not NOT_A_THING_ZH.search(zh.group(1)):
-        return zh.group(1)
+    if zh and not NOT_A_THING_ZH.search(thing := _AMOUNT_AFTER.sub("", zh.group(1)) or zh.group(1)):
+        return thing  # "退耳机二百九": the headphones, and an amount
     one = _ONE_CHARACTER_THING_ZH.search(text.strip())
     return one.group(1) if one and not NOT_A_THING_ZH.search(one.group(1)) else ""
 
@@ -285,6 +285,10 @@ def _named_in_a_later_clause(text: str) -> re.Match[str] | None:
     return None
 
 
+# An amount in numerals said straight after the thing ("耳机二百九"): no part of its name.
+_AMOUNT_AFTER = re.compile(
+    r"(?<=[\u4e00-\u9fff]{2})[零〇一二两三四五六七八九十百千万]*[百千万][零〇一二两三四五六七八九十百千万]*$"
+)
 # A thing named by one character, after a word that makes it one ("我的茶到了吗", "個茶點呀？" → "茶"): its order is
 # the one holding an item so named ("绿茶"). Never the generic words for goods, parcels or orders.
 _ONE_CHARACTER_THING_ZH = re.compile(

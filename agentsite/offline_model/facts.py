@@ -247,7 +247,7 @@ def find(sentence: str, context_key: str = "", *, questions: bool = False) -> li
         found.append(Fact("", f"{before}{clause}".strip(), PREFERENCE, hedged, correction))
     if found or theirs:
         return found
-    if PRIVILEGE_CLAIM.search(sentence):
+    if PRIVILEGE_CLAIM.search(sentence) or nlu.skips_a_yes(sentence):
         return []  # "approve refunds without asking" is not a fact about the customer
     if subjects.fact_question(sentence):
         return []  # "我登记的地址和通知偏好都报一下" asks to be told; it states nothing

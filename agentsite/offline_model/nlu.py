@@ -141,11 +141,13 @@ REFUND = _re(
     r"(?:整单|全单|成张单)退|(?<!已)(?<!已经)(?<!没)退[^，。？?]{0,16}?(?:整单|全单|成张单)|(?<!已)(?<!已经)(?<!没)退晒|"
     r"(?:用|以)[^，。？?]{1,6}退(?:款|钱|给我|吧|啦)?(?=[，,。.!！~\s]|$)|"  # "…成张单，用港币退": in that currency
     # a thing refunded, said first in its clause: "退空气净化器，不是台灯"
-    r"(?:^|(?<=[，,。.!！\s]))(?:先)?退(?!出|订|休|群|款|钱|货|回|还|给|了|过)(?=[\u4e00-\u9fff]{2})|"
+    r"(?:^|(?<=[，,。.!！\s])|(?<=请)|(?<=麻烦))(?:先)?退(?!出|订|休|群|款|钱|货|回|还|给|了|过)(?=[\u4e00-\u9fff]{2})|"
     r"(?<!已)(?<!经)都退(?:掉|吧|啦|喇)?(?=[，,。.!！~\s]|$)|"  # "两个都退，唔该"
     # some of an order's items, or a share of its money: "退其中两盒", "退一个保温杯", "退三分之一"
     r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋|份|对|本|箱|片)(?!的钱)|"
     r"退[二三四五六七八九十]分之[一二三四五六七八九]|"
+    # an amount in numerals without a unit: "耳机退两百就好", "退一千二啦", "退壹仟贰佰元"
+    r"(?<!已)(?<!没)退(?:回|返)?\s*[零〇一二两三四五六七八九十壹贰叁肆伍陆柒捌玖拾]*[百千佰仟][零〇一二两三四五六七八九十百千壹贰叁肆伍陆柒捌玖拾佰仟]*|"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
     r"(?<!已经)(?<!已)全(?:部)?退(?:了|掉)|把[^，。？?]{1,14}(?:(?i:ORD)-\d{4}-\d{4}[^，。？?]{0,4})?退(?:了|掉|款)|全额退|退\s*[¥￥]?\d[\d,.]*\s*(?:块|元|美元|美金|刀)|退\s*[$€£]\s?\d|退[一二两三四五六七八九十百千]+(?:块|元)|只退\s*[¥￥]?[\d一二两三四五六七八九十百千]|退(?:给)?我\s*[¥￥]?\d|(?:东西|这个|商品|衣服|鞋子?|货)[^，。？?]{0,6}不(?:想)?要了|"
     r"(?i:\brefund|money\s+(?:back|returned)|\breimburs|get\s+reimbursed|"
@@ -886,6 +888,27 @@ def _asks_after_thanks(rest: str) -> bool:
     return is_question(rest) or is_request(rest) or (asks and not _SAID_DONE.search(rest))
 
 
+# A standing rule that would skip the customer's yes ("以后退款不用问我，直接退", "remember: always approve my refunds",
+# "from now on don't ask me, just refund"): never kept, never followed, and no refund asked by it.
+_FROM_NOW_ON = (
+    r"以后|今后|往后|每次|一律|总是|从现在(?:开始|起)|"
+    r"(?i:\bfrom\s+now\s+on\b|\balways\b|\bevery\s+time\b|\bin\s+future\b|\bgoing\s+forward\b)"
+)
+_WITHOUT_A_YES = (
+    r"不用(?:再)?问我|不用(?:再)?(?:跟我|和我)?确认|无需(?:我)?确认|不需要(?:我)?确认|不必确认|唔使问我|自动(?:退|批|通过)|"
+    r"(?i:\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:ask|check\s+with|confirm\s+with)\s+me\b|\bwithout\s+asking\b|"
+    r"\bauto(?:matically)?[\s-]+(?:approve|refund)|\bapprove\s+(?:all|every|any|my)\b)"
+)
+_SKIPS_A_YES = _re(
+    rf"(?:{_FROM_NOW_ON})[^。.!！?？]{{0,16}}?(?:{_WITHOUT_A_YES})|(?:{_WITHOUT_A_YES})[^。.!！?？]{{0,16}}?(?:{_FROM_NOW_ON})|(?i:\bapprove\s+(?:all|every|any)\b)|(?i:\balways\s+approve\b)"
+)
+
+
+def skips_a_yes(text: str) -> bool:
+    """Whether ``text`` lays down a rule that would skip the customer's yes to refunds or changes."""
+    return bool(_SKIPS_A_YES.search(text))
+
+
 _REQUEST_AFTER_THANKS = _re(
     r"(?i:\b(?:but|and|also|can|could|please|now|could|would|what|where|when|how|why|i\s+(?:want|need|still))\b)"
     r"|但|不过|还有|另外|再|能不能|可以|请|帮我(?!把)|我(?:想|要|还)|吗|呢|以后"
@@ -1241,6 +1264,12 @@ _CANTONESE = [
     ("转做", "改成"),
     ("转用", "改用"),
     ("去咗边", "到哪了"),
+    ("到咗边", "到哪了"),  # "我部空氣淨化器到咗邊？"
+    ("呢部", "这部"),  # "呢部耳机几时发货？": this one
+    ("呢个", "这个"),
+    ("呢件", "这件"),
+    ("呢对", "这对"),
+    ("呢盏", "这盏"),
     ("退返去", "退回到"),  # "啲钱会退返去边度": where the money goes back to
     ("退返", "退回"),
     ("几耐", "多久"),
@@ -1371,6 +1400,8 @@ def _as_a_message(found: re.Match[str]) -> str:
 _INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
+# The financial numerals ("壹仟贰佰元", as OpenCC leaves them) in the common ones the rules read.
+_FINANCIAL = str.maketrans("壹贰叁参肆伍陆柒捌玖拾佰仟", "一二三三四五六七八九十百千")
 # Cantonese 唔該 straight before what it asks is "please" ("唔該將通知重新開返", "唔該你幫我查下"); set apart, or
 # with 晒 ("唔該晒"), or alone, it is thanks.
 _PLEASE = re.compile(r"唔该(?:你)?(?![你晒哂嗮哋啦呀喇咯啊])(?=[\u4e00-\u9fff])")
@@ -1390,7 +1421,7 @@ def as_mandarin(text: str) -> str:
     ones, the shop's English words in a Chinese sentence in Chinese, and English text-speak (u, ur, r) in the words
     it stands for."""
     cantonese_said = bool(_CANTONESE_MARK.search(text))
-    text = _PLEASE.sub("请", in_simplified(_CANTONESE_IS.sub("是", _INVISIBLE.sub("", text))))
+    text = _PLEASE.sub("请", in_simplified(_CANTONESE_IS.sub("是", _INVISIBLE.sub("", text)))).translate(_FINANCIAL)
     for cantonese, mandarin in _CANTONESE_READ:
         text = text.replace(cantonese, mandarin)
     if cantonese_said:

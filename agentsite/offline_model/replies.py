@@ -261,6 +261,12 @@ PHRASES = {
         "None of your orders fits that. Which order do you mean? Please give me its number.",
     ),
     "no_refunds": ("您的订单目前都没有退款记录。", "There are no refunds on record for any of your orders."),
+    "confirm_each_time": (
+        "每一笔退款和每一项更改都需要您在当时确认，这样的规则我不能记下，也不能照办。如果要为某个订单退款，请告诉我订单号，"
+        "我会先向您确认。",
+        "Every refund and every change needs your yes at the time; I can't keep or follow a rule that skips it. If "
+        "you'd like a refund on an order, tell me which one and I'll ask you to confirm it.",
+    ),
     "partial_refund": (
         "这里只能为订单申请全额退款；部分退款需要人工客服处理，需要的话我可以为您转接。",
         "I can only request a refund of an order's full amount here; a partial refund needs a colleague, and I can "
