@@ -358,6 +358,9 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             proposed_next = waiting_action(conversation_id, confirming=True)[0]
         elif waiting is not None and (_drops_it(text, waiting, speaker) or _keeps_it_as_it_is(text, waiting, speaker)):
             return _decline(store, ctx, emit, every=declines_all(text))
+        # a no that names what the customer wants instead ("唔係，改做微信啦"): the model proposes that, which takes
+        # the waiting change's place; if it proposes nothing, the change said no to waits no longer either
+        said_no = waiting is not None and is_cancellation(text) and not _about_another(text, waiting)
         if waiting is not None and answers_on_a_condition(text, waiting.tool):
             # "yes, but only once my backpack arrives", "谢谢，前提是还没发货的话就退"
             return _ask_about_alone(store, ctx, waiting, prompts.YES_ON_A_CONDITION, emit)
@@ -469,6 +472,10 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
         held_already = None
         if held is not None and says_already_so(reply) and names_the_kind(in_simplified(as_written), held.tool):
             held_already, held = cancel_pending(ctx), None
+        said_no_to = None
+        waits = PendingAction.objects.filter(pk=held.pk, status=PendingAction.Status.PENDING) if held else None
+        if held is not None and said_no and waits is not None and waits.exists():
+            said_no_to, held = cancel_pending(ctx), None  # still the one waiting: nothing took its place
         still_waiting, lapsed_now = hold(held) if held is not None else (None, lapsing)
         # "我说错了，是绿茶那一单" that no proposal for that order answered: the order set aside waits no longer,
         # held or proposed again
@@ -494,6 +501,7 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             _with_notice(notices, dropped, prompts.REPLACED, language), set_aside, wording_aside, language
         )
         notices = _with_notice(notices, held_already, prompts.HELD_ALREADY, language)
+        notices = _with_notice(notices, said_no_to, prompts.SAID_NO_TO, language)
         if notices:
             emit({"type": "token", "text": f"\n{notices}" if reply else notices})
             reply = f"{reply}\n{notices}" if reply else notices

@@ -517,7 +517,10 @@ def asks_for_the_whole(text: str) -> bool:
 
 
 # An amount in Chinese numerals: "两百", "二百五", "一千二", or one numeral before its unit ("五块").
-_ZH_NUMBER = re.compile(r"[零〇一二两三四五六七八九十百千万]{2,}|[一二两三四五六七八九十](?=\s*(?:块|元|蚊))")
+_ZH_NUMBER = re.compile(
+    r"[零〇一二两三四五六七八九十百千万]*[百千万][零〇一二两三四五六七八九十百千万]*|"
+    r"[一二两三四五六七八九十]{1,3}(?=\s*(?:块|元|蚊|刀))"  # "五十块"; never "十一月"
+)
 _ZH_DIGITS = dict(zip("零〇一二两三四五六七八九", (0, 0, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9), strict=True))
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
@@ -537,6 +540,50 @@ def _zh_number(word: str) -> int:
     return total + section + digit
 
 
+# The financial numerals ("壹仟贰佰元") as the common ones.
+_FINANCIAL = str.maketrans("壹贰貳叁參肆伍陆陸柒捌玖拾佰仟萬", "一二二三三四五六六七八九十百千万")
+# Where Chinese numerals after 退 are an amount with its unit left out: "退一千二啦", "退两百就好".
+_REFUND_BEFORE = re.compile(r"退(?:回|返|款|给我|我)?[\u4e00-\u9fff]{0,6}$")  # "退一千二", "退耳机二百九"
+_UNIT_LEFT_OUT = re.compile(r"\s*(?:啦|吧|就|咯|喇|得|$|[，,。.!！~])")
+
+
+def _as_digits(numerals: re.Match[str]) -> str:
+    """Chinese numerals in digits, with the unit an amount after 退 leaves out ("退一千二啦" → "退1200块啦"), which
+    no order's end ("退0941") is."""
+    value = str(_zh_number(numerals.group()))
+    text, start, end = numerals.string, numerals.start(), numerals.end()
+    after_refund = _REFUND_BEFORE.search(text[max(0, start - 10) : start]) and _UNIT_LEFT_OUT.match(text, end)
+    return f"{value}块" if after_refund else value
+
+
+_ONES_EN = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen"
+)
+_TENS_EN = "twenty thirty forty fifty sixty seventy eighty ninety"
+_EN_UNITS = {word: value for value, word in enumerate(_ONES_EN.split())} | {
+    word: 10 * tens for tens, word in enumerate(_TENS_EN.split(), 2)
+}
+# An amount in English words: "two hundred", "eighty", "one hundred and twenty-five", "a hundred".
+_EN_NUMBER = re.compile(
+    rf"(?i)\b(?:(?:a|{'|'.join(_EN_UNITS)})(?:[\s-]+(?:and\s+)?(?:{'|'.join(_EN_UNITS)}|hundred|thousand))*|"
+    r"hundred|thousand)\b(?=[\s-]+(?:bucks|dollars?|quid|pounds?|euros?|usd|of\s+it|back)\b)"
+)
+
+
+def _en_number(words: str) -> int:
+    """The value of a number in English words ("two hundred and fifty" 250, "eighty" 80, "a thousand" 1000)."""
+    total = current = 0
+    for word in re.findall(r"[a-z]+", words.lower()):
+        if word in ("hundred", "thousand"):
+            current = (current or 1) * (100 if word == "hundred" else 1000)
+            if word == "thousand":
+                total, current = total + current, 0
+        elif word != "and":
+            current += _EN_UNITS.get(word, 1 if word == "a" else 0)
+    return total + current
+
+
 def asks_for_part(text: str, total: object) -> bool:
     """Whether ``text`` asks for part of an order's money ("refund 50 of it first", "只退一半", "$20 back"), not its
     ``total``: a refund of the whole is then never proposed on it."""
@@ -546,7 +593,8 @@ def asks_for_part(text: str, total: object) -> bool:
         whole = float(str(total).replace(",", ""))
     except ValueError:
         return False
-    text = _ZH_NUMBER.sub(lambda m: str(_zh_number(m.group())), text)  # "只退两百块就行": 200
+    text = _ZH_NUMBER.sub(_as_digits, text.translate(_FINANCIAL))  # "只退两百块就行": 200
+    text = _EN_NUMBER.sub(lambda m: str(_en_number(m.group())), text)  # "two hundred dollars is fine": 200
     for m in _AN_AMOUNT.finditer(text):
         if _AN_ORDER_BY_ITS_TOTAL.search(text[max(0, m.start() - 12) : m.end() + 24]):
             continue

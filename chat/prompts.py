@@ -131,6 +131,12 @@ HELD_ALREADY = {
     "zh": "（之前等待确认的“{summary}”已取消，没有任何改动。）",
     "en": "(The earlier request to {summary} is dropped; nothing was changed.)",
 }
+# The change that waited, dropped because the customer said no to it while naming something else they want, which
+# no proposal took up ("唔係，改做微信啦" while SMS waits): a later yes must never make what they said no to.
+SAID_NO_TO = {
+    "zh": "（您对“{summary}”说了不，所以它已取消，没有任何改动。）",
+    "en": "(You said no to the request to {summary}, so it was dropped; nothing was changed.)",
+}
 # The change that waited, dropped because the customer named another order for it and no change was proposed in its
 # place (the model did not read which): it is never confirmed by a yes meant for the order named.
 SET_ASIDE = {
