@@ -868,7 +868,7 @@ def _thanks_only(text: str) -> bool:
 
 
 # What follows an opening thanks, set apart from it ("谢谢，…", "thanks! now …"; never "谢谢你帮我把…": thanks for it).
-_AFTER_THANKS = re.compile(r"(?i)\s*(?:你|您|so\s+much|a\s+lot)?\s*[,，.。!！~、:：;；\-—]+\s*(.+)", re.S)
+_AFTER_THANKS = re.compile(r"(?i)\s*(?:你|您|晒|哂|so\s+much|a\s+lot)?\s*[,，.。!！~、:：;；\-—]+\s*(?:咁)?(.+)", re.S)
 # Words that open a request after thanks without asking anything ("thanks, now refund the rest").
 _LEAD_IN = re.compile(r"(?i)^(?:\s*(?:now|then|also|just|so|and|please|pls)\b)+")
 # A clause that says something happened rather than asks for it ("谢谢，退款已经收到了", "thanks, the refund arrived").
@@ -1282,6 +1282,7 @@ _CANTONESE = [
     ("喺边度", "在哪里"),
     ("喺边", "在哪"),
     ("边度", "哪里"),
+    ("到边了", "到哪了"),  # "帮我查下0817到边了"
     ("点解", "为什么"),  # the table above has made 點 点 and 幾 几 already
     ("乜嘢", "什么"),
     ("几时", "什么时候"),

@@ -73,3 +73,16 @@ def test_keeping_one_or_an_amount_in_numerals_is_a_partial_refund(system, text):
 )
 def test_refunds_by_amounts_in_numerals_are_refunds(text):
     assert nlu.classify(nlu.as_mandarin(text)).intent is nlu.Intent.REFUND, nlu.as_mandarin(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("唔該晒。咁0902全退啦", nlu.Intent.REFUND),
+        ("帮我查下0817到边了", nlu.Intent.TRACK),
+        ("唔該晒", nlu.Intent.THANKS),
+    ],
+)
+def test_round_46_cantonese_thanks_a_lot_then_a_request_and_got_where(text, intent):
+    """Round 46: "唔該晒。咁0902全退啦" got "不客气！"; "…0817到边了" (got where) was not understood."""
+    assert nlu.classify(nlu.as_mandarin(text)).intent is intent
