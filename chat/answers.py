@@ -100,18 +100,21 @@ _DECLINE_EN = (
     r"undo(?:\s+(?:that|it|this))?|"  # "oops undo that" while the change waits: it is not to be made
     r"not\s+any\s*more|i\s+don'?t\s+want|let\s+me\s+think|i'?ll\s+think|maybe\s+later|"
     r"not\s+at\s+(?:this|the)\s+(?:time|moment)|"
-    r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same))\b"
+    r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same|now|as\s+it\s+stands))\b"
 )
 _DECLINE_ZH = (
     r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别(?![的人处])|先别|先不|暂时不|"
     r"没必要|免了|罢了|不必|拒绝|我不同意|不同意|还是算了|还是不|先放着|我不要|我不想|我再(?:想想|考虑)|再考虑|"
     # Cantonese: "唔好改住，我諗下先", "都係算啦"
-    r"改主意|再说吧|唔(?:好|使|要|用|係|改|退)|算啦|都[係是](?:唔|算)|我?(?:再)?[諗谂]下)"
+    r"改主意|再说吧|唔(?:好|使|要|用|係|改|退)|算啦|都[係是](?:唔|算)|我?(?:再)?[諗谂]下|"
+    # the setting kept as it stands: "嗯其实维持现状吧", "保持原样", "照旧"
+    r"维持(?:现状|原状|原样)|保持(?:现状|原状|原样|不变|原来的?)|照旧)"
 )
 # The order a no is about may come first: "0942先不退了", "ORD-2025-0790 算了".
 _ORDER_FIRST = r"(?:(?:ORD[-_ ]?\d{4}[-_ ]?\d{4}|\d{3,6})\s*(?:那个|这个|那单|这单|的)?\s*)?"
 _DECLINE = re.compile(  # "thanks, but no": the no after the thanks
-    rf"^\s*{_ORDER_FIRST}{_FILLER}(?:(?i:but)[\s,，]+|不过|但是)?(?:{_DECLINE_ZH}|{_DECLINE_EN})", re.IGNORECASE
+    rf"^\s*{_ORDER_FIRST}{_FILLER}(?:(?i:but)[\s,，]+|不过|但是)?(?:其实|还是)?(?:{_DECLINE_ZH}|{_DECLINE_EN})",
+    re.IGNORECASE,
 )
 # A "don't"/"stop" that opens a request of its own: "don't call me", "stop texting me", "不要再发短信".
 _OWN_REQUEST = re.compile(
@@ -477,7 +480,8 @@ _AN_AMOUNT = re.compile(
 
 
 _PART_WORDS = re.compile(
-    r"一半|部分|[二三四五六七八九十]分之[一二三四五六七八九]|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
+    # "三分之二", Cantonese "三分二"; "扣返一盒", "扣掉运费": something taken off the whole
+    r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
     r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)"
 )
 # All but some: "everything except one", "all of them but the blue one", "除了一个都退", "其余的都退".
@@ -637,9 +641,13 @@ def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
 
 # An amount that picks an order by its total, asking for none: "the ~$130 one", "the one around $130", "129块那单".
 _AN_ORDER_BY_ITS_TOTAL = re.compile(
-    r"(?i)(?:~|\b(?:around|about|roughly|approximately|approx|nearly|almost|like)\s+)[$£€¥￥]?\s?\d|"
+    # "the one around $130", "the ~$130 one", "129块那单": an order named by what it cost; never "about 100 of it",
+    # "大概壹佰蚊左右" (about ¥100) in a refund asked: an amount
+    r"(?i)\b(?:one|order|purchase|thing)\s+(?:(?:that\s+)?(?:cost|was|for|of|at)\s+)?"
+    r"(?:~|(?:around|about|roughly|approximately|approx|nearly|almost|like)\s+)[$£€¥￥]?\s?\d|"
+    r"~\s?[$£€¥￥]?\s?\d[\d,.]*\s*(?:k\b)?\s*(?:one|order|purchase|thing)\b|"
     r"\d[\d,.]*\s*(?:块|元|bucks|dollars?)?\s*(?:one|order|purchase|thing)\b|"
-    r"\d\s*(?:块|元)?(?:多|左右)?(?:的那|那)(?:单|个|笔)|(?:大概|差不多|大约)\s*[$¥￥]?\d|"
+    r"\d\s*(?:块|元)?(?:多|左右)?(?:的那|那)(?:单|个|笔)|"
     # money in another form than a refund ("a $100 voucher"): no part of the order's asked
     r"\d\s*(?:voucher|credit|coupon|gift\s*card)|\d[\d,.]*\s*(?:的)?(?:优惠券|代金券|补偿)|(?:补偿|赔偿|赔)[我你]?\s*[$¥￥]?\d|"
     r"(?i:\d[^.,，。]{0,20}\b(?:for\s+the\s+(?:hassle|trouble|wait|inconvenience)|on\s+top|extra)\b)"
@@ -833,7 +841,10 @@ _A_QUESTION = re.compile(
     r"did|has|have|will|list|show|tell|check|track|give|find|look)\b)|^\s*(?:另外|还有|然后|那|再)?\s*(?:帮我|查|看|告诉|列)"
 )
 # A question that asks for the change another way is a counter-request, not a question after a no.
-_ANOTHER_WAY = re.compile(r"改|换|设|用|而是|(?i:\b(?:change|switch|update|set|use|make|instead|rather|move|send)\b)")
+_ANOTHER_WAY = re.compile(
+    r"改|换|设(?!置(?:的|是)?(?:什么|啥))|用|而是|(?i:\b(?:change|switch|update|use|make|instead|rather|move|send)\b|"
+    r"\bset\b(?!\s+(?:to|as)\s*(?:now|currently|right\s+now)?\s*\?))"
+)
 
 
 # After a no, a yes to the change asked for after it: "…but yes to the sms thing", "不过短信那个要".
