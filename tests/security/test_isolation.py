@@ -1,6 +1,6 @@
 """Isolation: many customers with near-identical facts; random operations never show one customer another's data.
 
-Each customer has a memory ("The customer's birthday is 03-1N; zzNmarker"), a transcript, an
+Each customer has a memory ("The customer's birthday is 1990-03-1N; zzNmarker"), a transcript, an
 order, a conflict, a rating, a handoff, a refund and a pending change, all carrying their own
 marker. Hypothesis picks who acts, against whose data, and how: recall, every read tool, the
 websocket (resuming another's conversation), "what we remember", staff pages as a non-staff
@@ -37,12 +37,18 @@ def marker(index: int) -> str:
     return f"zz{index}marker"
 
 
+def birthday(index: int) -> str:
+    """A whole date: a bare "03-12" is found by chance in a UUID's text ("…ab03-12cd…", about once in 30,000
+    ids), and a conversation's id then "showed" another customer's birthday."""
+    return f"1990-03-1{index}"
+
+
 @pytest.fixture
 def world(make_customer) -> list:
     footprints = []
     for index in range(CUSTOMERS):
         user, order = make_customer()
-        footprints.append(leave_footprint(user, order, marker(index), birthday=f"03-1{index}"))
+        footprints.append(leave_footprint(user, order, marker(index), birthday=birthday(index)))
     return footprints
 
 
@@ -61,7 +67,7 @@ def test_no_customer_ever_sees_another_customers_data(world, settings):
 
     def secrets_of(index: int) -> set[str]:
         f = world[index]
-        return {marker(index), f.order.number, f"03-1{index}", f.conversation_id}
+        return {marker(index), f.order.number, birthday(index), f.conversation_id}
 
     def act(actor: int, target: int, operation: str, variant: int) -> str:
         me, them = world[actor], world[target]
@@ -117,9 +123,9 @@ def test_no_customer_ever_sees_another_customers_data(world, settings):
             return ""
         if operation in ("correct", "delete"):
             url = reverse(f"memory-{operation}", args=[them.memory.pk])
-            response = client.post(url, {"text": f"03-2{actor}"})
+            response = client.post(url, {"text": f"1990-03-2{actor}"})
             assert response.status_code == 404
-            assert LongTermMemory.objects.valid().filter(pk=them.memory.pk, value=f"03-1{target}").exists()
+            assert LongTermMemory.objects.valid().filter(pk=them.memory.pk, value=birthday(target)).exists()
             return response.content.decode()
         body = json.dumps({"conversation_id": them.conversation_id, "score": 5, "comment": marker(actor)})
         response = client.post(reverse("rating"), body, content_type="application/json")
