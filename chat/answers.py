@@ -482,7 +482,12 @@ _AN_AMOUNT = re.compile(
 _PART_WORDS = re.compile(
     # "三分之二", Cantonese "三分二"; "扣返一盒", "扣掉运费": something taken off the whole
     r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
-    r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)"
+    r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)|"
+    # A share of the price: "打八折" (eight tenths), "七五折", "对折", "九成" (nine tenths, never "八成是" probably),
+    # "百分之五十", "80%", "80 percent" (never 100%)
+    r"(?:[一二三四五六七八九]{1,2}|\d(?:\.\d)?|[一二三四五六七八九]点[一二三四五六七八九])\s?折(?!叠|腾|磨|返|扣|旧)|对折|半价|"
+    r"(?<![\d.])[一二三四五六七八九\d]成(?![是功交本绩员为立都])|百分之(?!百|一百)[一二三四五六七八九十\d]|"
+    r"(?<![\d.])(?:[1-9]\d?(?:\.\d+)?)\s?(?:%|％|(?i:percent\b|per\s+cent\b))"
 )
 # All but some: "everything except one", "all of them but the blue one", "除了一个都退", "其余的都退".
 _ALL_BUT = re.compile(
