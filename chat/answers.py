@@ -481,7 +481,7 @@ _AN_AMOUNT = re.compile(
 
 _PART_WORDS = re.compile(
     # "三分之二", Cantonese "三分二"; "扣返一盒", "扣掉运费": something taken off the whole
-    r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
+    r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|减(?:去|掉|除)?\s*[$¥￥]?\s*(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:minus|less)\s+(?:the\s+)?[$£€¥]?\s*(?:\d|shipping))|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
     r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)|"
     # A share of the price: "打八折" (eight tenths), "七五折", "对折", "九成" (nine tenths, never "八成是" probably),
     # "百分之五十", "80%", "80 percent" (never 100%)
@@ -640,8 +640,20 @@ def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
         named += re.findall(rf"(?i)\b{_COUNT}\s+(?:[a-z-]+\s+){{0,2}}?(?:{noun})s?\b", text)
         named += re.findall(rf"{_COUNT}{_MEASURE_ZH}[\u4e00-\u9fff]{{0,4}}?(?:{noun})", text)
         named += re.findall(rf"退(?:其中|咗|返)?(?:的)?{_COUNT}{_MEASURE_ZH}", text)  # "保温杯…退一个", "退其中两瓶"
+    named += _COUNT_REFUNDED.findall(text)  # "另外一个退钱吧"
+    named += [next(g for g in m.groups() if g) for m in _COUNT_KEPT.finditer(text)]  # "两个我留一个", "keep one"
     held = sum(quantity for _, quantity in items)
     return any(0 < _count(word) < held for word in named)
+
+
+# A count refunded, said before the refund ("另外一个退钱吧", "其中两瓶退掉"), or kept ("我留一个", "一个我自己留着",
+# "keep one", "keeping two of them"): either way, fewer than the order holds are refunded.
+_COUNT_REFUNDED = re.compile(rf"{_COUNT}{_MEASURE_ZH}(?:就|的话)?(?:帮我)?退")
+_COUNT_KEPT = re.compile(
+    rf"(?:留|留下|留着|保留|自己用|自己要)(?:其中)?{_COUNT}{_MEASURE_ZH}|"
+    rf"{_COUNT}{_MEASURE_ZH}(?:我|就)?(?:自己)?(?:留|保留|要留|要了)|"
+    rf"(?i:\bkeep(?:ing)?\s+{_COUNT}(?:\s+of\s+(?:them|those|these|the\s+\w+))?\b)"
+)
 
 
 # An amount that picks an order by its total, asking for none: "the ~$130 one", "the one around $130", "129块那单".

@@ -1,12 +1,13 @@
 """Red team round 47 (session 31): a part of the money said as a share of the price (a discount "打八折", "九成",
-"80%") was no part, and the whole order's refund was proposed."""
+"80%"), as a sum ("599减100") or as a count kept ("两个我留一个") was no part, and the whole order's refund was
+proposed (and, for the count kept, made on "确认" once the model found the thing)."""
 
 from __future__ import annotations
 
 import pytest
 
 from chat.agent import run_turn
-from chat.answers import asks_for_part, in_simplified
+from chat.answers import asks_for_part, asks_for_some_items, in_simplified
 from chat.models import PendingAction, Refund
 from tests.chat.demo_chat import demo_customer
 
@@ -19,6 +20,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
         ("li", "瑜伽垫0902退款，打八折退给我就行", "ORD-2025-0902"),
         ("li", "瑜伽垫退款，按原价的九成退", "ORD-2025-0902"),
         ("bob", "refund 80% of the tent order please", "ORD-2025-0870"),
+        ("li", "我的跑步鞋退款，但是鞋带我留着，就退五百九十九减去一百吧", "ORD-2025-0901"),
+        ("li", "跑步鞋退款 599减100", "ORD-2025-0901"),
+        ("wang", "保温杯两个我留一个，另外一个退钱吧", "ORD-2025-0817"),
+        ("chen", "三盒绿茶，一盒我自己留着，其余的退了吧", "ORD-2025-0942"),
+        ("bob", "keep one of the water bottles, refund the rest", "ORD-2025-0932"),
+        ("alice", "headphones: refund 3/4 of it", "ORD-2025-0923"),
     ],
 )
 def test_a_share_of_the_price_proposes_no_whole_refund(who, ask, order):
@@ -46,7 +53,28 @@ def test_a_share_of_the_price_proposes_no_whole_refund(who, ask, order):
         ("八成是坏了，全部退吧", False),
         ("折叠桌全退", False),
         ("退款已经完成了吗", False),
+        # sums: the whole less something
+        ("就退五百九十九减去一百吧", True),
+        ("599減100", True),
+        ("$320 minus $50 for the pole", True),
+        ("全款减掉运费", True),
     ],
 )
 def test_shares_of_the_price_read_as_parts(text, part):
-    assert asks_for_part(in_simplified(text), "129") is part
+    assert asks_for_part(in_simplified(text), "599") is part
+
+
+@pytest.mark.parametrize(
+    ("text", "part"),
+    [
+        ("保温杯两个我留一个，另外一个退钱吧", True),
+        ("一个我自己留着", True),
+        ("keep one, refund the other", True),
+        ("另外一个退钱吧", True),
+        ("两个都退", False),
+        ("I will keep it", False),
+        ("refund both", False),
+    ],
+)
+def test_a_count_kept_or_refunded_is_a_part(text, part):
+    assert asks_for_some_items(in_simplified(text), [("保温杯", 2)]) is part
