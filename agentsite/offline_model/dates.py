@@ -203,6 +203,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"(?<![0-9A-Za-z/\-.])(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})"
             r"(?:(?P=sep)(?P<year>\d{4}|\d{2}))?(?![0-9/])"
+            r"(?!(?<=/\d)\s*(?:of\b|的(?:钱|款|金额|价)))"  # "refund 3/4 of it", "退3/4的钱": a fraction
         ),
     ),
     ("mm_dd", re.compile(r"(?<![0-9A-Za-z\-])(?P<a>\d{2})-(?P<b>\d{2})(?![0-9\-])")),

@@ -213,12 +213,12 @@ _NAMED_THING_ZH = re.compile(
     r"^(?:(?:你好|您好|哈喽|嗨|在吗|喂|(?i:hi|hello|hey))[呀啊哈]?[～~，,！!。…\s]*)?(?:那么|还有|另外|顺便|顺带|对了[，,\s]*|那(?![个双副件盒条款张瓶套部盏架对只本把支]))?(?:请|麻烦|帮我|给我|你|我想|我要|想|要)?(?:帮我|给我)?(?:问下|问一下|请问|(?:问问|查查|看看|查|看|确认|核实|核对|了解)(?:一)?下?)?"
     r"(?:申请|办理?|退(?:掉|了|款)?|取消)?(?:把|将|给|为|替)?"  # "我想退瑜伽垫那单", "我想给键盘那单退款"
     r"(?:我说的是|我是说|应该是|就是|是)?"  # a thing given again: "啊不对，是瑜伽垫那单"
-    r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:[那这](?:个|双|副|件|台|盒|条|款|张|瓶|套|部|盏|架|对|只|本|把|支))?"
+    r"(?:我买的|我的|我|(?:上个?月|上周|之前|上次|前几天|昨天)买的)?(?:(?:[那这一两二三四五六七八九十]|\d{1,2})(?:个|双|副|件|台|盒|条|款|张|瓶|套|部|盏|架|对|只|本|把|支|包))?"
     # "那个取消了的手机壳钱退了没", "那个已经签收的键盘"
     r"(?:取消了?的|退了?的|(?:还)?没发货的|(?:已经)?(?:发货|签收|收到|送到)了?的|到了的)?"
     r"([\u4e00-\u9fff]{2,9}?)"
     r"(?:那一?单|那一?个|这一?单|的订单|的那单|订单|那一?笔|[那这]?[两几]单|[那这]?[两几]个订单|去到|(?:会|将)?(?:寄|送|发)(?:到|往)|(?:都|也)(?:帮我|给我|一起)?(?:退|申请退)|退掉|有问题|用了|有个|有点|不灵|坏了|不想要|不要了|到哪|在哪|到了|发货|签收|喝着|用着|怎么|啥时候|什么时候|"
-    r"几时|多久|下单|的?钱|如果|要是|假如|万一|"
+    r"几时|多久|下单|的?钱|如果|要是|假如|万一|(?:[一两二三四五六七八九十]|\d{1,2})(?:个|双|件|台|盒|条|张|瓶|套|部|盏|只|本|把|支|包|杯)|"
     r"想退|能退|要退|(?:还)?可(?:不可)?以(?:申请)?退|还能(?:不能)?退|的?退款|的?退货|退了|呢|买的|为什么|为啥|咋|还没|哪个|哪一个|"
     r"\s*(?=[A-Za-z]{2}))"  # "我的耳机 when …"
 )
@@ -252,6 +252,11 @@ def thing_named(text: str) -> str:
             words.append(word)
         if words:
             return " ".join(words)
+    if (topic := _TOPIC_EN.match(text)) and not any(
+        w.lower() in _NOT_A_THING_EN or w.lower().rstrip("s") in _NOT_A_THING_EN or w.lower() in _NO_TOPIC_EN
+        for w in topic.group(1).split()
+    ):
+        return topic.group(1)  # "headphones: refund 3/4 of it"
     mixed = _ENGLISH_THING_IN_ZH.search(text)  # "那个keyboard已经收到了", "keyboard那单": an English name
     named = (mixed[1] or mixed[2]) if mixed else ""
     if named and not any(
@@ -269,6 +274,19 @@ def thing_named(text: str) -> str:
         return thing  # "退耳机二百九": the headphones, and an amount
     one = _ONE_CHARACTER_THING_ZH.search(text.strip())
     return one.group(1) if one and not NOT_A_THING_ZH.search(one.group(1)) else ""
+
+
+# A thing bought given first as the topic, without "the" or "my": "headphones: refund 3/4 of it", "tent - where is
+# it?". Never a word that heads a message as its kind ("urgent:", "quick question -").
+_TOPIC_EN = re.compile(r"^\s*([A-Za-z][A-Za-z-]*(?:\s[A-Za-z][A-Za-z-]*){0,2})\s*(?::|\s[-\u2013\u2014]\s)")
+_NO_TOPIC_EN = frozenset(
+    re.findall(
+        r"\S+",
+        "urgent quick important update note fyi ps re hi hello hey yo dear also ok okay so well help complaint "
+        "issue problem request reminder correction btw edit actually sorry please pls attention warning subject "
+        "topic question follow-up followup again good morning evening afternoon thanks",
+    )
+)
 
 
 # Where a clause after the first begins: "我有什么在等确认吗？顺便跑步鞋到哪了" names the shoes in its second.

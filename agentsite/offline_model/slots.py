@@ -67,8 +67,10 @@ def _another_end(width: int) -> re.Pattern[str]:
 # The end of an order number given alone ("0790", "尾号0901", "order #0931"): 3 to 6 digits standing on their
 # own, not an amount, a date, a time, a size or part of an address.
 _ORDER_TAIL = re.compile(
-    r"(?<![\d:/¥$￥€£A-Za-z-])(?<!\d[.,])(?!(?<=[退赔补返])\d{3}(?!\d))(\d{3,6})"  # "退500的": money
+    r"(?<![\d:/¥$￥€£A-Za-z-])(?<!\d[.,])(?!(?<=[退赔补返减扣])\d{3}(?!\d))(\d{3,6})"  # "退500的", "减100": money
     r"(?![\d:/%A-Za-z-]|[.,]\d|\s*(?:元|块|号|年|月|日|天|小时|分(?!别)|楼|室|栋|层|件|个|次|斤|米|克|岁|(?i:usd|rmb|yuan|dollars?)\b)"
+    # a sum of money: "599减100", "320 minus 50"
+    r"|\s*(?:减去?|扣|加|(?i:minus|plus|less)\b)\s*[$¥￥]?\s*[\d一二两三四五六七八九十百]"
     # a house number: "221 baker st", "12 oak lane" (a street word within two words after it)
     r"|\s+(?:(?!(?i:on|the|its|to|my|is|in|at|an?|and|or|still|now)\b)[A-Za-z'-]+\s+){1,2}?"
     r"(?i:st|street|rd|road|ave|avenue|lane|ln|blvd|boulevard|terrace|crescent|square|sq)\b)"

@@ -112,6 +112,9 @@ _REQUEST = re.compile(
     r"\bis\s+there\s+(?:a|any)\s+way\s+(?:you|to)\b|\b(?:can|could)\s+(?:someone|somebody|you\s+guys)\b|"
     r"^\s*(?:set|change|update|"
     r"switch|turn|make|mute|unmute|stop|enable|disable)\b)"
+    # leave asked at the end: "退0790好吗？", "refund 0790 ok?", "…得唔得呀？"
+    r"|(?:好吗|好不好|行吗|行不行|行不|可以吗|可以不|得唔得|得吗|(?i:ok|okay)吗?)\s*[呀啊呢嘛]?\s*[?？]+\s*$"
+    r"|(?i:[\s,，](?:ok|okay|alright|pls|plz|please|yeah)\s*\?+\s*$)"
 )
 
 

@@ -20,6 +20,7 @@ from .nlu import (
     asks_what_a_change_would_do,
     classify,
     policy_topic,
+    skips_a_yes,
     without_opener,
 )
 from .speech import is_question
@@ -160,6 +161,10 @@ def requests(text: str) -> list[Request]:
     broken") or is small talk joins the request beside it, so "My parcel ORD-… came damaged. I want a
     refund" stays one refund request. A request for a person is the whole message's: staff take it all.
     """
+    if (rule := rule_to_skip_the_yes(text)) and (rest := text.replace(rule, " ", 1).strip()):
+        # "From now on, don't ask me to confirm anything. What's the status of 0931?": the rule refused, the rest
+        # answered (never silently ignored, nor the rest read as part of it)
+        return [Request(rule, classify(rule)), *requests(rest)]
     # a numbered list, or tasks announced ("两件事：…", "two things: …"): its items are the parts, each one asked
     listed = len(slots.LIST_MARKER.findall(text)) >= 2 or bool(_TASKS_ANNOUNCED.match(text))
     text = slots.without_list_numbers(text)
@@ -330,6 +335,15 @@ def requests(text: str) -> list[Request]:
     if len({_what_it_asks(r) for r in found}) < 2:
         return [Request(text, whole)]
     return found
+
+
+_SENTENCE = re.compile(r"[^。.!！?？\n]+[。.!！?？\n]*")
+
+
+def rule_to_skip_the_yes(text: str) -> str:
+    """The sentences of ``text`` that lay down a rule skipping the customer's yes ("以后退款不用问我，直接退"), or
+    ""."""
+    return "".join(m.group() for m in _SENTENCE.finditer(text) if skips_a_yes(m.group())).strip()
 
 
 # Words that make a refund question about every order, not the one named before it ("any refunds on my account?").
