@@ -22,7 +22,8 @@ def _longest_first(words: str) -> str:
 
 # Words that open an answer, perhaps after a filler ("actually", "wait", "等等").
 _FILLER = (
-    r"(?:(?:actually|wait|oh|oops|whoops|um+|hmm+|ah|sorry|please|ok(?:ay)?|fine|alright|all right|well|hold on|"
+    r"(?:(?:actually|wait|oh|oops|whoops|um+|hmm+|ah|eh|uh+|erm?|ugh|meh|sorry|please|ok(?:ay)?|fine|alright|"
+    r"all right|well|hold on|"
     r"thanks|thank\s+you|thx|cheers|"  # "Thanks! Yes, go ahead.", "唔該，…": thanks first, the answer after
     r"等等|等一下|哎|呃|嗯|那个|额|哦|噢|那|我|好吧|好的|行吧|谢谢|多谢|感谢|唔该)"
     r"[\s,，.。!！-]*)*"
@@ -100,7 +101,8 @@ _DECLINE_EN = (
     r"undo(?:\s+(?:that|it|this))?|"  # "oops undo that" while the change waits: it is not to be made
     r"not\s+any\s*more|i\s+don'?t\s+want|let\s+me\s+think|i'?ll\s+think|maybe\s+later|"
     r"not\s+at\s+(?:this|the)\s+(?:time|moment)|"
-    r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same|now|as\s+it\s+stands))\b"
+    r"(?:leave|keep)\s+(?:\S+\s+){0,3}?(?:as\s+(?:it\s+)?is|alone|unchanged|the\s+same|now|as\s+it\s+stands|"
+    r"(?:how|the\s+way|like)\s+(?:it\s+is|it\s+was|they\s+are|that)|as\s+(?:it\s+was|before)))\b"
 )
 _DECLINE_ZH = (
     r"(?:不(?!用谢|客气|错|过|好意思|知道|清楚|明白|太|是很|会|能|行吗)|否|取消|撤销|撤回|算了|别(?![的人处])|先别|先不|暂时不|"
@@ -473,7 +475,7 @@ _MONEY_IN = {
 
 # Money named as an amount: with its currency, or as part of the order's ("50 of it", "退50").
 _AN_AMOUNT = re.compile(
-    r"[$£€¥￥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s*(?:块|元|蚊|刀|美元|美金|人民币|(?i:bucks|dollars?|quid|"
+    r"[$£€¥￥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)(?:-?ish)?\s*(?:块|元|蚊|刀|美元|美金|人民币|(?i:bucks|dollars?|quid|"
     r"pounds?|euros?|usd|rmb|yuan|of\s+it|of\s+that|of\s+the\s+(?:money|amount|total|price)|back)\b)|"
     r"退\s*(\d{1,3}(?:\.\d+)?)(?![\d-])"  # not "退0902", an order's end
 )
@@ -481,7 +483,7 @@ _AN_AMOUNT = re.compile(
 
 _PART_WORDS = re.compile(
     # "三分之二", Cantonese "三分二"; "扣返一盒", "扣掉运费": something taken off the whole
-    r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|减(?:去|掉|除)?\s*[$¥￥]?\s*(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:minus|less)\s+(?:the\s+)?[$£€¥]?\s*(?:\d|shipping))|(?i:\b(?:a|one|two)\s+thirds?\b|\ba\s+quarter\b|"
+    r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|减(?:去|掉|除)?\s*[$¥￥]?\s*(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:minus|less)\s+(?:the\s+)?[$£€¥]?\s*(?:\d|shipping))|(?i:\b(?:a|one|two)[\s-]+thirds?\b|\b(?:a|one|two|three)[\s-]+quarters?\b|"
     r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)|"
     # A share of the price: "打八折" (eight tenths), "七五折", "对折", "九成" (nine tenths, never "八成是" probably),
     # "百分之五十", "80%", "80 percent" (never 100%)
@@ -576,7 +578,7 @@ _EN_UNITS = {word: value for value, word in enumerate(_ONES_EN.split())} | {
 # An amount in English words: "two hundred", "eighty", "one hundred and twenty-five", "a hundred".
 _EN_NUMBER = re.compile(
     rf"(?i)\b(?:(?:a|{'|'.join(_EN_UNITS)})(?:[\s-]+(?:and\s+)?(?:{'|'.join(_EN_UNITS)}|hundred|thousand))*|"
-    r"hundred|thousand)\b(?=[\s-]+(?:bucks|dollars?|quid|pounds?|euros?|usd|of\s+it|back)\b)"
+    r"hundred|thousand)\b(?=(?:-?ish)?[\s-]+(?:bucks|dollars?|quid|pounds?|euros?|usd|of\s+it|back)\b)"
 )
 
 
