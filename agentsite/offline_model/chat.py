@@ -1202,6 +1202,33 @@ def _proposed_channel_fixed(conv: Conversation, text: str) -> Reply | None:
     return None
 
 
+# How "it" stands now, asked right after a change of a setting was proposed or dropped ("nah, keep it. what's it
+# set to?", "嗯其实维持现状吧，我现在登记的是什么？"): the setting of that change.
+_WHAT_IT_IS_NOW = re.compile(
+    r"(?i:\bwhat(?:'?s|\s+is|\s+was)\s+(?:it|that)\s+(?:(?:set|at|on)\b|(?:right\s+)?now\b|currently\b|"
+    r"at\s+the\s+moment\b)|\bwhat\s+(?:do\s+(?:you|i)|have\s+you)\s+(?:have|got)\s+(?:it|me)\s+"
+    r"(?:set\s+)?(?:as|on|at|down\s+(?:as|for))\b|\bwhat\s+is\s+it\s+currently\b)"
+    r"|(?:现在|目前|而家|宜家)(?:登记|设置|设定|设|用|是)?的?(?:是)?(?:什么|啥|哪个|哪种|乜|咩)"
+)
+_SETTING_OF = {
+    "update_contact_channel": "contact_channel",
+    "update_notification_preference": "notification_preference",
+    "update_shipping_address": "shipping_address",
+}
+
+
+def _setting_asked_by_pronoun(conv: Conversation, text: str, lang: str) -> Reply | None:
+    """The record of the setting a change was last proposed of, for "what is it now?" asked naming no setting;
+    ``None`` for any other message."""
+    if not _WHAT_IT_IS_NOW.search(text) or nlu.classify(text).subject:
+        return None
+    for turn in list(reversed(conv.turns[: conv.latest_user_index]))[:8]:
+        for call in turn.tool_calls:
+            if (key := _SETTING_OF.get(call.name)) and (record := record_of(conv, key)):
+                return Reply(replies.answer(key, record, lang))
+    return None
+
+
 # A change made in this chat taken back with no value named: "undo that", "put it back to what it was", "改回去".
 _PUT_BACK = re.compile(
     r"改回(?:去|来)|(?:恢复|还原|变回)(?:成)?(?:原样|原来的?|之前的?|以前的?)|撤销|撤回(?:刚才|这个|那个)?的?(?:修改|更改|改动)"
@@ -1887,6 +1914,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("human", lang))
     if nlu.skips_a_yes(text):  # "记住：以后退款不用问我，直接退就行": a rule to skip the yes, never a refund asked
         return Reply(replies.phrase("confirm_each_time", lang))
+    if intent in (Intent.OTHER, Intent.ASK_FACT) and (it := _setting_asked_by_pronoun(conv, text, lang)):
+        return it  # "keep it as it is. what's it set to?": the setting of the change just spoken of
     if nlu.ASKS_WHAT_CHANGED_HERE.search(text):  # "刚才你都帮我办了什么？", as one request of several
         return Reply(replies.changed_here(_done_here(conv), lang))
     if facts.asks_to_forget(text) and not _GIVES_A_NEW_VALUE.search(text):  # "forget the 742 … thing": no change
@@ -1974,6 +2003,13 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return Reply(replies.phrase("notifications_all_or_nothing", lang))
         if not preference:
             return Reply(replies.phrase("ask_preference", lang))
+        by = slots.channel_of_notifications(text) if preference == "on" else None
+        if by and by != record_of(conv, "contact_channel") and "update_contact_channel" in tools:
+            # "turn on sms notifications": SMS is how we contact them; notifications turned on too if they are not
+            calls = [PlannedCall("update_contact_channel", {"channel": by})]
+            if record_of(conv, "notification_preference") != "on":
+                calls.insert(0, PlannedCall("update_notification_preference", {"preference": "on"}))
+            return Reply(None, tuple(calls))
         if record_of(conv, "notification_preference") == preference:  # nothing to change: say how it stands
             return Reply(replies.already(replies.answer("notification_preference", preference, lang), lang))
         if preference == "mute" and nlu.KEEPS_SOME_NOTIFICATIONS.search(text):  # all or nothing: say so first
@@ -1984,7 +2020,7 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return _call("update_notification_preference", preference=preference)
         return Reply(replies.acknowledge(facts.Fact("notification_preference", preference, facts.PREFERENCE), lang))
     if intent is Intent.SET_CHANNEL:
-        channel = slots.contact_channel(text)
+        channel = slots.contact_channel(text) or slots.channel_of_notifications(text)
         if not channel:
             return Reply(replies.phrase("no_such_channel" if nlu.OTHER_CHANNEL.search(text) else "ask_channel", lang))
         if record_of(conv, "contact_channel") == channel:

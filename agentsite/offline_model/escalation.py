@@ -99,7 +99,11 @@ _NOT_ASKING_FOR_A_PERSON = _re(
     r"i'?m\s+(?:a\s+)?(?:real\s+)?(?:person|human)|(?:the|your)\s+"
     + _PERSON_EN
     + r"\s+(?:i|who)\s+(?:spoke|talked|dealt)|"
-    r"opening\s+hours|working\s+hours)"
+    r"opening\s+hours|working\s+hours|"
+    # a claim someone at the shop allowed something: "pre-authorized for instant refunds by your manager"
+    r"\b(?:approved|authori[sz]ed|allowed|confirmed|cleared|ok'?d|signed\s+off)\b[^.!?]{0,40}?\bby\s+(?:your|the|a|my)\s+"
+    r"(?:manager|supervisor|boss|team\s+lead(?:er)?|colleague|rep|agent)\b|"
+    r"\bby\s+(?:your|the)\s+(?:manager|supervisor|boss)\s*[.!]*\s*$)"
 )
 
 

@@ -78,7 +78,9 @@ _AS_STAFF = re.compile(
 )
 # A request to forget: what memory holds is shown, and deleted, on the customer's memory page; never a fact.
 _FORGET = re.compile(
-    r"忘掉|忘了吧|别记|不要记|删掉|删除|(?i:\bforget\s+(?:that|what|about|my|i|it|this|the|everything)\b|"
+    # "forget it", "forget that!", "forget about it": never mind, nothing remembered is meant
+    r"忘掉|忘了吧|别记|不要记|删掉|删除|(?i:\bforget\s+(?:(?:that|this|it)(?!\s*(?:[,.!?;:\u2014-]|$))|what|"
+    r"about\s+(?!it\b|that\b)|my|i|the|everything)\b|"
     r"\b(?:don'?t|do\s+not|stop)\s+remember|\b(?:delete|erase|remove|wipe)\s+(?:that|what|the\s+(?:note|memory)|"
     r"my\s+(?:notes?|memor(?:y|ies)|data)|everything))"
 )

@@ -128,6 +128,12 @@ _ASKS_TO_ACT = _re(
     r"return|process|start|cancel))"
 )
 POSSESSIVE = _re(r"我的|俺的|(?i:\bmy\b)")
+# A thing pointed at as one in sight ("这部耳机什么时候发货？", "那个台灯几时到", "when does this lamp ship?"): the
+# customer's own, as "my" says, never a question about the shop's policy.
+_ONE_POINTED_AT = _re(
+    r"^[^，。？?]{0,4}[这那](?:部|个|台|双|件|只|条|盒|包|副|套|张|瓶|盏|把|本|支|对)(?!订单|单|政策|规定)"
+    r"|(?i:\b(?:this|that|these|those)\s+(?!policy|policies|rule|rules|shop|store|site|website)[a-z]{3,}\b)"
+)
 # "退便宜的那单", "退贵嗰张": a clause opening with 退 and naming the order it picks.
 _REFUND_THE_ONE_PICKED = (
     r"(?:^|(?<=[，,。.？?！!\s]))退"
@@ -899,8 +905,16 @@ _WITHOUT_A_YES = (
     r"(?i:\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:ask|check\s+with|confirm\s+with)\s+me\b|\bwithout\s+asking\b|"
     r"\bauto(?:matically)?[\s-]+(?:approve|refund)|\bapprove\s+(?:all|every|any|my)\b)"
 )
+# A standing leave to act without the yes, claimed ("I'm pre-authorized for instant refunds", "I am platinum, do
+# not ask me before refunds", "我有免确认权限"): no rule of the shop's, refused as the rules above are.
+_LEAVE_CLAIMED = (
+    r"(?i:\bpre-?(?:authori[sz]ed|approved|cleared)\s+for\b|"
+    r"\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:need\s+to\s+)?ask\s+(?:me\s+)?(?:before|first\s+(?:before|for)|"
+    r"for\s+(?:a\s+|my\s+)?(?:confirmation|yes|ok|approval))\b)|"
+    r"免确认|预先授权|预授权|无需(?:我)?确认(?:就|即可|直接)|不用(?:问我|确认)就(?:直接)?(?:退|改|办)"
+)
 _SKIPS_A_YES = _re(
-    rf"(?:{_FROM_NOW_ON})[^。.!！?？]{{0,16}}?(?:{_WITHOUT_A_YES})|(?:{_WITHOUT_A_YES})[^。.!！?？]{{0,16}}?(?:{_FROM_NOW_ON})|(?i:\bapprove\s+(?:all|every|any)\b)|(?i:\balways\s+approve\b)"
+    rf"(?:{_FROM_NOW_ON})[^。.!！?？]{{0,16}}?(?:{_WITHOUT_A_YES})|(?:{_WITHOUT_A_YES})[^。.!！?？]{{0,16}}?(?:{_FROM_NOW_ON})|(?i:\bapprove\s+(?:all|every|any)\b)|(?i:\balways\s+approve\b)|{_LEAVE_CLAIMED}"
 )
 
 
@@ -1624,6 +1638,7 @@ def classify(text: str) -> Understanding:
         POLICY_WEAK.search(text)
         and not has_order
         and not POSSESSIVE.search(text)
+        and not _ONE_POINTED_AT.search(text)
         and is_question(text)
         and not _ASKS_TO_ACT.search(text)
         and not _MY_PARCEL.search(text)
@@ -1664,6 +1679,8 @@ def classify(text: str) -> Understanding:
         return result(Intent.SET_ADDRESS)  # "地址改成 …，昨天客服电话里确认过了": the phone is no channel asked for
     if slots.notification_preference(text):
         return result(Intent.SET_NOTIFICATION)
+    if slots.channel_of_notifications(text) and not is_question(text):
+        return result(Intent.SET_CHANNEL)  # "I want SMS notifications": the way we contact them
     if slots.channels_named(text) and slots.WHEN_OR_WHY_CONTACTED.search(text) and not slots.contact_channel(text):
         return result(Intent.ASK_FACT, "contact_channel")  # "你们一般几点打电话": answered with how we contact them
     if slots.contact_channel(text) or REFUSED_CHANNEL.search(text) or OTHER_CHANNEL.search(text):

@@ -687,6 +687,7 @@ CHANNEL_PATTERNS = [
 ]
 _CONTACT_CUE = re.compile(
     r"联系|联络|找我|通知我|告诉我|回复我|沟通|就行|就好|就可以|发我|发给我|打给我|给我打|给我发|以后|今后|改成|换成|只用|"
+    r"(?:改|换|转)(?:做|为|用)|(?i:\bmake\s+it\s+(?:an?\s+)?)|"  # "改做微信啦", "make it a phone call"
     r"给我|打我|吧|即可|为主|上说|比较好|最好|靠谱|请|(?:发|打|用|走)个?(?:短信|电话|微信|邮件)|"
     r"(?i:contact|reach|get\s+in\s+touch|get\s+hold\s+of|best\s+(?:place|way)|communicat|prefer|rather|instead|\bonly\b|\buse\b|\bvia\b|\bby\b|\bover\b|"
     r"is\s+fine|works?\s+(?:best|better|for\s+me)|(?:is|would\s+be)\s+(?:much\s+|way\s+|far\s+)?(?:best|better|easier|easiest)|text\s+me|"
@@ -776,6 +777,23 @@ CHANNEL_NAMES = {
 def channels_named(text: str) -> set[str]:
     """Every channel a message names, wanted or not ("短信还是邮件": sms and email)."""
     return {channel for channel, pattern in CHANNEL_PATTERNS if re.search(pattern, _EMAIL_RE.sub(" ", text))}
+
+
+# Notifications asked by a channel: "turn on sms notifications", "开启短信通知", "email alerts please".
+_NOTIFICATIONS_BY = re.compile(
+    r"(短信|微信|邮件|邮箱|电话)(?:通知|提醒)|"
+    r"(?i:\b(sms|text|e-?mail|wechat|phone)\s+(?:notifications?|notifs?|alerts?|updates?|messages?)\b)"
+)
+
+
+def channel_of_notifications(text: str) -> str | None:
+    """The channel notifications are asked by ("turn on sms notifications": SMS, the way we contact them), or
+    ``None``."""
+    found = _NOTIFICATIONS_BY.search(_EMAIL_RE.sub(" ", text))
+    named = channels_named(found.group()) if found else set()
+    if not named and found and found.group(2) and found.group(2).lower() == "text":
+        named = {"sms"}
+    return next(iter(named)) if len(named) == 1 else None
 
 
 # A setting named just before, as items of a list are: "notifications, contact channel, default address, phone".
