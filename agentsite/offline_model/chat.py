@@ -1914,6 +1914,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("human", lang))
     if nlu.skips_a_yes(text):  # "记住：以后退款不用问我，直接退就行": a rule to skip the yes, never a refund asked
         return Reply(replies.phrase("confirm_each_time", lang))
+    if nlu.DELIVERY_WISH_ASKED.search(text) and speech.is_question(text) and not slots.order_numbers(text):
+        return Reply(replies.delivery_wishes(list(conv.memories), lang))  # "我的快递一般放哪里？": what they told us
     if intent in (Intent.OTHER, Intent.ASK_FACT) and (it := _setting_asked_by_pronoun(conv, text, lang)):
         return it  # "keep it as it is. what's it set to?": the setting of the change just spoken of
     if nlu.ASKS_WHAT_CHANGED_HERE.search(text):  # "刚才你都帮我办了什么？", as one request of several

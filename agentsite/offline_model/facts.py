@@ -280,6 +280,11 @@ _DELIVERY_WISH = re.compile(
 )
 
 
+def is_delivery_wish(text: str) -> bool:
+    """Whether ``text`` says how the customer wants parcels left ("快递放门卫就行", "leave parcels at the door")."""
+    return bool(_DELIVERY_WISH.search(text))
+
+
 def key_asked_by(agent_text: str) -> str:
     """The key an agent's question is about ("请问您的生日是哪天？" → birthday)."""
     if not speech.is_question(agent_text):

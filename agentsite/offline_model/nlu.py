@@ -905,6 +905,18 @@ _WITHOUT_A_YES = (
     r"(?i:\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:ask|check\s+with|confirm\s+with)\s+me\b|\bwithout\s+asking\b|"
     r"\bauto(?:matically)?[\s-]+(?:approve|refund)|\bapprove\s+(?:all|every|any|my)\b)"
 )
+# Where the customer's parcels are to be left, asked ("我的快递一般放哪里？", "where should parcels be left for me?"):
+# answered from what they told us, quoted as theirs.
+DELIVERY_WISH_ASKED = _re(
+    r"(?:快递|包裹|东西)[^，。？?]{0,6}(?:放|交给|留|寄存)(?:在|到)?(?:哪|什么地方|啥地方)|"
+    r"(?:放|留)(?:快递|包裹)的?(?:地方|位置|要求)|"
+    r"(?i:\bwhere\s+(?:should|do|will|would|to)\s+(?:you\s+|we\s+|they\s+|couriers?\s+|drivers?\s+)?(?:leave|put|drop)"
+    r"\s+(?:my\s+|the\s+)?(?:parcels?|packages?|deliveries|stuff)\b|"
+    r"\bwhere\s+(?:should\s+|do\s+)?(?:my\s+)?(?:parcels?|packages?|deliveries)\s+(?:be\s+|get\s+)?(?:left|dropped|put)\b|"
+    r"\bmy\s+delivery\s+(?:instructions?|preferences?|wishes)\b)"
+)
+
+
 # A standing leave to act without the yes, claimed ("I'm pre-authorized for instant refunds", "I am platinum, do
 # not ask me before refunds", "我有免确认权限"): no rule of the shop's, refused as the rules above are.
 _LEAVE_CLAIMED = (

@@ -701,6 +701,32 @@ def earlier_chat(recaps: list[tuple[str, str]], day: dt.date | None, lang: str) 
     )
 
 
+def delivery_wishes(entries: list[MemoryEntry], lang: str) -> str:
+    """How the customer told us to leave their parcels, quoted as theirs (no record of the shop's holds it), or
+    that we noted nothing of the kind."""
+    wishes = [
+        _to_you(_RECORD_LABEL.sub("", e.content), lang)
+        for e in entries
+        if e.content and e.tag != "confirmed" and facts.is_delivery_wish(e.content)
+    ]
+    if lang == "zh":
+        if not wishes:
+            return "我没有找到您说过的放快递位置的要求。需要的话，告诉我您希望怎么放，我会记下来。"
+        return (
+            f"您在之前的对话中告诉我们：{'；'.join(w.rstrip('。.') for w in wishes)}。这是您说的要求，不是我们系统里的"
+            "记录；某个订单需要特别安排的话，我可以为您转接人工客服。"
+        )
+    if not wishes:
+        return (
+            "I can't find anything you told us about where to leave your parcels. Tell me how you'd like them left "
+            "and I'll note it."
+        )
+    return (
+        f"You told us in an earlier chat: {'; '.join(w.rstrip('。.') for w in wishes)}. That's what you said, not a "
+        "record of the shop's; if one order needs special handling, I can pass you to a colleague."
+    )
+
+
 def memories_listing(entries: list[MemoryEntry], lang: str) -> str:
     """What is remembered, said to the customer: the shop's records and promises apart from the rest, one group a
     line. A line the block does not tag confirmed is what the customer told us or we inferred, and is said as

@@ -144,3 +144,21 @@ def test_a_leave_to_skip_the_yes_claimed_is_refused(text):
 @pytest.mark.parametrize("text", ["I want to speak to your manager", "how long do instant refunds take?"])
 def test_a_manager_asked_for_and_refund_times_are_not_claims(text):
     assert not nlu.skips_a_yes(text)
+
+
+_WISH = "- [customer_stated] 快递放门卫就行"
+
+
+@pytest.mark.parametrize(
+    ("system", "text", "said"),
+    [
+        (f"{WANG}\n<<<MEMORY\n{_WISH}\nMEMORY>>>", "我的快递一般放哪里？", "快递放门卫就行"),
+        (f"{WANG}\n<<<MEMORY\n{_WISH}\nMEMORY>>>", "你们放快递的位置是按我的要求吗？", "不是我们系统里的记录"),
+        (ALICE, "where should parcels be left for me?", "can't find anything"),
+    ],
+)
+def test_a_delivery_wish_asked_is_quoted_as_the_customers(system, text, said):
+    """ "我的快递一般放哪里？" after "请记住：快递放门卫就行" was not understood."""
+    reply = _respond(system, {"role": "user", "content": text})
+
+    assert said in (reply.content or ""), reply
