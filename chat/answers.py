@@ -643,9 +643,78 @@ def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
         named += re.findall(rf"{_COUNT}{_MEASURE_ZH}[\u4e00-\u9fff]{{0,4}}?(?:{noun})", text)
         named += re.findall(rf"退(?:其中|咗|返)?(?:的)?{_COUNT}{_MEASURE_ZH}", text)  # "保温杯…退一个", "退其中两瓶"
     named += _COUNT_REFUNDED.findall(text)  # "另外一个退钱吧"
+    named += [next(g for g in m.groups() if g) for m in _SOME_FAULTY.finditer(text)]  # "有一个坏了", "one leaks"
     named += [next(g for g in m.groups() if g) for m in _COUNT_KEPT.finditer(text)]  # "两个我留一个", "keep one"
     held = sum(quantity for _, quantity in items)
-    return any(0 < _count(word) < held for word in named)
+    if held > 1 and _ONE_POINTED_AT.search(text):  # "退坏的那个", "退嗰盒", "the broken one": one of several
+        return True
+    if _ONE_OF_A_PAIR.search(text):  # "跑步鞋有一只开胶了，就退那一只的钱": one shoe of the pair
+        return True
+    return any(0 < _count(word) < held for word in named) or _a_component_asked(text, items)
+
+
+_DEFECT_ZH = r"(?:坏|破|烂|漏|裂|碎|过期|开胶|变质|发霉|瘪|凹|不亮|不转|不能用|用不了|有问题|有毛病|损坏)"
+_DEFECT_EN = (
+    r"(?:broken|broke|cracked|damaged|dented|leaky|leaking|leaks|faulty|defective|dead|bad|torn|ripped|expired|"
+    r"stale|missing|smashed|shattered)"
+)
+# Some of the items said to be faulty, by a count ("保温杯有一个坏了", "一盒烂咗", "one of them arrived cracked"): the
+# refund asked is of those, not of the whole order.
+_SOME_FAULTY = re.compile(
+    rf"{_COUNT}{_MEASURE_ZH}[^，。,.;；!！？?]{{0,6}}?{_DEFECT_ZH}|"
+    rf"(?i:\b{_COUNT}\s+(?:of\s+(?:them|those|these|the\s+\w+)\s+)?(?:[a-z]+\s+){{0,2}}?(?:is|was|are|were|came|"
+    rf"arrived|got)?\s*{_DEFECT_EN}\b)"
+)
+# One of several items pointed at ("退坏的那个", "退嗰盒", "退那一只的钱", "refund the broken one"): its part only.
+_ONE_POINTED_AT = re.compile(
+    rf"(?:{_DEFECT_ZH}(?:了|咗)?的)?(?:那|嗰|这|呢)一?(?:盒|只|隻|瓶|樽|杯|包|罐|袋|件|双|支|把|张|盏|台|部|套|本|片|条)"
+    rf"(?!订单|单|都|全)|{_DEFECT_ZH}(?:了|咗)?的(?:那|嗰|这|呢)?一?个|"
+    rf"(?i:\b(?:the|that|this)\s+{_DEFECT_EN}\s+(?:one|unit|piece|box|bottle|cup|lamp)\b)"
+)
+# One of a pair: "一只"/"那只" (one shoe, one earbud), left or right, "one shoe", "the left earbud".
+_ONE_OF_A_PAIR = re.compile(
+    r"(?:一|那|嗰|这|呢)一?只(?!订单|单)|(?:左|右)(?:边|耳|脚|只)|"
+    r"(?i:\b(?:one|the\s+(?:left|right)|a\s+single)\s+(?:shoe|sneaker|boot|earbud|earphone|glove|sock)\b|"
+    r"\b(?:left|right)\s+(?:one|shoe|earbud|side)\b)"
+)
+# A part of an item asked for on its own: "refund just the lid", "only for the carrying case", "只退充电盒", "淨係退個
+# 盖子": no item of the order is named so, so it is a part of one.
+_ONLY_ONE_PART = re.compile(
+    r"(?i:\b(?:just|only)\s+(?:for\s+)?(?:the|a|my)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?))"
+    r"|(?:只|就|净系|净係|仅|只是)(?:退|赔)(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)"
+    r"(?:的钱|的费用|就好|就行|就得|就可以|吧|$|[，。,.!！])"
+)
+_NOT_A_PART_EN = frozenset(
+    re.findall(
+        r"\S+",
+        "one ones order orders it them money refund amount part half item items thing things stuff whole full total "
+        "rest lot price cost purchase purchases product products package packages parcel parcels shipment delivery "
+        "first second last latest please pls thanks now once this that these those same other cheaper cheapest "
+        "expensive one's",
+    )
+)
+_NOT_A_PART_ZH = re.compile(r"[款钱掉了货单吧回给我它这那个下全部额都一半分]")
+
+
+def _a_component_asked(text: str, items: list[tuple[str, int]]) -> bool:
+    """Whether ``text`` asks the refund of something on its own that no item of the order is named as ("just
+    the lid" of a coffee grinder): part of an item, never the whole order."""
+    names = " ".join(name.lower() for name, _ in items)
+    for m in _ONLY_ONE_PART.finditer(text):
+        english, chinese = m.group(1), m.group(2)
+        words = [w for w in (english or "").lower().split() if w not in _NOT_A_PART_EN]
+        if words and not any(w.rstrip("s") in names for w in words):
+            return True
+        # "只退耳机": the item itself
+        if chinese and not _NOT_A_PART_ZH.search(chinese) and not any(c in n for c, n in _both_ways(chinese, items)):
+            return True
+    return False
+
+
+def _both_ways(said: str, items: list[tuple[str, int]]) -> list[tuple[str, str]]:
+    """``said`` against each item's name, and each name's last two characters against ``said`` ("耳机" is in "无线
+    蓝牙耳机"; "蓝牙耳机" holds "耳机")."""
+    return [pair for name, _ in items for pair in ((said, name), (name[-2:], said))]
 
 
 # A count refunded, said before the refund ("另外一个退钱吧", "其中两瓶退掉"), or kept ("我留一个", "一个我自己留着",
