@@ -2005,6 +2005,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
             return Reply(replies.phrase("notifications_all_or_nothing", lang))
         if not preference:
             return Reply(replies.phrase("ask_preference", lang))
+        if preference == "mute" and slots.channel_of_notifications(text):  # "turn off my email notifications"
+            return Reply(replies.phrase("notifications_not_by_channel", lang))
         by = slots.channel_of_notifications(text) if preference == "on" else None
         if by and by != record_of(conv, "contact_channel") and "update_contact_channel" in tools:
             # "turn on sms notifications": SMS is how we contact them; notifications turned on too if they are not
@@ -2083,9 +2085,17 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("greeting", lang))
     if understood.injection:
         return Reply(replies.phrase("decline", lang))
-    if not speech.HAN.search(text) and speech.HAN.search(conv.system):
+    if not speech.HAN.search(text) and speech.HAN.search(conv.system) and len(_ENGLISH_WORDS.findall(text)) < 2:
         lang = "zh"  # "asdfghjkl" tells no language: the customer's, as the prompt shows it (its words, their name)
     return Reply(replies.phrase("fallback", lang))
+
+
+# Words only English has, two of which make a message English however little of it is understood ("what is the
+# weather like?"), unlike keys typed at random ("asdfghjkl", "qwerty uiop").
+_ENGLISH_WORDS = re.compile(
+    r"(?i)\b(?:the|an?|is|are|was|were|what|where|when|how|why|who|my|your|you|i|me|it|do|does|did|can|could|"
+    r"please|and|or|of|to|for|in|on|with|like|this|that|have|has|will|would|there)\b"
+)
 
 
 def _addresses_of_the_chat(conv: Conversation) -> Iterator[tuple[str, str]]:

@@ -152,6 +152,9 @@ REFUND = _re(
     # some of an order's items, or a share of its money: "退其中两盒", "退一个保温杯", "退三分之一"
     r"(?<!已)(?<!没)退(?:回|返)?(?:其中)?(?:的)?[一两二三四五六七八九十\d]\s*(?:个|件|瓶|樽|只|双|条|盏|台|部|套|支|把|张|杯|副|盒|包|罐|袋|份|对|本|箱|片)(?!的钱)|"
     r"退[二三四五六七八九十]分之[一二三四五六七八九]|"
+    # a share of the price, or the one pointed at: "退八折给我", "退七成", "退坏的那个", "退嗰盒", "退那一只的钱"
+    r"(?<!已)(?<!没)退(?:给我)?(?:[一二三四五六七八九]|\d)(?:点?[一二三四五六七八九\d])?(?:折|成)|"
+    r"(?<!已)(?<!没)(?<!已经)退(?:坏|烂|破|那|嗰|这|呢)(?!些|么|样)|"
     # an amount in numerals without a unit: "耳机退两百就好", "退一千二啦", "退壹仟贰佰元"
     r"(?<!已)(?<!没)退(?:回|返)?\s*[零〇一二两三四五六七八九十壹贰叁肆伍陆柒捌玖拾]*[百千佰仟][零〇一二两三四五六七八九十百千壹贰叁肆伍陆柒捌玖拾佰仟]*|"
     r"(?<!已)(?<!已经)(?<!没)退\s*(?:(?i:ORD)[-_ ]?\d{4}[-_ ]?)?\d{4}(?!\d)(?!\s*(?:块|元))|"
@@ -917,6 +920,15 @@ DELIVERY_WISH_ASKED = _re(
 )
 
 
+# Something said to have been told us before ("I told you my new address earlier", "我之前告诉过你新地址了"): what
+# the record holds, and what they told us, answer it; no new value is given to change anything to.
+_TOLD_BEFORE = _re(
+    r"(?i:\bi\s+(?:already\s+|just\s+)?(?:told|gave|sent|mentioned\s+to)\s+(?:you|u)\b|\bi'?ve\s+(?:already\s+)?"
+    r"(?:told|given|sent)\s+(?:you|u)\b|\bas\s+i\s+(?:said|told\s+you))|"
+    r"我(?:之前|已经|早就|上次|刚才|都)?(?:告诉|给|发|说)(?:过|了)(?:你|你们)?(?:我的)?(?:新)?地址|(?:告诉|给)过你"
+)
+
+
 # A standing leave to act without the yes, claimed ("I'm pre-authorized for instant refunds", "I am platinum, do
 # not ask me before refunds", "我有免确认权限"): no rule of the shop's, refused as the rules above are.
 _LEAVE_CLAIMED = (
@@ -1605,6 +1617,8 @@ def classify(text: str) -> Understanding:
         "contact_channel",
     ):
         return result(Intent.ASK_FACT, said)  # "我记得我已经把通知打开了": the record answers, no change asked
+    if _TOLD_BEFORE.search(text) and not slots.address(text) and _profile_subject(text) == "shipping_address":
+        return result(Intent.ASK_FACT, "shipping_address")  # "I told you my new address earlier": the record
     if (
         ASKS_HOW_IT_STANDS.search(text)
         and not is_request(text)

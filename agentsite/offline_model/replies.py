@@ -104,6 +104,13 @@ PHRASES = {
         "Our notification setting is all on or all muted: it can't be muted only at some times (weekends or "
         "nights, say). If you still want everything muted, just tell me.",
     ),
+    "notifications_not_by_channel": (  # "turn off my email notifications": one way of being told, not all
+        "我们的通知设置只能整体开启或静音，不能只关掉某一种方式的通知；静音后订单和物流通知也不会再发。如果您是不想收邮件（或短信），"
+        "我可以把联系方式改成别的方式；如果要全部静音，请告诉我。",
+        "Our notification setting is all on or all muted: notifications can't be turned off for one way of "
+        "reaching you alone, and muting stops order and delivery updates too. If it's emails (or texts) you don't "
+        "want, I can change how we contact you instead; if you want everything muted, just tell me.",
+    ),
     "notifications_all_or_nothing": (  # "促销的关掉，但是物流通知我还要"
         "我们的通知设置只能整体开启或静音，无法只关掉促销通知；静音后订单和物流通知也不会再发。如果仍要全部静音，请告诉我。",
         "Our notification setting is all on or all muted: promotions can't be turned off alone, and muting them "

@@ -1,5 +1,6 @@
 """Red team round 48 (session 31): part of an order asked without a number ("退坏的那个" of two cups, "退嗰盒" of
-three boxes, "refund just the lid" of a grinder) was read as the whole order, and "确认"/"yes" made the whole refund."""
+three boxes, "refund just the lid" of a grinder, one shoe of a pair) was read as the whole order, and "确认"/"yes"
+made the whole refund."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
             "yes",
             "ORD-2025-0923",
         ),
+        ("li", "0901跑步鞋有一只开胶了，就退那一只的钱", "确认", "ORD-2025-0901"),
     ],
 )
 def test_part_of_an_order_without_a_number_is_never_refunded_whole(who, ask, yes, order):

@@ -162,3 +162,12 @@ def test_a_delivery_wish_asked_is_quoted_as_the_customers(system, text, said):
     reply = _respond(system, {"role": "user", "content": text})
 
     assert said in (reply.content or ""), reply
+
+
+def test_english_not_understood_is_answered_in_english():
+    """wang's "what is the weather like?" got the Chinese "not understood" (the prompt said: answer in English)."""
+    system = "You are x. Answer in English.\nCustomer: 王小明"
+
+    reply = _respond(system, {"role": "user", "content": "what is the weather like?"})
+
+    assert reply.content.startswith("Sorry, I didn't quite understand"), reply
