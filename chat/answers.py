@@ -680,9 +680,9 @@ _ONE_OF_A_PAIR = re.compile(
 # A part of an item asked for on its own: "refund just the lid", "only for the carrying case", "只退充电盒", "淨係退個
 # 盖子": no item of the order is named so, so it is a part of one.
 _ONLY_ONE_PART = re.compile(
-    r"(?i:\b(?:just|only)\s+(?:for\s+)?(?:the|a|my)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?))"
+    r"(?i:\b(?:just|only|(?:cost|price|value)\s+of)\s+(?:for\s+)?(?:the|a|my)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?))"
     r"|(?:只|就|净系|净係|仅|只是)(?:退|赔)(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)"
-    r"(?:的钱|的费用|就好|就行|就得|就可以|吧|$|[，。,.!！])"
+    r"(?:的钱|的费用|就好|就行|就得|就可以|吧|$|[，。,.!！])|退(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)(?:的钱|的费用|嘅钱)"
 )
 _NOT_A_PART_EN = frozenset(
     re.findall(
@@ -701,7 +701,7 @@ def _a_component_asked(text: str, items: list[tuple[str, int]]) -> bool:
     the lid" of a coffee grinder): part of an item, never the whole order."""
     names = " ".join(name.lower() for name, _ in items)
     for m in _ONLY_ONE_PART.finditer(text):
-        english, chinese = m.group(1), m.group(2)
+        english, chinese = m.group(1), m.group(2) or m.group(3)
         words = [w for w in (english or "").lower().split() if w not in _NOT_A_PART_EN]
         if words and not any(w.rstrip("s") in names for w in words):
             return True
