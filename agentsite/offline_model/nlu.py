@@ -929,6 +929,9 @@ _TOLD_BEFORE = _re(
 )
 
 
+_CHANGE_VERB = _re(r"(?i:\b(?:change|update|set|make|switch|use|send)\b)|改|换|设|用|寄")
+
+
 # A standing leave to act without the yes, claimed ("I'm pre-authorized for instant refunds", "I am platinum, do
 # not ask me before refunds", "我有免确认权限"): no rule of the shop's, refused as the rules above are.
 _LEAVE_CLAIMED = (
@@ -1617,7 +1620,12 @@ def classify(text: str) -> Understanding:
         "contact_channel",
     ):
         return result(Intent.ASK_FACT, said)  # "我记得我已经把通知打开了": the record answers, no change asked
-    if _TOLD_BEFORE.search(text) and not slots.address(text) and _profile_subject(text) == "shipping_address":
+    if (
+        _TOLD_BEFORE.search(text)
+        and not slots.address(text)
+        and not _CHANGE_VERB.search(text)  # "change my default address to the same one I just gave you": a change
+        and _profile_subject(text) == "shipping_address"
+    ):
         return result(Intent.ASK_FACT, "shipping_address")  # "I told you my new address earlier": the record
     if (
         ASKS_HOW_IT_STANDS.search(text)

@@ -35,8 +35,16 @@ def test_an_address_said_to_be_told_before_asks_the_record(text):
     assert (understood.intent, understood.subject) == (nlu.Intent.ASK_FACT, "shipping_address")
 
 
-def test_an_address_given_with_it_is_still_a_change():
-    assert nlu.classify("I told you my new address is 5 Elm St, Springfield").intent is nlu.Intent.SET_ADDRESS
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I told you my new address is 5 Elm St, Springfield",
+        "change my default address to the same one I just gave you",  # the one given before, asked as a change
+        "默认地址也改成我之前告诉过你的那个",
+    ],
+)
+def test_an_address_given_or_changed_to_is_still_a_change(text):
+    assert nlu.classify(text).intent is nlu.Intent.SET_ADDRESS
 
 
 @pytest.mark.parametrize(
