@@ -1255,6 +1255,12 @@ def sets_the_order_aside(text: str, proposal: Mapping[str, Any]) -> bool:
     return bool(_SETS_ASIDE.match(text)) and not asks and picks_another(text, proposal)
 
 
+def opens_with_a_no(text: str) -> bool:
+    """Whether ``text`` opens with a no, whatever follows it ("no, use carrier pigeon instead", "唔係，改成QQ啦"):
+    the change it answers is not wanted as proposed, even where what follows asks something else."""
+    return bool(_DECLINE.match(text)) and not _OWN_REQUEST.match(text)
+
+
 def is_cancellation(text: str) -> bool:
     """A no to the waiting change: opens with a decline that does not start a request of its own."""
     opener = _DECLINE.match(text)

@@ -56,8 +56,9 @@ def test_amounts_in_words(text, total, part):
 @pytest.mark.parametrize(
     ("who", "ask", "no", "yes", "field", "kept"),
     [
-        ("wang", "把联系方式改成短信", "唔係，改做微信啦", "确认", "contact_channel", "email"),
-        ("bob", "text me from now on", "no, make it a phone call", "yes", "contact_channel", "email"),
+        # a way of contact the shop does not offer (WeChat and a call are proposed in place: test_round46_left.py)
+        ("wang", "把联系方式改成短信", "唔係，改成QQ啦", "确认", "contact_channel", "email"),
+        ("bob", "text me from now on", "no, use carrier pigeon instead", "yes", "contact_channel", "email"),
     ],
 )
 def test_a_no_naming_what_no_proposal_takes_up_drops_the_change(who, ask, no, yes, field, kept):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chat.agent import run_turn
-from chat.answers import asks_for_some_items, in_simplified
+from chat.answers import asks_for_some_items, in_simplified, opens_with_a_no
 from chat.models import Refund
 from tests.chat.demo_chat import demo_customer
 
@@ -71,3 +71,20 @@ def test_part_of_an_order_without_a_number_is_never_refunded_whole(who, ask, yes
 )
 def test_some_of_the_items_said_without_a_number(text, items, part):
     assert asks_for_some_items(in_simplified(text), items) is part
+
+
+@pytest.mark.parametrize(
+    ("text", "no"),
+    [
+        ("no, use carrier pigeon instead", True),
+        ("唔係，改成QQ啦", True),
+        ("nah, what's the delivery date?", True),
+        ("don't call me, email me", False),  # a request of its own
+        ("no problem, go ahead", False),
+        ("yes please", False),
+    ],
+)
+def test_a_no_opening_whatever_follows(text, no):
+    """SMS proposed, "no, use carrier pigeon instead" kept SMS waiting (the words after the no made it no
+    cancellation), and the reminder asked for a "yes" that would have set SMS."""
+    assert opens_with_a_no(in_simplified(text)) is no
