@@ -126,6 +126,11 @@ REFUSED = {
         "en": "only the full amount of order {order_number} ({amount}) can be refunded here; a partial refund "
         "needs a colleague, and I can pass you to one",
     },
+    "exchange_asked": {
+        "zh": "订单{order_number}的换货或补发需要人工客服安排，这里不会为它申请退款；需要的话我可以为您转接",
+        "en": "a replacement or exchange for order {order_number} is arranged by a colleague, and no refund is asked "
+        "for it here: I can pass you to one",
+    },
     "other_currency": {
         "zh": "订单{order_number}是用{currency_name}支付的{amount}；退款按实付的币种和金额全额退回，"
         "别的币种或金额需要人工客服处理，需要的话我可以为您转接",

@@ -49,6 +49,7 @@ from chat.answers import (
     names_the_kind,
     offers_a_change,
     offers_a_person,
+    opens_with_a_bare_no,
     opens_with_a_no,
     picks_another,
     says_already_so,
@@ -361,7 +362,12 @@ def run_turn(customer_id: int, conversation_id: UUID | str, text: str, emit: Emi
             return _decline(store, ctx, emit, every=declines_all(text))
         # a no that names what the customer wants instead ("唔係，改做微信啦"): the model proposes that, which takes
         # the waiting change's place; if it proposes nothing, the change said no to waits no longer either
-        said_no = waiting is not None and opens_with_a_no(text) and not _about_another(text, waiting)
+        said_no = (
+            waiting is not None
+            and opens_with_a_no(text)
+            # "cancel the tent thing" while an address change waits is about the tent; "不，改成0901的一半吧" is a no
+            and (opens_with_a_bare_no(text) or not _about_another(text, waiting))
+        )
         if waiting is not None and answers_on_a_condition(text, waiting.tool):
             # "yes, but only once my backpack arrives", "谢谢，前提是还没发货的话就退"
             return _ask_about_alone(store, ctx, waiting, prompts.YES_ON_A_CONDITION, emit)

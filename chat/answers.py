@@ -485,6 +485,11 @@ _PART_WORDS = re.compile(
     # "三分之二", Cantonese "三分二"; "扣返一盒", "扣掉运费": something taken off the whole
     r"一半|部分|[二三四五六七八九十]分之?[一二三四五六七八九](?!十|百|钟|秒|分|点)|扣(?:返|掉|除|减|去)?(?:[一二两三四五六七八九十\d]|运费)|减(?:去|掉|除)?\s*[$¥￥]?\s*(?:[一二两三四五六七八九十\d]|运费)|(?i:\b(?:minus|less)\s+(?:the\s+)?[$£€¥]?\s*(?:\d|shipping))|(?i:\b(?:a|one|two)[\s-]+thirds?\b|\b(?:a|one|two|three)[\s-]+quarters?\b|"
     r"\bhalf\b|\bpartial|\bpart\s+of\b|\bsome\s+of\s+(?:the\s+)?money\b)|"
+    # the shipping alone: "淨係退返運費", "只退运费", "refund just the shipping", "shipping costs only"
+    r"(?:只|就|净系|净係|仅|只是)[^，。,.!！?？]{0,4}运费|退(?:返|回|还)?运费|"
+    r"(?i:\b(?:just|only)\s+(?:the\s+|for\s+the\s+)?(?:shipping|postage|delivery\s+(?:fee|charge|cost))|"
+    r"\b(?:shipping|postage|delivery)\s+(?:fees?|costs?|charges?)?\s*only\b|\brefund\s+(?:me\s+)?(?:the\s+)?"
+    r"(?:shipping|postage)\b)|"
     # A share of the price: "打八折" (eight tenths), "七五折", "对折", "九成" (nine tenths, never "八成是" probably),
     # "百分之五十", "80%", "80 percent" (never 100%)
     r"(?:[一二三四五六七八九]{1,2}|\d(?:\.\d)?|[一二三四五六七八九]点[一二三四五六七八九])\s?折(?!叠|腾|磨|返|扣|旧)|对折|半价|"
@@ -633,6 +638,25 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else _COUNT_WORDS.get(re.sub(r"\s+", " ", word.lower()), 0)
 
 
+# A replacement or an exchange asked ("I'd like a replacement pole rather than money", "我想换货，不要退钱", "just send
+# me a new one"): no refund is wanted, unless money is asked beside it ("replace it or refund me").
+_EXCHANGE_ASKED = re.compile(
+    r"(?i:\b(?:replacement|replace\s+(?:it|them|the|my)|exchange|swap\s+(?:it|them|the)|resend|re-send|"
+    r"send\s+(?:me\s+)?(?:a\s+|an\s+)?(?:new|another|replacement)\b))|换货|换一个|换个|换新|补发|重发|再发一个|寄一个新的|寄个新的"
+)
+_NO_MONEY = re.compile(
+    r"(?i:\b(?:rather\s+than|instead\s+of|not)\s+(?:the\s+|a\s+|my\s+)?(?:money|refund|cash)\b|\bno\s+refund\b)|"
+    r"(?:不要|不用|不想|唔要|唔使)退(?:钱|款)?|不退(?:钱|款)"
+)
+_MONEY_ASKED = re.compile(r"(?i:\brefund|\bmoney\s+back\b|\breimburs)|退款|退钱|退货|全额")
+
+
+def asks_for_an_exchange(text: str) -> bool:
+    """Whether ``text`` asks for a replacement or an exchange instead of money: a colleague's to arrange, and no
+    refund is proposed on it."""
+    return bool(_EXCHANGE_ASKED.search(text)) and (bool(_NO_MONEY.search(text)) or not _MONEY_ASKED.search(text))
+
+
 def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
     """Whether ``text`` asks a refund of fewer of the order's ``items`` (name, quantity) than it holds ("one of
     the three water bottles", "只退一个保温杯" of two): part of its money, never the whole."""
@@ -680,9 +704,14 @@ _ONE_OF_A_PAIR = re.compile(
 # A part of an item asked for on its own: "refund just the lid", "only for the carrying case", "只退充电盒", "淨係退個
 # 盖子": no item of the order is named so, so it is a part of one.
 _ONLY_ONE_PART = re.compile(
-    r"(?i:\b(?:just|only|(?:cost|price|value)\s+of)\s+(?:for\s+)?(?:the|a|my)\s+([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?))"
-    r"|(?:只|就|净系|净係|仅|只是)(?:退|赔)(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)"
-    r"(?:的钱|的费用|就好|就行|就得|就可以|吧|$|[，。,.!！])|退(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)(?:的钱|的费用|嘅钱)"
+    r"(?i:\b(?:just|only|(?:cost|price|value)\s+of|(?:refund|reimburse|compensate)(?:\s+me)?(?:\s+just|\s+only)?(?:\s+for)?|"
+    r"money\s+back(?:\s+just|\s+only)?\s+for|missing|without)\s+(?:for\s+)?(?:the|a|an|my|its|one)\s+"
+    r"(?:missing\s+|broken\s+|cracked\s+|damaged\s+|lost\s+)?([a-z][a-z-]+(?:\s+[a-z][a-z-]+)?))"
+    r"|(?:只|就|净系|净係|仅|只是)(?:退|赔)(?:返|回)?(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)"
+    r"(?:的钱|的费用|就好|就行|就得|就可以|吧|俾我|给我|$|[，。,.!！?？])"
+    r"|退(?:返|回)?(?:个|嗰个|那个|一个)?([\u4e00-\u9fff]{1,4}?)(?:的钱|的费用|嘅钱)"
+    r"|(?:少了?|缺了?|冇咗|没有了?)(?:一个|一只|一根|一条|一片|一颗|一粒|个|只|根|条)?([\u4e00-\u9fff]{1,4}?)(?=[，。,.!！?？]|$)"
+    r"|([\u4e00-\u9fff]{1,4}?)(?:的钱|嘅钱)(?:退|赔)"
 )
 _NOT_A_PART_EN = frozenset(
     re.findall(
@@ -690,7 +719,9 @@ _NOT_A_PART_EN = frozenset(
         "one ones order orders it them money refund amount part half item items thing things stuff whole full total "
         "rest lot price cost purchase purchases product products package packages parcel parcels shipment delivery "
         "first second last latest please pls thanks now once this that these those same other cheaper cheapest "
-        "expensive one's",
+        "expensive one's of for to in on at and with from all both most more least dearest priciest pricier "
+        "cheap older oldest newest recent previous next big small entire complete everything anything something "
+        "i mentioned said asked want wanted me my your it's its",
     )
 )
 _NOT_A_PART_ZH = re.compile(r"[款钱掉了货单吧回给我它这那个下全部额都一半分]")
@@ -701,9 +732,9 @@ def _a_component_asked(text: str, items: list[tuple[str, int]]) -> bool:
     the lid" of a coffee grinder): part of an item, never the whole order."""
     names = " ".join(name.lower() for name, _ in items)
     for m in _ONLY_ONE_PART.finditer(text):
-        english, chinese = m.group(1), m.group(2) or m.group(3)
+        english, chinese = m.group(1), m.group(2) or m.group(3) or m.group(4) or m.group(5)
         words = [w for w in (english or "").lower().split() if w not in _NOT_A_PART_EN]
-        if words and not any(w.rstrip("s") in names for w in words):
+        if words and words[-1].rstrip("s") not in names:  # "tent pole" of a tent: the pole
             return True
         # "只退耳机": the item itself
         if chinese and not _NOT_A_PART_ZH.search(chinese) and not any(c in n for c, n in _both_ways(chinese, items)):
@@ -1259,6 +1290,19 @@ def opens_with_a_no(text: str) -> bool:
     """Whether ``text`` opens with a no, whatever follows it ("no, use carrier pigeon instead", "唔係，改成QQ啦"):
     the change it answers is not wanted as proposed, even where what follows asks something else."""
     return bool(_DECLINE.match(text)) and not _OWN_REQUEST.match(text)
+
+
+# A no standing alone before what follows ("不，改成0901的一半吧", "no - the backpack instead"): it answers the
+# proposal, whatever order the rest names.
+_BARE_NO_FIRST = re.compile(
+    rf"^\s*{_FILLER}(?:no+|nope|nah|不|不是|不对|不要|唔係|唔好|唔要|否|算了|算啦)\s*[,，.。!！;；—–-]+",
+    re.IGNORECASE,
+)
+
+
+def opens_with_a_bare_no(text: str) -> bool:
+    """Whether ``text`` opens with a no set apart from the rest: a no to the proposal it answers."""
+    return bool(_BARE_NO_FIRST.match(text))
 
 
 def is_cancellation(text: str) -> bool:

@@ -24,6 +24,7 @@ from agentsite.redaction import redact_json
 from chat import actions, commitments, shop
 from chat.answers import (
     CUSTOMERS_WORDS,
+    asks_for_an_exchange,
     asks_for_part,
     asks_for_some_items,
     asks_for_the_whole,
@@ -136,6 +137,8 @@ def _propose_refund(
         raise
     _paid_in_it(ctx, order.number, str(order.total), order.currency)  # "refund ¥89 on the grinder" paid $89
     prefetch_related_objects([order], "items")  # read twice below: for the part asked and for the proposal
+    if asks_for_an_exchange(ctx.said):  # "a replacement pole rather than money": no refund at all
+        raise shop.ShopError("exchange_asked", order_number=order.number)
     if amount is None and asks_for_some_of(ctx.said, order) and not asks_for_the_whole(ctx.said):
         # "I mean refund 50 of it first", read by the model as a refund: never the whole on a message asking part
         raise shop.ShopError(
@@ -181,7 +184,11 @@ def _part_asked_here(ctx: ToolContext, order_number: str) -> bool:
     (a tool result), or as the answer to its full refund proposed (``PART_ASKED``)."""
     return (
         ConversationMessage.objects.filter(conversation_id=ctx.conversation_id, role=Role.TOOL_RESULT)
-        .filter(Q(content__contains='"partial_refund"') | Q(content__contains='"other_currency"'))
+        .filter(
+            Q(content__contains='"partial_refund"')
+            | Q(content__contains='"other_currency"')
+            | Q(content__contains='"exchange_asked"')
+        )
         .filter(content__contains=order_number)
         .exists()
     ) or PendingAction.objects.filter(
