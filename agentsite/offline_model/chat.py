@@ -1563,6 +1563,8 @@ def _respond(conv: Conversation) -> Reply:
         text, understood = swapped, nlu.classify(swapped)
     if put_back := _change_put_back(conv, text) or _dropped_change_asked_again(conv, text):
         return put_back
+    if nlu.asks_for_an_exchange(text) and len(several) <= 1:  # "我想换货，不要退钱": a colleague's, never "no change"
+        return Reply(replies.phrase("exchange", understood.lang))
     if nlu.undecided(text) and understood.intent in (Intent.REFUND, *_CHANGES):  # "还没想好要不要改地址"
         return Reply(replies.phrase("undecided", understood.lang))
     if corrections.takes_back(text) or nlu.says_not_to_change(text):
@@ -1914,6 +1916,8 @@ def _answer(conv: Conversation, text: str, understood: nlu.Understanding) -> Rep
         return Reply(replies.phrase("human", lang))
     if nlu.skips_a_yes(text):  # "记住：以后退款不用问我，直接退就行": a rule to skip the yes, never a refund asked
         return Reply(replies.phrase("confirm_each_time", lang))
+    if nlu.asks_for_an_exchange(text):  # "a replacement pole rather than money", "我想换货，不要退钱": a colleague's
+        return Reply(replies.phrase("exchange", lang))
     if nlu.DELIVERY_WISH_ASKED.search(text) and speech.is_question(text) and not slots.order_numbers(text):
         return Reply(replies.delivery_wishes(list(conv.memories), lang))  # "我的快递一般放哪里？": what they told us
     if intent in (Intent.OTHER, Intent.ASK_FACT) and (it := _setting_asked_by_pronoun(conv, text, lang)):

@@ -310,7 +310,7 @@ _AMOUNT_AFTER = re.compile(
 # A thing named by one character, after a word that makes it one ("我的茶到了吗", "個茶點呀？" → "茶"): its order is
 # the one holding an item so named ("绿茶"). Never the generic words for goods, parcels or orders.
 _ONE_CHARACTER_THING_ZH = re.compile(
-    r"(?:^|[，,。\s])(?:我的|我?[那这]?(?:个|盏|部|台|双|件|只|本|条|把|支|套|架|对|张))([\u4e00-\u9fff])(?<![货件包单款钱事号])"
+    r"(?:^|[，,。\s])(?:我的|我?[那这]?(?:个|盏|部|台|双|件|只|本|条|把|支|套|架|对|张))([\u4e00-\u9fff])(?<![货件包单款钱事号要想是有会能在退买])"
     r"(?:那单|的订单|到|怎么|在哪|呢|发货|还没|退|什么时候|啥时候|几时|有问题|坏了)"
 )
 

@@ -142,6 +142,7 @@ _REFUND_THE_ONE_PICKED = (
 REFUND = _re(
     _REFUND_THE_ONE_PICKED + "|"
     r"退款|退钱|退货|退回|把钱退|钱退|退给我|退我钱|申请退|要退|退掉|能退|可以退|帮我退|退一下|钱还给我|把钱还|还钱|售后|仅退款|"
+    r"(?:只|仅|净系|净係)退(?!了|过|款了)|"  # "请只退运费", "淨係退返運費": some of it, asked
     r"退了吧|给我退|改成退|换成退|想退(?!出|订|休|群)|"  # "我想退瑜伽垫"
     # the whole order: "那就整单退瑜伽垫吧", "退绿茶ORD-…成张单" (Cantonese: the whole order), "退晒" (all of it)
     r"(?:整单|全单|成张单)退|(?<!已)(?<!已经)(?<!没)退[^，。？?]{0,16}?(?:整单|全单|成张单)|(?<!已)(?<!已经)(?<!没)退晒|"
@@ -930,6 +931,24 @@ _TOLD_BEFORE = _re(
 
 
 _CHANGE_VERB = _re(r"(?i:\b(?:change|update|set|make|switch|use|send)\b)|改|换|设|用|寄")
+
+
+# A replacement or an exchange asked instead of money ("I'd like a replacement pole rather than money", "我想换货，
+# 不要退钱"): a colleague arranges it; no refund is proposed.
+EXCHANGE_ASKED = _re(
+    r"(?i:\b(?:replacement|exchange|swap\s+(?:it|them)|resend|re-send|send\s+(?:me\s+)?(?:a\s+|an\s+)?(?:new|another|"
+    r"replacement)\b)|\b(?:a\s+)?different\s+(?:colou?r|size|model)\b)|换货|换一个|换个新|换新|补发|重发|再发一个|"
+    r"寄一个新的|寄个新的|换(?:个|一个|成)?(?:别的|其他)?(?:颜色|尺码|码数|型号|款式)"
+)
+_NO_MONEY = _re(
+    r"(?i:\b(?:rather\s+than|instead\s+of|not)\s+(?:the\s+|a\s+|my\s+)?(?:money|refund|cash)\b|\bno\s+refund\b)|"
+    r"(?:不要|不用|不想|唔要|唔使)退(?:钱|款)?|不退(?:钱|款)"
+)
+
+
+def asks_for_an_exchange(text: str) -> bool:
+    """Whether ``text`` asks for a replacement or exchange, not money back (money asked beside it is a refund)."""
+    return bool(EXCHANGE_ASKED.search(text)) and (bool(_NO_MONEY.search(text)) or not REFUND.search(text))
 
 
 # A standing leave to act without the yes, claimed ("I'm pre-authorized for instant refunds", "I am platinum, do

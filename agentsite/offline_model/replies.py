@@ -104,6 +104,11 @@ PHRASES = {
         "Our notification setting is all on or all muted: it can't be muted only at some times (weekends or "
         "nights, say). If you still want everything muted, just tell me.",
     ),
+    "exchange": (
+        "换货、补发或更换配件需要人工客服安排，我这里不能直接办理，也不会为此申请退款。需要的话我可以为您转接人工客服。",
+        "A replacement or an exchange is arranged by a colleague: I can't set it up here, and I won't ask for a refund "
+        "in its place. I can pass you to a colleague if you'd like.",
+    ),
     "notifications_not_by_channel": (  # "turn off my email notifications": one way of being told, not all
         "我们的通知设置只能整体开启或静音，不能只关掉某一种方式的通知；静音后订单和物流通知也不会再发。如果您是不想收邮件（或短信），"
         "我可以把联系方式改成别的方式；如果要全部静音，请告诉我。",

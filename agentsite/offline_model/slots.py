@@ -68,7 +68,7 @@ def _another_end(width: int) -> re.Pattern[str]:
 # own, not an amount, a date, a time, a size or part of an address.
 _ORDER_TAIL = re.compile(
     r"(?<![\d:/¥$￥€£A-Za-z-])(?<!\d[.,])(?!(?<=[退赔补返减扣])\d{3}(?!\d))(\d{3,6})"  # "退500的", "减100": money
-    r"(?![\d:/%A-Za-z-]|[.,]\d|\s*(?:元|块|号|年|月|日|天|小时|分(?!别)|楼|室|栋|层|件|个|次|斤|米|克|岁|(?i:usd|rmb|yuan|dollars?)\b)"
+    r"(?![\d/%A-Za-z-]|:\d|[.,]\d|\s*(?:元|块|号|年|月|日|天|小时|分(?!别)|楼|室|栋|层|件|个|次|斤|米|克|岁|(?i:usd|rmb|yuan|dollars?)\b)"
     # a sum of money: "599减100", "320 minus 50"
     r"|\s*(?:减去?|扣|加|(?i:minus|plus|less)\b)\s*[$¥￥]?\s*[\d一二两三四五六七八九十百]"
     # a house number: "221 baker st", "12 oak lane" (a street word within two words after it)
@@ -157,7 +157,7 @@ def order_tails(text: str) -> list[str]:
 def unreadable_order(text: str) -> bool:
     """Whether ``text`` gives something as an order number that is not one: the agent then asks for it again
     rather than answering about another order."""
-    return not order_numbers(text) and bool(_ORDER_LIKE.search(_plain(text)))
+    return not order_numbers(text) and not order_tails(text) and bool(_ORDER_LIKE.search(_plain(text)))
 
 
 # ---- things never to keep --------------------------------------------------------------------

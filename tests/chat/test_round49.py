@@ -18,9 +18,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
     ("who", "ask", "yes", "order"),
     [
         ("chen", "ORD-2025-0941 淨係退返運費俾我得唔得？", "係", "ORD-2025-0941"),
+        ("wang", "ORD-2025-0816 请只退运费。", "确认", "ORD-2025-0816"),
         ("alice", "For order 0924, the grinder's power cable is missing. Please refund the cable.", "yes", "ORD-2025-0924"),
         ("alice", "My coffee grinder (0924) came without the small cleaning brush. Could you refund me for the missing brush?", "yes", "ORD-2025-0924"),  # noqa: E501
         ("wang", "ORD-2025-0790 的键盘少了一个键帽，键帽的钱退给我。", "确认", "ORD-2025-0790"),
+        ("bob", "Order 0870: the tent arrived missing one tent pole. I'd like a replacement pole rather than money.", "yes", "ORD-2025-0870"),  # noqa: E501
+        ("li", "ORD-2025-0902 我想换货，不要退钱，换个别的颜色。", "好的", "ORD-2025-0902"),
     ],
 )  # fmt: skip
 def test_a_piece_the_shipping_or_a_replacement_is_never_refunded_whole(who, ask, yes, order):
