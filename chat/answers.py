@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import opencc
@@ -657,9 +657,10 @@ def asks_for_an_exchange(text: str) -> bool:
     return bool(_EXCHANGE_ASKED.search(text)) and (bool(_NO_MONEY.search(text)) or not _MONEY_ASKED.search(text))
 
 
-def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
+def asks_for_some_items(text: str, items: list[tuple[str, int]], bought: Sequence[str] = ()) -> bool:
     """Whether ``text`` asks a refund of fewer of the order's ``items`` (name, quantity) than it holds ("one of
-    the three water bottles", "只退一个保温杯" of two): part of its money, never the whole."""
+    the three water bottles", "只退一个保温杯" of two), or of a piece of one: part of its money, never the whole.
+    ``bought``: the names of everything else the customer bought, never a piece of this order's."""
     named = [m.group(1) or m.group(2) for m in _SOME_OF_THEM.finditer(text)]
     for name, _ in items:  # "refund one water bottle", "退一个保温杯": a count before the thing's own word
         noun = "|".join(re.escape(w) for w in re.findall(r"[a-z]{3,}", name.lower()) or [name[-2:]])
@@ -674,7 +675,7 @@ def asks_for_some_items(text: str, items: list[tuple[str, int]]) -> bool:
         return True
     if _ONE_OF_A_PAIR.search(text):  # "跑步鞋有一只开胶了，就退那一只的钱": one shoe of the pair
         return True
-    return any(0 < _count(word) < held for word in named) or _a_component_asked(text, items)
+    return any(0 < _count(word) < held for word in named) or _a_component_asked(text, items, bought)
 
 
 _DEFECT_ZH = r"(?:坏|破|烂|漏|裂|碎|过期|开胶|变质|发霉|瘪|凹|不亮|不转|不能用|用不了|有问题|有毛病|损坏)"
@@ -727,11 +728,17 @@ _NOT_A_PART_EN = frozenset(
 _NOT_A_PART_ZH = re.compile(r"[款钱掉了货单吧回给我它这那个下全部额都一半分]")
 
 
-def _a_component_asked(text: str, items: list[tuple[str, int]]) -> bool:
+def _a_component_asked(text: str, items: list[tuple[str, int]], bought: Sequence[str] = ()) -> bool:
     """Whether ``text`` asks the refund of something on its own that no item of the order is named as ("just
-    the lid" of a coffee grinder): part of an item, never the whole order."""
+    the lid" of a coffee grinder): part of an item, never the whole order. A thing of another of the customer's
+    orders is that order's ("refund the desk lamp and the coffee grinder")."""
+    items = [*items, *((name, 1) for name in bought)]
     names = " ".join(name.lower() for name, _ in items)
-    for m in _ONLY_ONE_PART.finditer(text):
+    found, at = [], 0
+    while m := _ONLY_ONE_PART.search(text, at):  # overlapping: "refund the cost of the lid" holds "cost of the lid"
+        found.append(m)
+        at = m.start() + 1
+    for m in found:
         english, chinese = m.group(1), m.group(2) or m.group(3) or m.group(4) or m.group(5)
         words = [w for w in (english or "").lower().split() if w not in _NOT_A_PART_EN]
         if words and words[-1].rstrip("s") not in names:  # "tent pole" of a tent: the pole
