@@ -7,6 +7,7 @@ docs/offline-model.md.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Mapping, Sequence
@@ -506,8 +507,11 @@ _ALL_BUT = re.compile(
 
 # The whole of an order's money, asked for in so many words ("refund the full $320", "全额退").
 _FULL_ASKED = re.compile(
-    r"(?i)\b(?:full|entire|whole|total|everything)\b|\ball\s+of\s+(?:it|them)\b|\b(?:it|them)\s+all\b|"
-    r"全额|全部|整单|全款|全退|都退"
+    # never a statement about the goods: "茶叶全部发霉" (all the leaves moldy), "everything else works", "all of
+    # them were broken"
+    r"(?i)\b(?:full|entire|whole|total)\b|\beverything\b(?!\s+(?:else|is|was|works|worked|seems))|"
+    r"\ball\s+of\s+(?:it|them)\b(?!\s+(?:is|was|are|were|arrived|came))|\b(?:it|them)\s+all\b|"
+    r"全额|全部(?![^，。,.!！]{0,3}?(?:坏|烂|破|漏|裂|碎|过期|发霉|变质|开胶|没|冇|有问题|正常|好好))|整单|全款|全退|都退"
 )
 
 
@@ -722,7 +726,7 @@ _NOT_A_PART_EN = frozenset(
         "first second last latest please pls thanks now once this that these those same other cheaper cheapest "
         "expensive one's of for to in on at and with from all both most more least dearest priciest pricier "
         "cheap older oldest newest recent previous next big small entire complete everything anything something "
-        "i mentioned said asked want wanted me my your it's its",
+        "i mentioned said asked want wanted me my your it's its instead rather too also as well",
     )
 )
 _NOT_A_PART_ZH = re.compile(r"[款钱掉了货单吧回给我它这那个下全部额都一半分]")
@@ -741,12 +745,20 @@ def _a_component_asked(text: str, items: list[tuple[str, int]], bought: Sequence
     for m in found:
         english, chinese = m.group(1), m.group(2) or m.group(3) or m.group(4) or m.group(5)
         words = [w for w in (english or "").lower().split() if w not in _NOT_A_PART_EN]
-        if words and words[-1].rstrip("s") not in names:  # "tent pole" of a tent: the pole
+        if words and not _an_item_word(words[-1], names):  # "tent pole" of a tent: the pole
             return True
         # "只退耳机": the item itself
         if chinese and not _NOT_A_PART_ZH.search(chinese) and not any(c in n for c, n in _both_ways(chinese, items)):
             return True
     return False
+
+
+def _an_item_word(word: str, names: str) -> bool:
+    """Whether ``word`` is one of the items' names, or one mistyped ("backpak" of "Hiking backpack")."""
+    singular = word.rstrip("s")
+    return singular in names or any(
+        difflib.SequenceMatcher(None, singular, name).ratio() >= 0.85 for name in names.split()
+    )
 
 
 def _both_ways(said: str, items: list[tuple[str, int]]) -> list[tuple[str, str]]:

@@ -68,7 +68,7 @@ def test_a_piece_of_an_item(text, items, part):
 
 
 def test_a_thing_of_another_order_is_no_piece():
-    """"refund the desk lamp and the coffee grinder": the lamp is 0880's, no piece of the grinder (CI caught it)."""
+    """ "refund the desk lamp and the coffee grinder": the lamp is 0880's, no piece of the grinder (CI caught it)."""
     text = "refund the desk lamp and the coffee grinder"
 
     assert asks_for_some_items(text, [("Coffee grinder", 1)]) is True  # what was read before the customer's things
