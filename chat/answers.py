@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -726,7 +727,9 @@ _NOT_A_PART_EN = frozenset(
         "first second last latest please pls thanks now once this that these those same other cheaper cheapest "
         "expensive one's of for to in on at and with from all both most more least dearest priciest pricier "
         "cheap older oldest newest recent previous next big small entire complete everything anything something "
-        "i mentioned said asked want wanted me my your it's its instead rather too also as well",
+        "i mentioned said asked want wanted me my your it's its instead rather too also as well the a an around "
+        "about approx approximately roughly costing priced worth which who where when you we they is was are were "
+        "be been paid bought ordered that's there here if or and but so because since ord order",
     )
 )
 _NOT_A_PART_ZH = re.compile(r"[款钱掉了货单吧回给我它这那个下全部额都一半分]")
@@ -744,7 +747,13 @@ def _a_component_asked(text: str, items: list[tuple[str, int]], bought: Sequence
         at = m.start() + 1
     for m in found:
         english, chinese = m.group(1), m.group(2) or m.group(3) or m.group(4) or m.group(5)
-        words = [w for w in (english or "").lower().split() if w not in _NOT_A_PART_EN]
+        words = list(
+            itertools.takewhile(
+                lambda w: w not in _NOT_A_PART_EN, (w.strip("-") for w in (english or "").lower().split())
+            )
+        )
+        if len(words) > 1 and words[-1].endswith(("ed", "ing")):
+            words.pop()  # "the tent approved": the tent
         if words and not _an_item_word(words[-1], names):  # "tent pole" of a tent: the pole
             return True
         # "只退耳机": the item itself
